@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/native"
+)
+
+// maxStdin is the largest input read from stdin (2 MiB).
+const maxStdin = 2 << 20
+
+// runAPI is `kontext api <operation> [<json>|-]`: exactly one JSON document
+// on stdout, non-zero exit on error.
+func runAPI(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, stdin io.Reader) int {
+	if len(args) < 1 || len(args) > 2 {
+		env := engine.ErrorEnvelope(apierr.Invalid("usage: kontext api <operation> [<json>|-]"))
+		stdout.Write(append(env, '\n'))
+		return exitUsage
+	}
+	op := args[0]
+	input := []byte("{}")
+	if len(args) == 2 {
+		input = []byte(args[1])
+		if args[1] == "-" {
+			data, err := io.ReadAll(io.LimitReader(stdin, maxStdin+1))
+			if err != nil {
+				return apiFail(stdout, apierr.Wrap(apierr.OperationFailed, err, "reading stdin"))
+			}
+			if len(data) > maxStdin {
+				return apiFail(stdout, apierr.Invalid("stdin holds more than %d bytes (2 MiB); send a smaller document", maxStdin))
+			}
+			input = data
+		}
+	}
+	out := native.Request(ctx, g.dir, op, input)
+	if _, err := stdout.Write(append(out, '\n')); err != nil {
+		fmt.Fprintf(os.Stderr, "kontext: writing the answer failed: %v\n", err)
+		return exitFailed
+	}
+	return exitForEnvelope(out)
+}
+
+func apiFail(stdout io.Writer, err error) int {
+	stdout.Write(append(engine.ErrorEnvelope(err), '\n'))
+	return exitFor(err)
+}

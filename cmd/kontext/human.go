@@ -1,0 +1,327 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/native"
+)
+
+func exitForEnvelope(out []byte) int {
+	var env struct {
+		OK    bool `json:"ok"`
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(out, &env) != nil {
+		return exitFailed
+	}
+	if env.OK {
+		return exitOK
+	}
+	return exitFor(&apierr.Error{Code: env.Error.Code})
+}
+
+// call runs one operation for a human command and returns its result.
+func call(ctx context.Context, g *globals, op string, input any) (any, error) {
+	data, err := json.Marshal(input)
+	if err != nil {
+		return nil, err
+	}
+	e, err := native.Open(g.dir)
+	if err != nil {
+		return nil, err
+	}
+	return e.Do(ctx, op, data)
+}
+
+// emit prints res as JSON under --json, else calls text.
+func emit(g *globals, stdout io.Writer, res any, text func(w io.Writer)) int {
+	if g.json {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return exitFailed
+		}
+		if _, err := stdout.Write(buf.Bytes()); err != nil {
+			return exitFailed
+		}
+		return exitOK
+	}
+	text(stdout)
+	return exitOK
+}
+
+func flags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// parseInterleaved parses flags that may come after positional arguments.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func usageErr(g *globals, stderr io.Writer, format string, a ...any) int {
+	return fail(g, stderr, apierr.Invalid(format, a...))
+}
+
+func runStatusCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+	res, err := call(ctx, g, "status", map[string]any{})
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	s := res.(*engine.StatusResult)
+	return emit(g, stdout, s, func(w io.Writer) {
+		rev := "(no commits)"
+		if s.Revision != nil {
+			rev = (*s.Revision)[:12]
+		}
+		src := s.ConfigSource.Kind
+		if s.ConfigSource.Path != nil {
+			src += " " + *s.ConfigSource.Path
+		}
+		fmt.Fprintf(w, "kontext %s — %s at %s\nstorage  %s\nconfig   %s\n\n", s.Version, s.Root, rev, s.Storage, src)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, k := range []string{"decision", "convention", "learning", "incident", "architecture"} {
+			var parts []string
+			for _, st := range sortedKeys(s.Counts[k]) {
+				parts = append(parts, fmt.Sprintf("%d %s", s.Counts[k][st], st))
+			}
+			if len(parts) > 0 {
+				fmt.Fprintf(tw, "%s\t%s\n", k, strings.Join(parts, ", "))
+			}
+		}
+		tw.Flush()
+		if len(s.ReviewDue) > 0 {
+			fmt.Fprintf(w, "\nreview due: %s\n", strings.Join(s.ReviewDue, ", "))
+		}
+		if s.Diagnostics > 0 {
+			fmt.Fprintf(w, "\n%d diagnostics — see kontext api entries.list\n", s.Diagnostics)
+		}
+	})
+}
+
+func runSetupCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+	res, err := call(ctx, g, "setup", map[string]any{})
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	s := res.(*engine.SetupResult)
+	return emit(g, stdout, s, func(w io.Writer) {
+		if len(s.Created) == 0 {
+			fmt.Fprintf(w, "nothing to do: %s is set up\n", s.Root)
+			return
+		}
+		for _, c := range s.Created {
+			fmt.Fprintf(w, "created %s\n", c)
+		}
+	})
+}
+
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
+func runListCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+	fs := flags("list", stderr)
+	var kinds, tags multi
+	fs.Var(&kinds, "kind", "only this kind (repeatable)")
+	fs.Var(&tags, "tag", "only entries with this tag (repeatable)")
+	all := fs.Bool("all", false, "include superseded, deprecated and rejected entries")
+	if _, err := parseInterleaved(fs, args); err != nil {
+		return exitUsage
+	}
+	var entries []*engine.Entry
+	var diags int
+	offset := 0
+	for {
+		res, err := call(ctx, g, "entries.list", map[string]any{"kinds": kinds, "tags": tags, "active_only": !*all, "limit": 500, "offset": offset})
+		if err != nil {
+			return fail(g, stderr, err)
+		}
+		l := res.(*engine.ListResult)
+		entries = append(entries, l.Entries...)
+		diags = len(l.Diagnostics)
+		if l.NextOffset == nil {
+			break
+		}
+		offset = *l.NextOffset
+	}
+	return emit(g, stdout, map[string]any{"entries": entries, "total": len(entries)}, func(w io.Writer) {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tKIND\tSTATUS\tTITLE\t")
+		for _, e := range entries {
+			flag := ""
+			if e.ReviewDue {
+				flag = "review due"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.ID, e.Kind, deref(e.Status, "-"), e.Title, flag)
+		}
+		tw.Flush()
+		fmt.Fprintf(w, "\n%d entries", len(entries))
+		if diags > 0 {
+			fmt.Fprintf(w, ", %d diagnostics (kontext --json api entries.list)", diags)
+		}
+		fmt.Fprintln(w)
+	})
+}
+
+func runShowCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+	if len(args) != 1 {
+		return usageErr(g, stderr, "usage: kontext show <id>")
+	}
+	res, err := call(ctx, g, "entries.get", map[string]any{"id": args[0]})
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	e := res.(*engine.Entry)
+	return emit(g, stdout, e, func(w io.Writer) {
+		fmt.Fprintf(w, "%s\n%s\n", e.Title, strings.Repeat("=", min(len(e.Title), 72)))
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "id\t%s\nkind\t%s\nstatus\t%s\nfile\t%s (%s)\n", e.ID, e.Kind, deref(e.Status, "-"), e.File, e.Publication.State)
+		if e.Date != nil {
+			fmt.Fprintf(tw, "date\t%s\n", *e.Date)
+		}
+		if len(e.Paths) > 0 {
+			fmt.Fprintf(tw, "paths\t%s\n", strings.Join(e.Paths, " "))
+		}
+		if len(e.Tags) > 0 {
+			fmt.Fprintf(tw, "tags\t%s\n", strings.Join(e.Tags, ", "))
+		}
+		if len(e.Supersedes) > 0 {
+			fmt.Fprintf(tw, "supersedes\t%s\n", strings.Join(e.Supersedes, ", "))
+		}
+		if len(e.SupersededBy) > 0 {
+			fmt.Fprintf(tw, "superseded by\t%s\n", strings.Join(e.SupersededBy, ", "))
+		}
+		if e.ReviewBy != nil {
+			due := ""
+			if e.ReviewDue {
+				due = " (review due)"
+			}
+			fmt.Fprintf(tw, "review by\t%s%s\n", *e.ReviewBy, due)
+		}
+		tw.Flush()
+		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(e.Body))
+	})
+}
+
+func runSearchCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+	fs := flags("search", stderr)
+	limit := fs.Int("limit", 20, "at most this many hits")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(pos) == 0 {
+		return usageErr(g, stderr, "usage: kontext search <query>")
+	}
+	res, err := call(ctx, g, "entries.search", map[string]any{"query": strings.Join(pos, " "), "limit": *limit})
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	s := res.(*engine.SearchResult)
+	return emit(g, stdout, s, func(w io.Writer) {
+		if len(s.Entries) == 0 {
+			fmt.Fprintln(w, "no entries match")
+			return
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "SCORE\tID\tKIND\tSTATUS\tTITLE\t")
+		for _, e := range s.Entries {
+			flag := ""
+			if e.ReviewDue {
+				flag = "review due"
+			}
+			fmt.Fprintf(tw, "%.3f\t%s\t%s\t%s\t%s\t%s\n", *e.Score, e.ID, e.Kind, deref(e.Status, "-"), e.Title, flag)
+		}
+		tw.Flush()
+	})
+}
+
+func runGoverningCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+	fs := flags("governing", stderr)
+	minSpec := fs.Int("min-specificity", 0, "drop matches less specific than N")
+	paths, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(paths) == 0 {
+		return usageErr(g, stderr, "usage: kontext governing <path>… [--min-specificity N]")
+	}
+	res, err := call(ctx, g, "entries.governing", map[string]any{"paths": paths, "min_specificity": *minSpec})
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	r := res.(*engine.GoverningResult)
+	return emit(g, stdout, r, func(w io.Writer) {
+		for _, p := range paths {
+			fmt.Fprintf(w, "%s\n", p)
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			n := 0
+			for _, e := range r.Entries {
+				for _, m := range e.Matches {
+					if m.Path != strings.TrimPrefix(strings.TrimPrefix(p, "./"), "/") {
+						continue
+					}
+					n++
+					note := ""
+					if !e.Authority {
+						note = " (" + deref(e.Status, "no status") + ", no authority)"
+					}
+					fmt.Fprintf(tw, "  %d\t%s\t%s\t%s%s\t%s\n", m.Specificity, e.Kind, e.ID, e.Title, note, m.Rule)
+				}
+			}
+			tw.Flush()
+			if n == 0 {
+				fmt.Fprintln(w, "  no entry governs this path")
+			}
+		}
+		fmt.Fprintln(w, "\ncolumns: specificity, kind, id, title, matching rule")
+	})
+}
+
+func deref(s *string, def string) string {
+	if s == nil {
+		return def
+	}
+	return *s
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	return keys
+}

@@ -1,0 +1,63 @@
+package engine
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"sync"
+)
+
+//go:generate go run ./internal/schemagen -o schemas.json
+
+// schemasJSON holds the input schemas generated from the input types by
+// go generate, so no reflection library is linked into the wasm.
+//
+//go:embed schemas.json
+var schemasJSON []byte
+
+var (
+	schemasOnce sync.Once
+	schemas     map[string]json.RawMessage
+)
+
+// OperationSchema is one operation's input schema.
+type OperationSchema struct {
+	Input json.RawMessage `json:"input"`
+}
+
+// DescribeResult is api.describe without an operation.
+type DescribeResult struct {
+	Operations map[string]OperationSchema `json:"operations"`
+}
+
+// DescribeOneResult is api.describe for one operation.
+type DescribeOneResult struct {
+	Operation string          `json:"operation"`
+	Input     json.RawMessage `json:"input"`
+}
+
+func loadSchemas() map[string]json.RawMessage {
+	schemasOnce.Do(func() {
+		if err := json.Unmarshal(schemasJSON, &schemas); err != nil {
+			panic("engine: schemas.json is corrupt; run go generate ./engine: " + err.Error())
+		}
+	})
+	return schemas
+}
+
+func runDescribe(_ context.Context, _ *Engine, v any) (any, error) {
+	in := v.(*DescribeInput)
+	all := loadSchemas()
+	if in.Operation != "" {
+		s, ok := all[in.Operation]
+		if !ok {
+			return nil, unsupported(in.Operation, isPlanned(in.Operation), Native)
+		}
+		return &DescribeOneResult{Operation: in.Operation, Input: s}, nil
+	}
+	res := &DescribeResult{Operations: map[string]OperationSchema{}}
+	for name, s := range all {
+		res.Operations[name] = OperationSchema{Input: s}
+	}
+	return res, nil
+}

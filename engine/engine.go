@@ -1,0 +1,110 @@
+// Package engine is kontext's knowledge engine and its one operation
+// dispatcher. It is pure: it reads a billy filesystem, reaches git only
+// through the Git interface, and compiles for js/wasm. Every surface (CLI,
+// MCP, Go embedding, WASM, edge worker) calls Engine.Request and returns
+// the envelope it produces.
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/go-git/go-billy/v5"
+
+	"github.com/kontext/kontext/engine/internal/config"
+	"github.com/kontext/kontext/engine/internal/kb"
+)
+
+// Version is the engine version reported by status.
+var Version = "0.1.0-dev"
+
+// APIVersion is the application API version.
+const APIVersion = 1
+
+// Git is what the engine needs from a git repository. Its go-git
+// implementation lives in a native-only package.
+type Git interface {
+	// Head returns the HEAD commit id, or "" before the first commit.
+	Head(ctx context.Context) (string, error)
+	// Blobs returns the blob ids of paths in the index and in HEAD's tree;
+	// a path absent from either is absent from that map.
+	Blobs(ctx context.Context, paths []string) (index, head map[string]string, err error)
+}
+
+// Surface says which operations an engine serves.
+type Surface int
+
+const (
+	// Native serves every implemented operation (the CLI, MCP, Go embedding).
+	Native Surface = iota
+	// Snapshot serves the read subset over an in-memory file set (WASM).
+	Snapshot
+)
+
+// Options configure an Engine.
+type Options struct {
+	FS      billy.Filesystem // the working tree; its root is the repository root
+	Git     Git              // nil when there is no git repository
+	Root    string           // the root as reported by status (an absolute path natively)
+	Surface Surface
+	// Revision is publication.revision for a Snapshot surface (a bundle's
+	// head), "" for null.
+	Revision string
+	// Now is the clock (UTC); nil means time.Now. Native surfaces honour
+	// KONTEXT_NOW through it.
+	Now func() time.Time
+}
+
+// Engine answers API requests over one repository or file set. It is safe
+// for concurrent use and caches parsed entries between requests.
+type Engine struct {
+	opts   Options
+	reader *kb.Reader
+}
+
+// New returns an engine over opts.FS.
+func New(opts Options) *Engine {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Engine{opts: opts, reader: kb.NewReader(opts.FS)}
+}
+
+// Forget drops cached parses of paths (all when none are given). Callers
+// that change files of an in-memory filesystem call it.
+func (e *Engine) Forget(paths ...string) { e.reader.Forget(paths...) }
+
+// SetRevision changes publication.revision of a Snapshot surface.
+func (e *Engine) SetRevision(rev string) { e.opts.Revision = rev }
+
+func (e *Engine) now() time.Time { return e.opts.Now().UTC() }
+
+// state is one read: the snapshot plus what git says about its files.
+type state struct {
+	snap *kb.Snapshot
+	head string
+	pub  map[string]Publication
+	cfg  *config.Config
+}
+
+func (e *Engine) read(ctx context.Context) (*state, error) {
+	head := ""
+	if e.opts.Git != nil {
+		h, err := e.opts.Git.Head(ctx)
+		if err != nil {
+			return nil, err
+		}
+		head = h
+	} else {
+		head = e.opts.Revision
+	}
+	snap, err := e.reader.Read(head)
+	if err != nil {
+		return nil, err
+	}
+	st := &state{snap: snap, head: head, cfg: snap.Config}
+	if err := e.publish(ctx, st); err != nil {
+		return nil, err
+	}
+	return st, nil
+}

@@ -1,0 +1,446 @@
+package entry
+
+import (
+	"path"
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/yuin/goldmark/ast"
+	"go.yaml.in/yaml/v3"
+)
+
+var (
+	// "7. Title", "007. Title", "ADR 7: Title", "ADR-0007 - Title", "7) Title", "23 Logging".
+	adrTitleRE = regexp.MustCompile(`(?i)^(adr[\s#_-]*)?#?(\d{1,9})(\s*[.:)]\s+|\s*[.:)]$|\s+[-–—:]\s+|\s+|$)(.*)$`)
+	// "Status: Accepted", "* Status: accepted", "**Status:** Accepted".
+	statusLineRE = regexp.MustCompile(`(?i)^(?:[-*+]\s+)?[*_]*status[*_]*\s*:\s*(.*)$`)
+	// "Date: 2024-03-01", "* Date: …", "**Date:** …", and "Date 09/04/2018" without a colon.
+	dateLineRE = regexp.MustCompile(`(?i)^(?:[-*+]\s+)?[*_]*date[*_]*(?:\s*:\s*(.*\S)|\s+(\d.*\S))\s*$`)
+	// An inline Markdown link [text](dest "title").
+	linkRE = regexp.MustCompile(`\[([^\[\]]*)\]\(\s*<?([^()\s<>]*)>?(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)`)
+	// The words before a relation's first link: "Superseded by", "Amends:".
+	relPrefixRE = regexp.MustCompile(`^\p{L}[\p{L} -]{0,60}$`)
+	// A supersede relation without a link: "Supersedes ADR-3", "Replaces: 3".
+	bareRelRE = regexp.MustCompile(`(?i)^(supersedes|replaces|superseded\s+by|replaced\s+by)\s*:?\s*(?:adr[\s#_-]*)?#?(\d{1,9})\b`)
+	// The leading number of a link text: "9. Use managed PostgreSQL", "ADR-0009".
+	linkNumberRE = regexp.MustCompile(`(?i)^(?:adr[\s#_-]*)?#?(\d{1,9})\b`)
+	kontextKeyRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*)\s*:\s*(.*)$`)
+)
+
+// parseADR reads an adr-tools / Nygard / MADR file as it is written, messy
+// variations included (01-formats.md "ADR style").
+func parseADR(b *builder, t string) {
+	e := b.e
+	e.ID = StemID(b.rel)
+	// Frontmatter (MADR 3+) is parsed first but applied last: its values
+	// take precedence over what the body says.
+	fmb, found, closed := splitFrontmatter(t)
+	body, bodyLine := t, 1
+	var fmFields []yamlField
+	if found {
+		if !closed {
+			b.fail(CodeBadFrontmatter, 1, "frontmatter starts with --- but has no closing --- line")
+			return
+		}
+		fields, dups, err := parseYAMLFields(fmb.yaml, fmb.startLine, b.conv)
+		if err != nil {
+			line := fmb.startLine
+			if ey, ok := err.(*errYAML); ok {
+				line = ey.line
+			}
+			b.fail(CodeBadFrontmatter, line, "invalid frontmatter: "+err.Error())
+			return
+		}
+		for _, d := range dups {
+			b.warn(CodeBadValue, d.line, "key \""+d.key+"\" appears twice; the first value is used")
+		}
+		fmFields = fields
+		body, bodyLine = fmb.body, fmb.bodyLine
+	}
+	fmHas := map[string]bool{}
+	for _, f := range fmFields {
+		fmHas[f.key] = true
+	}
+
+	doc, ok := parseMarkdown([]byte(body), bodyLine)
+	if !ok {
+		b.fail(CodeBadFrontmatter, 0, "the Markdown could not be parsed")
+		return
+	}
+	hs := doc.headings()
+	blocks := doc.blocks()
+
+	// Title: the first "# " heading; a file whose first block is a heading of
+	// another level uses that one, unless it is the status section.
+	title, hasTitle := firstHeading(hs, false)
+	if !hasTitle && len(hs) > 0 && hs[0].index == 0 {
+		if name, _ := headingName(hs[0].text); name != "status" {
+			title, hasTitle = hs[0], true
+		}
+	}
+	_, fileNum, hasFileNum := leadingNumber(e.ID)
+	if hasFileNum {
+		e.ADRNumber, e.HasADRNumber = fileNum, true
+	}
+	if hasTitle {
+		e.Title = title.text
+		if m := adrTitleRE.FindStringSubmatch(title.text); m != nil {
+			n, nok := ParseADRNumber(m[2])
+			// A bare "2024 roadmap" is a title, not ADR 2024: without "ADR"
+			// or a separator, strip the number only when the file agrees.
+			bare := m[1] == "" && strings.TrimSpace(m[3]) == ""
+			if nok && (!bare || !hasFileNum || n == fileNum) {
+				if rest := strings.TrimSpace(m[4]); rest != "" {
+					e.Title = rest
+				}
+				if !hasFileNum {
+					e.ADRNumber, e.HasADRNumber = n, true
+				}
+			}
+		}
+	}
+
+	// Preamble: the blocks between the title and the next heading (Date:,
+	// MADR "* Status:" bullets).
+	start := 0
+	if hasTitle {
+		start = title.index + 1
+	}
+	var preamble []ast.Node
+	for i := start; i < len(blocks); i++ {
+		if _, isH := blocks[i].(*ast.Heading); isH {
+			break
+		}
+		preamble = append(preamble, blocks[i])
+	}
+	preLines := doc.textLines(preamble)
+
+	// The status section: "## Status" (any level, any case, emoji or colon
+	// tolerated) up to the next heading of the same or a higher level.
+	var secLines []textLine
+	var headingStatus *textLine
+	for k, h := range hs {
+		if hasTitle && h.index == title.index {
+			continue
+		}
+		name, value := headingName(h.text)
+		if name != "status" {
+			continue
+		}
+		if value != "" {
+			headingStatus = &textLine{text: value, line: h.line}
+		}
+		end := len(blocks)
+		for _, h2 := range hs[k+1:] {
+			if h2.level <= h.level {
+				end = h2.index
+				break
+			}
+		}
+		var sec []ast.Node
+		for i := h.index + 1; i < end; i++ {
+			if _, isH := blocks[i].(*ast.Heading); isH {
+				break // a sub-heading ends the status words
+			}
+			sec = append(sec, blocks[i])
+		}
+		secLines = doc.textLines(sec)
+		break
+	}
+
+	// Status: the heading's own value, else the first status line of the
+	// section, else a "Status:" line anywhere outside code.
+	allLines := doc.textLines(blocks)
+	var statusLine *textLine
+	switch {
+	case headingStatus != nil:
+		statusLine = headingStatus
+	default:
+		for i := range secLines {
+			if raw, ok := statusCandidate(secLines[i].text); ok {
+				statusLine = &textLine{text: raw, line: secLines[i].line}
+				break
+			}
+		}
+		if statusLine == nil {
+			for _, l := range allLines {
+				if m := statusLineRE.FindStringSubmatch(stripLead(l.text)); m != nil {
+					if raw, ok := statusCandidate(m[1]); ok {
+						statusLine = &textLine{text: raw, line: l.line}
+						break
+					}
+				}
+			}
+		}
+	}
+	if statusLine != nil {
+		b.setString("status", statusLine.text, statusLine.line)
+	}
+
+	// Date: the first Date line of the preamble or status section, else of
+	// the whole document.
+	for _, group := range [][]textLine{preLines, secLines, allLines} {
+		found := false
+		for _, l := range group {
+			if m := dateLineRE.FindStringSubmatch(l.text); m != nil {
+				raw := m[1]
+				if raw == "" {
+					raw = m[2]
+				}
+				raw = strings.TrimSpace(strings.Trim(strings.TrimSpace(raw), "*_"))
+				if raw != "" {
+					b.setString("date", raw, l.line)
+					found = true
+					break
+				}
+			}
+		}
+		if found {
+			break
+		}
+	}
+
+	// Relations: link lines of the preamble, the status section and the
+	// status line itself.
+	var sup, supBy []string
+	var links []Link
+	relLines := append(append([]textLine{}, preLines...), secLines...)
+	if statusLine != nil {
+		relLines = append(relLines, *statusLine)
+	}
+	for _, l := range relLines {
+		rel, targets, ok := parseRelation(l.text)
+		if !ok {
+			continue
+		}
+		switch rel {
+		case "supersedes", "replaces":
+			sup = appendUnique(sup, targets...)
+		case "superseded by", "replaced by":
+			supBy = appendUnique(supBy, targets...)
+		default:
+			for _, t := range targets {
+				lk := Link{Relation: rel, Target: t}
+				if !containsLink(links, lk) {
+					links = append(links, lk)
+				}
+			}
+		}
+	}
+	if sup != nil {
+		b.setList("supersedes", sup, 0)
+	}
+	if supBy != nil {
+		b.setList("superseded_by", supBy, 0)
+	}
+	if len(links) > 0 {
+		e.Extra["links"] = links
+	}
+
+	// kontext metadata comment, then frontmatter: later wins.
+	for _, hb := range doc.htmlBlocks() {
+		fields, ok := kontextBlock(hb.text, hb.line)
+		if !ok {
+			continue
+		}
+		for _, f := range fields {
+			if err := b.applyYAML(f, true); err != nil {
+				b.fail(CodeBadFrontmatter, f.line, "invalid kontext metadata: "+err.Error())
+				return
+			}
+		}
+		break
+	}
+	for _, f := range fmFields {
+		if err := b.applyYAML(f, true); err != nil {
+			b.fail(CodeBadFrontmatter, f.line, "invalid frontmatter: "+err.Error())
+			return
+		}
+	}
+
+	// Body: everything but the title heading when the title came from it.
+	if hasTitle && !fmHas["title"] {
+		body = withoutRange(doc.src, title.start, title.end)
+	}
+	if e.Title == "" {
+		e.Title = e.ID
+	}
+	e.Body = trimBlankLines(body)
+	b.finish(false)
+}
+
+// headingName returns a heading's lower-cased name without emoji, numbering
+// or trailing colon ("📌 Status:" → "status"), and the value of a
+// "Status: Accepted" heading.
+func headingName(h string) (name, value string) {
+	s := stripLead(h)
+	if m := statusLineRE.FindStringSubmatch(s); m != nil {
+		return "status", strings.TrimSpace(m[1])
+	}
+	s = strings.TrimRight(s, " :*_")
+	return strings.ToLower(s), ""
+}
+
+// stripLead drops leading characters that are not letters or digits:
+// bullets, emoji, emphasis, brackets.
+func stripLead(s string) string {
+	return strings.TrimLeftFunc(s, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
+
+// statusCandidate reports whether a status-section line states the status
+// and returns it as written. Lines that only relate to other ADRs
+// ("Supersedes [3]…", "Amends …") and Date lines are not the status; a
+// "Superseded by [9](…)" or "Reverted by […]" line is.
+func statusCandidate(line string) (string, bool) {
+	s := strings.TrimSpace(line)
+	if m := statusLineRE.FindStringSubmatch(stripLead(s)); m != nil {
+		s = strings.TrimSpace(m[1])
+	}
+	if dateLineRE.MatchString(s) {
+		return "", false
+	}
+	if rel, _, ok := parseRelation(s); ok {
+		if first, _, _ := strings.Cut(rel, " "); !knownStatuses[first] {
+			return "", false
+		}
+	}
+	raw := strings.TrimSpace(strings.Trim(s, "*_"))
+	if raw == "" || CanonicalStatus(raw) == "" {
+		return "", false
+	}
+	return raw, true
+}
+
+// parseRelation reads a relation line: a few words followed by one or more
+// links ("Superseded by [9. …](0009-….md)"), or a supersede relation with a
+// bare ADR number. The relation is lower-cased; targets are entry ids.
+func parseRelation(line string) (rel string, targets []string, ok bool) {
+	s := stripLead(strings.TrimSpace(line))
+	if m := statusLineRE.FindStringSubmatch(s); m != nil {
+		s = stripLead(m[1])
+	}
+	locs := linkRE.FindAllStringSubmatchIndex(s, -1)
+	if len(locs) == 0 {
+		if m := bareRelRE.FindStringSubmatch(s); m != nil {
+			return strings.Join(strings.Fields(strings.ToLower(m[1])), " "), []string{m[2]}, true
+		}
+		return "", nil, false
+	}
+	prefix := strings.TrimSpace(strings.Trim(strings.TrimSpace(s[:locs[0][0]]), "*_:"))
+	if !relPrefixRE.MatchString(prefix) {
+		return "", nil, false
+	}
+	words := strings.Fields(strings.ToLower(prefix))
+	for len(words) > 1 && words[len(words)-1] == "adr" {
+		words = words[:len(words)-1] // "Supersedes ADR [3](…)"
+	}
+	if len(words) == 0 || len(words) > 4 {
+		return "", nil, false
+	}
+	for _, loc := range locs {
+		if t := linkTarget(s[loc[2]:loc[3]], s[loc[4]:loc[5]]); t != "" {
+			targets = appendUnique(targets, t)
+		}
+	}
+	if len(targets) == 0 {
+		return "", nil, false
+	}
+	return strings.Join(words, " "), targets, true
+}
+
+// linkTarget turns a link into an entry id: the stem of the target file, or,
+// when the link points at no Markdown file, the ADR number of its text.
+func linkTarget(text, dest string) string {
+	d := dest
+	if i := strings.IndexAny(d, "#?"); i >= 0 {
+		d = d[:i]
+	}
+	if d != "" {
+		base := path.Base(d)
+		ext := strings.ToLower(path.Ext(base))
+		isURL := strings.Contains(d, "://") || strings.HasPrefix(d, "mailto:")
+		if (ext == ".md" || ext == ".markdown" || (ext == "" && !isURL)) && base != "." && base != "/" && base != ".." {
+			if id := StemID(base); id != "" {
+				return id
+			}
+		}
+	}
+	if m := linkNumberRE.FindStringSubmatch(strings.TrimSpace(text)); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// kontextBlock parses a "<!-- kontext … -->" comment: one "key: value" per
+// line, each value read as YAML (a flow list, a quoted or plain scalar) and
+// kept as plain text when it is not valid YAML ("src/**").
+func kontextBlock(html string, line int) ([]yamlField, bool) {
+	s := strings.TrimSpace(html)
+	if !strings.HasPrefix(s, "<!--") {
+		return nil, false
+	}
+	s = strings.TrimSpace(s[len("<!--"):])
+	if len(s) < len("kontext") || !strings.EqualFold(s[:len("kontext")], "kontext") {
+		return nil, false
+	}
+	s = s[len("kontext"):]
+	if s != "" && (unicode.IsLetter(rune(s[0])) || unicode.IsDigit(rune(s[0]))) {
+		return nil, false // "<!-- kontextual …" is another comment
+	}
+	if i := strings.LastIndex(s, "-->"); i >= 0 {
+		s = s[:i]
+	}
+	var out []yamlField
+	for i, l := range strings.Split(s, "\n") {
+		m := kontextKeyRE.FindStringSubmatch(strings.TrimSpace(l))
+		if m == nil {
+			continue
+		}
+		out = append(out, yamlField{key: m[1], node: lineValue(m[2]), line: line + i})
+	}
+	return out, true
+}
+
+// lineValue reads one value of a kontext comment.
+func lineValue(v string) *yaml.Node {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
+	}
+	var doc yaml.Node
+	if err := safeUnmarshal([]byte(v), &doc); err == nil && len(doc.Content) == 1 {
+		n := doc.Content[0]
+		if n.Kind == yaml.ScalarNode || n.Kind == yaml.SequenceNode {
+			return n
+		}
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v}
+}
+
+func appendUnique(list []string, vals ...string) []string {
+	for _, v := range vals {
+		dup := false
+		for _, x := range list {
+			if x == v {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			list = append(list, v)
+		}
+	}
+	return list
+}
+
+func containsLink(list []Link, l Link) bool {
+	for _, x := range list {
+		if x == l {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,371 @@
+package entry
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"unicode/utf8"
+)
+
+// IsRecordFile reports whether rel (repo-relative path of a file under
+// src.Dir) is a file this style reads at all. frontmatter/adr: *.md except
+// README.md, index.md and templates (template.md, *-template.md,
+// 0000-*template*), case-insensitive; cursor: *.mdc; copilot:
+// *.instructions.md; agents: files named AGENTS.md or CLAUDE.md.
+func IsRecordFile(rel string, src Source) bool {
+	base := strings.ToLower(path.Base(strings.ReplaceAll(rel, "\\", "/")))
+	switch src.Style {
+	case StyleCursor:
+		return strings.HasSuffix(base, ".mdc") && len(base) > len(".mdc")
+	case StyleCopilot:
+		return strings.HasSuffix(base, ".instructions.md") && len(base) > len(".instructions.md")
+	case StyleAgents:
+		return base == "agents.md" || base == "claude.md"
+	}
+	if !strings.HasSuffix(base, ".md") || base == ".md" {
+		return false
+	}
+	switch {
+	case base == "readme.md", base == "index.md", base == "template.md",
+		strings.HasSuffix(base, "-template.md"),
+		strings.HasPrefix(base, "0000-") && strings.Contains(base, "template"):
+		return false
+	}
+	return true
+}
+
+// StemID returns the file stem of rel: its base name without the last
+// extension ("docs/adr/0007-use-postgres.md" → "0007-use-postgres"), the id
+// of frontmatter- and ADR-style entries.
+func StemID(rel string) string {
+	base := path.Base(strings.ReplaceAll(rel, "\\", "/"))
+	if ext := path.Ext(base); ext != "" && ext != base {
+		base = strings.TrimSuffix(base, ext)
+	}
+	return base
+}
+
+// Parse parses one file of src (rel is repo-relative, "/"-separated). It
+// returns the entry, or nil when the file is not an entry; then diags holds
+// an error-severity diagnostic (bad_frontmatter, too_large when
+// len(data) > MaxFileSize, not_utf8). Warnings (missing_status, bad_date,
+// bad_value, unknown_kind…) come with an entry. It never panics.
+func Parse(rel string, data []byte, src Source) (*Entry, []Diagnostic) {
+	b := newBuilder(rel, data, src)
+	// The size check comes first: nothing else may touch a huge file.
+	if len(data) > MaxFileSize {
+		b.fail(CodeTooLarge, 0, fmt.Sprintf("file is %d bytes, more than the %d-byte limit", len(data), MaxFileSize))
+		return nil, b.diags
+	}
+	if !utf8.Valid(data) {
+		b.fail(CodeNotUTF8, 0, "file is not valid UTF-8")
+		return nil, b.diags
+	}
+	t := normalizeText(string(data))
+	switch src.Style {
+	case StyleADR:
+		parseADR(b, t)
+	case StyleCursor, StyleCopilot, StyleAgents:
+		parseRuleFile(b, t)
+	default:
+		parseFrontmatterStyle(b, t)
+	}
+	if b.failed {
+		return nil, b.diags
+	}
+	return b.e, b.diags
+}
+
+// normalizeText drops a byte-order mark and CRLF line ends, so that the
+// parsers see one line convention (Markdown keeps the exact text).
+func normalizeText(s string) string {
+	s = strings.TrimPrefix(s, "\ufeff")
+	if strings.Contains(s, "\r") {
+		s = strings.ReplaceAll(s, "\r\n", "\n")
+		s = strings.ReplaceAll(s, "\r", "\n")
+	}
+	return s
+}
+
+// builder accumulates one entry and its diagnostics. Raw values are stored
+// as they are set (later sources override earlier ones) and validated once
+// in finish, so a value that is overridden never produces a warning.
+type builder struct {
+	rel    string
+	src    Source
+	e      *Entry
+	diags  []Diagnostic
+	failed bool
+	conv   *yconv
+
+	lines     map[string]int // file line of each field, for diagnostics
+	kindRaw   string
+	reviewRaw string
+	visRaw    string
+	verifyRaw string
+	hasVerify bool
+}
+
+func newBuilder(rel string, data []byte, src Source) *builder {
+	kind := src.Kind
+	if k, ok := NormalizeKind(kind); ok {
+		kind = k
+	}
+	return &builder{
+		rel: rel, src: src, conv: &yconv{}, lines: map[string]int{},
+		e: &Entry{
+			Kind: kind, File: rel, Markdown: string(data), Style: src.Style,
+			ReadOnly: src.ReadOnly, Extra: map[string]any{},
+		},
+	}
+}
+
+func (b *builder) fail(code string, line int, msg string) {
+	b.failed = true
+	b.diags = append(b.diags, Diagnostic{File: b.rel, Line: line, Severity: "error", Code: code, Message: msg})
+}
+
+func (b *builder) warn(code string, line int, msg string) {
+	b.diags = append(b.diags, Diagnostic{File: b.rel, Line: line, Severity: "warning", Code: code, Message: msg})
+}
+
+// listKeys are the fields that are always arrays.
+var listKeys = map[string]bool{
+	"paths": true, "tags": true, "supersedes": true, "superseded_by": true, "extends": true, "commits": true,
+}
+
+// scalarKeys are the known single-value fields.
+var scalarKeys = map[string]bool{
+	"id": true, "kind": true, "title": true, "status": true, "date": true, "summary": true,
+	"visibility": true, "review_by": true, "checked": true, "verify": true,
+}
+
+// applyYAML stores one metadata field. In ADR files (adr) the id and kind
+// come from the file name and the source, so those keys are kept in extra.
+// The error is fatal (alias bomb).
+func (b *builder) applyYAML(f yamlField, adr bool) error {
+	key := f.key
+	switch {
+	case listKeys[key]:
+		vals, ok, err := b.conv.strings(f.node)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			b.warn(CodeBadValue, f.line, fmt.Sprintf("%s: items must be single values; others were ignored", key))
+		}
+		b.setList(key, vals, f.line)
+		return nil
+	case scalarKeys[key] && !(adr && (key == "id" || key == "kind")):
+		s, isNull, ok, err := b.conv.scalar(f.node)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			b.warn(CodeBadValue, f.line, fmt.Sprintf("%s must be a single value; ignored", key))
+			return nil
+		}
+		if isNull {
+			return nil
+		}
+		b.setString(key, s, f.line)
+		return nil
+	}
+	v, err := b.conv.value(f.node, 0, false)
+	if err != nil {
+		return err
+	}
+	b.e.Extra[key] = v
+	return nil
+}
+
+// setString stores a known single-value field as written.
+func (b *builder) setString(key, raw string, line int) {
+	e := b.e
+	v := strings.TrimSpace(raw)
+	if key != "verify" && v == "" {
+		return
+	}
+	b.lines[key] = line
+	switch key {
+	case "id":
+		e.ID = v
+	case "kind":
+		b.kindRaw = v
+	case "title":
+		e.Title = v
+	case "status":
+		e.StatusRaw = v
+	case "date":
+		e.DateRaw = v
+	case "summary":
+		e.Summary = v
+	case "visibility":
+		b.visRaw = v
+	case "review_by":
+		b.reviewRaw = v
+	case "checked":
+		e.Checked = v
+	case "verify":
+		b.verifyRaw, b.hasVerify = strings.TrimRight(raw, "\n"), true
+	}
+}
+
+// setList stores a list field.
+func (b *builder) setList(key string, vals []string, line int) {
+	b.lines[key] = line
+	e := b.e
+	switch key {
+	case "paths":
+		e.Paths = vals
+	case "tags":
+		e.Tags = vals
+	case "supersedes":
+		e.Supersedes = vals
+	case "superseded_by":
+		e.SupersededBy = vals
+	case "extends":
+		e.Extends = vals
+	case "commits":
+		e.Commits = vals
+	}
+}
+
+// finish validates the stored raw values and fills defaults. defaultStatus
+// is false for ADR files, whose missing status is reported instead.
+func (b *builder) finish(defaultStatus bool) {
+	e := b.e
+	if b.kindRaw != "" {
+		if k, ok := NormalizeKind(b.kindRaw); ok {
+			e.Kind = k
+		} else {
+			b.warn(CodeUnknownKind, b.lines["kind"], fmt.Sprintf("unknown kind %q; read as %q", b.kindRaw, e.Kind))
+		}
+	}
+	if e.StatusRaw != "" {
+		e.Status = CanonicalStatus(e.StatusRaw)
+	}
+	if e.Status == "" {
+		if defaultStatus {
+			e.Status = DefaultStatus(e.Kind)
+		} else {
+			b.warn(CodeMissingStatus, b.lines["status"], "no status found (no ## Status section or Status: line)")
+		}
+	}
+	if e.DateRaw != "" {
+		if d, ok := ParseDate(e.DateRaw); ok {
+			e.Date = d
+		} else {
+			b.warn(CodeBadDate, b.lines["date"], fmt.Sprintf("date %q is not a date", e.DateRaw))
+		}
+	}
+	if b.reviewRaw != "" {
+		if d, ok := ParseDate(b.reviewRaw); ok {
+			e.ReviewBy = d
+			if e.Date != "" && d < e.Date {
+				b.warn(CodeBadDate, b.lines["review_by"], fmt.Sprintf("review_by %s is before date %s", d, e.Date))
+			}
+		} else {
+			b.warn(CodeBadDate, b.lines["review_by"], fmt.Sprintf("review_by %q is not a date", b.reviewRaw))
+		}
+	} else if b.src.ReviewAfter != "" && e.Date != "" {
+		if d, err := AddReviewAfter(e.Date, b.src.ReviewAfter); err == nil {
+			e.ReviewBy = d
+		} else {
+			b.warn(CodeBadValue, 0, "review_after: "+err.Error())
+		}
+	}
+	if b.hasVerify {
+		v := strings.TrimSpace(b.verifyRaw)
+		switch {
+		case strings.ContainsAny(v, "\n\r"):
+			b.warn(CodeBadValue, b.lines["verify"], "verify must be one line; ignored")
+		case utf8.RuneCountInString(v) > 500:
+			b.warn(CodeBadValue, b.lines["verify"], "verify is longer than 500 characters; ignored")
+		default:
+			e.Verify = v
+		}
+	}
+	e.Visibility = "team"
+	if b.visRaw != "" {
+		switch v := strings.ToLower(b.visRaw); v {
+		case "team", "private":
+			e.Visibility = v
+		default:
+			b.warn(CodeBadValue, b.lines["visibility"], fmt.Sprintf("visibility %q is not team or private; read as team", b.visRaw))
+		}
+	}
+	b.fillSlices()
+}
+
+// fillSlices makes every list non-nil: outputs always carry arrays.
+func (b *builder) fillSlices() {
+	e := b.e
+	for _, p := range []*[]string{&e.Paths, &e.Tags, &e.Supersedes, &e.SupersededBy, &e.Extends, &e.Commits} {
+		if *p == nil {
+			*p = []string{}
+		}
+	}
+	if e.Extra == nil {
+		e.Extra = map[string]any{}
+	}
+}
+
+// applyFrontmatter splits off and parses a YAML frontmatter block. It
+// returns the body and its first file line; ok is false when the file is
+// not an entry (the error diagnostic is recorded).
+func (b *builder) applyFrontmatter(t string, adr bool) (body string, bodyLine int, ok bool) {
+	fm, found, closed := splitFrontmatter(t)
+	if !found {
+		return t, 1, true
+	}
+	if !closed {
+		b.fail(CodeBadFrontmatter, 1, "frontmatter starts with --- but has no closing --- line")
+		return "", 0, false
+	}
+	fields, dups, err := parseYAMLFields(fm.yaml, fm.startLine, b.conv)
+	if err != nil {
+		line := fm.startLine
+		if ey, ok := err.(*errYAML); ok {
+			line = ey.line
+		}
+		b.fail(CodeBadFrontmatter, line, "invalid frontmatter: "+err.Error())
+		return "", 0, false
+	}
+	for _, d := range dups {
+		b.warn(CodeBadValue, d.line, fmt.Sprintf("key %q appears twice; the first value is used", d.key))
+	}
+	for _, f := range fields {
+		if err := b.applyYAML(f, adr); err != nil {
+			b.fail(CodeBadFrontmatter, f.line, "invalid frontmatter: "+err.Error())
+			return "", 0, false
+		}
+	}
+	return fm.body, fm.bodyLine, true
+}
+
+// parseFrontmatterStyle reads the default style: YAML frontmatter (optional:
+// a plain Markdown file is an entry with every default) and a Markdown body.
+func parseFrontmatterStyle(b *builder, t string) {
+	body, bodyLine, ok := b.applyFrontmatter(t, false)
+	if !ok {
+		return
+	}
+	e := b.e
+	if e.ID == "" {
+		e.ID = StemID(b.rel)
+	}
+	if e.Title == "" {
+		if doc, ok := parseMarkdown([]byte(body), bodyLine); ok {
+			if h, ok := firstHeading(doc.headings(), false); ok {
+				e.Title = h.text
+				body = withoutRange(doc.src, h.start, h.end)
+			}
+		}
+	}
+	if e.Title == "" {
+		e.Title = e.ID
+	}
+	e.Body = trimBlankLines(body)
+	b.finish(true)
+}

@@ -1,0 +1,280 @@
+package entry
+
+import (
+	"path"
+	"regexp"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+var ruleKeyRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_.-]*)\s*:(?:\s+(.*)|\s*$)`)
+
+// ruleField is one frontmatter key of a rule file, read leniently.
+type ruleField struct {
+	key    string
+	str    string   // scalar value (or the folded text of a block)
+	list   []string // list value
+	isList bool
+}
+
+// parseRuleFile reads the agent rule-file styles (cursor, copilot, agents)
+// as read-only conventions.
+func parseRuleFile(b *builder, t string) {
+	e := b.e
+	style := b.src.Style
+	e.ID = strings.TrimSuffix(b.rel, path.Ext(b.rel))
+	e.ReadOnly = true
+	e.Extra["source_style"] = style
+
+	body, bodyLine := t, 1
+	fm, found, closed := splitFrontmatter(t)
+	var fields []ruleField
+	if found {
+		if !closed {
+			b.fail(CodeBadFrontmatter, 1, "frontmatter starts with --- but has no closing --- line")
+			return
+		}
+		fields = lenientFields(fm.yaml)
+		body, bodyLine = fm.body, fm.bodyLine
+	}
+
+	var patterns []string
+	always := false
+	for _, f := range fields {
+		switch strings.ToLower(f.key) {
+		case "description":
+			if f.isList {
+				e.Summary = strings.Join(f.list, " ")
+			} else {
+				e.Summary = f.str
+			}
+		case "title":
+			e.Title = f.str
+		case "globs", "applyto":
+			vals := f.list
+			if !f.isList {
+				vals = []string{f.str}
+			}
+			for _, v := range vals {
+				patterns = append(patterns, splitPatterns(v)...)
+			}
+		case "alwaysapply":
+			always = strings.EqualFold(f.str, "true")
+			e.Extra[f.key] = always
+		default:
+			if f.isList {
+				l := make([]any, len(f.list))
+				for i, s := range f.list {
+					l[i] = s
+				}
+				e.Extra[f.key] = l
+			} else {
+				e.Extra[f.key] = f.str
+			}
+		}
+	}
+
+	switch {
+	case style == StyleAgents:
+		// Every AGENTS.md / CLAUDE.md governs its own directory subtree.
+		if dir := path.Dir(b.rel); dir == "." || dir == "/" || dir == "" {
+			e.Paths = []string{"**"}
+		} else {
+			e.Paths = []string{dir + "/**"}
+		}
+	case always:
+		e.Paths = []string{"**"}
+	default:
+		e.Paths = patterns
+	}
+
+	if e.Title == "" {
+		if doc, ok := parseMarkdown([]byte(body), bodyLine); ok {
+			if h, ok := firstHeading(doc.headings(), true); ok {
+				e.Title = h.text
+				body = withoutRange(doc.src, h.start, h.end)
+			}
+		}
+	}
+	if e.Title == "" {
+		e.Title = ruleFallbackTitle(b.rel, style)
+	}
+	e.Body = trimBlankLines(body)
+	e.Status = "active"
+	e.Visibility = "team"
+	b.fillSlices()
+}
+
+// ruleFallbackTitle names a rule file without a heading.
+func ruleFallbackTitle(rel, style string) string {
+	base := path.Base(rel)
+	switch style {
+	case StyleAgents:
+		if dir := path.Dir(rel); dir != "." && dir != "" {
+			return base + " (" + dir + "/)"
+		}
+		return base
+	case StyleCopilot:
+		const suf = ".instructions.md"
+		if len(base) > len(suf) && strings.EqualFold(base[len(base)-len(suf):], suf) {
+			return base[:len(base)-len(suf)]
+		}
+	}
+	return StemID(base)
+}
+
+// lenientFields reads rule-file frontmatter line by line. Cursor writes
+// "globs: **/*.ts", which is not valid YAML (a leading * is an alias), so a
+// YAML parser cannot be trusted with it. Supported: "key: value", quoted
+// values, flow lists "[a, b]", block lists ("- a" lines) and block scalars
+// ("|" / ">").
+func lenientFields(src string) []ruleField {
+	lines := strings.Split(src, "\n")
+	var out []ruleField
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimRight(lines[i], " \t")
+		if strings.TrimSpace(l) == "" || strings.HasPrefix(strings.TrimSpace(l), "#") {
+			continue
+		}
+		m := ruleKeyRE.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		f := ruleField{key: m[1]}
+		v := strings.TrimSpace(m[2])
+		// Indented continuation lines belong to this key.
+		var cont []string
+		for i+1 < len(lines) {
+			n := lines[i+1]
+			tn := strings.TrimSpace(n)
+			if tn != "" && !strings.HasPrefix(n, " ") && !strings.HasPrefix(n, "\t") && !strings.HasPrefix(tn, "- ") && tn != "-" {
+				break
+			}
+			cont = append(cont, n)
+			i++
+		}
+		switch {
+		case v == "" || v == "|" || v == ">" || v == "|-" || v == ">-":
+			var items, text []string
+			for _, c := range cont {
+				tc := strings.TrimSpace(c)
+				if tc == "" {
+					continue
+				}
+				if v == "" && (strings.HasPrefix(tc, "- ") || tc == "-") {
+					items = append(items, unquote(strings.TrimSpace(strings.TrimPrefix(tc, "-"))))
+				} else {
+					text = append(text, tc)
+				}
+			}
+			switch {
+			case len(items) > 0:
+				f.list, f.isList = items, true
+			case strings.HasPrefix(v, "|"):
+				f.str = strings.Join(text, "\n")
+			default:
+				f.str = strings.Join(text, " ")
+			}
+		case strings.HasPrefix(v, "["):
+			f.list, f.isList = flowList(v), true
+		default:
+			// A plain scalar may continue on indented lines (YAML folds them).
+			parts := []string{unquote(v)}
+			for _, c := range cont {
+				if tc := strings.TrimSpace(c); tc != "" {
+					parts = append(parts, tc)
+				}
+			}
+			f.str = strings.Join(parts, " ")
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// flowList reads "[a, 'b', "c"]"; items may be unquoted globs YAML rejects.
+func flowList(v string) []string {
+	var n yaml.Node
+	if err := safeUnmarshal([]byte(v), &n); err == nil && len(n.Content) == 1 && n.Content[0].Kind == yaml.SequenceNode {
+		var out []string
+		ok := true
+		for _, it := range n.Content[0].Content {
+			if it.Kind != yaml.ScalarNode {
+				ok = false
+				break
+			}
+			out = append(out, it.Value)
+		}
+		if ok {
+			return out
+		}
+	}
+	inner := strings.TrimSpace(strings.TrimPrefix(v, "["))
+	inner = strings.TrimSuffix(inner, "]")
+	var out []string
+	for _, p := range splitPatterns(inner) {
+		out = append(out, unquote(p))
+	}
+	return out
+}
+
+// unquote strips one pair of matching quotes, using YAML's rules for the
+// escapes inside.
+func unquote(v string) string {
+	v = strings.TrimSpace(v)
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		var s string
+		if err := yaml.Unmarshal([]byte(v), &s); err == nil {
+			return s
+		}
+		return v[1 : len(v)-1]
+	}
+	return v
+}
+
+// splitPatterns splits a comma-separated glob list. Commas inside brace
+// groups ("**/*.{ts,tsx}") or character classes belong to their pattern.
+// A bare directory ("web/") governs its subtree ("web/**").
+func splitPatterns(s string) []string {
+	var out []string
+	depthBrace, depthBracket := 0, 0
+	startIdx := 0
+	add := func(p string) {
+		p = unquote(strings.TrimSpace(p))
+		if p == "" {
+			return
+		}
+		if strings.HasSuffix(p, "/") {
+			p += "**"
+		}
+		out = append(out, p)
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++ // an escaped character is never a separator
+		case '{':
+			depthBrace++
+		case '}':
+			if depthBrace > 0 {
+				depthBrace--
+			}
+		case '[':
+			depthBracket++
+		case ']':
+			if depthBracket > 0 {
+				depthBracket--
+			}
+		case ',':
+			if depthBrace == 0 && depthBracket == 0 {
+				add(s[startIdx:i])
+				startIdx = i + 1
+			}
+		}
+	}
+	if startIdx <= len(s) {
+		add(s[startIdx:])
+	}
+	return out
+}

@@ -1,0 +1,95 @@
+// Package entry owns the knowledge-entry file formats: it parses one file
+// (frontmatter, ADR, cursor, copilot or agents style) into an Entry plus
+// diagnostics, and knows ids, statuses and ADR numbers. It reads no files
+// itself: callers hand it a path and the bytes.
+package entry
+
+// Kinds in their fixed order (lists, sorting, briefs).
+var Kinds = []string{"decision", "convention", "learning", "incident", "architecture"}
+
+// Styles a source may use.
+const (
+	StyleFrontmatter = "frontmatter"
+	StyleADR         = "adr"
+	StyleCursor      = "cursor"
+	StyleCopilot     = "copilot"
+	StyleAgents      = "agents"
+)
+
+// MaxFileSize is the largest entry file that is parsed (1 MiB); larger
+// files get the too_large diagnostic.
+const MaxFileSize = 1 << 20
+
+// Source is one directory of entries of one kind: a kind's own dir, or one
+// of its read-only includes.
+type Source struct {
+	Kind        string // canonical kind name (never the alias "adr")
+	Dir         string // repo-relative, "/"-separated, no trailing slash; "" or "." = repo root
+	Style       string // one of the Style constants
+	ReadOnly    bool   // an include source: kontext never writes it
+	ReviewAfter string // e.g. "180d", "6m", "2w", "1y"; "" = none
+}
+
+// Diagnostic reports a problem with one file. Severity "error" means the
+// file is not an entry; "warning" means the entry is listed with what could
+// be read.
+type Diagnostic struct {
+	File     string `json:"file"`
+	Line     int    `json:"line,omitempty"`
+	Severity string `json:"severity"`
+	Code     string `json:"code"`
+	Message  string `json:"message"`
+}
+
+// Diagnostic codes.
+const (
+	CodeBadFrontmatter  = "bad_frontmatter"
+	CodeBadDate         = "bad_date"
+	CodeBadGlob         = "bad_glob"
+	CodeDuplicateID     = "duplicate_id"
+	CodeUnknownKind     = "unknown_kind"
+	CodeTooLarge        = "too_large"
+	CodeNotUTF8         = "not_utf8"
+	CodeMissingStatus   = "missing_status"
+	CodeRootOnlyPattern = "root_only_pattern"
+	CodeInferredLink    = "inferred_link"
+	CodeBadValue        = "bad_value"
+)
+
+// Link is a relation line of an ADR that is not a supersede link
+// ("Amends", "Clarified by", …), kept in extra.links.
+type Link struct {
+	Relation string `json:"relation"`
+	Target   string `json:"target"`
+}
+
+// Entry is one parsed knowledge record. Empty strings mean "absent" (null
+// in JSON outputs); slices are never nil after Parse.
+type Entry struct {
+	ID           string
+	Kind         string
+	Title        string
+	Body         string
+	Summary      string
+	Status       string // canonical, lower-cased ("deprecated" for retired/reverted/obsolete)
+	StatusRaw    string // the word(s) as written
+	Date         string // YYYY-MM-DD when it could be read
+	DateRaw      string // as written
+	ReviewBy     string // YYYY-MM-DD (explicit, or date + review_after)
+	Checked      string // as written, never normalised
+	Verify       string
+	Visibility   string // "team" (default) or "private"
+	Paths        []string
+	Tags         []string
+	Supersedes   []string // entry ids
+	SupersededBy []string // entry ids
+	Extends      []string
+	Commits      []string
+	File         string // repo-relative path
+	Markdown     string // exact file text
+	Style        string
+	ADRNumber    int  // valid when HasADRNumber
+	HasADRNumber bool
+	ReadOnly     bool
+	Extra        map[string]any // unknown frontmatter keys, extra.links, extra.source_style, …
+}

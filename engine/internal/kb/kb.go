@@ -1,0 +1,465 @@
+// Package kb owns one knowledge base read from a billy filesystem: the
+// configuration, every entry file of every source, their diagnostics, the
+// ledger bytes, id lookups and the snapshot id. A Reader caches parsed files
+// by size and modification time, so reading an unchanged tree again costs
+// only directory listings and stats.
+package kb
+
+import (
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-git/go-billy/v5"
+
+	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/internal/config"
+	"github.com/kontext/kontext/engine/internal/entry"
+	"github.com/kontext/kontext/engine/internal/match"
+	"github.com/kontext/kontext/engine/internal/search"
+)
+
+// skipDirs are never descended into while looking for entry files.
+var skipDirs = map[string]bool{".git": true, "node_modules": true}
+
+type cached struct {
+	size  int64
+	mod   time.Time
+	blob  string
+	entry *entry.Entry
+	diags []entry.Diagnostic
+}
+
+// Reader reads knowledge bases from one filesystem and keeps a per-file
+// parse cache between reads. It is safe for concurrent use.
+type Reader struct {
+	fs    billy.Filesystem
+	mu    sync.Mutex
+	files map[string]*cached
+	last  *Snapshot
+}
+
+// NewReader returns a Reader over fs, whose root is the repository root.
+func NewReader(fs billy.Filesystem) *Reader {
+	return &Reader{fs: fs, files: map[string]*cached{}}
+}
+
+// FS returns the filesystem the reader reads.
+func (r *Reader) FS() billy.Filesystem { return r.fs }
+
+// Forget drops cached parses of paths (or of everything when none are
+// given); filesystems whose stat data cannot be trusted call it after
+// changing files.
+func (r *Reader) Forget(paths ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(paths) == 0 {
+		r.files = map[string]*cached{}
+	}
+	for _, p := range paths {
+		delete(r.files, p)
+	}
+	r.last = nil
+}
+
+// Snapshot is one consistent read of the knowledge base.
+type Snapshot struct {
+	Config      *config.Config
+	ConfigText  []byte // nil for defaults
+	Entries     []*entry.Entry
+	Diagnostics []entry.Diagnostic
+	Blobs       map[string]string // file → git blob id of its content, for every record file read
+	Ledger      []byte            // nil when absent
+	Head        string            // HEAD commit the read saw ("" without one)
+	ID          string            // the snapshot id
+
+	byID map[string]*entry.Entry
+
+	matchOnce sync.Once
+	index     *match.Index
+	sets      []match.Set
+
+	searchOnce    sync.Once
+	search        *search.Index
+	activeOnce    sync.Once
+	active        *search.Index
+	activeEntries []*entry.Entry
+}
+
+// Read reads the knowledge base with head as the HEAD commit id. An invalid
+// configuration is an invalid_input error.
+func (r *Reader) Read(head string) (*Snapshot, error) {
+	cfg, cfgText, err := r.readConfig()
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := &Snapshot{Config: cfg, ConfigText: cfgText, Blobs: map[string]string{}, Head: head, byID: map[string]*entry.Entry{}}
+	sources := cfg.Sources()
+	sourceDirs := map[string]bool{}
+	for _, src := range sources {
+		sourceDirs[src.Dir] = true
+	}
+	// List every source first, then parse the cache misses in parallel.
+	type job struct {
+		listed
+		src entry.Source
+	}
+	var jobs []job
+	seen := map[string]bool{}
+	// Sources are listed in parallel: on a warm cache the stats are the cost.
+	lists := make([][]listed, len(sources))
+	errs := make([]error, len(sources))
+	parallel(len(sources), func(i int) { lists[i], errs[i] = r.list(sources[i], sourceDirs) })
+	for i, src := range sources {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		for _, fi := range lists[i] {
+			if !seen[fi.path] {
+				seen[fi.path] = true
+				jobs = append(jobs, job{fi, src})
+			}
+		}
+	}
+	results := make([]*cached, len(jobs))
+	var misses []int
+	for i, j := range jobs {
+		if c := r.hit(j.path, j.info); c != nil {
+			results[i] = c
+		} else {
+			misses = append(misses, i)
+		}
+	}
+	parallel(len(misses), func(k int) {
+		j := jobs[misses[k]]
+		results[misses[k]] = r.parse(j.path, j.info, j.src)
+	})
+	for k, i := range misses {
+		r.files[jobs[i].path] = results[misses[k]]
+	}
+	unchanged := len(misses) == 0 && r.last != nil && len(r.files) == len(jobs) && r.last.Head == head && string(r.last.ConfigText) == string(cfgText)
+	for f := range r.files {
+		if !seen[f] {
+			delete(r.files, f)
+			unchanged = false
+		}
+	}
+	ledger, err := readOptional(r.fs, cfg.Ledger())
+	if err != nil {
+		return nil, err
+	}
+	if unchanged && string(ledger) == string(r.last.Ledger) {
+		return r.last, nil // nothing changed: keep the snapshot and its compiled indexes
+	}
+	for i, j := range jobs {
+		f, c := j.path, results[i]
+		if c.blob != "" {
+			s.Blobs[f] = c.blob
+		}
+		s.Diagnostics = append(s.Diagnostics, c.diags...)
+		if c.entry == nil {
+			continue
+		}
+		e := clone(c.entry) // linkSupersedes edits it; the cache keeps the parse
+		if prev, dup := s.byID[e.ID]; dup {
+			s.Diagnostics = append(s.Diagnostics, entry.Diagnostic{File: f, Severity: "error", Code: entry.CodeDuplicateID,
+				Message: fmt.Sprintf("id %q is already used by %s; rename this file or set a distinct id", e.ID, prev.File)})
+			continue
+		}
+		s.byID[e.ID] = e
+		s.Entries = append(s.Entries, e)
+	}
+	s.Ledger = ledger
+	s.Entries = linkSupersedes(s.Entries, &s.Diagnostics)
+	sortEntries(s.Entries)
+	sort.SliceStable(s.Diagnostics, func(i, j int) bool {
+		a, b := s.Diagnostics[i], s.Diagnostics[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Line < b.Line
+	})
+	s.ID = snapshotID(s)
+	if r.last != nil && r.last.ID == s.ID {
+		return r.last, nil // keep the compiled indexes of an unchanged snapshot
+	}
+	r.last = s
+	return s, nil
+}
+
+func (r *Reader) readConfig() (*config.Config, []byte, error) {
+	for _, cand := range config.Candidates() {
+		data, err := readOptional(r.fs, cand)
+		if err != nil {
+			return nil, nil, err
+		}
+		if data == nil {
+			continue
+		}
+		cfg, err := config.Parse(cand, data)
+		if err != nil {
+			return nil, nil, err
+		}
+		return cfg, data, nil
+	}
+	return config.Defaults(), nil, nil
+}
+
+type listed struct {
+	path string
+	info os.FileInfo
+}
+
+// list returns the record files of src, sorted, skipping directories that
+// belong to other sources. The directory listing's file infos serve as the
+// stat data of the parse cache, so an unchanged file costs no extra stat.
+func (r *Reader) list(src entry.Source, sourceDirs map[string]bool) ([]listed, error) {
+	var out []listed
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		infos, err := r.fs.ReadDir(fsPath(dir))
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil
+			}
+			return apierr.Wrap(apierr.OperationFailed, err, "reading %s", displayDir(dir))
+		}
+		for _, fi := range infos {
+			rel := path.Join(dir, fi.Name())
+			if fi.Mode()&os.ModeSymlink != 0 {
+				continue // never follow links out of the tree
+			}
+			if fi.IsDir() {
+				if skipDirs[fi.Name()] || (sourceDirs[rel] && rel != src.Dir) {
+					continue
+				}
+				if err := walk(rel); err != nil {
+					return err
+				}
+				continue
+			}
+			if fi.Mode().IsRegular() && entry.IsRecordFile(rel, src) {
+				out = append(out, listed{rel, fi})
+			}
+		}
+		return nil
+	}
+	if err := walk(src.Dir); err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out, nil
+}
+
+// hit returns the cached parse of file when its stat data is unchanged.
+func (r *Reader) hit(file string, fi os.FileInfo) *cached {
+	if c, ok := r.files[file]; ok && c.size == fi.Size() && c.mod.Equal(fi.ModTime()) && !fi.ModTime().IsZero() {
+		return c
+	}
+	return nil
+}
+
+// parse reads and parses one file. It touches no shared state, so misses
+// are parsed in parallel.
+func (r *Reader) parse(file string, fi os.FileInfo, src entry.Source) *cached {
+	c := &cached{size: fi.Size(), mod: fi.ModTime()}
+	if fi.Size() > entry.MaxFileSize {
+		c.diags = []entry.Diagnostic{{File: file, Severity: "error", Code: entry.CodeTooLarge,
+			Message: fmt.Sprintf("file is %d bytes; entry files are limited to %d bytes", fi.Size(), entry.MaxFileSize)}}
+		return c
+	}
+	data, err := readOptional(r.fs, file)
+	if err != nil {
+		// size -1 never hits: an unreadable file is tried again next read.
+		return &cached{size: -1, diags: []entry.Diagnostic{{File: file, Severity: "error", Code: "unreadable", Message: err.Error()}}}
+	}
+	c.blob = BlobID(data)
+	c.entry, c.diags = entry.Parse(file, data, src)
+	if c.entry != nil {
+		c.diags = append(c.diags, globDiagnostics(c.entry)...)
+	}
+	return c
+}
+
+// parallel runs fn(0..n-1) on up to GOMAXPROCS goroutines.
+func parallel(n int, fn func(int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// BlobID is the git blob id (SHA-1) of content.
+func BlobID(content []byte) string {
+	h := sha1.New()
+	h.Write([]byte("blob " + strconv.Itoa(len(content)) + "\x00"))
+	h.Write(content)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func readOptional(fs billy.Filesystem, name string) ([]byte, error) {
+	f, err := fs.Open(fsPath(name))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, apierr.Wrap(apierr.OperationFailed, err, "reading %s", name)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, entry.MaxFileSize*64))
+	if err != nil {
+		return nil, apierr.Wrap(apierr.OperationFailed, err, "reading %s", name)
+	}
+	return data, nil
+}
+
+func fsPath(rel string) string {
+	if rel == "" {
+		return "."
+	}
+	return rel
+}
+
+func displayDir(d string) string {
+	if d == "" {
+		return "the repository root"
+	}
+	return d
+}
+
+// KindRank orders kinds: decision, convention, learning, incident, architecture.
+func KindRank(kind string) int {
+	for i, k := range entry.Kinds {
+		if k == kind {
+			return i
+		}
+	}
+	return len(entry.Kinds)
+}
+
+func sortEntries(es []*entry.Entry) {
+	sort.Slice(es, func(i, j int) bool {
+		ri, rj := KindRank(es[i].Kind), KindRank(es[j].Kind)
+		if ri != rj {
+			return ri < rj
+		}
+		return es[i].ID < es[j].ID
+	})
+}
+
+func snapshotID(s *Snapshot) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "kontext-snapshot-1\x00config\x00%d\x00", len(s.ConfigText))
+	h.Write(s.ConfigText)
+	files := make([]string, 0, len(s.Blobs))
+	for f := range s.Blobs {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		fmt.Fprintf(h, "file\x00%s\x00%s\n", f, s.Blobs[f])
+	}
+	fmt.Fprintf(h, "ledger\x00%s\x00head\x00%s", BlobID(s.Ledger), s.Head)
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// linkSupersedes fills the missing side of one-sided supersede links and
+// reports each inference; an entry that a newer one supersedes is read as
+// superseded even when its own status line was never updated.
+func linkSupersedes(es []*entry.Entry, diags *[]entry.Diagnostic) []*entry.Entry {
+	byID := make(map[string]*entry.Entry, len(es))
+	for _, e := range es {
+		byID[e.ID] = e
+	}
+	for _, newer := range es {
+		for _, oldID := range newer.Supersedes {
+			old, ok := byID[oldID]
+			if !ok || contains(old.SupersededBy, newer.ID) {
+				continue
+			}
+			old.SupersededBy = append(old.SupersededBy, newer.ID)
+			msg := fmt.Sprintf("superseded_by %s inferred from the supersedes link in %s", newer.ID, newer.File)
+			if !entry.Inactive(old.Status) {
+				old.Status = "superseded"
+				msg += "; read as superseded"
+			}
+			*diags = append(*diags, entry.Diagnostic{File: old.File, Severity: "warning", Code: entry.CodeInferredLink, Message: msg + " (run kontext repair to write it)"})
+		}
+	}
+	for _, old := range es {
+		for _, newID := range old.SupersededBy {
+			newer, ok := byID[newID]
+			if !ok || contains(newer.Supersedes, old.ID) {
+				continue
+			}
+			newer.Supersedes = append(newer.Supersedes, old.ID)
+			*diags = append(*diags, entry.Diagnostic{File: newer.File, Severity: "warning", Code: entry.CodeInferredLink,
+				Message: fmt.Sprintf("supersedes %s inferred from the superseded_by link in %s", old.ID, old.File)})
+		}
+	}
+	return es
+}
+
+// globDiagnostics reports invalid and root-only patterns of e.
+func globDiagnostics(e *entry.Entry) []entry.Diagnostic {
+	var out []entry.Diagnostic
+	{
+		for _, raw := range e.Paths {
+			p, err := match.Compile(raw)
+			if err != nil {
+				out = append(out, entry.Diagnostic{File: e.File, Severity: "warning", Code: entry.CodeBadGlob,
+					Message: fmt.Sprintf("pattern %q is invalid and never matches: %v", raw, err)})
+				continue
+			}
+			if !p.Negated && match.RootOnly(p) {
+				out = append(out, entry.Diagnostic{File: e.File, Severity: "warning", Code: entry.CodeRootOnlyPattern,
+					Message: fmt.Sprintf("pattern %q only matches files at the repository root; write %q to match at any depth", raw, "**/"+p.Glob)})
+			}
+		}
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func clone(e *entry.Entry) *entry.Entry {
+	c := *e
+	c.Supersedes = append([]string{}, e.Supersedes...)
+	c.SupersededBy = append([]string{}, e.SupersededBy...)
+	return &c
+}

@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/internal/config"
+	"github.com/kontext/kontext/engine/internal/entry"
+)
+
+// ConfigCandidates returns the committed config files in lookup order.
+func ConfigCandidates() []string { return config.Candidates() }
+
+// Policy is a KnowledgePolicy: a reviewed configuration that decides which
+// files are entries, how they parse, and whether they carry authority. It
+// reads no files and runs no models.
+type Policy struct {
+	cfg *config.Config
+}
+
+// PolicyFromConfig builds a policy from reviewed config text; nil text
+// means the defaults with storage as the knowledge directory ("" = ".ai").
+func PolicyFromConfig(storage string, configText []byte) (*Policy, error) {
+	if storage == "" {
+		storage = config.DefaultStorage
+	}
+	clean, err := config.CleanDir(storage)
+	if err != nil || clean == "" {
+		return nil, apierr.Invalid("storage %q is not a directory inside the repository", storage)
+	}
+	if configText == nil {
+		return &Policy{cfg: config.DefaultsAt(clean)}, nil
+	}
+	cfg, err := config.ParseAt("config", configText, clean)
+	if err != nil {
+		return nil, err
+	}
+	return &Policy{cfg: cfg}, nil
+}
+
+// CommittedEntry is what Inspect returns for one verified blob.
+type CommittedEntry struct {
+	ID          string             `json:"id"`
+	Kind        string             `json:"kind"`
+	Title       string             `json:"title"`
+	Body        string             `json:"body"`
+	Summary     *string            `json:"summary"`
+	Status      *string            `json:"status"`
+	Checked     *string            `json:"checked"`
+	Date        *string            `json:"date"`
+	Verify      *string            `json:"verify"`
+	ReviewBy    *string            `json:"review_by"`
+	Supersedes  []string           `json:"supersedes"`
+	Paths       []string           `json:"paths"`
+	Tags        []string           `json:"tags"`
+	File        string             `json:"file"`
+	Style       string             `json:"style"`
+	Authority   bool               `json:"authority"`
+	Extra       map[string]any     `json:"extra"`
+	Diagnostics []entry.Diagnostic `json:"diagnostics"`
+}
+
+// Inspect parses text as the file at path (repo-relative) under the
+// policy. A path outside every configured source, a file that is not a
+// record, or an unparseable file is invalid_input.
+func (p *Policy) Inspect(path string, text []byte) (*CommittedEntry, error) {
+	rel := strings.TrimPrefix(strings.TrimPrefix(strings.ReplaceAll(path, "\\", "/"), "./"), "/")
+	src, ok := p.sourceOf(rel)
+	if !ok {
+		return nil, apierr.Invalid("%s is not inside a configured knowledge directory", rel)
+	}
+	if !entry.IsRecordFile(rel, src) {
+		return nil, apierr.Invalid("%s is not an entry file of a %s-style source (README, index and template files are not records)", rel, src.Style)
+	}
+	en, diags := entry.Parse(rel, text, src)
+	if diags == nil {
+		diags = []entry.Diagnostic{}
+	}
+	if en == nil {
+		msg := "file is not an entry"
+		if len(diags) > 0 {
+			msg = diags[0].Code + ": " + diags[0].Message
+		}
+		err := apierr.Invalid("%s: %s", rel, msg)
+		err.Extra = map[string]any{"diagnostics": diags}
+		return nil, err
+	}
+	return &CommittedEntry{
+		ID: en.ID, Kind: en.Kind, Title: en.Title, Body: en.Body, Summary: strp(en.Summary),
+		Status: strp(en.Status), Checked: strp(en.Checked), Date: strp(en.Date), Verify: strp(en.Verify),
+		ReviewBy: strp(en.ReviewBy), Supersedes: nonNil(en.Supersedes), Paths: nonNil(en.Paths),
+		Tags: nonNil(en.Tags), File: en.File, Style: en.Style, Authority: authority(en), Extra: en.Extra,
+		Diagnostics: diags,
+	}, nil
+}
+
+// sourceOf finds the source whose directory holds rel; the deepest wins.
+func (p *Policy) sourceOf(rel string) (entry.Source, bool) {
+	var best entry.Source
+	found := false
+	for _, s := range p.cfg.Sources() {
+		if s.Dir != "" && !strings.HasPrefix(rel, s.Dir+"/") {
+			continue
+		}
+		if !found || len(s.Dir) > len(best.Dir) {
+			best, found = s, true
+		}
+	}
+	return best, found
+}

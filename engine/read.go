@@ -1,0 +1,367 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/internal/entry"
+	"github.com/kontext/kontext/engine/internal/jsonin"
+	"github.com/kontext/kontext/engine/internal/kb"
+	"github.com/kontext/kontext/engine/internal/match"
+)
+
+// ListResult is the result of entries.list.
+type ListResult struct {
+	Entries     []*Entry           `json:"entries"`
+	Total       int                `json:"total"`
+	NextOffset  *int               `json:"next_offset"`
+	Snapshot    string             `json:"snapshot"`
+	Diagnostics []entry.Diagnostic `json:"diagnostics"`
+}
+
+func limitOf(field string, p *int, def, max int) (int, error) {
+	if p == nil {
+		return def, nil
+	}
+	if *p < 1 || (max > 0 && *p > max) {
+		if max > 0 {
+			return 0, jsonin.Errorf(field, "must be between 1 and %d, got %d", max, *p)
+		}
+		return 0, jsonin.Errorf(field, "must be at least 1, got %d", *p)
+	}
+	return *p, nil
+}
+
+func normKinds(kinds []string) (map[string]bool, error) {
+	if len(kinds) == 0 {
+		return nil, nil
+	}
+	out := map[string]bool{}
+	for _, k := range kinds {
+		n, ok := entry.NormalizeKind(k)
+		if !ok {
+			return nil, jsonin.Errorf("kinds", "unknown kind %q; kinds are %s (alias adr)", k, strings.Join(entry.Kinds, ", "))
+		}
+		out[n] = true
+	}
+	return out, nil
+}
+
+func runList(ctx context.Context, e *Engine, v any) (any, error) {
+	in := v.(*ListInput)
+	limit, err := limitOf("limit", in.Limit, 100, 500)
+	if err != nil {
+		return nil, err
+	}
+	if in.Offset < 0 {
+		return nil, jsonin.Errorf("offset", "must be 0 or more, got %d", in.Offset)
+	}
+	kinds, err := normKinds(in.Kinds)
+	if err != nil {
+		return nil, err
+	}
+	st, err := e.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var picked []*entry.Entry
+	for _, en := range st.snap.Entries {
+		if in.ActiveOnly && entry.Inactive(en.Status) {
+			continue
+		}
+		if kinds != nil && !kinds[en.Kind] {
+			continue
+		}
+		if len(in.Tags) > 0 && !anyIn(en.Tags, in.Tags) {
+			continue
+		}
+		picked = append(picked, en)
+	}
+	res := &ListResult{Entries: []*Entry{}, Total: len(picked), Snapshot: st.snap.ID, Diagnostics: st.snap.Diagnostics}
+	if res.Diagnostics == nil {
+		res.Diagnostics = []entry.Diagnostic{}
+	}
+	for i := in.Offset; i < len(picked) && i < in.Offset+limit; i++ {
+		res.Entries = append(res.Entries, e.view(st, picked[i]))
+	}
+	if next := in.Offset + limit; next < len(picked) {
+		res.NextOffset = &next
+	}
+	return res, nil
+}
+
+func anyIn(have, want []string) bool {
+	for _, w := range want {
+		for _, h := range have {
+			if strings.EqualFold(h, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func runGet(ctx context.Context, e *Engine, v any) (any, error) {
+	in := v.(*GetInput)
+	st, err := e.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	en, err := st.snap.Lookup(in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return e.view(st, en), nil
+}
+
+// SearchResult is the result of entries.search.
+type SearchResult struct {
+	Entries  []*Entry `json:"entries"`
+	Total    int      `json:"total"`
+	Snapshot string   `json:"snapshot"`
+}
+
+func runSearch(ctx context.Context, e *Engine, v any) (any, error) {
+	in := v.(*SearchInput)
+	if strings.TrimSpace(in.Query) == "" {
+		return nil, jsonin.Errorf("query", "is empty; pass the words to search for")
+	}
+	limit, err := limitOf("limit", in.Limit, 20, 500)
+	if err != nil {
+		return nil, err
+	}
+	st, err := e.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := &SearchResult{Entries: []*Entry{}, Snapshot: st.snap.ID}
+	for _, h := range st.snap.Search().Search(in.Query) {
+		en := st.snap.Entries[h.Doc]
+		if in.ActiveOnly && entry.Inactive(en.Status) {
+			continue
+		}
+		res.Total++
+		if len(res.Entries) < limit {
+			view := e.view(st, en)
+			score := h.Score
+			view.Score = &score
+			res.Entries = append(res.Entries, view)
+		}
+	}
+	return res, nil
+}
+
+// GoverningResult is the result of entries.governing.
+type GoverningResult struct {
+	Entries  []*Entry `json:"entries"`
+	Total    int      `json:"total"`
+	Snapshot string   `json:"snapshot"`
+}
+
+// normPaths normalises input paths; a path escaping the repository is
+// invalid_input.
+func normPaths(field string, paths []string) ([]string, error) {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		n, err := match.NormalizePath(p)
+		if err != nil {
+			return nil, jsonin.Errorf(field, "%v", err)
+		}
+		if n == "" {
+			return nil, jsonin.Errorf(field, "%q is not a file path", p)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func runGoverning(ctx context.Context, e *Engine, v any) (any, error) {
+	in := v.(*GoverningInput)
+	if in.Paths == nil {
+		return nil, jsonin.Errorf("paths", "is required: pass the repo-relative paths to look up")
+	}
+	paths, err := normPaths("paths", in.Paths)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := limitOf("limit", in.Limit, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	if in.MinSpecificity < 0 {
+		return nil, jsonin.Errorf("min_specificity", "must be 0 or more")
+	}
+	st, err := e.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return e.governing(st, paths, in.ExcludeIDs, in.MinSpecificity, limit), nil
+}
+
+func (e *Engine) governing(st *state, paths, exclude []string, minSpec, limit int) *GoverningResult {
+	excluded := map[string]bool{}
+	for _, id := range exclude {
+		excluded[id] = true
+	}
+	res := &GoverningResult{Entries: []*Entry{}, Snapshot: st.snap.ID}
+	for _, r := range st.snap.Governing().Lookup(paths) {
+		en := st.snap.Entries[r.Owner]
+		if excluded[en.ID] {
+			continue
+		}
+		var ms []Match
+		best := -1
+		for _, m := range r.Matches {
+			if m.Specificity < minSpec {
+				continue
+			}
+			ms = append(ms, Match{Path: m.Path, Rule: m.Rule, Specificity: m.Specificity})
+			best = max(best, m.Specificity)
+		}
+		if len(ms) == 0 {
+			continue
+		}
+		view := e.view(st, en)
+		view.Matches, view.Specificity = ms, &best
+		res.Entries = append(res.Entries, view)
+	}
+	sort.SliceStable(res.Entries, func(i, j int) bool {
+		a, b := res.Entries[i], res.Entries[j]
+		if *a.Specificity != *b.Specificity {
+			return *a.Specificity > *b.Specificity
+		}
+		if ra, rb := kb.KindRank(a.Kind), kb.KindRank(b.Kind); ra != rb {
+			return ra < rb
+		}
+		return a.ID < b.ID
+	})
+	res.Total = len(res.Entries)
+	if limit > 0 && len(res.Entries) > limit {
+		res.Entries = res.Entries[:limit]
+	}
+	return res
+}
+
+// Candidate is one entries.related candidate.
+type Candidate struct {
+	ID       string  `json:"id"`
+	Title    string  `json:"title"`
+	Kind     string  `json:"kind"`
+	Status   *string `json:"status,omitempty"`
+	Reason   string  `json:"reason"`
+	Label    string  `json:"label"`
+	Revision string  `json:"revision"`
+}
+
+// RelatedResult is the result of entries.related without a model.
+type RelatedResult struct {
+	Candidates []Candidate `json:"candidates"`
+	Snapshot   string      `json:"snapshot"`
+}
+
+const maxRelated = 5
+
+func runRelated(ctx context.Context, e *Engine, v any) (any, error) {
+	in := v.(*RelatedInput)
+	if useModel, err := wantsModel(in.LLM); err != nil {
+		return nil, err
+	} else if useModel {
+		return nil, apierr.New(apierr.ModelUnavailable, "no model adapter is configured; configure one in the local config ([llm]) or call entries.related without llm")
+	}
+	if strings.TrimSpace(in.Text) == "" && len(in.Paths) == 0 {
+		return nil, apierr.Invalid("pass text, paths or both to find related entries")
+	}
+	var patterns []match.Pattern
+	for _, raw := range in.Paths {
+		n, err := match.NormalizePath(strings.TrimPrefix(raw, "!"))
+		if err != nil {
+			return nil, jsonin.Errorf("paths", "%v", err)
+		}
+		p, err := match.Compile(n)
+		if err != nil {
+			return nil, jsonin.Errorf("paths", "%q: %v", raw, err)
+		}
+		patterns = append(patterns, p)
+	}
+	st, err := e.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	excluded := map[string]bool{}
+	for _, id := range in.ExcludeIDs {
+		excluded[id] = true
+	}
+	res := &RelatedResult{Candidates: []Candidate{}, Snapshot: st.snap.ID}
+	seen := map[string]bool{}
+	add := func(en *entry.Entry, reason string) {
+		if len(res.Candidates) >= maxRelated || seen[en.ID] || excluded[en.ID] || entry.Inactive(en.Status) {
+			return
+		}
+		seen[en.ID] = true
+		res.Candidates = append(res.Candidates, Candidate{ID: en.ID, Title: en.Title, Kind: en.Kind, Status: strp(en.Status),
+			Reason: reason, Label: "related, check", Revision: st.snap.Blobs[en.File]})
+	}
+	if strings.TrimSpace(in.Text) != "" {
+		ix, active := st.snap.ActiveSearch()
+		for _, h := range ix.Similar(in.Text) {
+			add(active[h.Doc], "similar wording: "+strings.Join(h.Terms, ", "))
+		}
+	}
+	if len(patterns) > 0 {
+		// Narrow overlaps first: a catch-all "**" rule is the weakest relation.
+		type hit struct {
+			en   *entry.Entry
+			rule string
+			spec int
+		}
+		var hits []hit
+		for _, en := range st.snap.Entries {
+			if rule, spec, ok := overlapping(en, patterns); ok {
+				hits = append(hits, hit{en, rule, spec})
+			}
+		}
+		sort.SliceStable(hits, func(i, j int) bool { return hits[i].spec > hits[j].spec })
+		for _, h := range hits {
+			add(h.en, "overlapping paths: "+h.rule)
+		}
+	}
+	return res, nil
+}
+
+// overlapping returns the most specific positive pattern of en that can
+// match a path one of with can match.
+func overlapping(en *entry.Entry, with []match.Pattern) (string, int, bool) {
+	best, spec, found := "", -1, false
+	for _, raw := range en.Paths {
+		p, err := match.Compile(raw)
+		if err != nil || p.Negated || p.Specificity <= spec {
+			continue
+		}
+		for _, q := range with {
+			if match.Overlap(p, q) {
+				best, spec, found = raw, p.Specificity, true
+				break
+			}
+		}
+	}
+	return best, spec, found
+}
+
+func wantsModel(raw json.RawMessage) (bool, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return false, nil
+	}
+	var b bool
+	if err := json.Unmarshal(raw, &b); err == nil {
+		return b, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s != "", nil
+	}
+	return false, jsonin.Errorf("llm", "must be a boolean or an adapter name, got %s", fmt.Sprint(string(raw)))
+}

@@ -1,0 +1,326 @@
+package native
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the contract golden files under testdata/contract")
+
+const now = "2026-11-30T12:00:00Z"
+
+func repoRoot(t *testing.T) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(file))
+}
+
+// gitEnv makes git hermetic and deterministic in tests.
+func gitEnv(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_AUTHOR_NAME", "Test Author")
+	t.Setenv("GIT_AUTHOR_EMAIL", "author@example.com")
+	t.Setenv("GIT_COMMITTER_NAME", "Test Author")
+	t.Setenv("GIT_COMMITTER_EMAIL", "author@example.com")
+	t.Setenv("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+	t.Setenv("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+	t.Setenv("KONTEXT_NOW", now)
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// demoRepo builds the demo repository with build/demo-repo.sh.
+func demoRepo(t *testing.T) string {
+	t.Helper()
+	gitEnv(t)
+	dir := filepath.Join(t.TempDir(), "demo")
+	cmd := exec.Command("bash", filepath.Join(repoRoot(t), "build", "demo-repo.sh"), dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("demo-repo.sh: %v\n%s", err, out)
+	}
+	return dir
+}
+
+// fileRepo makes a git repo holding files, all committed.
+func fileRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	gitEnv(t)
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(files) > 0 {
+		git(t, dir, "add", "-A")
+		git(t, dir, "commit", "-q", "-m", "fixture")
+	}
+	return dir
+}
+
+type contractCase struct {
+	name  string
+	op    string
+	input string
+}
+
+// checkGolden compares an envelope with testdata/contract/<name>.json after
+// replacing the temp root with <root>.
+func checkGolden(t *testing.T, name, root string, env []byte) {
+	t.Helper()
+	if !json.Valid(env) {
+		t.Fatalf("%s: not one JSON document: %s", name, env)
+	}
+	if bytes.Count(bytes.TrimSpace(env), []byte("\n")) != 0 {
+		t.Fatalf("%s: envelope spans several lines", name)
+	}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, env, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.ReplaceAll(pretty.String(), root, "<root>") + "\n"
+	file := filepath.Join(repoRoot(t), "testdata", "contract", name+".json")
+	if *update {
+		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%s: no golden file (run go test ./native -run Contract -update): %v", name, err)
+	}
+	if got != string(want) {
+		t.Errorf("%s: answer differs from %s (rerun with -update if the change is intended)\n%s", name, file, diffLines(string(want), got))
+	}
+}
+
+func diffLines(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			return "first difference at line " + strconv.Itoa(i+1) + ":\n- " + a + "\n+ " + b
+		}
+	}
+	return ""
+}
+
+func TestContractDemo(t *testing.T) {
+	dir := demoRepo(t)
+	cases := []contractCase{
+		{"status", "status", `{}`},
+		{"describe_all", "api.describe", `{}`},
+		{"describe_one", "api.describe", `{"operation":"entries.governing"}`},
+		{"describe_unknown", "api.describe", `{"operation":"entries.frobnicate"}`},
+		{"list_page", "entries.list", `{"limit":3}`},
+		{"list_all", "entries.list", `{"limit":500}`},
+		{"list_adr_kind_active", "entries.list", `{"kinds":["adr"],"active_only":true}`},
+		{"list_bad_kind", "entries.list", `{"kinds":["rule"]}`},
+		{"list_bad_limit", "entries.list", `{"limit":501}`},
+		{"get_adr_number", "entries.get", `{"id":"ADR-3"}`},
+		{"get_path", "entries.get", `{"id":"docs/adr/0001-record-architecture-decisions.md"}`},
+		{"get_ambiguous", "entries.get", `{"id":"2026"}`},
+		{"get_not_found", "entries.get", `{"id":"no-such-entry"}`},
+		{"get_missing_id", "entries.get", `{}`},
+		{"search", "entries.search", `{"query":"rounding VAT invoices","limit":3}`},
+		{"search_empty", "entries.search", `{"query":"  "}`},
+		{"governing", "entries.governing", `{"paths":["src/billing/tax/vat.go"]}`},
+		{"governing_many", "entries.governing", `{"paths":["./src/billing/invoice.go","db/migrations/0001_init.sql","web/components/InvoiceTable.tsx"],"limit":4}`},
+		{"governing_min_specificity", "entries.governing", `{"paths":["src/billing/tax/vat.go"],"min_specificity":2}`},
+		{"governing_escape", "entries.governing", `{"paths":["../etc/passwd"]}`},
+		{"governing_missing_paths", "entries.governing", `{}`},
+		{"related_text", "entries.related", `{"text":"invoice totals must be rounded once per line in integer cents"}`},
+		{"related_paths", "entries.related", `{"paths":["src/export/nightly.go"]}`},
+		{"related_llm", "entries.related", `{"text":"x","llm":true}`},
+		{"related_nothing", "entries.related", `{}`},
+		{"planned_operation", "drafts.stage", `{}`},
+		{"unknown_operation", "entries.frobnicate", `{}`},
+		{"malformed_json", "entries.list", `{"limit":`},
+		{"non_object", "entries.list", `[1,2,3]`},
+		{"unknown_field", "entries.list", `{"limt":3}`},
+		{"wrong_type", "entries.governing", `{"paths":"src/a.go"}`},
+		{"deep_nesting", "entries.list", `{"kinds":` + strings.Repeat("[", 80) + strings.Repeat("]", 80) + `}`},
+		{"invalid_utf8", "entries.search", "{\"query\":\"\xff\xfe\"}"},
+		{"dir_missing", "status", `{"dir":"no/such/dir"}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			env := Request(context.Background(), dir, c.op, []byte(c.input))
+			checkGolden(t, c.name, dir, env)
+		})
+	}
+}
+
+func TestContractSetup(t *testing.T) {
+	dir := fileRepo(t, nil)
+	first := Request(context.Background(), dir, "setup", []byte(`{}`))
+	checkGolden(t, "setup_first", dir, first)
+	second := Request(context.Background(), dir, "setup", []byte(`{}`))
+	checkGolden(t, "setup_again", dir, second)
+	if _, err := os.Stat(filepath.Join(dir, ".kontext.toml")); err != nil {
+		t.Fatal("setup wrote no config")
+	}
+	for _, d := range []string{".ai/decisions", ".ai/conventions", ".ai/learnings", ".ai/incidents", ".ai/architecture"} {
+		if fi, err := os.Stat(filepath.Join(dir, d)); err != nil || !fi.IsDir() {
+			t.Fatalf("setup did not create %s", d)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git", "hooks", "pre-commit")); err == nil {
+		t.Fatal("setup installed a hook")
+	}
+}
+
+func TestContractBadConfig(t *testing.T) {
+	dir := fileRepo(t, map[string]string{
+		".kontext.toml": "version = 1\nstorage = \".ai\"\n\n[kinds.decision]\ndir = \"docs/adr\"\nstyel = \"adr\"\n",
+	})
+	checkGolden(t, "config_unknown_key", dir, Request(context.Background(), dir, "entries.list", nil))
+	dir = fileRepo(t, map[string]string{
+		".kontext.toml": "[kinds.decision]\ndir = \"docs/adr\"\n\n[[kinds.convention.include]]\ndir = \"docs/adr\"\nstyle = \"adr\"\n",
+	})
+	checkGolden(t, "config_shared_dir", dir, Request(context.Background(), dir, "status", nil))
+}
+
+func TestContractDiagnostics(t *testing.T) {
+	bomb := "---\na: &a [\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\nh: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]\ni: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]\n---\n# Bomb\n"
+	dir := fileRepo(t, map[string]string{
+		".ai/decisions/2026-01-01-good.md":       "---\nstatus: accepted\ndate: 2026-01-01\npaths: [\"*.sql\", \"src/[\"]\n---\n# Good one\n\nBody.\n",
+		".ai/decisions/2026-01-02-bomb.md":       bomb,
+		".ai/decisions/2026-01-03-large.md":      "---\nstatus: accepted\n---\n# Large\n\n" + strings.Repeat("x", 1<<20),
+		".ai/decisions/2026-01-04-latin1.md":     "---\nstatus: accepted\n---\n# Caf\xe9\n",
+		".ai/learnings/2026-01-01-good.md":       "---\ntitle: Same id as a decision\n---\nBody.\n",
+		".ai/conventions/2026-01-05-unclosed.md": "---\ntitle: never closed\n",
+	})
+	checkGolden(t, "list_diagnostics", dir, Request(context.Background(), dir, "entries.list", nil))
+}
+
+func TestPublicationStates(t *testing.T) {
+	dir := fileRepo(t, map[string]string{
+		".ai/conventions/committed.md": "---\ntitle: Committed\n---\nBody.\n",
+		".ai/conventions/modified.md":  "---\ntitle: Modified\n---\nBody.\n",
+		".ai/conventions/staged.md":    "---\ntitle: Staged\n---\nBody.\n",
+	})
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".ai/conventions/modified.md", "---\ntitle: Modified\n---\nBody, edited.\n")
+	write(".ai/conventions/staged.md", "---\ntitle: Staged\n---\nBody, staged.\n")
+	git(t, dir, "add", ".ai/conventions/staged.md")
+	write(".ai/conventions/untracked.md", "---\ntitle: Untracked\n---\nBody.\n")
+	env := Request(context.Background(), dir, "entries.list", nil)
+	var res struct {
+		Result struct {
+			Entries []struct {
+				ID          string `json:"id"`
+				Revision    string `json:"revision"`
+				Publication struct {
+					State    string  `json:"state"`
+					Revision *string `json:"revision"`
+					BlobHash *string `json:"blob_hash"`
+				} `json:"publication"`
+			} `json:"entries"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(env, &res); err != nil {
+		t.Fatal(err)
+	}
+	head := git(t, dir, "rev-parse", "HEAD")
+	want := map[string]string{"committed": "committed", "modified": "modified", "staged": "staged", "untracked": "untracked"}
+	if len(res.Result.Entries) != 4 {
+		t.Fatalf("got %d entries: %s", len(res.Result.Entries), env)
+	}
+	for _, e := range res.Result.Entries {
+		p := e.Publication
+		if p.State != want[e.ID] {
+			t.Errorf("%s: state %s, want %s", e.ID, p.State, want[e.ID])
+		}
+		if p.Revision == nil || *p.Revision != head {
+			t.Errorf("%s: publication.revision %v, want HEAD %s", e.ID, p.Revision, head)
+		}
+		blob := git(t, dir, "hash-object", ".ai/conventions/"+e.ID+".md")
+		if e.Revision != blob {
+			t.Errorf("%s: revision %s, want the blob id %s", e.ID, e.Revision, blob)
+		}
+		switch p.State {
+		case "modified", "untracked":
+			if p.BlobHash != nil {
+				t.Errorf("%s: blob_hash %s while the file has unstaged changes", e.ID, *p.BlobHash)
+			}
+		default:
+			if p.BlobHash == nil || *p.BlobHash != blob {
+				t.Errorf("%s: blob_hash %v, want %s", e.ID, p.BlobHash, blob)
+			}
+		}
+	}
+}
+
+func TestSnapshotChanges(t *testing.T) {
+	dir := fileRepo(t, map[string]string{".ai/conventions/a.md": "---\ntitle: A\n---\nBody.\n"})
+	snap := func() string {
+		var res struct {
+			Result struct {
+				Snapshot string `json:"snapshot"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(Request(context.Background(), dir, "entries.list", nil), &res); err != nil {
+			t.Fatal(err)
+		}
+		return res.Result.Snapshot
+	}
+	s1 := snap()
+	if s1 != snap() {
+		t.Fatal("snapshot changed without a change")
+	}
+	// Same number of entries, different content.
+	os.WriteFile(filepath.Join(dir, ".ai/conventions/a.md"), []byte("---\ntitle: A\n---\nBody two.\n"), 0o644)
+	s2 := snap()
+	if s2 == s1 {
+		t.Fatal("snapshot did not change with an entry's content")
+	}
+	os.WriteFile(filepath.Join(dir, ".ai/confirmations.log"), []byte(`{"at":"2026-01-01T00:00:00Z","kind":"read","id":"a"}`+"\n"), 0o644)
+	s3 := snap()
+	if s3 == s2 {
+		t.Fatal("snapshot did not change with the ledger")
+	}
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "more")
+	if snap() == s3 {
+		t.Fatal("snapshot did not change with HEAD")
+	}
+	os.WriteFile(filepath.Join(dir, ".kontext.toml"), []byte("version = 1\n"), 0o644)
+	if snap() == s3 {
+		t.Fatal("snapshot did not change with the config")
+	}
+}

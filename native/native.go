@@ -1,0 +1,90 @@
+// Package native serves the application API over a repository on disk: it
+// opens the worktree with the OS filesystem and go-git and hands both to
+// the engine. It is the Go embedding API of native applications.
+package native
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/go-git/go-billy/v5/osfs"
+
+	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/internal/gogit"
+)
+
+// Request runs one API operation against the repository containing dir and
+// returns the JSON envelope, exactly as `kontext -C dir api` prints it. An
+// input field "dir" overrides dir (relative to it).
+func Request(ctx context.Context, dir, operation string, input []byte) []byte {
+	e, err := OpenFor(dir, input)
+	if err != nil {
+		return engine.ErrorEnvelope(err)
+	}
+	return e.Request(ctx, operation, input)
+}
+
+// OpenFor opens the engine that a request with input addresses: dir, or
+// the input's "dir" field resolved against dir.
+func OpenFor(dir string, input []byte) (*engine.Engine, error) {
+	d, err := engine.InputDir(input)
+	if err != nil {
+		return nil, err
+	}
+	if d != "" {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(dir, d)
+		}
+		dir = d
+	}
+	return Open(dir)
+}
+
+// Open returns an engine over the worktree containing dir. A directory
+// outside any git repository is read as a plain file set.
+func Open(dir string) (*engine.Engine, error) {
+	if dir == "" {
+		dir = "."
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, apierr.Invalid("dir %q cannot be resolved: %v", dir, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil || !fi.IsDir() {
+		return nil, apierr.Invalid("dir %q is not a directory", dir)
+	}
+	now, err := clock()
+	if err != nil {
+		return nil, err
+	}
+	opts := engine.Options{Root: abs, Now: now, Surface: engine.Native}
+	repo, err := gogit.Open(abs)
+	switch {
+	case errors.Is(err, gogit.ErrNoRepository):
+	case err != nil:
+		return nil, err
+	default:
+		opts.Root = repo.Root()
+		opts.Git = repo
+	}
+	opts.FS = osfs.New(opts.Root, osfs.WithBoundOS())
+	return engine.New(opts), nil
+}
+
+// clock honours KONTEXT_NOW (RFC 3339) for tests and goldens.
+func clock() (func() time.Time, error) {
+	v := os.Getenv("KONTEXT_NOW")
+	if v == "" {
+		return time.Now, nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return nil, apierr.Invalid("KONTEXT_NOW=%q is not an RFC 3339 time such as 2026-01-02T15:04:05Z", v)
+	}
+	return func() time.Time { return t }, nil
+}
