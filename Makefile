@@ -30,7 +30,7 @@ test: vet wasm-check
 	$(GO) test -race -count=1 ./...
 
 vet:
-	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './node_modules/*')); \
+	@unformatted=$$(find . -name '*.go' -not -path './node_modules/*' -not -path './.demo/*' -print0 | xargs -0 gofmt -l); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 

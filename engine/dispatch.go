@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime/debug"
 	"sort"
-	"strings"
 
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/jsonin"
@@ -95,7 +93,7 @@ type envelope struct {
 func (e *Engine) Request(ctx context.Context, op string, input []byte) (out []byte) {
 	defer func() {
 		if r := recover(); r != nil {
-			out = ErrorEnvelope(apierr.New(apierr.OperationFailed, "internal error in %s: %v (please report this with the input)\n%s", op, r, firstFrames(debug.Stack())))
+			out = ErrorEnvelope(apierr.New(apierr.OperationFailed, "internal error in %s: %v; please report it with the input", op, r))
 		}
 	}()
 	res, err := e.Do(ctx, op, input)
@@ -190,14 +188,6 @@ func encode(v any) []byte {
 		fmt.Fprintf(&buf, `{"schema_version":1,"ok":false,"error":{"code":"operation_failed","message":%q}}`+"\n", "encoding the result failed: "+err.Error())
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n")
-}
-
-func firstFrames(stack []byte) string {
-	lines := strings.Split(string(stack), "\n")
-	if len(lines) > 16 {
-		lines = lines[:16]
-	}
-	return strings.Join(lines, "\n")
 }
 
 var blobOf = kb.BlobID

@@ -35,39 +35,16 @@ func parseADR(b *builder, t string) {
 	e.ID = StemID(b.rel)
 	// Frontmatter (MADR 3+) is parsed first but applied last: its values
 	// take precedence over what the body says.
-	fmb, found, closed := splitFrontmatter(t)
-	body, bodyLine := t, 1
-	var fmFields []yamlField
-	if found {
-		if !closed {
-			b.fail(CodeBadFrontmatter, 1, "frontmatter starts with --- but has no closing --- line")
-			return
-		}
-		fields, dups, err := parseYAMLFields(fmb.yaml, fmb.startLine, b.conv)
-		if err != nil {
-			line := fmb.startLine
-			if ey, ok := err.(*errYAML); ok {
-				line = ey.line
-			}
-			b.fail(CodeBadFrontmatter, line, "invalid frontmatter: "+err.Error())
-			return
-		}
-		for _, d := range dups {
-			b.warn(CodeBadValue, d.line, "key \""+d.key+"\" appears twice; the first value is used")
-		}
-		fmFields = fields
-		body, bodyLine = fmb.body, fmb.bodyLine
+	fmFields, body, bodyLine, ok := b.readFrontmatter(t)
+	if !ok {
+		return
 	}
 	fmHas := map[string]bool{}
 	for _, f := range fmFields {
 		fmHas[f.key] = true
 	}
 
-	doc, ok := parseMarkdown([]byte(body), bodyLine)
-	if !ok {
-		b.fail(CodeBadFrontmatter, 0, "the Markdown could not be parsed")
-		return
-	}
+	doc := parseMarkdown([]byte(body), bodyLine)
 	hs := doc.headings()
 	blocks := doc.blocks()
 
@@ -205,13 +182,28 @@ func parseADR(b *builder, t string) {
 	// status line itself.
 	var sup, supBy []string
 	var links []Link
-	relLines := append(append([]textLine{}, preLines...), secLines...)
+	// Outside the status section only lines that start with a relation word
+	// count, so prose such as "This ADR builds on [3](…)" is not a link.
+	type relLine struct {
+		textLine
+		strict bool
+	}
+	var relLines []relLine
+	for _, l := range preLines {
+		relLines = append(relLines, relLine{l, true})
+	}
+	for _, l := range secLines {
+		relLines = append(relLines, relLine{l, false})
+	}
 	if statusLine != nil {
-		relLines = append(relLines, *statusLine)
+		relLines = append(relLines, relLine{*statusLine, false})
 	}
 	for _, l := range relLines {
 		rel, targets, ok := parseRelation(l.text)
 		if !ok {
+			continue
+		}
+		if first, _, _ := strings.Cut(rel, " "); l.strict && !relationWords[first] {
 			continue
 		}
 		switch rel {
@@ -244,19 +236,13 @@ func parseADR(b *builder, t string) {
 		if !ok {
 			continue
 		}
-		for _, f := range fields {
-			if err := b.applyYAML(f, true); err != nil {
-				b.fail(CodeBadFrontmatter, f.line, "invalid kontext metadata: "+err.Error())
-				return
-			}
+		if !b.applyFields(fields, true, "kontext metadata") {
+			return
 		}
 		break
 	}
-	for _, f := range fmFields {
-		if err := b.applyYAML(f, true); err != nil {
-			b.fail(CodeBadFrontmatter, f.line, "invalid frontmatter: "+err.Error())
-			return
-		}
+	if !b.applyFields(fmFields, true, "frontmatter") {
+		return
 	}
 
 	// Body: everything but the title heading when the title came from it.
@@ -268,6 +254,15 @@ func parseADR(b *builder, t string) {
 	}
 	e.Body = trimBlankLines(body)
 	b.finish(false)
+}
+
+// relationWords start the relation lines accepted outside a status section.
+var relationWords = map[string]bool{
+	"supersedes": true, "superseded": true, "replaces": true, "replaced": true,
+	"amends": true, "amended": true, "clarifies": true, "clarified": true,
+	"reverts": true, "reverted": true, "extends": true, "extended": true,
+	"relates": true, "related": true, "refines": true, "refined": true,
+	"deprecates": true, "deprecated": true, "depends": true,
 }
 
 // headingName returns a heading's lower-cased name without emoji, numbering

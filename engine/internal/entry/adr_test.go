@@ -290,3 +290,12 @@ func TestParseADRReviewAfterAndErrors(t *testing.T) {
 		t.Errorf("bad MADR frontmatter: %v %+v", e, diags)
 	}
 }
+
+func TestParseADRPreambleProseIsNotALink(t *testing.T) {
+	in := "# 50. V\n\nThis ADR builds on [3. Base](0003-base.md).\nAmends: [4. A](0004-a.md)\n\n## Status\n\nAccepted\n"
+	e, _ := parseOK(t, "docs/adr/0050-v.md", in, decisionADR)
+	links, _ := e.Extra["links"].([]Link)
+	if !reflect.DeepEqual(links, []Link{{"amends", "0004-a"}}) {
+		t.Errorf("links = %+v", links)
+	}
+}

@@ -43,21 +43,64 @@ type textLine struct {
 // for concurrent use.
 var blockParser = parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...))
 
-func parseMarkdown(src []byte, firstLine int) (doc *mdDoc, ok bool) {
-	defer func() {
-		// A parser bug must not take the caller down: report "not parsed".
-		if recover() != nil {
-			doc, ok = nil, false
-		}
-	}()
-	root := blockParser.Parse(text.NewReader(src))
+func parseMarkdown(src []byte, firstLine int) *mdDoc {
 	starts := []int{0}
 	for i, b := range src {
 		if b == '\n' {
 			starts = append(starts, i+1)
 		}
 	}
-	return &mdDoc{src: src, root: root, lineStarts: starts, firstLine: firstLine}, true
+	return &mdDoc{src: src, root: parseBlocks(src), lineStarts: starts, firstLine: firstLine}
+}
+
+// parseBlocks runs goldmark. A panic inside it must not take Parse down:
+// the text is then read as having no structure.
+func parseBlocks(src []byte) (root ast.Node) {
+	defer func() {
+		if recover() != nil {
+			root = ast.NewDocument()
+		}
+	}()
+	return blockParser.Parse(text.NewReader(capNesting(src)))
+}
+
+// maxPrefix bounds the run of container markers (">", list markers,
+// indentation) a line may start with before goldmark sees it. Goldmark's
+// block parser is quadratic in the nesting a single line opens (a 1 MiB line
+// of ">" takes minutes); no real entry nests anywhere near this deep.
+const maxPrefix = 128
+
+// capNesting returns src with every line's container-marker prefix beyond
+// maxPrefix blanked out. Offsets and line numbers are unchanged, so the
+// result maps back onto src byte for byte.
+func capNesting(src []byte) []byte {
+	var out []byte
+	run, lineStart := 0, true
+	for i, c := range src {
+		if c == '\n' {
+			run, lineStart = 0, true
+			continue
+		}
+		if !lineStart {
+			continue
+		}
+		switch {
+		case c == '>' || c == ' ' || c == '\t' || c == '.' || c == ')' || c == '-' || c == '*' || c == '+' || (c >= '0' && c <= '9'):
+			run++
+			if run > maxPrefix {
+				if out == nil {
+					out = append([]byte(nil), src...)
+				}
+				out[i] = ' '
+			}
+		default:
+			lineStart = false
+		}
+	}
+	if out == nil {
+		return src
+	}
+	return out
 }
 
 // lineIndex returns the 0-based line of byte offset off.

@@ -311,17 +311,18 @@ func (b *builder) fillSlices() {
 	}
 }
 
-// applyFrontmatter splits off and parses a YAML frontmatter block. It
-// returns the body and its first file line; ok is false when the file is
-// not an entry (the error diagnostic is recorded).
-func (b *builder) applyFrontmatter(t string, adr bool) (body string, bodyLine int, ok bool) {
+// readFrontmatter splits off and parses a YAML frontmatter block. It
+// returns its fields (not yet applied), the body and the body's first file
+// line; ok is false when the file is not an entry (the error diagnostic is
+// recorded).
+func (b *builder) readFrontmatter(t string) (fields []yamlField, body string, bodyLine int, ok bool) {
 	fm, found, closed := splitFrontmatter(t)
 	if !found {
-		return t, 1, true
+		return nil, t, 1, true
 	}
 	if !closed {
 		b.fail(CodeBadFrontmatter, 1, "frontmatter starts with --- but has no closing --- line")
-		return "", 0, false
+		return nil, "", 0, false
 	}
 	fields, dups, err := parseYAMLFields(fm.yaml, fm.startLine, b.conv)
 	if err != nil {
@@ -330,25 +331,31 @@ func (b *builder) applyFrontmatter(t string, adr bool) (body string, bodyLine in
 			line = ey.line
 		}
 		b.fail(CodeBadFrontmatter, line, "invalid frontmatter: "+err.Error())
-		return "", 0, false
+		return nil, "", 0, false
 	}
 	for _, d := range dups {
 		b.warn(CodeBadValue, d.line, fmt.Sprintf("key %q appears twice; the first value is used", d.key))
 	}
+	return fields, fm.body, fm.bodyLine, true
+}
+
+// applyFields stores frontmatter fields; false when the file turned out not
+// to be an entry (alias bomb).
+func (b *builder) applyFields(fields []yamlField, adr bool, what string) bool {
 	for _, f := range fields {
 		if err := b.applyYAML(f, adr); err != nil {
-			b.fail(CodeBadFrontmatter, f.line, "invalid frontmatter: "+err.Error())
-			return "", 0, false
+			b.fail(CodeBadFrontmatter, f.line, "invalid "+what+": "+err.Error())
+			return false
 		}
 	}
-	return fm.body, fm.bodyLine, true
+	return true
 }
 
 // parseFrontmatterStyle reads the default style: YAML frontmatter (optional:
 // a plain Markdown file is an entry with every default) and a Markdown body.
 func parseFrontmatterStyle(b *builder, t string) {
-	body, bodyLine, ok := b.applyFrontmatter(t, false)
-	if !ok {
+	fields, body, bodyLine, ok := b.readFrontmatter(t)
+	if !ok || !b.applyFields(fields, false, "frontmatter") {
 		return
 	}
 	e := b.e
@@ -356,11 +363,10 @@ func parseFrontmatterStyle(b *builder, t string) {
 		e.ID = StemID(b.rel)
 	}
 	if e.Title == "" {
-		if doc, ok := parseMarkdown([]byte(body), bodyLine); ok {
-			if h, ok := firstHeading(doc.headings(), false); ok {
-				e.Title = h.text
-				body = withoutRange(doc.src, h.start, h.end)
-			}
+		doc := parseMarkdown([]byte(body), bodyLine)
+		if h, ok := firstHeading(doc.headings(), false); ok {
+			e.Title = h.text
+			body = withoutRange(doc.src, h.start, h.end)
 		}
 	}
 	if e.Title == "" {

@@ -90,11 +90,10 @@ func parseRuleFile(b *builder, t string) {
 	}
 
 	if e.Title == "" {
-		if doc, ok := parseMarkdown([]byte(body), bodyLine); ok {
-			if h, ok := firstHeading(doc.headings(), true); ok {
-				e.Title = h.text
-				body = withoutRange(doc.src, h.start, h.end)
-			}
+		doc := parseMarkdown([]byte(body), bodyLine)
+		if h, ok := firstHeading(doc.headings(), true); ok {
+			e.Title = h.text
+			body = withoutRange(doc.src, h.start, h.end)
 		}
 	}
 	if e.Title == "" {
@@ -224,9 +223,9 @@ func flowList(v string) []string {
 func unquote(v string) string {
 	v = strings.TrimSpace(v)
 	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
-		var s string
-		if err := yaml.Unmarshal([]byte(v), &s); err == nil {
-			return s
+		var n yaml.Node
+		if err := safeUnmarshal([]byte(v), &n); err == nil && len(n.Content) == 1 && n.Content[0].Kind == yaml.ScalarNode {
+			return n.Content[0].Value
 		}
 		return v[1 : len(v)-1]
 	}

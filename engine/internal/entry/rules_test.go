@@ -21,34 +21,34 @@ func TestCursorRules(t *testing.T) {
 	}{
 		{
 			name: "brace group is one pattern", rel: ".cursor/rules/entitlements.mdc",
-			in:    "---\ndescription: Entitlement\n  checks\nglobs: **/*.{ts,tsx}, src/billing/**\nalwaysApply: false\n---\n# Entitlements\n\nAlways check.\n",
-			id:    ".cursor/rules/entitlements", title: "Entitlements", summary: "Entitlement checks",
+			in: "---\ndescription: Entitlement\n  checks\nglobs: **/*.{ts,tsx}, src/billing/**\nalwaysApply: false\n---\n# Entitlements\n\nAlways check.\n",
+			id: ".cursor/rules/entitlements", title: "Entitlements", summary: "Entitlement checks",
 			paths: []string{"**/*.{ts,tsx}", "src/billing/**"}, body: "Always check.",
 		},
 		{
 			name: "yaml list, quoted", rel: ".cursor/rules/go.mdc",
-			in:    "---\nglobs:\n  - \"**/*.go\"\n  - '**/go.mod'\n---\nUse gofmt.\n",
-			id:    ".cursor/rules/go", title: "go", paths: []string{"**/*.go", "**/go.mod"}, body: "Use gofmt.",
+			in: "---\nglobs:\n  - \"**/*.go\"\n  - '**/go.mod'\n---\nUse gofmt.\n",
+			id: ".cursor/rules/go", title: "go", paths: []string{"**/*.go", "**/go.mod"}, body: "Use gofmt.",
 		},
 		{
 			name: "flow list with unquoted globs", rel: ".cursor/rules/flow.mdc",
-			in:    "---\nglobs: [**/*.{js,jsx}, lib/*.js]\n---\n## Rules\n\nx\n",
-			id:    ".cursor/rules/flow", title: "Rules", paths: []string{"**/*.{js,jsx}", "lib/*.js"}, body: "x",
+			in: "---\nglobs: [**/*.{js,jsx}, lib/*.js]\n---\n## Rules\n\nx\n",
+			id: ".cursor/rules/flow", title: "Rules", paths: []string{"**/*.{js,jsx}", "lib/*.js"}, body: "x",
 		},
 		{
 			name: "bare directory", rel: ".cursor/rules/web.mdc",
-			in:    "---\nglobs: web/\n---\n# Web\n",
-			id:    ".cursor/rules/web", title: "Web", paths: []string{"web/**"},
+			in: "---\nglobs: web/\n---\n# Web\n",
+			id: ".cursor/rules/web", title: "Web", paths: []string{"web/**"},
 		},
 		{
 			name: "alwaysApply governs everything", rel: ".cursor/rules/nested/always.mdc",
-			in:    "---\ndescription: \"Global: be kind\"\nglobs:\nalwaysApply: true\n---\n# Always\n",
-			id:    ".cursor/rules/nested/always", title: "Always", summary: "Global: be kind", paths: []string{"**"},
+			in: "---\ndescription: \"Global: be kind\"\nglobs:\nalwaysApply: true\n---\n# Always\n",
+			id: ".cursor/rules/nested/always", title: "Always", summary: "Global: be kind", paths: []string{"**"},
 		},
 		{
 			name: "no frontmatter, no paths", rel: ".cursor/rules/manual.mdc",
-			in:    "Only when asked.\n",
-			id:    ".cursor/rules/manual", title: "manual", paths: []string{}, body: "Only when asked.",
+			in: "Only when asked.\n",
+			id: ".cursor/rules/manual", title: "manual", paths: []string{}, body: "Only when asked.",
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {

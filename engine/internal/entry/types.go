@@ -88,7 +88,7 @@ type Entry struct {
 	File         string // repo-relative path
 	Markdown     string // exact file text
 	Style        string
-	ADRNumber    int  // valid when HasADRNumber
+	ADRNumber    int // valid when HasADRNumber
 	HasADRNumber bool
 	ReadOnly     bool
 	Extra        map[string]any // unknown frontmatter keys, extra.links, extra.source_style, …

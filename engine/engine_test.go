@@ -1,0 +1,134 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-billy/v5/memfs"
+	"github.com/go-git/go-billy/v5/util"
+
+	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/apierr"
+)
+
+func memEngine(t *testing.T, files map[string]string) (*engine.Engine, func(string, string)) {
+	t.Helper()
+	fs := memfs.New()
+	write := func(name, text string) {
+		if err := util.WriteFile(fs, name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for n, txt := range files {
+		write(n, txt)
+	}
+	e := engine.New(engine.Options{FS: fs, Surface: engine.Snapshot, Revision: "0123456789abcdef0123456789abcdef01234567"})
+	return e, func(n, txt string) { write(n, txt); e.Forget(n) }
+}
+
+func decode(t *testing.T, env []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(env, &m); err != nil {
+		t.Fatalf("not JSON: %s", env)
+	}
+	return m
+}
+
+func TestSnapshotSurface(t *testing.T) {
+	e, write := memEngine(t, map[string]string{
+		".ai/decisions/2026-01-10-use-cron.md": "---\nstatus: accepted\ndate: 2026-01-10\npaths: [\"src/export/**\", \"!src/export/testdata/**\"]\n---\n# Use cron\n\nBody.\n",
+	})
+	ctx := context.Background()
+	st := decode(t, e.Request(ctx, "status", nil))["result"].(map[string]any)
+	caps := st["capabilities"].([]any)
+	for _, c := range caps {
+		if c == "setup" {
+			t.Fatal("the in-memory surface lists setup")
+		}
+	}
+	if len(caps) != 7 {
+		t.Fatalf("capabilities %v", caps)
+	}
+	env := decode(t, e.Request(ctx, "setup", nil))
+	if env["error"].(map[string]any)["code"] != apierr.UnsupportedOperation || !strings.Contains(env["error"].(map[string]any)["message"].(string), "native CLI") {
+		t.Fatalf("setup on the snapshot surface: %v", env)
+	}
+	env = decode(t, e.Request(ctx, "entries.list", []byte(`{"dir":"elsewhere"}`)))
+	if env["error"].(map[string]any)["code"] != apierr.InvalidInput {
+		t.Fatalf("dir on the snapshot surface: %v", env)
+	}
+	gov := func(path string) []any {
+		r := decode(t, e.Request(ctx, "entries.governing", []byte(`{"paths":["`+path+`"]}`)))
+		return r["result"].(map[string]any)["entries"].([]any)
+	}
+	got := gov("src/export/run.go")
+	if len(got) != 1 {
+		t.Fatalf("governing: %v", got)
+	}
+	pub := got[0].(map[string]any)["publication"].(map[string]any)
+	if pub["state"] != "snapshot" || pub["revision"] != "0123456789abcdef0123456789abcdef01234567" || pub["blob_hash"] != got[0].(map[string]any)["revision"] {
+		t.Fatalf("publication %v", pub)
+	}
+	if len(gov("src/export/testdata/x.json")) != 0 {
+		t.Fatal("a negated pattern did not exclude")
+	}
+	// An update is seen after Forget, even with the same size.
+	write(".ai/decisions/2026-01-10-use-cron.md", "---\nstatus: rejected\ndate: 2026-01-10\npaths: [\"src/export/**\", \"!src/export/testdata/**\"]\n---\n# Use cron\n\nBody.\n")
+	if len(gov("src/export/run.go")) != 0 {
+		t.Fatal("a rejected decision still governs after an update")
+	}
+}
+
+func TestPanicBecomesOperationFailed(t *testing.T) {
+	e := engine.New(engine.Options{FS: nil, Surface: engine.Snapshot})
+	env := decode(t, e.Request(context.Background(), "entries.list", nil))
+	if env["ok"] != false || env["error"].(map[string]any)["code"] != apierr.OperationFailed {
+		t.Fatalf("a nil filesystem: %v", env)
+	}
+}
+
+func TestPolicyInspect(t *testing.T) {
+	p, err := engine.PolicyFromConfig(".ai", []byte("[[kinds.decision.include]]\ndir = \"docs/adr\"\nstyle = \"adr\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	adr := "# 7. Use PostgreSQL\n\nDate: 2024-03-01\n\n## Status\n\nAccepted\n\nSupersedes [3. Use SQLite](0003-use-sqlite.md)\n\n## Context\n\nWe need a database.\n"
+	en, err := p.Inspect("docs/adr/0007-use-postgres.md", []byte(adr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if en.ID != "0007-use-postgres" || en.Kind != "decision" || en.Title != "Use PostgreSQL" || *en.Status != "accepted" || !en.Authority || en.Supersedes[0] != "0003-use-sqlite" {
+		t.Fatalf("inspect: %+v", en)
+	}
+	proposed := "---\nstatus: proposed\n---\n# Maybe\n"
+	en, err = p.Inspect(".ai/decisions/2026-01-01-maybe.md", []byte(proposed))
+	if err != nil || en.Authority {
+		t.Fatalf("a proposed decision has authority: %+v %v", en, err)
+	}
+	en, err = p.Inspect(".ai/conventions/tabs.md", []byte("---\nvisibility: private\n---\n# Tabs\n"))
+	if err != nil || en.Authority {
+		t.Fatalf("a private convention has authority: %+v %v", en, err)
+	}
+	if _, err := p.Inspect("src/main.go", []byte("package main")); apierr.CodeOf(err) != apierr.InvalidInput {
+		t.Fatalf("a file outside the knowledge dirs: %v", err)
+	}
+	if _, err := p.Inspect("docs/adr/README.md", []byte("# ADRs")); apierr.CodeOf(err) != apierr.InvalidInput {
+		t.Fatalf("an index file: %v", err)
+	}
+	if _, err := engine.PolicyFromConfig(".ai", []byte("nope = 1\n")); apierr.CodeOf(err) != apierr.InvalidInput {
+		t.Fatalf("a bad config: %v", err)
+	}
+	d, err := engine.PolicyFromConfig("knowledge", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Inspect("knowledge/learnings/x.md", []byte("# X\n")); err != nil {
+		t.Fatalf("defaults under another storage: %v", err)
+	}
+	if got := engine.ConfigCandidates(); len(got) != 2 || got[0] != ".kontext.toml" || got[1] != ".ai/kontext.toml" {
+		t.Fatalf("candidates %v", got)
+	}
+}

@@ -1,0 +1,97 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kontext/kontext/engine/apierr"
+)
+
+func TestDefaults(t *testing.T) {
+	c := Defaults()
+	srcs := c.Sources()
+	if len(srcs) != 5 || srcs[0].Dir != ".ai/decisions" || srcs[4].Dir != ".ai/architecture" || srcs[1].Style != "frontmatter" {
+		t.Fatalf("default sources %+v", srcs)
+	}
+	if c.Ledger() != ".ai/confirmations.log" || c.MaxCommits != 5000 || c.BudgetLines != 300 {
+		t.Fatalf("defaults %+v", c)
+	}
+}
+
+func TestParse(t *testing.T) {
+	text := `version = 1
+storage = "knowledge/"
+
+[kinds.adr]
+dir = "./docs/adr/"
+style = "adr"
+review_after = "6m"
+
+[[kinds.convention.include]]
+dir = ".cursor/rules"
+style = "cursor"
+
+[[kinds.convention.include]]
+dir = "."
+style = "agents"
+
+[index]
+max_commits = 100
+
+[brief]
+budget_lines = 50
+`
+	c, err := Parse(".kontext.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := c.Kinds["decision"]
+	if d.Dir != "docs/adr" || d.Style != "adr" || d.ReviewAfter != "6m" {
+		t.Fatalf("decision kind %+v", d)
+	}
+	if c.Kinds["learning"].Dir != "knowledge/learnings" {
+		t.Fatalf("storage does not move default dirs: %s", c.Kinds["learning"].Dir)
+	}
+	var inc []string
+	for _, s := range c.Sources() {
+		if s.ReadOnly {
+			inc = append(inc, s.Kind+":"+s.Dir+":"+s.Style)
+		}
+	}
+	if strings.Join(inc, ",") != "convention:.cursor/rules:cursor,convention::agents" {
+		t.Fatalf("includes %v", inc)
+	}
+	if c.MaxCommits != 100 || c.BudgetLines != 50 || c.Path != ".kontext.toml" {
+		t.Fatalf("tables %+v", c)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := map[string]struct{ text, want string }{
+		"unknown top key":     {"version = 1\nstorag = \".ai\"\n", `.kontext.toml:2: unknown key "storag"`},
+		"unknown nested key":  {"[kinds.decision]\ndir = \"a\"\nstyel = \"adr\"\n", `.kontext.toml:3: unknown key "kinds.decision.styel"`},
+		"unknown kind":        {"[kinds.rule]\ndir = \"a\"\n", `.kontext.toml:1: unknown kind "rule"`},
+		"bad style":           {"\n[kinds.decision]\nstyle = \"nygard\"\n", `.kontext.toml:3: kinds.decision.style: unknown style "nygard"`},
+		"bad review_after":    {"[kinds.learning]\nreview_after = \"soon\"\n", `.kontext.toml:2: kinds.learning.review_after`},
+		"escaping dir":        {"[kinds.decision]\ndir = \"../elsewhere\"\n", `leaves the repository`},
+		"absolute dir":        {"[kinds.decision]\ndir = \"/etc\"\n", `is absolute`},
+		"shared dir":          {"[kinds.decision]\ndir = \"docs\"\n[kinds.learning]\ndir = \"docs/\"\n", `two sources share the directory "docs"`},
+		"include shares dir":  {"[[kinds.convention.include]]\ndir = \".ai/decisions\"\n", `two sources share the directory ".ai/decisions"`},
+		"bad version":         {"version = 2\n", `unsupported version 2`},
+		"bad max_commits":     {"[index]\nmax_commits = 0\n", `.kontext.toml:2: index.max_commits: must be at least 1`},
+		"toml syntax":         {"version = \n", `.kontext.toml:1:`},
+		"wrong type":          {"storage = 3\n", `.kontext.toml:1:`},
+		"include without dir": {"[[kinds.convention.include]]\nstyle = \"cursor\"\n", `include[0].dir`},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse(".kontext.toml", []byte(c.text))
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if apierr.CodeOf(err) != apierr.InvalidInput || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("%s: %v", apierr.CodeOf(err), err)
+			}
+		})
+	}
+}
