@@ -29,7 +29,7 @@ const adrConfig = "[[kinds.decision.include]]\ndir = \"docs/adr\"\nstyle = \"adr
 
 func TestLookup(t *testing.T) {
 	s := read(t, map[string]string{
-		".kontext.toml": adrConfig,
+		".kontext.toml":                        adrConfig,
 		"docs/adr/0007-use-postgres.md":        "# 7. Use PostgreSQL\n\nDate: 2024-03-01\n\n## Status\n\nAccepted\n",
 		"docs/adr/0012-use-queues.md":          "# 12. Use queues\n\nDate: 2024-03-01\n\n## Status\n\nAccepted\n",
 		".ai/decisions/2026-01-10-use-cron.md": "---\nstatus: accepted\n---\n# Use cron\n",
