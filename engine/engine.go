@@ -102,9 +102,5 @@ func (e *Engine) read(ctx context.Context) (*state, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &state{snap: snap, head: head, cfg: snap.Config}
-	if err := e.publish(ctx, st); err != nil {
-		return nil, err
-	}
-	return st, nil
+	return &state{snap: snap, head: head, cfg: snap.Config, pub: map[string]Publication{}}, nil
 }

@@ -86,32 +86,31 @@ func strp(s string) *string {
 	return &s
 }
 
-// publish computes the publication of every record file and of the config.
-func (e *Engine) publish(ctx context.Context, st *state) error {
-	files := make([]string, 0, len(st.snap.Blobs)+1)
-	for f := range st.snap.Blobs {
-		files = append(files, f)
+// publish computes the publication of files (entry files or the config)
+// that are not known yet. Only what a result shows is asked of git.
+func (e *Engine) publish(ctx context.Context, st *state, files []string) error {
+	var todo []string
+	for _, f := range files {
+		if _, ok := st.pub[f]; !ok && f != "" {
+			todo = append(todo, f)
+		}
 	}
-	if st.cfg.Path != "" {
-		files = append(files, st.cfg.Path)
+	if len(todo) == 0 {
+		return nil
 	}
-	sort.Strings(files)
-	st.pub = make(map[string]Publication, len(files))
+	sort.Strings(todo)
 	if e.opts.Git == nil {
-		for _, f := range files {
-			st.pub[f] = Publication{State: "snapshot", Revision: strp(st.head), BlobHash: strp(st.snap.Blobs[f])}
+		for _, f := range todo {
+			st.pub[f] = Publication{State: "snapshot", Revision: strp(st.head), BlobHash: strp(e.blob(st, f))}
 		}
 		return nil
 	}
-	index, head, err := e.opts.Git.Blobs(ctx, files)
+	index, head, err := e.opts.Git.Blobs(ctx, todo)
 	if err != nil {
 		return err
 	}
-	for _, f := range files {
-		wt := st.snap.Blobs[f]
-		if f == st.cfg.Path && wt == "" {
-			wt = blobOf(st.snap.ConfigText)
-		}
+	for _, f := range todo {
+		wt := e.blob(st, f)
 		p := Publication{Revision: strp(st.head)}
 		idx, inIndex := index[f]
 		switch {
@@ -129,9 +128,36 @@ func (e *Engine) publish(ctx context.Context, st *state) error {
 	return nil
 }
 
-func (e *Engine) configSource(st *state) ConfigSource {
+// blob is the git blob id of a knowledge file's working-tree content.
+func (e *Engine) blob(st *state, file string) string {
+	if file == st.cfg.Path {
+		return blobOf(st.snap.ConfigText)
+	}
+	return st.snap.Blobs[file]
+}
+
+// views publishes and renders entries in order.
+func (e *Engine) views(ctx context.Context, st *state, ens []*entry.Entry) ([]*Entry, error) {
+	files := make([]string, len(ens))
+	for i, en := range ens {
+		files[i] = en.File
+	}
+	if err := e.publish(ctx, st, files); err != nil {
+		return nil, err
+	}
+	out := make([]*Entry, len(ens))
+	for i, en := range ens {
+		out[i] = e.view(st, en)
+	}
+	return out, nil
+}
+
+func (e *Engine) configSource(ctx context.Context, st *state) (ConfigSource, error) {
 	if st.cfg.Path == "" {
-		return ConfigSource{Kind: "defaults"}
+		return ConfigSource{Kind: "defaults"}, nil
+	}
+	if err := e.publish(ctx, st, []string{st.cfg.Path}); err != nil {
+		return ConfigSource{}, err
 	}
 	kind := "worktree"
 	switch st.pub[st.cfg.Path].State {
@@ -140,7 +166,7 @@ func (e *Engine) configSource(st *state) ConfigSource {
 	case "snapshot":
 		kind = "snapshot"
 	}
-	return ConfigSource{Kind: kind, Path: strp(st.cfg.Path)}
+	return ConfigSource{Kind: kind, Path: strp(st.cfg.Path)}, nil
 }
 
 var wikiLink = regexp.MustCompile(`\[\[([^\[\]\s|]+)(?:\|[^\]]*)?\]\]`)

@@ -85,8 +85,9 @@ func runList(ctx context.Context, e *Engine, v any) (any, error) {
 	if res.Diagnostics == nil {
 		res.Diagnostics = []entry.Diagnostic{}
 	}
-	for i := in.Offset; i < len(picked) && i < in.Offset+limit; i++ {
-		res.Entries = append(res.Entries, e.view(st, picked[i]))
+	page := picked[min(in.Offset, len(picked)):min(in.Offset+limit, len(picked))]
+	if res.Entries, err = e.views(ctx, st, page); err != nil {
+		return nil, err
 	}
 	if next := in.Offset + limit; next < len(picked) {
 		res.NextOffset = &next
@@ -115,7 +116,11 @@ func runGet(ctx context.Context, e *Engine, v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.view(st, en), nil
+	vs, err := e.views(ctx, st, []*entry.Entry{en})
+	if err != nil {
+		return nil, err
+	}
+	return vs[0], nil
 }
 
 // SearchResult is the result of entries.search.
@@ -138,19 +143,25 @@ func runSearch(ctx context.Context, e *Engine, v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &SearchResult{Entries: []*Entry{}, Snapshot: st.snap.ID}
+	res := &SearchResult{Snapshot: st.snap.ID}
+	var hits []*entry.Entry
+	var scores []float64
 	for _, h := range st.snap.Search().Search(in.Query) {
 		en := st.snap.Entries[h.Doc]
 		if in.ActiveOnly && entry.Inactive(en.Status) {
 			continue
 		}
 		res.Total++
-		if len(res.Entries) < limit {
-			view := e.view(st, en)
-			score := h.Score
-			view.Score = &score
-			res.Entries = append(res.Entries, view)
+		if len(hits) < limit {
+			hits = append(hits, en)
+			scores = append(scores, h.Score)
 		}
+	}
+	if res.Entries, err = e.views(ctx, st, hits); err != nil {
+		return nil, err
+	}
+	for i := range res.Entries {
+		res.Entries[i].Score = &scores[i]
 	}
 	return res, nil
 }
@@ -199,15 +210,21 @@ func runGoverning(ctx context.Context, e *Engine, v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.governing(st, paths, in.ExcludeIDs, in.MinSpecificity, limit), nil
+	return e.governing(ctx, st, paths, in.ExcludeIDs, in.MinSpecificity, limit)
 }
 
-func (e *Engine) governing(st *state, paths, exclude []string, minSpec, limit int) *GoverningResult {
+func (e *Engine) governing(ctx context.Context, st *state, paths, exclude []string, minSpec, limit int) (*GoverningResult, error) {
 	excluded := map[string]bool{}
 	for _, id := range exclude {
 		excluded[id] = true
 	}
-	res := &GoverningResult{Entries: []*Entry{}, Snapshot: st.snap.ID}
+	res := &GoverningResult{Snapshot: st.snap.ID}
+	type hit struct {
+		en      *entry.Entry
+		matches []Match
+		best    int
+	}
+	var hits []hit
 	for _, r := range st.snap.Governing().Lookup(paths) {
 		en := st.snap.Entries[r.Owner]
 		if excluded[en.ID] {
@@ -225,25 +242,35 @@ func (e *Engine) governing(st *state, paths, exclude []string, minSpec, limit in
 		if len(ms) == 0 {
 			continue
 		}
-		view := e.view(st, en)
-		view.Matches, view.Specificity = ms, &best
-		res.Entries = append(res.Entries, view)
+		hits = append(hits, hit{en, ms, best})
 	}
-	sort.SliceStable(res.Entries, func(i, j int) bool {
-		a, b := res.Entries[i], res.Entries[j]
-		if *a.Specificity != *b.Specificity {
-			return *a.Specificity > *b.Specificity
+	sort.Slice(hits, func(i, j int) bool {
+		a, b := hits[i], hits[j]
+		if a.best != b.best {
+			return a.best > b.best
 		}
-		if ra, rb := kb.KindRank(a.Kind), kb.KindRank(b.Kind); ra != rb {
+		if ra, rb := kb.KindRank(a.en.Kind), kb.KindRank(b.en.Kind); ra != rb {
 			return ra < rb
 		}
-		return a.ID < b.ID
+		return a.en.ID < b.en.ID
 	})
-	res.Total = len(res.Entries)
-	if limit > 0 && len(res.Entries) > limit {
-		res.Entries = res.Entries[:limit]
+	res.Total = len(hits)
+	if limit > 0 && len(hits) > limit {
+		hits = hits[:limit]
 	}
-	return res
+	ens := make([]*entry.Entry, len(hits))
+	for i, h := range hits {
+		ens[i] = h.en
+	}
+	views, err := e.views(ctx, st, ens)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range views {
+		v.Matches, v.Specificity = hits[i].matches, &hits[i].best
+	}
+	res.Entries = views
+	return res, nil
 }
 
 // Candidate is one entries.related candidate.

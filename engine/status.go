@@ -45,10 +45,14 @@ func runStatus(ctx context.Context, e *Engine, _ any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	src, err := e.configSource(ctx, st)
+	if err != nil {
+		return nil, err
+	}
 	reason := "no model adapter is configured"
 	res := &StatusResult{
 		Version: Version, APIVersion: APIVersion, Root: e.opts.Root, Revision: strp(st.head),
-		Storage: st.cfg.Storage, ConfigSource: e.configSource(st), Capabilities: e.capabilities(),
+		Storage: st.cfg.Storage, ConfigSource: src, Capabilities: e.capabilities(),
 		LLM:    LLMStatus{Reason: &reason},
 		Counts: map[string]map[string]int{}, ReviewDue: []string{}, Failing: []string{},
 		Diagnostics: len(st.snap.Diagnostics), Snapshot: st.snap.ID,
@@ -130,5 +134,9 @@ func runSetup(ctx context.Context, e *Engine, _ any) (any, error) {
 	if created == nil {
 		created = []string{}
 	}
-	return &SetupResult{Root: e.opts.Root, Storage: st.cfg.Storage, Created: created, ConfigSource: e.configSource(st)}, nil
+	src, err := e.configSource(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	return &SetupResult{Root: e.opts.Root, Storage: st.cfg.Storage, Created: created, ConfigSource: src}, nil
 }

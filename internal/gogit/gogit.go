@@ -6,11 +6,18 @@ package gogit
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 
-	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
@@ -18,38 +25,71 @@ import (
 
 // Repo is an opened repository.
 type Repo struct {
-	repo *git.Repository
+	st   *filesystem.Storage
 	root string
 }
 
 var _ engine.Git = (*Repo)(nil)
 
 // ErrNoRepository is returned by Open when dir is not inside a git
-// repository.
+// worktree.
 var ErrNoRepository = errors.New("not a git repository")
 
-// Open finds the repository that contains dir (walking up like git does)
-// and returns it with its worktree root.
+// Open finds the worktree that contains dir (walking up like git does,
+// following a ".git" file of a linked worktree or submodule and its
+// commondir) and opens its object storage. It deliberately avoids go-git's
+// top-level package, whose transports cost milliseconds of start-up.
 func Open(dir string) (*Repo, error) {
-	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
-	if errors.Is(err, git.ErrRepositoryNotExists) {
-		return nil, ErrNoRepository
-	}
+	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, apierr.Wrap(apierr.OperationFailed, err, "opening the git repository at %s", dir)
+		return nil, apierr.Wrap(apierr.OperationFailed, err, "resolving %s", dir)
 	}
-	wt, err := r.Worktree()
-	if errors.Is(err, git.ErrIsBareRepository) {
-		return nil, apierr.Invalid("%s is a bare repository; kontext reads a worktree", dir)
+	root, gitDir := "", ""
+	for d := abs; ; {
+		p := filepath.Join(d, ".git")
+		if fi, err := os.Stat(p); err == nil {
+			root = d
+			if fi.IsDir() {
+				gitDir = p
+			} else if gitDir, err = readGitFile(p); err != nil {
+				return nil, err
+			}
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return nil, ErrNoRepository
+		}
+		d = parent
 	}
+	var fs billy.Filesystem = osfs.New(gitDir, osfs.WithBoundOS())
+	if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		common := strings.TrimSpace(string(data))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gitDir, common)
+		}
+		fs = dotgit.NewRepositoryFilesystem(fs, osfs.New(common, osfs.WithBoundOS()))
+	}
+	st := filesystem.NewStorageWithOptions(fs, cache.NewObjectLRUDefault(), filesystem.Options{})
+	return &Repo{st: st, root: root}, nil
+}
+
+// readGitFile reads a "gitdir: <path>" file.
+func readGitFile(p string) (string, error) {
+	data, err := os.ReadFile(p)
 	if err != nil {
-		return nil, apierr.Wrap(apierr.OperationFailed, err, "opening the worktree at %s", dir)
+		return "", apierr.Wrap(apierr.OperationFailed, err, "reading %s", p)
 	}
-	root, err := filepath.Abs(wt.Filesystem.Root())
-	if err != nil {
-		return nil, apierr.Wrap(apierr.OperationFailed, err, "resolving %s", wt.Filesystem.Root())
+	line := strings.TrimSpace(string(data))
+	d, ok := strings.CutPrefix(line, "gitdir:")
+	if !ok {
+		return "", apierr.New(apierr.OperationFailed, "%s is not a gitdir file", p)
 	}
-	return &Repo{repo: r, root: root}, nil
+	d = strings.TrimSpace(d)
+	if !filepath.IsAbs(d) {
+		d = filepath.Join(filepath.Dir(p), d)
+	}
+	return d, nil
 }
 
 // Root is the worktree root (absolute).
@@ -57,7 +97,7 @@ func (r *Repo) Root() string { return r.root }
 
 // Head returns the HEAD commit id, "" before the first commit.
 func (r *Repo) Head(ctx context.Context) (string, error) {
-	ref, err := r.repo.Head()
+	ref, err := storer.ResolveReference(r.st, plumbing.HEAD)
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return "", nil
 	}
@@ -71,7 +111,7 @@ func (r *Repo) Head(ctx context.Context) (string, error) {
 func (r *Repo) Blobs(ctx context.Context, paths []string) (map[string]string, map[string]string, error) {
 	index := map[string]string{}
 	head := map[string]string{}
-	idx, err := r.repo.Storer.Index()
+	idx, err := r.st.Index()
 	if err != nil {
 		return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "reading the git index")
 	}
@@ -84,14 +124,14 @@ func (r *Repo) Blobs(ctx context.Context, paths []string) (map[string]string, ma
 			index[e.Name] = e.Hash.String()
 		}
 	}
-	ref, err := r.repo.Head()
+	ref, err := storer.ResolveReference(r.st, plumbing.HEAD)
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return index, head, nil
 	}
 	if err != nil {
 		return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "reading HEAD")
 	}
-	commit, err := r.repo.CommitObject(ref.Hash())
+	commit, err := object.GetCommit(r.st, ref.Hash())
 	if err != nil {
 		return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "reading the HEAD commit")
 	}

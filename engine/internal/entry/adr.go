@@ -19,8 +19,6 @@ var (
 	dateLineRE = regexp.MustCompile(`(?i)^(?:[-*+]\s+)?[*_]*date[*_]*(?:\s*:\s*(.*\S)|\s+(\d.*\S))\s*$`)
 	// An inline Markdown link [text](dest "title").
 	linkRE = regexp.MustCompile(`\[([^\[\]]*)\]\(\s*<?([^()\s<>]*)>?(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)`)
-	// The words before a relation's first link: "Superseded by", "Amends:".
-	relPrefixRE = regexp.MustCompile(`^\p{L}[\p{L} -]{0,60}$`)
 	// A supersede relation without a link: "Supersedes ADR-3", "Replaces: 3".
 	bareRelRE = regexp.MustCompile(`(?i)^(supersedes|replaces|superseded\s+by|replaced\s+by)\s*:?\s*(?:adr[\s#_-]*)?#?(\d{1,9})\b`)
 	// The leading number of a link text: "9. Use managed PostgreSQL", "ADR-0009".
@@ -325,7 +323,7 @@ func parseRelation(line string) (rel string, targets []string, ok bool) {
 		return "", nil, false
 	}
 	prefix := strings.TrimSpace(strings.Trim(strings.TrimSpace(s[:locs[0][0]]), "*_:"))
-	if !relPrefixRE.MatchString(prefix) {
+	if !isRelationPrefix(prefix) {
 		return "", nil, false
 	}
 	words := strings.Fields(strings.ToLower(prefix))
@@ -438,4 +436,21 @@ func containsLink(list []Link, l Link) bool {
 		}
 	}
 	return false
+}
+
+// isRelationPrefix reports whether s looks like a relation phrase: a
+// letter, then at most 60 letters, spaces or hyphens. (A regexp with a
+// repeated \p{L} class costs milliseconds to compile at start-up.)
+func isRelationPrefix(s string) bool {
+	n := 0
+	for i, r := range s {
+		switch {
+		case unicode.IsLetter(r):
+		case i > 0 && (r == ' ' || r == '-'):
+		default:
+			return false
+		}
+		n++
+	}
+	return n >= 1 && n <= 61
 }
