@@ -26,6 +26,7 @@ import (
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/config"
 	"github.com/kontext/kontext/engine/internal/entry"
+	ledgerpkg "github.com/kontext/kontext/engine/internal/ledger"
 	"github.com/kontext/kontext/engine/internal/match"
 	"github.com/kontext/kontext/engine/internal/search"
 )
@@ -81,6 +82,7 @@ type Snapshot struct {
 	Diagnostics []entry.Diagnostic
 	Blobs       map[string]string // file → git blob id of its content, for every record file read
 	Ledger      []byte            // nil when absent
+	LedgerLines []*ledgerpkg.Line // the well-formed ledger lines, in file order
 	Head        string            // HEAD commit the read saw ("" without one)
 	ID          string            // the snapshot id
 
@@ -183,6 +185,12 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		s.Entries = append(s.Entries, e)
 	}
 	s.Ledger = ledger
+	var problems []ledgerpkg.Problem
+	s.LedgerLines, problems = ledgerpkg.Parse(ledger)
+	for _, p := range problems {
+		s.Diagnostics = append(s.Diagnostics, entry.Diagnostic{File: cfg.Ledger(), Line: p.Line, Severity: "warning", Code: "bad_ledger_line",
+			Message: p.Message + "; the line is ignored (the ledger is append-only: add a corrected line)"})
+	}
 	s.Entries = linkSupersedes(s.Entries, &s.Diagnostics)
 	sortEntries(s.Entries)
 	sort.SliceStable(s.Diagnostics, func(i, j int) bool {

@@ -114,3 +114,12 @@ func TestCacheAndDuplicates(t *testing.T) {
 		t.Fatal("snapshot ids do not change with content and head")
 	}
 }
+
+func TestLedgerDiagnostics(t *testing.T) {
+	s := read(t, map[string]string{
+		".ai/confirmations.log": "{\"at\":\"2026-01-01T00:00:00Z\",\"kind\":\"read\",\"id\":\"a\",\"by\":\"x\"}\n{broken\n",
+	})
+	if len(s.LedgerLines) != 1 || len(s.Diagnostics) != 1 || s.Diagnostics[0].Code != "bad_ledger_line" || s.Diagnostics[0].Line != 2 {
+		t.Fatalf("ledger: %+v %+v", s.LedgerLines, s.Diagnostics)
+	}
+}
