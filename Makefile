@@ -7,7 +7,7 @@ DEMO := .demo
 export GIT_CONFIG_GLOBAL := /dev/null
 export GIT_CONFIG_NOSYSTEM := 1
 
-.PHONY: build demo test vet wasm-check bench fuzz generate clean
+.PHONY: build demo test vet wasm-check wasm test-wasm bench fuzz generate clean
 
 build:
 	$(GO) build -trimpath -o $(BIN) ./cmd/kontext
@@ -24,9 +24,9 @@ demo: build
 	@echo '$$ kontext -C $(DEMO) status'
 	@$(BIN) -C $(DEMO) status
 
-# Everything: formatting, vet, the engine's purity under js/wasm, and every
-# Go test with the race detector.
-test: vet wasm-check
+# Everything: formatting, vet, the engine's purity under js/wasm, the npm
+# package's Node tests, and every Go test with the race detector.
+test: vet wasm-check test-wasm
 	$(GO) test -race -count=1 ./...
 
 vet:
@@ -36,10 +36,26 @@ vet:
 
 # The engine must build for js/wasm and must not link go-git.
 wasm-check:
-	GOOS=js GOARCH=wasm $(GO) build ./engine/...
-	@if GOOS=js GOARCH=wasm $(GO) list -deps ./engine/... | grep -q '^github.com/go-git/go-git/'; then \
+	GOOS=js GOARCH=wasm $(GO) build ./engine/... ./cmd/wasm
+	GOOS=js GOARCH=wasm $(GO) vet ./cmd/wasm
+	@if GOOS=js GOARCH=wasm $(GO) list -deps ./engine/... ./cmd/wasm | grep -q '^github.com/go-git/go-git/'; then \
 	  echo "engine links go-git under js/wasm; keep git behind the engine.Git interface"; exit 1; fi
-	@echo "wasm-check: engine builds for js/wasm without go-git"
+	@echo "wasm-check: engine and cmd/wasm build for js/wasm without go-git"
+
+# The npm package @kontext/engine (wasm/): kontext.wasm, its gzip copy,
+# Go's wasm_exec.js and the npm pack tarball (all gitignored).
+WASM_BUILD := .wasm-build
+
+wasm:
+	GO=$(GO) bash build/wasm.sh $(WASM_BUILD)/pack
+
+# Node tests of the package through its public API, including the
+# WASM/native parity test against `kontext api` on the demo repository.
+test-wasm: wasm
+	$(GO) build -o $(WASM_BUILD)/kontext ./cmd/kontext
+	@bash build/demo-repo.sh --force $(WASM_BUILD)/demo >/dev/null
+	KONTEXT_BIN=$(CURDIR)/$(WASM_BUILD)/kontext KONTEXT_DEMO_REPO=$(CURDIR)/$(WASM_BUILD)/demo \
+	  KONTEXT_PACK=$(CURDIR)/$(WASM_BUILD)/pack node --test wasm/test/*.test.mjs
 
 generate:
 	$(GO) generate ./engine
@@ -55,4 +71,4 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 60s ./engine/internal/jsonin
 
 clean:
-	rm -rf bin $(DEMO)
+	rm -rf bin $(DEMO) $(WASM_BUILD) wasm/kontext.wasm wasm/kontext.wasm.gz wasm/wasm_exec.js

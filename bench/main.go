@@ -6,6 +6,8 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -23,10 +25,20 @@ type row struct {
 }
 
 func main() {
+	wasmOnly := flag.Bool("wasm-only", false, "run only the WASM rows and print them (bench/results.md is not written)")
+	flag.Parse()
 	root, err := os.Getwd()
 	check(err)
 	var rows []row
 	var notes []string
+	if *wasmOnly {
+		tmp, err := os.MkdirTemp("", "kontext-bench-")
+		check(err)
+		defer os.RemoveAll(tmp)
+		rows, notes = wasmRows(root, tmp)
+		fmt.Print(render(rows, notes))
+		return
+	}
 
 	// Governing: compiled index vs the naive loop, in the same run.
 	gov := goBench(root, "./engine/internal/match", "Governing")
@@ -69,9 +81,59 @@ func main() {
 	rows = append(rows, row{workload: "`kontext api status` whole process, demo repo", ours: ms(ours), reference: ms(ref) + " (`git rev-parse HEAD`)",
 		ratio: fmt.Sprintf("%.1f×", ratio), budget: "≤ 5× git", pass: ratio <= 5})
 
+	wrows, wnotes := wasmRows(root, tmp)
+	rows, notes = append(rows, wrows...), append(notes, wnotes...)
+
 	report := render(rows, notes)
 	fmt.Print(report)
 	check(os.WriteFile(filepath.Join(root, "bench", "results.md"), []byte(report), 0o644))
+}
+
+// wasmRows measures the npm package's engine: the size of kontext.wasm,
+// the cold start in Node, and the governing workload through the package
+// vs the same request in-process in Go (BenchmarkGoverningOp, which writes
+// its corpus for the Node side).
+func wasmRows(root, tmp string) ([]row, []string) {
+	run(root, "bash", "build/wasm.sh", filepath.Join(tmp, "pack"))
+	const mib = 1 << 20
+	raw, err := os.Stat(filepath.Join(root, "wasm", "kontext.wasm"))
+	check(err)
+	gz, err := os.Stat(filepath.Join(root, "wasm", "kontext.wasm.gz"))
+	check(err)
+	rows := []row{{
+		workload: "kontext.wasm size (`-trimpath -ldflags='-s -w'`), no go-git",
+		ours:     fmt.Sprintf("%.2f MiB gzip", float64(gz.Size())/mib), reference: fmt.Sprintf("%.2f MiB raw", float64(raw.Size())/mib),
+		ratio: "—", budget: "≤ 2 MiB gzip", pass: gz.Size() <= 2*mib,
+	}}
+
+	var cold []float64
+	for i := 0; i < 7; i++ {
+		cold = append(cold, nodeJSON(root, "wasm/bench/coldstart.mjs")["cold_ms"])
+	}
+	c := median(cold)
+	rows = append(rows, row{workload: "WASM cold start in Node (read + compile + instantiate + ready), median of 7 processes",
+		ours: ms(c), reference: "—", ratio: "—", budget: "≤ 150 ms", pass: c <= 150})
+
+	corpus := filepath.Join(tmp, "governing-corpus.json")
+	check(os.Setenv("KONTEXT_BENCH_CORPUS", corpus))
+	native := goBench(root, "./engine", "GoverningOp")["BenchmarkGoverningOp"]
+	w := nodeJSON(root, "wasm/bench/governing.mjs", corpus)
+	ratio := w["warm_ms"] / native["warm-ms"]
+	rows = append(rows, row{workload: "governing op: 10,000 entries, 30,500 patterns, 1,000 paths, warm: WASM in Node (`kb.request`) vs in-process Go (`Engine.Request`)",
+		ours: ms(w["warm_ms"]) + " (WASM)", reference: ms(native["warm-ms"]) + " (native)", ratio: fmt.Sprintf("%.1f×", ratio),
+		budget: "≤ 5× native", pass: ratio <= 5})
+	notes := []string{fmt.Sprintf("WASM governing corpus: open (write 10,000 files to memfs) %s, first request (parse + index) %s; native uses every CPU, WASM one",
+		ms(w["open_ms"]), ms(w["first_ms"]))}
+	return rows, notes
+}
+
+// nodeJSON runs a node script and decodes the JSON line it prints.
+func nodeJSON(root string, args ...string) map[string]float64 {
+	out := run(root, append([]string{"node"}, args...)...)
+	var m map[string]float64
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	check(json.Unmarshal([]byte(lines[len(lines)-1]), &m))
+	return m
 }
 
 // goBench runs `go test -bench` once per benchmark and returns the custom

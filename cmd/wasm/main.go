@@ -23,7 +23,6 @@ import (
 	"syscall/js"
 	"time"
 
-	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/memfs"
 	"github.com/go-git/go-billy/v5/util"
 
@@ -63,7 +62,7 @@ func init() {
 
 // kb is one open knowledge base.
 type kb struct {
-	fs billy.Filesystem
+	fs *stableFS
 	e  *engine.Engine
 }
 
@@ -200,7 +199,7 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-func writeFiles(fs billy.Filesystem, files map[string]string) ([]string, error) {
+func writeFiles(fs *stableFS, files map[string]string) ([]string, error) {
 	var written []string
 	for _, name := range sortedKeys(files) {
 		p, err := cleanPath(name)
@@ -210,6 +209,7 @@ func writeFiles(fs billy.Filesystem, files map[string]string) ([]string, error) 
 		if err := util.WriteFile(fs, p, []byte(files[name]), 0o644); err != nil {
 			return written, apierr.Wrap(apierr.OperationFailed, err, "writing %s", p)
 		}
+		fs.touch(p)
 		written = append(written, p)
 	}
 	return written, nil
@@ -237,7 +237,8 @@ func open(args []js.Value) (any, error) {
 	if err := decode(doc, "open input", &in); err != nil {
 		return nil, err
 	}
-	opts := engine.Options{FS: memfs.New(), Surface: engine.Snapshot}
+	fs := newStableFS(memfs.New())
+	opts := engine.Options{FS: fs, Surface: engine.Snapshot}
 	if in.Revision != nil {
 		opts.Revision = *in.Revision
 	}
@@ -248,10 +249,10 @@ func open(args []js.Value) (any, error) {
 		}
 		opts.Now = func() time.Time { return t }
 	}
-	if _, err := writeFiles(opts.FS, in.Files); err != nil {
+	if _, err := writeFiles(fs, in.Files); err != nil {
 		return nil, err
 	}
-	k := &kb{fs: opts.FS, e: engine.New(opts)}
+	k := &kb{fs: fs, e: engine.New(opts)}
 	mu.Lock()
 	h := next
 	next++
@@ -303,6 +304,7 @@ func update(args []js.Value) (any, error) {
 		if err := util.RemoveAll(k.fs, p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, apierr.Wrap(apierr.OperationFailed, err, "removing %s", p)
 		}
+		k.fs.forget(p)
 		res.Removed = append(res.Removed, p)
 	}
 	if in.Revision != nil {

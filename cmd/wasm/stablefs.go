@@ -1,0 +1,91 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"os"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-billy/v5"
+)
+
+// stableFS gives the files of an in-memory filesystem stable modification
+// times. go-billy's memfs reports time.Now() as every file's ModTime, so
+// the engine's per-file parse cache (keyed on size and mtime) would never
+// hit and every request would re-parse the whole knowledge base. Writes go
+// through touch, which gives the file a new, later time; update also calls
+// Engine.Forget, so a stale parse is never served even if a write bypassed
+// touch.
+type stableFS struct {
+	billy.Filesystem
+	mu    sync.Mutex
+	clock int64
+	mod   map[string]time.Time
+}
+
+func newStableFS(fs billy.Filesystem) *stableFS {
+	return &stableFS{Filesystem: fs, mod: map[string]time.Time{}}
+}
+
+func key(name string) string { return path.Clean(strings.TrimPrefix(name, "/")) }
+
+// touch records that name was (re)written.
+func (s *stableFS) touch(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clock++
+	s.mod[key(name)] = time.Unix(1, s.clock)
+}
+
+// forget drops the times of name and everything below it.
+func (s *stableFS) forget(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := key(name)
+	for p := range s.mod {
+		if p == k || strings.HasPrefix(p, k+"/") {
+			delete(s.mod, p)
+		}
+	}
+}
+
+func (s *stableFS) info(name string, fi os.FileInfo) os.FileInfo {
+	if fi == nil || fi.IsDir() {
+		return fi
+	}
+	s.mu.Lock()
+	t, ok := s.mod[key(name)]
+	s.mu.Unlock()
+	if !ok {
+		return fi // unknown to stableFS: memfs's ever-changing time, never cached
+	}
+	return stableInfo{fi, t}
+}
+
+func (s *stableFS) Stat(name string) (os.FileInfo, error) {
+	fi, err := s.Filesystem.Stat(name)
+	return s.info(name, fi), err
+}
+
+func (s *stableFS) Lstat(name string) (os.FileInfo, error) {
+	fi, err := s.Filesystem.Lstat(name)
+	return s.info(name, fi), err
+}
+
+func (s *stableFS) ReadDir(dir string) ([]os.FileInfo, error) {
+	infos, err := s.Filesystem.ReadDir(dir)
+	for i, fi := range infos {
+		infos[i] = s.info(path.Join(dir, fi.Name()), fi)
+	}
+	return infos, err
+}
+
+type stableInfo struct {
+	os.FileInfo
+	mod time.Time
+}
+
+func (i stableInfo) ModTime() time.Time { return i.mod }

@@ -1,0 +1,194 @@
+// The npm package through its public API: open/request/update/close,
+// errors, inspect, changed, abi and memory across open/close cycles.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { gzipSync } from "node:zlib";
+import { join } from "node:path";
+
+import { loadEngine, KontextError } from "../index.js";
+import { demoFiles, NOW, repoRoot } from "./helpers.mjs";
+
+const wasmPath = join(repoRoot, "wasm", "kontext.wasm");
+const engine = await loadEngine({ wasm: pathToFileURL(wasmPath) });
+const files = demoFiles();
+const READ_SUBSET = ["api.describe", "entries.get", "entries.governing", "entries.list", "entries.related", "entries.search", "status"];
+
+function ok(env) {
+  assert.equal(env.schema_version, 1);
+  assert.equal(env.ok, true, JSON.stringify(env.error));
+  return env.result;
+}
+
+function fails(env, code) {
+  assert.equal(env.schema_version, 1);
+  assert.equal(env.ok, false);
+  assert.equal(env.error.code, code, env.error.message);
+  return env.error;
+}
+
+test("loads from every kind of source", async () => {
+  const bytes = readFileSync(wasmPath);
+  const sources = [
+    bytes,
+    new Uint8Array(bytes).buffer,
+    gzipSync(bytes),
+    await WebAssembly.compile(bytes),
+    wasmPath,
+    pathToFileURL(wasmPath).href,
+    new Response(bytes, { headers: { "content-type": "application/wasm" } }),
+  ];
+  for (const wasm of sources) {
+    const e = await loadEngine({ wasm });
+    assert.equal(e.abi().abi, 1);
+  }
+  const dflt = await loadEngine();
+  assert.deepEqual(dflt.abi().operations, READ_SUBSET);
+  await assert.rejects(loadEngine({ wasm: 42 }), TypeError);
+});
+
+test("abi", () => {
+  const abi = engine.abi();
+  assert.equal(abi.abi, 1);
+  assert.match(abi.version, /^\d+\.\d+\.\d+/);
+  assert.deepEqual(abi.operations, READ_SUBSET);
+  assert.deepEqual(abi.functions, ["abi", "open", "update", "close", "request", "changed", "inspect"]);
+});
+
+test("status: the read subset over a snapshot", () => {
+  const kb = engine.open({ files, now: NOW, revision: "0123456789abcdef0123456789abcdef01234567" });
+  const st = ok(kb.request("status", {}));
+  assert.deepEqual(st.capabilities, READ_SUBSET);
+  assert.equal(st.revision, "0123456789abcdef0123456789abcdef01234567");
+  assert.equal(st.root, "");
+  assert.deepEqual(st.config_source, { kind: "snapshot", path: ".kontext.toml" });
+  assert.equal(st.snapshot, kb.snapshot);
+  assert.ok(st.counts.decision);
+  kb.close();
+});
+
+test("entries.list/get/search/governing/related on the demo", () => {
+  const kb = engine.open({ files, now: NOW });
+  const list = ok(kb.request("entries.list", { limit: 5 }));
+  assert.equal(list.entries.length, 5);
+  assert.ok(list.total > 15);
+  assert.equal(list.next_offset, 5);
+  assert.equal(list.entries[0].publication.state, "snapshot");
+
+  const got = ok(kb.request("entries.get", { id: "2026-01-12-money-is-integer-cents" }));
+  assert.equal(got.title, "Money is integer cents");
+  assert.equal(ok(kb.request("entries.get", { id: "3" })).adr_number, 3);
+
+  const found = ok(kb.request("entries.search", { query: "rounding" }));
+  assert.ok(found.entries.some((e) => e.id === "2026-01-14-vat-is-rounded-per-line"));
+
+  const gov = ok(kb.request("entries.governing", { paths: ["src/billing/tax/vat.go"] }));
+  const ids = gov.entries.map((e) => e.id);
+  assert.equal(ids[0], "2026-01-23-reverse-charge-needs-the-buyer-vat-id");
+  assert.ok(ids.includes("2026-01-14-vat-is-rounded-per-line"));
+  assert.equal(gov.entries[0].specificity, 5);
+
+  const rel = ok(kb.request("entries.related", { text: "VAT rounding per invoice line", paths: ["src/billing/tax/vat.go"] }));
+  assert.ok(rel.candidates.some((c) => c.id === "2026-01-14-vat-is-rounded-per-line"), JSON.stringify(rel.candidates.map((c) => c.id)));
+  kb.close();
+});
+
+test("update changes answers and the snapshot", () => {
+  const kb = engine.open({ files, now: NOW });
+  const before = kb.snapshot;
+  const path = "src/payments/stripe.go";
+  assert.equal(ok(kb.request("entries.governing", { paths: [path] })).entries.some((e) => e.id === "payments-are-idempotent"), false);
+  const res = kb.update({
+    files: { ".ai/decisions/payments-are-idempotent.md": '---\nstatus: accepted\npaths: ["src/payments/**"]\n---\n# Payments are idempotent\n\nUse idempotency keys.\n' },
+  });
+  assert.deepEqual(res, { written: [".ai/decisions/payments-are-idempotent.md"], removed: [] });
+  assert.notEqual(kb.snapshot, before);
+  const gov = ok(kb.request("entries.governing", { paths: [path] }));
+  assert.ok(gov.entries.some((e) => e.id === "payments-are-idempotent"));
+
+  // Same size, same name, new content: the cache must not serve the old parse.
+  kb.update({ files: { ".ai/decisions/payments-are-idempotent.md": '---\nstatus: accepted\npaths: ["src/paymentz/**"]\n---\n# Payments are idempotent\n\nUse idempotency keys.\n' } });
+  assert.equal(ok(kb.request("entries.governing", { paths: [path] })).entries.some((e) => e.id === "payments-are-idempotent"), false);
+
+  kb.update({ remove: [".ai/decisions/payments-are-idempotent.md"] });
+  fails(kb.request("entries.get", { id: "payments-are-idempotent" }), "not_found");
+  assert.equal(kb.snapshot, before);
+
+  assert.throws(() => kb.update({ files: { "../escape.md": "x" } }), (e) => e instanceof KontextError && e.code === "invalid_input");
+  kb.close();
+});
+
+test("errors", () => {
+  const kb = engine.open({ files, now: NOW });
+  fails(kb.request("no.such.op", {}), "unsupported_operation");
+  for (const op of ["setup", "entries.drift", "drafts.capture"]) {
+    const err = fails(kb.request(op, {}), "unsupported_operation");
+    assert.match(err.message, /native CLI: kontext api/);
+  }
+  fails(kb.request("entries.list", "{not json"), "invalid_input");
+  fails(kb.request("entries.list", { bogus: true }), "invalid_input");
+  fails(kb.request("entries.get", {}), "invalid_input");
+  fails(kb.request("status", { dir: "/elsewhere" }), "invalid_input");
+  assert.throws(() => engine.open({ files, now: "yesterday" }), (e) => e instanceof KontextError && e.code === "invalid_input");
+  assert.throws(() => engine.open({ files: { "/abs.md": "x" } }), KontextError);
+  kb.close();
+  kb.close(); // idempotent
+  fails(kb.request("status", {}), "not_found");
+});
+
+test("inspect", () => {
+  const text = '---\nstatus: accepted\ndate: 2026-01-10\npaths: ["src/export/**"]\n---\n# Use cron\n\nBody.\n';
+  const entry = ok(engine.inspect(".ai/decisions/2026-01-10-use-cron.md", text));
+  assert.equal(entry.id, "2026-01-10-use-cron");
+  assert.equal(entry.kind, "decision");
+  assert.equal(entry.authority, true);
+  const proposed = ok(engine.inspect(".ai/decisions/x.md", text.replace("accepted", "proposed")));
+  assert.equal(proposed.authority, false);
+  fails(engine.inspect("src/main.go", text), "invalid_input");
+  const config = 'version = 1\nstorage = ".ai"\n\n[[kinds.decision.include]]\ndir = "docs/adr"\nstyle = "adr"\n';
+  const adr = ok(engine.inspect("docs/adr/0002-write-the-service-in-go.md", files["docs/adr/0002-write-the-service-in-go.md"], { config }));
+  assert.equal(adr.style, "adr");
+  fails(engine.inspect("docs/adr/0002-write-the-service-in-go.md", "x", { config: "version = 1\nbogus = 2\n" }), "invalid_input");
+});
+
+test("changed between two snapshots", () => {
+  const base = engine.open({ files, now: NOW, revision: "1".repeat(40) });
+  const headFiles = { ...files };
+  delete headFiles[".ai/decisions/2026-11-16-move-sessions-to-redis.md"];
+  headFiles[".ai/decisions/2026-01-14-vat-is-rounded-per-line.md"] += "\nOne more line.\n";
+  headFiles[".ai/learnings/2026-12-01-new.md"] = '---\nstatus: active\npaths: ["src/**"]\n---\n# New learning\n\nText.\n';
+  headFiles[".ai/conventions/2026-08-28-log-with-slog.md"] = headFiles[".ai/conventions/2026-08-28-log-with-slog.md"].replace(/^status: active$/m, "status: retired");
+  const head = engine.open({ files: headFiles, now: NOW, revision: "2".repeat(40) });
+  const res = ok(engine.changed(base, head));
+  assert.equal(res.base, "1".repeat(40));
+  assert.equal(res.head, "2".repeat(40));
+  assert.deepEqual(
+    res.changes.map((c) => [c.id, c.change, c.removed ?? false]),
+    [
+      ["2026-01-14-vat-is-rounded-per-line", "revised", false],
+      ["2026-08-28-log-with-slog", "deprecated", false],
+      ["2026-11-16-move-sessions-to-redis", "deprecated", true],
+      ["2026-12-01-new", "added", false],
+    ],
+  );
+  assert.deepEqual(ok(engine.changed(base, base)).changes, []);
+  assert.throws(() => engine.changed(base, {}), TypeError);
+  base.close();
+  head.close();
+});
+
+test("memory does not grow across 200 open/close cycles", () => {
+  const cycle = () => {
+    const kb = engine.open({ files, now: NOW });
+    ok(kb.request("entries.governing", { paths: ["src/billing/tax/vat.go"] }));
+    kb.close();
+  };
+  for (let i = 0; i < 30; i++) cycle(); // warm up: the heap reaches its working size
+  const warm = engine.memory.buffer.byteLength;
+  for (let i = 0; i < 200; i++) cycle();
+  const after = engine.memory.buffer.byteLength;
+  const slack = 8 << 20;
+  console.log(`# wasm memory: ${warm} bytes after warm-up, ${after} after 200 cycles`);
+  assert.ok(after <= warm + slack, `memory grew from ${warm} to ${after} bytes`);
+});
