@@ -81,6 +81,9 @@ func main() {
 	rows = append(rows, row{workload: "`kontext api status` whole process, demo repo", ours: ms(ours), reference: ms(ref) + " (`git rev-parse HEAD`)",
 		ratio: fmt.Sprintf("%.1f×", ratio), budget: "≤ 5× git", pass: ratio <= 5})
 
+	hrows, hnotes := historyRows(root)
+	rows, notes = append(rows, hrows...), append(notes, hnotes...)
+
 	wrows, wnotes := wasmRows(root, tmp)
 	rows, notes = append(rows, wrows...), append(notes, wnotes...)
 
@@ -241,4 +244,30 @@ func check(err error) {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
+}
+
+// historyRows measures the commit index against git log, and the warm
+// history-derived answers.
+func historyRows(root string) ([]row, []string) {
+	var rows []row
+	ci := goBench(root, "./internal/history", "CommitIndex")
+	c1, c10 := ci["BenchmarkCommitIndex/commits=1000"], ci["BenchmarkCommitIndex/commits=10000"]
+	rows = append(rows, row{
+		workload:  "history index, cold, 10,000 commits with merges (go-git objects, own pack reader)",
+		ours:      ms(c10["cold-ms"]),
+		reference: ms(c10["gitlog-ms"]) + " (`git log --no-merges --name-only`)",
+		ratio:     fmt.Sprintf("%.1f×", c10["cold-ms"]/c10["gitlog-ms"]),
+		budget:    "≤ 3× git log",
+		pass:      c10["cold-ms"] <= 3*c10["gitlog-ms"],
+	})
+	hf := goBench(root, "./native", "HistoryFields")["BenchmarkHistoryFields"]
+	rows = append(rows,
+		row{workload: "warm `entries.list` with since, 1,000 entries, 10,000 commits (fresh engine, cached index)", ours: ms(hf["warm-list-ms"]), reference: "—", ratio: "—", budget: "≤ 100 ms", pass: hf["warm-list-ms"] <= 100},
+		row{workload: "warm `entries.drift`, 1,000 entries, 5,000-commit range", ours: ms(hf["warm-drift-ms"]), reference: "—", ratio: "—", budget: "≤ 100 ms", pass: hf["warm-drift-ms"] <= 100},
+	)
+	notes := []string{
+		fmt.Sprintf("history index growth 1,000 → 10,000 commits: cold %.1f×, warm (all cached) %s → %s", c10["cold-ms"]/c1["cold-ms"], ms(c1["warm-ms"]), ms(c10["warm-ms"])),
+		fmt.Sprintf("first list with since on that repo (index built and cached): %s", ms(hf["cold-list-ms"])),
+	}
+	return rows, notes
 }

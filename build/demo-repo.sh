@@ -582,4 +582,9 @@ if [ -n "$(g status --porcelain)" ]; then
 	echo "error: the built repository is not clean" >&2
 	exit 1
 fi
+# The team's shared branch: origin/main stands where the CronJob decision was
+# confirmed, and this checkout is five commits ahead of it — like a branch
+# under review. (A remote-tracking ref only: nothing is ever fetched.)
+g update-ref refs/remotes/origin/main "$(g rev-parse HEAD~5)"
+g symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/main
 echo "done: $DEST at $(g rev-parse HEAD)"

@@ -14,10 +14,11 @@ import (
 
 // operation is one row of the dispatch table.
 type operation struct {
-	name   string
-	input  func() any // a pointer to a fresh input struct
-	run    func(ctx context.Context, e *Engine, in any) (any, error)
-	subset bool // served by the Snapshot (WASM) surface too
+	name    string
+	input   func() any // a pointer to a fresh input struct
+	run     func(ctx context.Context, e *Engine, in any) (any, error)
+	subset  bool // served by the Snapshot (WASM) surface too
+	history bool // needs git history (native only)
 }
 
 // operations is the one dispatch table of every surface (filled in init:
@@ -34,13 +35,15 @@ func init() {
 		{name: "entries.search", input: func() any { return &SearchInput{} }, run: runSearch, subset: true},
 		{name: "entries.governing", input: func() any { return &GoverningInput{} }, run: runGoverning, subset: true},
 		{name: "entries.related", input: func() any { return &RelatedInput{} }, run: runRelated, subset: true},
+		{name: "entries.drift", input: func() any { return &DriftInput{} }, run: runDrift, history: true},
+		{name: "entries.changed", input: func() any { return &ChangedInput{} }, run: runChanged, history: true},
+		{name: "entries.export", input: func() any { return &ExportInput{} }, run: runExport, history: true},
 	}
 }
 
 // planned are operations of the API that this version does not implement
 // yet; they answer unsupported_operation with a message saying so.
 var planned = []string{
-	"entries.export", "entries.drift", "entries.changed",
 	"inbox.list", "inbox.drop", "inbox.verify",
 	"drafts.capture", "drafts.stage", "drafts.retire", "drafts.confirm", "drafts.verify",
 	"drafts.set_verify", "drafts.revise", "drafts.extend", "drafts.extract", "drafts.formalize",
@@ -69,13 +72,17 @@ func InputTypes() map[string]any {
 // serves reports whether this engine's surface serves op.
 func (e *Engine) serves(op *operation) bool { return e.opts.Surface == Native || op.subset }
 
-// capabilities lists what this surface really supports.
+// capabilities lists what this surface really supports: its operations,
+// plus the history capability strings where git history is at hand.
 func (e *Engine) capabilities() []string {
 	var caps []string
 	for _, op := range operations {
-		if e.serves(&op) {
+		if e.serves(&op) && (!op.history || e.opts.History != nil) {
 			caps = append(caps, op.name)
 		}
+	}
+	if e.opts.History != nil {
+		caps = append(caps, "verification.last_verified", "drift.ordered")
 	}
 	sort.Strings(caps)
 	return caps

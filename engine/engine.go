@@ -45,6 +45,7 @@ const (
 type Options struct {
 	FS      billy.Filesystem // the working tree; its root is the repository root
 	Git     Git              // nil when there is no git repository
+	History History          // nil without git history (history-derived fields stay null)
 	Root    string           // the root as reported by status (an absolute path natively)
 	Surface Surface
 	// Revision is publication.revision for a Snapshot surface (a bundle's
@@ -58,8 +59,9 @@ type Options struct {
 // Engine answers API requests over one repository or file set. It is safe
 // for concurrent use and caches parsed entries between requests.
 type Engine struct {
-	opts   Options
-	reader *kb.Reader
+	opts         Options
+	reader       *kb.Reader
+	lineageCache lineageCache
 }
 
 // New returns an engine over opts.FS.

@@ -68,3 +68,27 @@ type RelatedInput struct {
 	ExcludeIDs []string        `json:"exclude_ids,omitempty"`
 	LLM        json.RawMessage `json:"llm,omitempty" jsonschema:"oneof_type=boolean;string,description=true uses the configured model adapter; a string names one."`
 }
+
+// DriftInput is the input of entries.drift.
+type DriftInput struct {
+	DirInput
+	Base  string   `json:"base,omitempty" jsonschema:"description=A git revision; default: the merge base of HEAD with origin/HEAD, origin/main or master, the upstream, or checkout.defaultRemote's default branch."`
+	Head  string   `json:"head,omitempty" jsonschema:"description=A git revision; default: HEAD plus the working tree (head: working)."`
+	Kinds []string `json:"kinds,omitempty" jsonschema:"description=Default decision, convention, learning, incident; architecture only when named."`
+}
+
+// ChangedInput is the input of entries.changed.
+type ChangedInput struct {
+	DirInput
+	Base  string   `json:"base" jsonschema:"required,description=A git revision; entries committed there."`
+	Head  string   `json:"head" jsonschema:"required,description=A git revision; entries committed there."`
+	Kinds []string `json:"kinds,omitempty"`
+}
+
+// ExportInput is the input of entries.export.
+type ExportInput struct {
+	DirInput
+	Revision  string   `json:"revision" jsonschema:"required,description=A full commit sha: the reviewed tip."`
+	ReviewRef string   `json:"review_ref" jsonschema:"required,description=A full ref name such as refs/remotes/origin/main whose tip must equal revision."`
+	Paths     []string `json:"paths,omitempty" jsonschema:"description=Only entries governing any of these paths."`
+}

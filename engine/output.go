@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/kontext/kontext/engine/internal/entry"
+	"github.com/kontext/kontext/engine/internal/ledger"
 )
 
 // Publication says how far an entry's file has travelled towards the team.
@@ -67,12 +68,14 @@ type Entry struct {
 	Revision     string         `json:"revision"`
 	Publication  Publication    `json:"publication"`
 	Extra        map[string]any `json:"extra"`
-	// History-derived fields; null until the history index lands (see README).
-	Verification  any       `json:"verification"`
-	LastVerified  any       `json:"last_verified"`
-	Since         any       `json:"since"`
-	SinceVerified any       `json:"since_verified"`
-	Premises      []Premise `json:"premises"`
+	// History-derived fields (03-reads.md); null without git history.
+	Verification  *Verification `json:"verification"`
+	LastVerified  *Verification `json:"last_verified"`
+	Since         *Since        `json:"since"`
+	SinceVerified *Since        `json:"since_verified"`
+	Premises      []Premise     `json:"premises"`
+	Failing       bool          `json:"failing,omitempty"`
+	AmendedSince  bool          `json:"amended_since,omitempty"`
 	// Set by search and governing only.
 	Score       *float64 `json:"score,omitempty"`
 	Specificity *int     `json:"specificity,omitempty"`
@@ -145,9 +148,17 @@ func (e *Engine) views(ctx context.Context, st *state, ens []*entry.Entry) ([]*E
 	if err := e.publish(ctx, st, files); err != nil {
 		return nil, err
 	}
+	lin, err := e.lineage(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	byID := ledger.ByID(st.snap.LedgerLines)
 	out := make([]*Entry, len(ens))
 	for i, en := range ens {
 		out[i] = e.view(st, en)
+		if err := e.verify(ctx, st, lin, en, out[i], byID[en.ID]); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/config"
 	"github.com/kontext/kontext/engine/internal/entry"
+	"github.com/kontext/kontext/engine/internal/ledger"
 )
 
 // LLMStatus is status.llm: the actual model selection.
@@ -57,6 +58,7 @@ func runStatus(ctx context.Context, e *Engine, _ any) (any, error) {
 		Counts: map[string]map[string]int{}, ReviewDue: []string{}, Failing: []string{},
 		Diagnostics: len(st.snap.Diagnostics), Snapshot: st.snap.ID,
 	}
+	res.Failing = failingIDs(st.snap.LedgerLines)
 	today := e.now().Format("2006-01-02")
 	for _, en := range st.snap.Entries {
 		s := en.Status
@@ -139,4 +141,24 @@ func runSetup(ctx context.Context, e *Engine, _ any) (any, error) {
 		return nil, err
 	}
 	return &SetupResult{Root: e.opts.Root, Storage: st.cfg.Storage, Created: created, ConfigSource: src}, nil
+}
+
+// failingIDs lists the entries whose newest verify line failed, sorted.
+func failingIDs(lines []*ledger.Line) []string {
+	newest := map[string]*ledger.Line{}
+	for _, l := range lines {
+		if l.Kind == ledger.KindVerify {
+			if n := newest[l.ID]; n == nil || !l.At.Before(n.At) {
+				newest[l.ID] = l
+			}
+		}
+	}
+	out := []string{}
+	for id, l := range newest {
+		if l.FailedVerify() {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

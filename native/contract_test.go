@@ -24,7 +24,7 @@ func repoRoot(t *testing.T) string {
 }
 
 // gitEnv makes git hermetic and deterministic in tests.
-func gitEnv(t *testing.T) {
+func gitEnv(t testing.TB) {
 	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	t.Setenv("GIT_AUTHOR_NAME", "Test Author")
@@ -36,7 +36,7 @@ func gitEnv(t *testing.T) {
 	t.Setenv("KONTEXT_NOW", now)
 }
 
-func git(t *testing.T, dir string, args ...string) string {
+func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -172,6 +172,17 @@ func TestContractDemo(t *testing.T) {
 		{"deep_nesting", "entries.list", `{"kinds":` + strings.Repeat("[", 80) + strings.Repeat("]", 80) + `}`},
 		{"invalid_utf8", "entries.search", "{\"query\":\"\xff\xfe\"}"},
 		{"dir_missing", "status", `{"dir":"no/such/dir"}`},
+		{"drift_explicit_base", "entries.drift", `{"base":"HEAD~11"}`},
+		{"drift_default_base", "entries.drift", `{}`},
+		{"drift_with_architecture", "entries.drift", `{"base":"HEAD~11","head":"HEAD","kinds":["convention","architecture"]}`},
+		{"drift_dash_revision", "entries.drift", `{"base":"-x"}`},
+		{"drift_unknown_revision", "entries.drift", `{"base":"no-such-branch"}`},
+		{"changed", "entries.changed", `{"base":"HEAD~11","head":"HEAD"}`},
+		{"changed_missing_head", "entries.changed", `{"base":"HEAD~1"}`},
+		{"export", "entries.export", `{"revision":"a924cb6149ef8f49ebabb7a5dfe0f58dd2bc3efd","review_ref":"refs/heads/main","paths":["src/billing/tax/vat.go"]}`},
+		{"export_short_sha", "entries.export", `{"revision":"a924cb6149ef","review_ref":"refs/heads/main"}`},
+		{"export_stale", "entries.export", `{"revision":"0000000000000000000000000000000000000000","review_ref":"refs/heads/main"}`},
+		{"export_missing_ref", "entries.export", `{"revision":"a924cb6149ef8f49ebabb7a5dfe0f58dd2bc3efd","review_ref":"refs/remotes/origin/main"}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -179,6 +190,16 @@ func TestContractDemo(t *testing.T) {
 			checkGolden(t, c.name, dir, env)
 		})
 	}
+}
+
+func TestContractNoCommits(t *testing.T) {
+	dir := fileRepo(t, nil)
+	checkGolden(t, "drift_no_commits", dir, Request(context.Background(), dir, "entries.drift", nil))
+}
+
+func TestContractFallbackNone(t *testing.T) {
+	dir := fileRepo(t, map[string]string{".ai/conventions/a.md": "---\npaths: [\"src/**\"]\n---\n# A\n"})
+	checkGolden(t, "drift_fallback_none", dir, Request(context.Background(), dir, "entries.drift", nil))
 }
 
 func TestContractSetup(t *testing.T) {

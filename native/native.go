@@ -71,6 +71,7 @@ func Open(dir string) (*engine.Engine, error) {
 	default:
 		opts.Root = repo.Root()
 		opts.Git = repo
+		opts.History = repo
 	}
 	opts.FS = osfs.New(opts.Root, osfs.WithBoundOS())
 	return engine.New(opts), nil

@@ -53,6 +53,12 @@ func init() {
 		{"search", "<query>", "ranked search hits", "kontext search rounding", runSearchCmd},
 		{"governing", "<path>… [--min-specificity N]", "which entries govern these files, and why (rule, specificity)",
 			"kontext governing src/billing/tax/vat.go", runGoverningCmd},
+		{"drift", "[--base R] [--head R] [--kind K]… [--fail]", "entries whose governed files changed after their last look",
+			"kontext drift --base origin/main --fail", runDriftCmd},
+		{"changed", "<base> <head>", "entries added, revised, superseded or deprecated between two revisions",
+			"kontext changed origin/main HEAD", runChangedCmd},
+		{"ci", "[--strict]", "diagnostics, drift, review due and failing verifies for a CI job",
+			"kontext ci --strict", runCICmd},
 	}
 }
 

@@ -21,15 +21,20 @@ import (
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/internal/history"
 )
 
 // Repo is an opened repository.
 type Repo struct {
-	st   *filesystem.Storage
-	root string
+	st     *filesystem.Storage
+	root   string
+	gitDir string // this worktree's git dir (local state lives below it)
 }
 
-var _ engine.Git = (*Repo)(nil)
+var (
+	_ engine.Git     = (*Repo)(nil)
+	_ engine.History = (*Repo)(nil)
+)
 
 // ErrNoRepository is returned by Open when dir is not inside a git
 // worktree.
@@ -71,7 +76,7 @@ func Open(dir string) (*Repo, error) {
 		fs = dotgit.NewRepositoryFilesystem(fs, osfs.New(common, osfs.WithBoundOS()))
 	}
 	st := filesystem.NewStorageWithOptions(fs, cache.NewObjectLRUDefault(), filesystem.Options{})
-	return &Repo{st: st, root: root}, nil
+	return &Repo{st: st, root: root, gitDir: gitDir}, nil
 }
 
 // readGitFile reads a "gitdir: <path>" file.
@@ -155,4 +160,55 @@ func (r *Repo) Blobs(ctx context.Context, paths []string) (map[string]string, ma
 		}
 	}
 	return index, head, nil
+}
+
+// GitDir is this worktree's git directory.
+func (r *Repo) GitDir() string { return r.gitDir }
+
+// Log returns the commit index of head (a full sha), cached per commit
+// under <git-dir>/kontext/cache/; nil when head is "" or there are no
+// commits.
+func (r *Repo) Log(ctx context.Context, head string, maxCommits int) (*engine.CommitLog, error) {
+	if head == "" {
+		return nil, nil
+	}
+	ix, err := history.Build(ctx, r.st, r.gitDir, head, maxCommits)
+	if errors.Is(err, history.ErrNoCommits) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, apierr.Wrap(apierr.OperationFailed, err, "reading the commit history")
+	}
+	log := &engine.CommitLog{Head: ix.Head, Truncated: ix.Truncated, Shallow: ix.Shallow, Commits: make([]*engine.Commit, len(ix.Commits))}
+	for i, c := range ix.Commits {
+		log.Commits[i] = &engine.Commit{SHA: c.SHA, Parents: c.Parents, Time: c.Time, Subject: c.Subject, Author: c.Author, Paths: c.Paths, Merge: c.Merge}
+	}
+	return log, nil
+}
+
+// FileAt returns the content of path in commit sha.
+func (r *Repo) FileAt(ctx context.Context, sha, path string) ([]byte, bool, error) {
+	commit, err := object.GetCommit(r.st, plumbing.NewHash(sha))
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, apierr.Wrap(apierr.OperationFailed, err, "reading commit %s", sha)
+	}
+	tree, err := commit.Tree()
+	if err != nil {
+		return nil, false, apierr.Wrap(apierr.OperationFailed, err, "reading the tree of %s", sha)
+	}
+	f, err := tree.File(path)
+	if errors.Is(err, object.ErrFileNotFound) || errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrEntryNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, apierr.Wrap(apierr.OperationFailed, err, "reading %s in %s", path, sha)
+	}
+	text, err := f.Contents()
+	if err != nil {
+		return nil, false, apierr.Wrap(apierr.OperationFailed, err, "reading %s in %s", path, sha)
+	}
+	return []byte(text), true, nil
 }

@@ -97,7 +97,10 @@ const PLACEHOLDER = "<differs>";
  * - `config_source.kind`: committed vs snapshot;
  * - status `capabilities` (native: every operation; WASM: the read subset)
  *   and status `revision` (HEAD vs the open() revision);
- * - every `snapshot` id, since HEAD is part of it.
+ * - every `snapshot` id, since HEAD is part of it;
+ * - the history-derived `landed`, `since`, `since_verified` and
+ *   `amended_since` (native reads git history; the in-memory engine has
+ *   none and answers null).
  *
  * Everything else — entries, bodies, blob ids, scores, matches, errors and
  * key order — must be byte-for-byte equal.
@@ -109,6 +112,10 @@ export function normalise(op, envelope) {
     const out = {};
     for (const [k, x] of Object.entries(v)) {
       if (k === "root" || k === "snapshot") out[k] = PLACEHOLDER;
+      // History-derived values need git: the native side has them, the
+      // in-memory engine answers null (or omits amended_since).
+      else if (k === "landed" || k === "since" || k === "since_verified") out[k] = PLACEHOLDER;
+      else if (k === "amended_since") continue;
       else if (key === "publication" && (k === "state" || k === "revision")) out[k] = PLACEHOLDER;
       else if (key === "config_source" && k === "kind") out[k] = PLACEHOLDER;
       else out[k] = walk(x, k);

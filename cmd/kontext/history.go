@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/kontext/kontext/engine"
+)
+
+func runDriftCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+	fs := flags("drift", stderr)
+	base := fs.String("base", "", "base revision (default: merge base with origin/HEAD, origin/main, the upstream…)")
+	head := fs.String("head", "", "head revision (default: HEAD plus the working tree)")
+	var kinds multi
+	fs.Var(&kinds, "kind", "only this kind (repeatable)")
+	failOn := fs.Bool("fail", false, "exit 3 when an entry drifted or no base could be found")
+	if _, err := parseInterleaved(fs, args); err != nil {
+		return exitUsage
+	}
+	res, err := call(ctx, g, "entries.drift", map[string]any{"base": *base, "head": *head, "kinds": kinds})
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	d := res.(*engine.DriftResult)
+	code := emit(g, stdout, d, func(w io.Writer) { printDrift(w, d) })
+	if code == exitOK && *failOn && (len(d.Entries) > 0 || d.BaseSource == "fallback-none") {
+		return exitFound
+	}
+	return code
+}
+
+func printDrift(w io.Writer, d *engine.DriftResult) {
+	base := "(none)"
+	if d.Base != nil {
+		base = shortSHA(*d.Base)
+	}
+	head := d.Head
+	if head != "working" {
+		head = shortSHA(head)
+	}
+	fmt.Fprintf(w, "drift %s..%s (base: %s)\n", base, head, d.BaseSource)
+	if d.Warning != "" {
+		fmt.Fprintf(w, "warning: %s\n", d.Warning)
+	}
+	if len(d.Entries) == 0 {
+		fmt.Fprintln(w, "no entry drifted")
+		return
+	}
+	for _, e := range d.Entries {
+		fmt.Fprintf(w, "\n%s  %s (%s)\n", e.ID, e.Title, e.Kind)
+		fmt.Fprintf(w, "  changed: %s\n", strings.Join(e.Changed, ", "))
+		for _, c := range e.Commits {
+			fmt.Fprintf(w, "  %s %s\n", shortSHA(c.SHA), c.Subject)
+		}
+		if e.Verification != nil {
+			fmt.Fprintf(w, "  last look: %s %s", e.Verification.Kind, e.Verification.At)
+			if e.Verification.By != nil {
+				fmt.Fprintf(w, " by %s", *e.Verification.By)
+			}
+			fmt.Fprintln(w)
+		} else {
+			fmt.Fprintln(w, "  never confirmed")
+		}
+	}
+	fmt.Fprintf(w, "\n%d drifted — review them, then kontext confirm <id>\n", len(d.Entries))
+}
+
+func shortSHA(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+func runChangedCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+	fs := flags("changed", stderr)
+	var kinds multi
+	fs.Var(&kinds, "kind", "only this kind (repeatable)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(pos) != 2 {
+		return usageErr(g, stderr, "usage: kontext changed <base> <head>")
+	}
+	res, err := call(ctx, g, "entries.changed", map[string]any{"base": pos[0], "head": pos[1], "kinds": kinds})
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	r := res.(*engine.ChangedResult)
+	return emit(g, stdout, r, func(w io.Writer) {
+		if len(r.Changes) == 0 {
+			fmt.Fprintln(w, "no entry changed")
+			return
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, c := range r.Changes {
+			note := ""
+			if len(c.SupersededBy) > 0 {
+				note = "by " + strings.Join(c.SupersededBy, ", ")
+			}
+			if c.Removed {
+				note = "removed"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.Change, c.Kind, c.ID, c.Title, note)
+		}
+		tw.Flush()
+	})
+}
+
+// CIReport is the result of kontext ci --json.
+type CIReport struct {
+	Diagnostics int                 `json:"diagnostics"`
+	Errors      int                 `json:"errors"`
+	Drift       *engine.DriftResult `json:"drift"`
+	ReviewDue   []string            `json:"review_due"`
+	Failing     []string            `json:"failing"`
+	Findings    int                 `json:"findings"`
+}
+
+func runCICmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+	fs := flags("ci", stderr)
+	strict := fs.Bool("strict", false, "exit 3 on any finding (including no drift base)")
+	if _, err := parseInterleaved(fs, args); err != nil {
+		return exitUsage
+	}
+	res, err := call(ctx, g, "status", map[string]any{})
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	s := res.(*engine.StatusResult)
+	lres, err := call(ctx, g, "entries.list", map[string]any{"limit": 1})
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	l := lres.(*engine.ListResult)
+	dres, err := call(ctx, g, "entries.drift", map[string]any{})
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	rep := &CIReport{Diagnostics: len(l.Diagnostics), Drift: dres.(*engine.DriftResult), ReviewDue: s.ReviewDue, Failing: s.Failing}
+	for _, d := range l.Diagnostics {
+		if d.Severity == "error" {
+			rep.Errors++
+		}
+	}
+	rep.Findings = rep.Diagnostics + len(rep.Drift.Entries) + len(rep.ReviewDue) + len(rep.Failing)
+	if rep.Drift.BaseSource == "fallback-none" {
+		rep.Findings++
+	}
+	code := emit(g, stdout, rep, func(w io.Writer) {
+		fmt.Fprintf(w, "diagnostics: %d (%d errors)\n", rep.Diagnostics, rep.Errors)
+		for _, d := range l.Diagnostics {
+			fmt.Fprintf(w, "  %s %s: %s %s\n", d.Severity, d.File, d.Code, d.Message)
+		}
+		fmt.Fprintf(w, "review due:  %d %s\n", len(rep.ReviewDue), strings.Join(rep.ReviewDue, ", "))
+		fmt.Fprintf(w, "failing:     %d %s\n", len(rep.Failing), strings.Join(rep.Failing, ", "))
+		fmt.Fprintln(w)
+		printDrift(w, rep.Drift)
+	})
+	if code == exitOK && *strict && rep.Findings > 0 {
+		return exitFound
+	}
+	return code
+}

@@ -1,0 +1,238 @@
+package engine
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/internal/entry"
+	"github.com/kontext/kontext/engine/internal/jsonin"
+	"github.com/kontext/kontext/engine/internal/ledger"
+)
+
+// DriftEntry is a drifted entry: the read shape plus what changed.
+type DriftEntry struct {
+	*Entry
+	Path    string       `json:"path"`
+	Changed []string     `json:"changed"`
+	Commits []CommitLine `json:"commits"`
+}
+
+// DriftResult is the result of entries.drift.
+type DriftResult struct {
+	Base       *string       `json:"base"`
+	Head       string        `json:"head"`
+	BaseSource string        `json:"base_source"`
+	Warning    string        `json:"warning,omitempty"`
+	Entries    []*DriftEntry `json:"entries"`
+	Snapshot   string        `json:"snapshot"`
+}
+
+// driftKinds are the kinds drift and changed look at unless told.
+func driftKinds(kinds []string) (map[string]bool, error) {
+	if len(kinds) == 0 {
+		return map[string]bool{"decision": true, "convention": true, "learning": true, "incident": true}, nil
+	}
+	return normKinds(kinds)
+}
+
+// revision checks a revision input before git sees it.
+func revision(field, rev string) (string, error) {
+	rev = strings.TrimSpace(rev)
+	if rev == "" {
+		return "", jsonin.Errorf(field, "is empty; pass a git revision such as origin/main or a commit sha")
+	}
+	if strings.HasPrefix(rev, "-") {
+		return "", jsonin.Errorf(field, "%q starts with '-'; pass a git revision, not an option", rev)
+	}
+	return rev, nil
+}
+
+func (e *Engine) history() (History, error) {
+	if e.opts.History == nil {
+		return nil, apierr.New(apierr.UnsupportedOperation, "history operations need a git repository; run them with the native CLI inside one")
+	}
+	return e.opts.History, nil
+}
+
+func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
+	in := v.(*DriftInput)
+	kinds, err := driftKinds(in.Kinds)
+	if err != nil {
+		return nil, err
+	}
+	h, err := e.history()
+	if err != nil {
+		return nil, err
+	}
+	st, err := e.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if st.head == "" {
+		return nil, apierr.New(apierr.NoCommits, "the repository has no commits yet; drift compares commits")
+	}
+	res := &DriftResult{Head: "working", Entries: []*DriftEntry{}}
+	working := in.Head == ""
+	eng := e
+	if !working {
+		rev, err := revision("head", in.Head)
+		if err != nil {
+			return nil, err
+		}
+		sha, err := h.Resolve(ctx, rev)
+		if err != nil {
+			return nil, err
+		}
+		res.Head = sha
+		if eng, err = e.atCommit(ctx, sha); err != nil {
+			return nil, err
+		}
+		if st, err = eng.read(ctx); err != nil {
+			return nil, err
+		}
+	}
+	var base Base
+	if in.Base != "" {
+		rev, err := revision("base", in.Base)
+		if err != nil {
+			return nil, err
+		}
+		sha, err := h.Resolve(ctx, rev)
+		if err != nil {
+			return nil, err
+		}
+		base = Base{SHA: sha, Source: "explicit"}
+	} else if base, err = h.DefaultBase(ctx); err != nil {
+		return nil, err
+	}
+	res.BaseSource, res.Warning = base.Source, base.Warning
+	res.Base = strp(base.SHA)
+	res.Snapshot = st.snap.ID
+	lin, err := eng.lineage(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	if lin == nil {
+		return res, nil
+	}
+	if base.SHA == "" {
+		res.Base = strp(st.head) // fallback-none: an empty range
+	}
+	inBase := lin.ancestors(*res.Base)
+	var uncommitted []string
+	if working {
+		all, err := h.Uncommitted(ctx)
+		if err != nil {
+			return nil, err
+		}
+		knowledge := knowledgeFiles(st)
+		for _, p := range all {
+			if !knowledge(p) {
+				uncommitted = append(uncommitted, p)
+			}
+		}
+	}
+	var dirtyHits = map[string][]string{}
+	if len(uncommitted) > 0 {
+		for _, r := range st.snap.Governing().Lookup(uncommitted) {
+			id := st.snap.Entries[r.Owner].ID
+			for _, m := range r.Matches {
+				dirtyHits[id] = append(dirtyHits[id], m.Path)
+			}
+		}
+	}
+	byID := ledger.ByID(st.snap.LedgerLines)
+	var drifted []*entry.Entry
+	details := map[string]*DriftEntry{}
+	for _, en := range st.snap.Entries {
+		if !kinds[en.Kind] || entry.Inactive(en.Status) || len(en.Paths) == 0 {
+			continue
+		}
+		d := &DriftEntry{Path: en.File, Changed: []string{}, Commits: []CommitLine{}}
+		changed := map[string]bool{}
+		var last *Commit
+		for _, hit := range lin.governed[en.ID] {
+			if inBase[hit.commit.SHA] {
+				continue
+			}
+			if last == nil {
+				last = hit.commit // newest first: the last commit of the range that changed governed files
+			}
+			d.Commits = append(d.Commits, CommitLine{SHA: hit.commit.SHA, Subject: hit.commit.Subject})
+			for _, p := range hit.paths {
+				changed[p] = true
+			}
+		}
+		for _, p := range dirtyHits[en.ID] {
+			changed[p] = true
+		}
+		if len(changed) == 0 {
+			continue
+		}
+		if eng.covered(st, lin, en, byID[en.ID], last, len(dirtyHits[en.ID]) > 0, working) {
+			continue
+		}
+		for p := range changed {
+			d.Changed = append(d.Changed, p)
+		}
+		sort.Strings(d.Changed)
+		drifted = append(drifted, en)
+		details[en.ID] = d
+	}
+	sort.Slice(drifted, func(i, j int) bool { return drifted[i].ID < drifted[j].ID })
+	views, err := eng.views(ctx, st, drifted)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range views {
+		d := details[drifted[i].ID]
+		d.Entry = v
+		res.Entries = append(res.Entries, d)
+	}
+	return res, nil
+}
+
+// covered reports whether a look at en happened in or after last (the last
+// commit of the range that changed its governed files). Uncommitted
+// changes are covered only by an uncommitted look.
+func (e *Engine) covered(st *state, lin *lineage, en *entry.Entry, lines []*ledger.Line, last *Commit, dirty, working bool) bool {
+	uncommittedLook := false
+	var lookCommits []string
+	if working {
+		if err := e.publish(context.Background(), st, []string{en.File}); err == nil && st.pub[en.File].State != "committed" {
+			uncommittedLook = true // an edit of its own file, not committed yet
+		}
+	}
+	if sha, ok := lin.lastEdit[en.File]; ok {
+		lookCommits = append(lookCommits, sha)
+	}
+	for _, l := range lines {
+		if l.FailedVerify() {
+			continue
+		}
+		if _, ok := lin.landed[l.Text]; !ok {
+			if working {
+				uncommittedLook = true // a ledger line only staged or in the working tree
+			}
+			continue
+		}
+		lookCommits = append(lookCommits, lineLook(lin, l).commit)
+	}
+	if uncommittedLook {
+		return true
+	}
+	if dirty {
+		return false
+	}
+	if last == nil {
+		return true
+	}
+	for _, c := range lookCommits {
+		if c != "" && lin.ancestors(c)[last.SHA] {
+			return true
+		}
+	}
+	return false
+}

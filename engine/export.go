@@ -1,0 +1,175 @@
+package engine
+
+import (
+	"context"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/internal/entry"
+	"github.com/kontext/kontext/engine/internal/jsonin"
+)
+
+func runChanged(ctx context.Context, e *Engine, v any) (any, error) {
+	in := v.(*ChangedInput)
+	kinds, err := driftKinds(in.Kinds)
+	if err != nil {
+		return nil, err
+	}
+	h, err := e.history()
+	if err != nil {
+		return nil, err
+	}
+	var shas [2]string
+	for i, f := range []struct{ name, rev string }{{"base", in.Base}, {"head", in.Head}} {
+		rev, err := revision(f.name, f.rev)
+		if err != nil {
+			return nil, err
+		}
+		if shas[i], err = h.Resolve(ctx, rev); err != nil {
+			return nil, err
+		}
+	}
+	base, err := e.atCommit(ctx, shas[0])
+	if err != nil {
+		return nil, err
+	}
+	head, err := e.atCommit(ctx, shas[1])
+	if err != nil {
+		return nil, err
+	}
+	res, err := changed(ctx, base, head)
+	if err != nil {
+		return nil, err
+	}
+	kept := res.Changes[:0]
+	for _, c := range res.Changes {
+		if kinds[c.Kind] {
+			kept = append(kept, c)
+		}
+	}
+	res.Changes = kept
+	return res, nil
+}
+
+var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// ExportEntry is one committed entry of entries.export.
+type ExportEntry struct {
+	ID         string         `json:"id"`
+	Kind       string         `json:"kind"`
+	Title      string         `json:"title"`
+	Status     *string        `json:"status"`
+	File       string         `json:"file"`
+	Paths      []string       `json:"paths"`
+	Markdown   string         `json:"markdown"`
+	Blob       string         `json:"blob"`
+	Checked    *string        `json:"checked"`
+	Date       *string        `json:"date"`
+	Verify     *string        `json:"verify"`
+	ReviewBy   *string        `json:"review_by"`
+	Supersedes []string       `json:"supersedes"`
+	Commits    []string       `json:"commits"`
+	Author     *string        `json:"author"`
+	Extra      map[string]any `json:"extra"`
+}
+
+// ExportSource is entries.export's config_source.
+type ExportSource struct {
+	Kind    string  `json:"kind"` // committed | defaults
+	Path    *string `json:"path,omitempty"`
+	Blob    *string `json:"blob,omitempty"`
+	Storage *string `json:"storage,omitempty"`
+}
+
+// ExportResult is the result of entries.export.
+type ExportResult struct {
+	Revision     string        `json:"revision"`
+	ReviewRef    string        `json:"review_ref"`
+	ConfigSource ExportSource  `json:"config_source"`
+	Entries      []ExportEntry `json:"entries"`
+}
+
+func runExport(ctx context.Context, e *Engine, v any) (any, error) {
+	in := v.(*ExportInput)
+	if !fullSHA.MatchString(in.Revision) {
+		return nil, jsonin.Errorf("revision", "%q is not a full 40-hex commit sha; export pins an exact reviewed commit", in.Revision)
+	}
+	if !strings.HasPrefix(in.ReviewRef, "refs/") || strings.HasPrefix(in.ReviewRef, "-") {
+		return nil, jsonin.Errorf("review_ref", "%q is not a full ref name such as refs/remotes/origin/main", in.ReviewRef)
+	}
+	var patterns []string
+	if in.Paths != nil {
+		var err error
+		if patterns, err = normPaths("paths", in.Paths); err != nil {
+			return nil, err
+		}
+	}
+	h, err := e.history()
+	if err != nil {
+		return nil, err
+	}
+	tip, err := h.RefTip(ctx, in.ReviewRef)
+	if err != nil {
+		return nil, err
+	}
+	if tip != in.Revision {
+		return nil, apierr.New(apierr.StaleEntry, "%s now points at %s, not %s; export the current tip", in.ReviewRef, tip, in.Revision)
+	}
+	eng, err := e.atCommit(ctx, in.Revision)
+	if err != nil {
+		return nil, err
+	}
+	st, err := eng.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := &ExportResult{Revision: in.Revision, ReviewRef: in.ReviewRef, Entries: []ExportEntry{}}
+	if st.cfg.Path != "" {
+		res.ConfigSource = ExportSource{Kind: "committed", Path: strp(st.cfg.Path), Blob: strp(blobOf(st.snap.ConfigText))}
+	} else {
+		res.ConfigSource = ExportSource{Kind: "defaults", Storage: strp(st.cfg.Storage)}
+	}
+	lin, err := eng.lineage(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	keep := func(*entry.Entry) bool { return true }
+	if patterns != nil {
+		governs := map[int]bool{}
+		for _, r := range st.snap.Governing().Lookup(patterns) {
+			governs[r.Owner] = true
+		}
+		index := map[*entry.Entry]int{}
+		for i, en := range st.snap.Entries {
+			index[en] = i
+		}
+		keep = func(en *entry.Entry) bool { return governs[index[en]] }
+	}
+	authors := map[string]string{}
+	if lin != nil {
+		for _, c := range lin.log.Commits {
+			for _, p := range c.Paths {
+				if _, ok := authors[p]; !ok {
+					authors[p] = c.Author
+				}
+			}
+		}
+	}
+	for _, en := range st.snap.Entries {
+		if !authority(en) || en.Status == "proposed" || !keep(en) {
+			continue
+		}
+		x := ExportEntry{ID: en.ID, Kind: en.Kind, Title: en.Title, Status: strp(en.Status), File: en.File,
+			Paths: nonNil(en.Paths), Markdown: en.Markdown, Blob: st.snap.Blobs[en.File], Checked: strp(en.Checked),
+			Date: strp(en.Date), Verify: strp(en.Verify), ReviewBy: strp(en.ReviewBy), Supersedes: nonNil(en.Supersedes),
+			Commits: nonNil(en.Commits), Extra: en.Extra}
+		if a, ok := authors[en.File]; ok && a != "" {
+			x.Author = &a
+		}
+		res.Entries = append(res.Entries, x)
+	}
+	sort.SliceStable(res.Entries, func(i, j int) bool { return res.Entries[i].ID < res.Entries[j].ID })
+	return res, nil
+}

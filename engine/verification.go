@@ -1,0 +1,404 @@
+package engine
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kontext/kontext/engine/internal/entry"
+	"github.com/kontext/kontext/engine/internal/kb"
+	"github.com/kontext/kontext/engine/internal/ledger"
+)
+
+// Verification is a look at an entry: a ledger line, or the entry's own
+// checked field (kind "cache").
+type Verification struct {
+	At       string  `json:"at"`
+	Kind     string  `json:"kind"`
+	Commit   *string `json:"commit"`
+	By       *string `json:"by"`
+	Because  *string `json:"because"`
+	Passed   *bool   `json:"passed"`
+	Source   string  `json:"source"` // ledger | frontmatter
+	Verified bool    `json:"verified"`
+	Landed   *string `json:"landed"`
+}
+
+// Since counts the commits that changed an entry's governed files after a
+// look.
+type Since struct {
+	Commits    int          `json:"commits"`
+	Head       string       `json:"head"`
+	Paths      []string     `json:"paths"`
+	Recent     []CommitLine `json:"recent"`
+	Truncated  bool         `json:"truncated,omitempty"`
+	LowerBound bool         `json:"lower_bound,omitempty"`
+}
+
+// CommitLine is a commit as results show it.
+type CommitLine struct {
+	SHA     string `json:"sha"`
+	Subject string `json:"subject"`
+}
+
+// lineage is the history of one snapshot: the commit log, where ledger
+// lines landed, which commits changed which entries' governed files. It is
+// computed once per snapshot (HEAD is part of the snapshot id).
+type lineage struct {
+	log      *CommitLog
+	bySHA    map[string]*Commit
+	order    map[string]int           // position in log (0 = HEAD)
+	landed   map[string]string        // ledger line text → first commit in HEAD's history that has it
+	lastEdit map[string]string        // knowledge file → newest commit that changed it
+	governed map[string][]governedHit // entry id → commits changing its governed files, newest first
+	mu       sync.Mutex
+	ancestry map[string]map[string]bool // sha → its ancestors (and itself) within the log
+}
+
+type governedHit struct {
+	commit *Commit
+	paths  []string
+}
+
+type lineageCache struct {
+	mu       sync.Mutex
+	snapshot string
+	lin      *lineage
+}
+
+// lineage returns the history of st's snapshot, or nil when the engine has
+// no history or the repository no commits.
+func (e *Engine) lineage(ctx context.Context, st *state) (*lineage, error) {
+	if e.opts.History == nil || st.head == "" {
+		return nil, nil
+	}
+	c := &e.lineageCache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.snapshot == st.snap.ID && c.lin != nil {
+		return c.lin, nil
+	}
+	log, err := e.opts.History.Log(ctx, st.head, st.cfg.MaxCommits)
+	if err != nil || log == nil {
+		return nil, err
+	}
+	lin := &lineage{log: log, bySHA: map[string]*Commit{}, order: map[string]int{}, landed: map[string]string{},
+		lastEdit: map[string]string{}, governed: map[string][]governedHit{}, ancestry: map[string]map[string]bool{}}
+	for i, c := range log.Commits {
+		lin.bySHA[c.SHA] = c
+		lin.order[c.SHA] = i
+	}
+	knowledge := knowledgeFiles(st)
+	ix := st.snap.Governing()
+	ledgerPath := st.cfg.Ledger()
+	var ledgerCommits []*Commit
+	for _, c := range log.Commits {
+		if c.Merge {
+			continue
+		}
+		var code []string
+		for _, p := range c.Paths {
+			if knowledge(p) {
+				if _, seen := lin.lastEdit[p]; !seen {
+					lin.lastEdit[p] = c.SHA
+				}
+				if p == ledgerPath {
+					ledgerCommits = append(ledgerCommits, c)
+				}
+				continue
+			}
+			code = append(code, p)
+		}
+		if len(code) == 0 {
+			continue
+		}
+		for _, r := range ix.Lookup(code) {
+			id := st.snap.Entries[r.Owner].ID
+			paths := make([]string, 0, len(r.Matches))
+			for _, m := range r.Matches {
+				paths = append(paths, m.Path)
+			}
+			lin.governed[id] = append(lin.governed[id], governedHit{c, paths})
+		}
+	}
+	// Oldest first: the first committed ledger version holding a line is
+	// where it landed.
+	for i := len(ledgerCommits) - 1; i >= 0; i-- {
+		c := ledgerCommits[i]
+		data, ok, err := e.opts.History.FileAt(ctx, c.SHA, ledgerPath)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			line = strings.TrimRight(line, "\r")
+			if _, seen := lin.landed[line]; !seen && strings.TrimSpace(line) != "" {
+				lin.landed[line] = c.SHA
+			}
+		}
+	}
+	c.snapshot, c.lin = st.snap.ID, lin
+	return lin, nil
+}
+
+// knowledgeFiles returns the predicate for files excluded from drift and
+// since counting: every file under a source dir, the config and the ledger.
+func knowledgeFiles(st *state) func(string) bool {
+	var dirs []string
+	for _, s := range st.cfg.Sources() {
+		dirs = append(dirs, s.Dir)
+	}
+	cfgPath, ledgerPath := st.cfg.Path, st.cfg.Ledger()
+	return func(p string) bool {
+		if p == cfgPath || p == ledgerPath {
+			return true
+		}
+		for _, d := range dirs {
+			if d == "" {
+				if s := p[strings.LastIndex(p, "/")+1:]; s == "AGENTS.md" || s == "CLAUDE.md" {
+					return true
+				}
+				continue
+			}
+			if strings.HasPrefix(p, d+"/") {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// ancestors returns sha and every commit reachable from it within the log.
+func (l *lineage) ancestors(sha string) map[string]bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if a, ok := l.ancestry[sha]; ok {
+		return a
+	}
+	a := map[string]bool{}
+	stack := []string{sha}
+	for len(stack) > 0 {
+		s := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if a[s] {
+			continue
+		}
+		c, ok := l.bySHA[s]
+		if !ok {
+			continue
+		}
+		a[s] = true
+		stack = append(stack, c.Parents...)
+	}
+	l.ancestry[sha] = a
+	return a
+}
+
+// newer returns whichever of two commits is newer: the descendant when one
+// reaches the other, else the later committer time.
+func (l *lineage) newer(a, b string) string {
+	if a == "" || l.bySHA[a] == nil {
+		return b
+	}
+	if b == "" || l.bySHA[b] == nil {
+		return a
+	}
+	if l.ancestors(a)[b] {
+		return a
+	}
+	if l.ancestors(b)[a] {
+		return b
+	}
+	if l.bySHA[b].Time.After(l.bySHA[a].Time) {
+		return b
+	}
+	return a
+}
+
+// look is a point from which since counts.
+type look struct {
+	commit string    // a commit in HEAD's history, or ""
+	at     time.Time // the look's time, for counting by time
+}
+
+// since counts commits changing en's governed files after lk.
+func (l *lineage) since(en *entry.Entry, lk look) *Since {
+	res := &Since{Head: l.log.Head, Paths: []string{}, Recent: []CommitLine{}, LowerBound: l.log.Shallow}
+	var after func(c *Commit) bool
+	switch {
+	case lk.commit != "" && l.bySHA[lk.commit] != nil:
+		anc := l.ancestors(lk.commit)
+		after = func(c *Commit) bool { return !anc[c.SHA] }
+	case lk.commit != "" && l.log.Truncated:
+		// The look lies beyond the walked window: everything walked is after it.
+		res.Truncated = true
+		after = func(*Commit) bool { return true }
+	default:
+		after = func(c *Commit) bool { return c.Time.After(lk.at) }
+	}
+	paths := map[string]bool{}
+	for _, h := range l.governed[en.ID] {
+		if !after(h.commit) {
+			continue
+		}
+		res.Commits++
+		for _, p := range h.paths {
+			paths[p] = true
+		}
+		if len(res.Recent) < 5 {
+			res.Recent = append(res.Recent, CommitLine{SHA: h.commit.SHA, Subject: h.commit.Subject})
+		}
+	}
+	for p := range paths {
+		res.Paths = append(res.Paths, p)
+	}
+	sort.Strings(res.Paths)
+	if len(res.Paths) > 20 {
+		res.Paths = res.Paths[:20]
+	}
+	return res
+}
+
+// parseLookTime reads a checked value (YYYY-MM-DD or RFC 3339).
+func parseLookTime(s string) (time.Time, bool) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.UTC(), true
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, true
+	}
+	return time.Time{}, false
+}
+
+// verify fills the history-derived fields of v.
+func (e *Engine) verify(ctx context.Context, st *state, lin *lineage, en *entry.Entry, v *Entry, lines []*ledger.Line) error {
+	var newest, newestConfirm, newestLook, newestVerified, newestVerify *ledger.Line
+	for _, l := range lines {
+		if newest == nil || !l.At.Before(newest.At) {
+			newest = l
+		}
+		if l.Kind != ledger.KindVerify && (newestConfirm == nil || !l.At.Before(newestConfirm.At)) {
+			newestConfirm = l
+		}
+		if !l.FailedVerify() && (newestLook == nil || !l.At.Before(newestLook.At)) {
+			newestLook = l
+		}
+		if l.Verified() && (newestVerified == nil || !l.At.Before(newestVerified.At)) {
+			newestVerified = l
+		}
+		if l.Kind == ledger.KindVerify && (newestVerify == nil || !l.At.Before(newestVerify.At)) {
+			newestVerify = l
+		}
+	}
+	checkedAt, hasChecked := parseLookTime(en.Checked)
+	if newestConfirm != nil && (!hasChecked || newestConfirm.At.After(checkedAt)) {
+		at := newestConfirm.AtRaw
+		v.Checked = &at
+	}
+	fileLanded := e.fileLanded(st, lin, en.File)
+	cacheLook := func() *Verification {
+		return &Verification{At: en.Checked, Kind: "cache", Source: "frontmatter", Landed: fileLanded}
+	}
+	switch {
+	case newest != nil && (!hasChecked || !checkedAt.After(newest.At)):
+		v.Verification = lineVerification(lin, newest)
+	case hasChecked:
+		v.Verification = cacheLook()
+	}
+	if newestVerified != nil {
+		v.LastVerified = lineVerification(lin, newestVerified)
+	}
+	if newestVerify != nil && newestVerify.FailedVerify() {
+		v.Failing = true
+	}
+	if lin == nil || entry.Inactive(en.Status) || len(en.Paths) == 0 {
+		return nil
+	}
+	// since: from the newest look that is not a failed verify.
+	var from *look
+	if newestLook != nil {
+		from = lineLook(lin, newestLook)
+	}
+	if hasChecked && (newestLook == nil || checkedAt.After(newestLook.At)) {
+		lk := look{at: checkedAt}
+		if fileLanded != nil {
+			lk.commit = *fileLanded
+		}
+		from = &lk
+	}
+	if from != nil {
+		v.Since = lin.since(en, *from)
+	}
+	if newestVerified != nil {
+		lk := lineLook(lin, newestVerified)
+		v.SinceVerified = lin.since(en, *lk)
+		amended, err := e.amendedSince(ctx, st, en, lk.commit)
+		if err != nil {
+			return err
+		}
+		v.AmendedSince = amended
+	}
+	return nil
+}
+
+// lineLook is the point a ledger line looked from: the newer of the commit
+// it names and the commit that landed it.
+func lineLook(lin *lineage, l *ledger.Line) *look {
+	named := ""
+	if l.Commit != nil {
+		named = *l.Commit
+	}
+	return &look{commit: lin.newer(named, lin.landed[l.Text]), at: l.At}
+}
+
+func lineVerification(lin *lineage, l *ledger.Line) *Verification {
+	v := &Verification{At: l.AtRaw, Kind: l.Kind, Commit: l.Commit, By: strp(l.By), Because: strp(l.Because),
+		Source: "ledger", Verified: l.Verified()}
+	if l.Kind == ledger.KindVerify {
+		p := l.Passed != nil && *l.Passed
+		v.Passed = &p
+	}
+	if lin != nil {
+		if sha, ok := lin.landed[l.Text]; ok {
+			v.Landed = &sha
+		}
+	}
+	return v
+}
+
+// fileLanded is the last commit that changed file, or nil while the file
+// has uncommitted changes (or no history is known).
+func (e *Engine) fileLanded(st *state, lin *lineage, file string) *string {
+	if lin == nil {
+		return nil
+	}
+	if p := st.pub[file]; p.State != "committed" {
+		return nil
+	}
+	if sha, ok := lin.lastEdit[file]; ok {
+		return &sha
+	}
+	return nil
+}
+
+// amendedSince reports whether en's body differs from its body in commit
+// (the last verifying look).
+func (e *Engine) amendedSince(ctx context.Context, st *state, en *entry.Entry, commit string) (bool, error) {
+	if commit == "" {
+		return false, nil
+	}
+	data, ok, err := e.opts.History.FileAt(ctx, commit, en.File)
+	if err != nil || !ok {
+		return false, err // not committed yet at the look: nothing to compare
+	}
+	if kb.BlobID(data) == st.snap.Blobs[en.File] {
+		return false, nil
+	}
+	src := entry.Source{Kind: en.Kind, Style: en.Style}
+	old, _ := entry.Parse(en.File, data, src)
+	return old == nil || strings.TrimSpace(old.Body) != strings.TrimSpace(en.Body), nil
+}

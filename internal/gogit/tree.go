@@ -1,0 +1,137 @@
+package gogit
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/apierr"
+)
+
+// Tree returns the regular files (executable or not) below any of dirs
+// in commit sha, with their blob ids and contents. "" (or ".") is the whole
+// tree. Symlinks and submodules are skipped; a dir that does not exist or
+// is a file contributes nothing. Only the subtrees below dirs are read.
+func (r *Repo) Tree(ctx context.Context, sha string, dirs []string) (map[string]engine.TreeFile, error) {
+	c, err := r.peelToCommit(plumbing.NewHash(sha))
+	if len(sha) != 40 || !isHex(sha) || errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, errNotCommit) {
+		return nil, apierr.Invalid("%q is not a commit of this repository: pass a full commit sha", sha)
+	}
+	if err != nil {
+		return nil, apierr.Wrap(apierr.OperationFailed, err, "reading commit %s", sha)
+	}
+	out := map[string]engine.TreeFile{}
+	for _, d := range normalizeDirs(dirs) {
+		root, err := object.GetTree(r.st, c.TreeHash)
+		if err != nil {
+			return nil, apierr.Wrap(apierr.OperationFailed, err, "reading the tree of %s", sha)
+		}
+		t := root
+		if d != "" {
+			e, err := root.FindEntry(d)
+			if errors.Is(err, object.ErrEntryNotFound) || errors.Is(err, object.ErrDirectoryNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, apierr.Wrap(apierr.OperationFailed, err, "looking up %s in %s", d, sha)
+			}
+			if e.Mode != filemode.Dir {
+				continue
+			}
+			if t, err = object.GetTree(r.st, e.Hash); err != nil {
+				return nil, apierr.Wrap(apierr.OperationFailed, err, "reading %s in %s", d, sha)
+			}
+		}
+		if err := r.collect(ctx, t, d, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// collect adds the regular files below tree t (at prefix) to out.
+func (r *Repo) collect(ctx context.Context, t *object.Tree, prefix string, out map[string]engine.TreeFile) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for _, e := range t.Entries {
+		p := e.Name
+		if prefix != "" {
+			p = prefix + "/" + e.Name
+		}
+		switch e.Mode {
+		case filemode.Dir:
+			sub, err := object.GetTree(r.st, e.Hash)
+			if err != nil {
+				return apierr.Wrap(apierr.OperationFailed, err, "reading tree %s", p)
+			}
+			if err := r.collect(ctx, sub, p, out); err != nil {
+				return err
+			}
+		case filemode.Regular, filemode.Executable, filemode.Deprecated:
+			data, err := r.blob(e.Hash)
+			if err != nil {
+				return apierr.Wrap(apierr.OperationFailed, err, "reading %s", p)
+			}
+			out[p] = engine.TreeFile{Blob: e.Hash.String(), Data: data}
+		}
+	}
+	return nil
+}
+
+func (r *Repo) blob(h plumbing.Hash) ([]byte, error) {
+	o, err := r.st.EncodedObject(plumbing.BlobObject, h)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := o.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	data := make([]byte, 0, o.Size())
+	buf := make([]byte, 32*1024)
+	for {
+		n, err := rd.Read(buf)
+		data = append(data, buf[:n]...)
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// normalizeDirs cleans dirs and drops those inside another one, so no
+// subtree is read twice.
+func normalizeDirs(dirs []string) []string {
+	if len(dirs) == 0 {
+		return nil
+	}
+	var ds []string
+	for _, d := range dirs {
+		d = strings.Trim(path.Clean("/"+strings.ReplaceAll(d, "\\", "/")), "/")
+		if d == "" {
+			return []string{""}
+		}
+		ds = append(ds, d)
+	}
+	sort.Strings(ds)
+	var out []string
+	for _, d := range ds {
+		if n := len(out); n > 0 && (d == out[n-1] || strings.HasPrefix(d, out[n-1]+"/")) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}

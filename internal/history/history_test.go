@@ -1,0 +1,396 @@
+package history
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+func build(t *testing.T, r *repo, max int) *Index {
+	t.Helper()
+	ix, err := Build(context.Background(), openStorage(t, r.gitDir()), r.gitDir(), r.git("rev-parse", "HEAD"), max)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+// checkOracle compares the index with git log and git rev-list.
+func checkOracle(t *testing.T, r *repo, ix *Index) {
+	t.Helper()
+	want := r.oracle()
+	got := map[string][]string{}
+	for _, c := range ix.Commits {
+		if c.Merge {
+			if c.Paths != nil {
+				t.Errorf("merge %s has paths %v", c.SHA, c.Paths)
+			}
+			continue
+		}
+		got[c.SHA] = c.Paths
+	}
+	if !reflect.DeepEqual(got, want) {
+		for sha, w := range want {
+			if !reflect.DeepEqual(got[sha], w) {
+				t.Errorf("%s: got %q, want %q", sha, got[sha], w)
+			}
+		}
+		for sha := range got {
+			if _, ok := want[sha]; !ok {
+				t.Errorf("%s: not in git log", sha)
+			}
+		}
+	}
+	revs := strings.Fields(r.git("rev-list", "HEAD"))
+	var walked []string
+	for _, c := range ix.Commits {
+		walked = append(walked, c.SHA)
+	}
+	sort.Strings(revs)
+	sort.Strings(walked)
+	if !reflect.DeepEqual(walked, revs) {
+		t.Errorf("walked %d commits %v, rev-list has %d %v", len(walked), walked, len(revs), revs)
+	}
+	// Every commit comes before its parents.
+	pos := map[string]int{}
+	for i, c := range ix.Commits {
+		pos[c.SHA] = i
+	}
+	for i, c := range ix.Commits {
+		for _, p := range c.Parents {
+			if j, ok := pos[p]; ok && j < i {
+				t.Errorf("parent %s listed before its child %s", p, c.SHA)
+			}
+		}
+	}
+}
+
+func TestBuildMatchesGitLog(t *testing.T) {
+	r := newRepo(t)
+	buildFixture(r)
+	ix := build(t, r, 0)
+	checkOracle(t, r, ix)
+	if ix.Truncated || ix.Shallow {
+		t.Errorf("Truncated=%v Shallow=%v", ix.Truncated, ix.Shallow)
+	}
+	head := ix.Commits[0]
+	if head.SHA != ix.Head || head.Subject != "delete e" || head.Time.Location().String() != "UTC" {
+		t.Errorf("head commit = %+v", head)
+	}
+	if want := r.git("log", "-1", "--format=%an"); head.Author != want || want == "" {
+		t.Errorf("head author %q, git says %q", head.Author, want)
+	}
+	if want := r.git("log", "-1", "--format=%ct"); want != strconv.FormatInt(head.Time.Unix(), 10) {
+		t.Errorf("head time %v, git says %s", head.Time, want)
+	}
+	if !reflect.DeepEqual(head.Paths, []string{"dir-z/e.txt"}) {
+		t.Errorf("head paths %v", head.Paths)
+	}
+	if !ix.Reachable(ix.Head) || ix.Reachable(strings.Repeat("0", 40)) {
+		t.Error("Reachable")
+	}
+}
+
+func TestCache(t *testing.T) {
+	r := newRepo(t)
+	buildFixture(r)
+	n0 := diffCount.Load()
+	first := build(t, r, 0)
+	cold := diffCount.Load() - n0
+	if cold == 0 {
+		t.Fatal("a cold build diffed nothing")
+	}
+	entries, err := os.ReadDir(filepath.Join(r.gitDir(), "kontext", "cache", "commits"))
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("no cache written: %v", err)
+	}
+
+	n1 := diffCount.Load()
+	second := build(t, r, 0)
+	if d := diffCount.Load() - n1; d != 0 {
+		t.Errorf("warm build diffed %d commits", d)
+	}
+	if !reflect.DeepEqual(first, second) {
+		t.Error("warm build differs from the cold one")
+	}
+
+	r.write("new.txt", "new\n")
+	r.commit("one more")
+	n2 := diffCount.Load()
+	third := build(t, r, 0)
+	if d := diffCount.Load() - n2; d != 1 {
+		t.Errorf("after one commit, %d diffs", d)
+	}
+	checkOracle(t, r, third)
+
+	// Many builds compact the segments and still answer the same.
+	for i := 0; i < maxSegments+2; i++ {
+		r.write("new.txt", strings.Repeat("x", i+2))
+		r.commit("more")
+		build(t, r, 0)
+	}
+	entries, _ = os.ReadDir(filepath.Join(r.gitDir(), "kontext", "cache", "commits"))
+	if len(entries) > maxSegments {
+		t.Errorf("%d segments after compaction", len(entries))
+	}
+	n3 := diffCount.Load()
+	checkOracle(t, r, build(t, r, 0))
+	if d := diffCount.Load() - n3; d != 0 {
+		t.Errorf("build after compaction diffed %d commits", d)
+	}
+}
+
+func TestOldSegmentVersionIsIgnored(t *testing.T) {
+	c := &Commit{SHA: strings.Repeat("a", 40), Subject: "s", Author: "Ada", Paths: []string{"x"}}
+	data := encodeSegment([]*Commit{c})
+	out := map[plumbing.Hash]*Commit{}
+	if err := decodeSegment(data, out); err != nil || out[plumbing.NewHash(c.SHA)].Author != "Ada" {
+		t.Fatalf("round trip: %v %+v", err, out)
+	}
+	old := append([]byte("kontext-commits-1\n"), data[len(segMagic):]...)
+	if err := decodeSegment(old, map[plumbing.Hash]*Commit{}); err == nil {
+		t.Error("a segment of the previous format was accepted")
+	}
+}
+
+func TestCorruptCacheIsIgnored(t *testing.T) {
+	r := newRepo(t)
+	buildFixture(r)
+	build(t, r, 0)
+	dir := filepath.Join(r.gitDir(), "kontext", "cache", "commits")
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		data, _ := os.ReadFile(p)
+		data[len(data)/2] ^= 0xff
+		os.WriteFile(p, data, 0o644)
+	}
+	checkOracle(t, r, build(t, r, 0))
+}
+
+func TestTruncated(t *testing.T) {
+	r := newRepo(t)
+	buildFixture(r)
+	ix := build(t, r, 3)
+	if !ix.Truncated || len(ix.Commits) != 3 {
+		t.Fatalf("Truncated=%v with %d commits", ix.Truncated, len(ix.Commits))
+	}
+	// The three newest commits by date, like git rev-list -n 3.
+	want := strings.Fields(r.git("rev-list", "-n", "3", "HEAD"))
+	for i, c := range ix.Commits {
+		if c.SHA != want[i] {
+			t.Errorf("commit %d = %s, want %s", i, c.SHA, want[i])
+		}
+	}
+	revs := len(strings.Fields(r.git("rev-list", "HEAD")))
+	if ix := build(t, r, revs); ix.Truncated {
+		t.Error("Truncated with exactly max commits")
+	}
+}
+
+func TestShallow(t *testing.T) {
+	src := newRepo(t)
+	buildFixture(src)
+	r := &repo{tb: t, dir: t.TempDir()}
+	r.git("clone", "-q", "--depth", "3", "file://"+src.dir, r.dir)
+	ix := build(t, r, 0)
+	if !ix.Shallow {
+		t.Error("Shallow not set")
+	}
+	// git treats the shallow boundary as root commits; so do we.
+	checkOracle(t, r, ix)
+	// Boundary commits are not cached: a later unshallow changes them.
+	n := diffCount.Load()
+	build(t, r, 0)
+	if d := diffCount.Load() - n; d == 0 {
+		t.Error("shallow boundary commits were cached")
+	}
+	// A merge on the shallow boundary is a root to git too.
+	r8 := &repo{tb: t, dir: t.TempDir()}
+	r8.git("clone", "-q", "--depth", "8", "file://"+src.dir, r8.dir)
+	if got := r8.git("log", "-1", "--format=%s", r8.git("rev-parse", "HEAD~7")); got != "octopus" {
+		t.Fatalf("boundary is %q, not the octopus merge", got)
+	}
+	checkOracle(t, r8, build(t, r8, 0))
+
+	r.git("fetch", "-q", "--unshallow")
+	ix = build(t, r, 0)
+	if ix.Shallow {
+		t.Error("still Shallow after unshallow")
+	}
+	checkOracle(t, r, ix)
+}
+
+func TestNoCommits(t *testing.T) {
+	r := newRepo(t)
+	st := openStorage(t, r.gitDir())
+	if _, err := Build(context.Background(), st, r.gitDir(), "", 0); !errors.Is(err, ErrNoCommits) {
+		t.Errorf("empty head: %v", err)
+	}
+	if _, err := Build(context.Background(), st, r.gitDir(), strings.Repeat("1", 40), 0); !errors.Is(err, ErrNoCommits) {
+		t.Errorf("missing head: %v", err)
+	}
+	if _, err := Build(context.Background(), st, r.gitDir(), "HEAD", 0); err == nil || errors.Is(err, ErrNoCommits) {
+		t.Errorf("non-sha head: %v", err)
+	}
+}
+
+func TestSince(t *testing.T) {
+	r := newRepo(t)
+	r.write("a", "1")
+	c1 := r.commit("c1")
+	r.git("checkout", "-q", "-b", "side")
+	r.write("s", "1")
+	s1 := r.commit("s1")
+	r.write("s", "2")
+	s2 := r.commit("s2")
+	r.git("checkout", "-q", "main")
+	r.write("a", "2")
+	m1 := r.commit("m1") // the look
+	r.merge("merge side", "side")
+	r.write("a", "3")
+	m2 := r.commit("m2")
+	ix := build(t, r, 0)
+
+	shas := func(cs []*Commit) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.SHA)
+		}
+		sort.Strings(out)
+		return out
+	}
+	sorted := func(s ...string) []string { sort.Strings(s); return s }
+	if got, want := shas(ix.Since(m1)), sorted(m2, s2, s1); !reflect.DeepEqual(got, want) {
+		t.Errorf("Since(m1) = %v, want %v", got, want)
+	}
+	if got, want := shas(ix.Since(s2)), sorted(m2, m1); !reflect.DeepEqual(got, want) {
+		t.Errorf("Since(s2) = %v, want %v", got, want)
+	}
+	if got, want := shas(ix.Since("")), sorted(m2, m1, s2, s1, c1); !reflect.DeepEqual(got, want) {
+		t.Errorf("Since(\"\") = %v, want %v", got, want)
+	}
+	if got := ix.Since(m2); len(got) != 0 {
+		t.Errorf("Since(head) = %v", shas(got))
+	}
+	// Newest first.
+	if got := ix.Since(m1); got[0].SHA != m2 {
+		t.Errorf("Since(m1)[0] = %s, want m2", got[0].Subject)
+	}
+	// Against git itself.
+	want := strings.Fields(r.git("rev-list", "--no-merges", "HEAD", "^"+m1))
+	if got := shas(ix.Since(m1)); !reflect.DeepEqual(got, sorted(want...)) {
+		t.Errorf("Since(m1) = %v, rev-list %v", got, want)
+	}
+}
+
+func TestContextCancelled(t *testing.T) {
+	r := newRepo(t)
+	r.write("a", "1")
+	r.commit("c1")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Build(ctx, openStorage(t, r.gitDir()), r.gitDir(), r.git("rev-parse", "HEAD"), 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestPacked runs the oracle on packed history: the pack reader (deltas,
+// the idx lookup) and, after more commits, packs and loose objects mixed.
+func TestPacked(t *testing.T) {
+	r := newRepo(t)
+	buildFixture(r)
+	r.git("repack", "-a", "-d", "-q", "--depth=50", "--window=50")
+	checkOracle(t, r, build(t, r, 0))
+	r.write("dir/b2.txt", "after the repack\n")
+	r.commit("loose after pack")
+	os.RemoveAll(filepath.Join(r.gitDir(), "kontext"))
+	checkOracle(t, r, build(t, r, 0))
+}
+
+// TestPackReaderMatchesGoGit reads every object of a repacked repository
+// through the pack reader and through go-git.
+func TestPackReaderMatchesGoGit(t *testing.T) {
+	r := genRepo(t, 120)
+	st := openStorage(t, r.gitDir())
+	ps := openPacks(objectsDir(r.gitDir()))
+	defer ps.close()
+	if len(ps.packs) == 0 {
+		t.Fatal("no pack mapped")
+	}
+	ids := strings.Fields(r.git("cat-file", "--batch-all-objects", "--batch-check=%(objectname)"))
+	if len(ids) < 1000 {
+		t.Fatalf("only %d objects", len(ids))
+	}
+	b := newBuilder(st)
+	for _, id := range ids {
+		h, _ := parseHash(id)
+		o, found, err := ps.read(h)
+		if !found || err != nil {
+			t.Fatalf("%s: found=%v err=%v", id, found, err)
+		}
+		want, err := b.readObject(o.typ, h) // b has no packs: go-git
+		if err != nil {
+			t.Fatalf("%s: go-git: %v", id, err)
+		}
+		if !bytes.Equal(o.data, want) {
+			t.Fatalf("%s (%v): pack reader and go-git differ", id, o.typ)
+		}
+	}
+}
+
+// TestGeneratedRepoMatchesGitLog checks the benchmark's repository shape
+// (fast-import, merges every ~50 commits, repacked) against the oracle.
+func TestGeneratedRepoMatchesGitLog(t *testing.T) {
+	r := genRepo(t, 160)
+	ix := build(t, r, 0)
+	checkOracle(t, r, ix)
+	merges := 0
+	for _, c := range ix.Commits {
+		if c.Merge {
+			merges++
+		}
+	}
+	if len(ix.Commits) != 160 || merges < 2 {
+		t.Errorf("%d commits, %d merges", len(ix.Commits), merges)
+	}
+}
+
+// TestConcurrentBuilds runs builds side by side on one cache directory, as
+// concurrent processes would.
+func TestConcurrentBuilds(t *testing.T) {
+	r := newRepo(t)
+	buildFixture(r)
+	head := r.git("rev-parse", "HEAD")
+	want := r.oracle()
+	errs := make(chan error, 6)
+	for i := 0; i < 6; i++ {
+		go func() {
+			ix, err := Build(context.Background(), openStorage(t, r.gitDir()), r.gitDir(), head, 0)
+			if err == nil {
+				for _, c := range ix.Commits {
+					if !c.Merge && !reflect.DeepEqual(c.Paths, want[c.SHA]) {
+						err = errors.New("paths differ for " + c.SHA)
+						break
+					}
+				}
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < 6; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	checkOracle(t, r, build(t, r, 0))
+}

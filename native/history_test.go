@@ -1,0 +1,348 @@
+package native
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// repo is a temp git repository built commit by commit.
+type repo struct {
+	t   *testing.T
+	dir string
+}
+
+func newRepo(t *testing.T) *repo {
+	gitEnv(t)
+	r := &repo{t, t.TempDir()}
+	r.git("init", "-q", "-b", "main")
+	return r
+}
+
+func (r *repo) git(args ...string) string { return git(r.t, r.dir, args...) }
+
+func (r *repo) write(files map[string]string) {
+	for name, text := range files {
+		p := filepath.Join(r.dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			r.t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+}
+
+func (r *repo) appendFile(name, text string) {
+	f, err := os.OpenFile(filepath.Join(r.dir, name), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer f.Close()
+	f.WriteString(text)
+}
+
+// commit stages everything and commits at date; it returns the new sha.
+func (r *repo) commit(date, msg string) string {
+	r.git("add", "-A")
+	cmd := exec.Command("git", "commit", "-q", "--allow-empty", "-m", msg)
+	cmd.Dir = r.dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		r.t.Fatalf("commit: %v\n%s", err, out)
+	}
+	return r.git("rev-parse", "HEAD")
+}
+
+func confirmLine(id, kind, at, commit string, extra string) string {
+	c := "null"
+	if commit != "" {
+		c = `"` + commit + `"`
+	}
+	return `{"at":"` + at + `","kind":"` + kind + `","id":"` + id + `","commit":` + c + `,"by":"Tess"` + extra + "}\n"
+}
+
+func (r *repo) api(op, input string) map[string]any {
+	r.t.Helper()
+	env := Request(context.Background(), r.dir, op, []byte(input))
+	var m map[string]any
+	if err := json.Unmarshal(env, &m); err != nil {
+		r.t.Fatalf("%s: %s", op, env)
+	}
+	if m["ok"] != true {
+		r.t.Fatalf("%s %s: %s", op, input, env)
+	}
+	return m["result"].(map[string]any)
+}
+
+func (r *repo) entry(id string) map[string]any {
+	return r.api("entries.get", `{"id":"`+id+`"}`)
+}
+
+func (r *repo) driftIDs(input string) []string {
+	res := r.api("entries.drift", input)
+	var ids []string
+	for _, e := range res["entries"].([]any) {
+		ids = append(ids, e.(map[string]any)["id"].(string))
+	}
+	return ids
+}
+
+func conv(paths string) string {
+	return "---\npaths: " + paths + "\n---\n# A convention\n\nBody.\n"
+}
+
+func sinceCommits(t *testing.T, e map[string]any, field string) int {
+	t.Helper()
+	s, ok := e[field].(map[string]any)
+	if !ok {
+		t.Fatalf("%s is %v", field, e[field])
+	}
+	return int(s["commits"].(float64))
+}
+
+func TestVerificationAndDrift(t *testing.T) {
+	r := newRepo(t)
+	r.write(map[string]string{
+		".ai/conventions/a.md": conv(`["src/a/**"]`),
+		".ai/conventions/b.md": conv(`["src/b/**"]`),
+		".ai/conventions/n.md": conv(`["src/a/**"]`), // never confirmed
+		"src/a/x.go":           "package a\n",
+		"src/b/y.go":           "package b\n",
+	})
+	c1 := r.commit("2026-01-01T10:00:00Z", "initial")
+	r.appendFile(".ai/confirmations.log", confirmLine("a", "read", "2026-01-02T10:00:00Z", c1, ""))
+	r.appendFile(".ai/confirmations.log", confirmLine("b", "agent", "2026-01-02T10:00:00Z", c1, ""))
+	c2 := r.commit("2026-01-02T10:00:00Z", "confirm a and b")
+	r.write(map[string]string{"src/a/x.go": "package a // changed\n"})
+	c3 := r.commit("2026-01-03T10:00:00Z", "change a")
+	_ = c3
+
+	a := r.entry("a")
+	if sinceCommits(t, a, "since") != 1 || a["since"].(map[string]any)["paths"].([]any)[0] != "src/a/x.go" {
+		t.Fatalf("since of a: %v", a["since"])
+	}
+	v := a["verification"].(map[string]any)
+	if v["kind"] != "read" || v["landed"] != c2 || v["verified"] != true || v["source"] != "ledger" {
+		t.Fatalf("verification of a: %v", v)
+	}
+	if a["checked"] != "2026-01-02T10:00:00Z" {
+		t.Fatalf("checked of a: %v", a["checked"])
+	}
+	b := r.entry("b")
+	if sinceCommits(t, b, "since") != 0 || b["last_verified"] != nil || b["since_verified"] != nil {
+		t.Fatalf("b (an agent stamp is a look, not verification): since %v last_verified %v", b["since"], b["last_verified"])
+	}
+	if n := r.entry("n"); n["since"] != nil || n["verification"] != nil {
+		t.Fatalf("never-confirmed entry: since %v", n["since"])
+	}
+	if got := strings.Join(r.driftIDs(`{"base":"`+c1+`"}`), ","); got != "a,n" {
+		t.Fatalf("drift from c1: %s", got)
+	}
+	d := r.api("entries.drift", `{"base":"`+c1+`"}`)
+	if d["base_source"] != "explicit" || d["head"] != "working" || d["base"] != c1 {
+		t.Fatalf("drift header: %v", d)
+	}
+	de := d["entries"].([]any)[0].(map[string]any)
+	if de["path"] != ".ai/conventions/a.md" || de["changed"].([]any)[0] != "src/a/x.go" || len(de["commits"].([]any)) != 1 {
+		t.Fatalf("drift entry: %v", de)
+	}
+
+	// A passed verify, then a failed one: failing, but the failed run is no look.
+	r.appendFile(".ai/confirmations.log", confirmLine("a", "verify", "2026-01-04T10:00:00Z", c3, `,"passed":true,"exit_code":0`))
+	r.appendFile(".ai/confirmations.log", confirmLine("a", "verify", "2026-01-05T10:00:00Z", c3, `,"passed":false,"exit_code":1`))
+	c4 := r.commit("2026-01-05T10:00:00Z", "verify a twice")
+	a = r.entry("a")
+	if a["failing"] != true || sinceCommits(t, a, "since") != 0 {
+		t.Fatalf("after verify lines: failing %v since %v", a["failing"], a["since"])
+	}
+	lv := a["last_verified"].(map[string]any)
+	if lv["kind"] != "verify" || lv["passed"] != true || lv["landed"] != c4 {
+		t.Fatalf("last_verified: %v", lv)
+	}
+	if v := a["verification"].(map[string]any); v["passed"] != false {
+		t.Fatalf("verification shows the newest line (the failed verify): %v", v)
+	}
+	if a["checked"] != "2026-01-02T10:00:00Z" {
+		t.Fatalf("a verify line is not a confirmation: checked %v", a["checked"])
+	}
+	if st := r.api("status", `{}`); len(st["failing"].([]any)) != 1 {
+		t.Fatalf("status.failing %v", st["failing"])
+	}
+
+	// Uncommitted changes drift until an uncommitted look covers them.
+	r.write(map[string]string{"src/b/y.go": "package b // dirty\n"})
+	if got := strings.Join(r.driftIDs(`{"base":"`+c4+`"}`), ","); got != "b" {
+		t.Fatalf("drift with an uncommitted change: %q", got)
+	}
+	r.appendFile(".ai/confirmations.log", confirmLine("b", "read", "2026-01-06T10:00:00Z", c4, ""))
+	if got := r.driftIDs(`{"base":"` + c4 + `"}`); len(got) != 0 {
+		t.Fatalf("an uncommitted look does not cover: %v", got)
+	}
+	b = r.entry("b")
+	if v := b["verification"].(map[string]any); v["landed"] != nil {
+		t.Fatalf("an uncommitted ledger line has landed %v", v["landed"])
+	}
+	// An explicit head reads committed content only.
+	// a's passed verify landed after its change: only n drifted.
+	if got := strings.Join(r.driftIDs(`{"base":"`+c1+`","head":"HEAD"}`), ","); got != "n" {
+		t.Fatalf("drift c1..HEAD: %s", got)
+	}
+}
+
+func TestSinceCountsABranchMergedAfterTheLook(t *testing.T) {
+	r := newRepo(t)
+	r.write(map[string]string{".ai/conventions/a.md": conv(`["src/**"]`), "src/x.go": "x\n"})
+	c1 := r.commit("2026-01-01T10:00:00Z", "initial")
+	r.git("checkout", "-q", "-b", "feature")
+	r.write(map[string]string{"src/feature.go": "f\n"})
+	r.commit("2026-01-02T10:00:00Z", "feature work, older than the look")
+	r.git("checkout", "-q", "main")
+	r.appendFile(".ai/confirmations.log", confirmLine("a", "read", "2026-01-03T10:00:00Z", c1, ""))
+	r.commit("2026-01-03T10:00:00Z", "confirm a")
+	cmd := exec.Command("git", "merge", "-q", "--no-ff", "-m", "merge feature", "feature")
+	cmd.Dir = r.dir
+	cmd.Env = append(os.Environ(), "GIT_COMMITTER_DATE=2026-01-04T10:00:00Z", "GIT_AUTHOR_DATE=2026-01-04T10:00:00Z")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("merge: %v %s", err, out)
+	}
+	a := r.entry("a")
+	if sinceCommits(t, a, "since") != 1 || a["since"].(map[string]any)["paths"].([]any)[0] != "src/feature.go" {
+		t.Fatalf("since after a merged branch: %v", a["since"])
+	}
+}
+
+func TestFrontmatterCheckedLook(t *testing.T) {
+	r := newRepo(t)
+	r.write(map[string]string{".ai/conventions/a.md": "---\npaths: [\"src/**\"]\nchecked: 2026-01-01\n---\n# A\n", "src/x.go": "x\n"})
+	c1 := r.commit("2026-01-01T10:00:00Z", "initial")
+	r.write(map[string]string{"src/x.go": "y\n"})
+	r.commit("2026-01-02T10:00:00Z", "change")
+	a := r.entry("a")
+	v := a["verification"].(map[string]any)
+	if v["kind"] != "cache" || v["source"] != "frontmatter" || v["verified"] != false || v["landed"] != c1 {
+		t.Fatalf("checked-only verification: %v", v)
+	}
+	if sinceCommits(t, a, "since") != 1 || a["last_verified"] != nil {
+		t.Fatalf("since from the checked look: %v", a["since"])
+	}
+}
+
+func TestDriftFallbackNone(t *testing.T) {
+	r := newRepo(t)
+	r.write(map[string]string{".ai/conventions/a.md": conv(`["src/**"]`), "src/x.go": "x\n"})
+	r.commit("2026-01-01T10:00:00Z", "initial")
+	d := r.api("entries.drift", `{}`)
+	if d["base_source"] != "fallback-none" || d["warning"] == nil || len(d["entries"].([]any)) != 0 {
+		t.Fatalf("drift without a remote: %v", d)
+	}
+	env := Request(context.Background(), r.dir, "entries.drift", []byte(`{"base":"--all"}`))
+	if !strings.Contains(string(env), `"code":"invalid_input"`) {
+		t.Fatalf("a revision starting with -: %s", env)
+	}
+	env = Request(context.Background(), r.dir, "entries.drift", []byte(`{"base":"no-such-branch"}`))
+	if !strings.Contains(string(env), `"code":"invalid_input"`) {
+		t.Fatalf("an unknown revision: %s", env)
+	}
+}
+
+func TestNoCommits(t *testing.T) {
+	r := newRepo(t)
+	env := Request(context.Background(), r.dir, "entries.drift", nil)
+	if !strings.Contains(string(env), `"code":"no_commits"`) {
+		t.Fatalf("drift without commits: %s", env)
+	}
+}
+
+func TestChanged(t *testing.T) {
+	r := newRepo(t)
+	r.write(map[string]string{
+		".ai/conventions/keep.md":    "---\npaths: [\"a/**\"]\n---\n# Keep\n",
+		".ai/conventions/checked.md": "---\npaths: [\"a/**\"]\n---\n# Checked\n",
+		".ai/conventions/edit.md":    "---\npaths: [\"a/**\"]\n---\n# Edit\n\nOld.\n",
+		".ai/conventions/gone.md":    "---\npaths: [\"a/**\"]\n---\n# Gone\n",
+		".ai/decisions/old.md":       "---\nstatus: accepted\n---\n# Old\n",
+		".ai/learnings/moved.md":     "---\npaths: [\"a/**\"]\n---\n# Moved\n",
+	})
+	base := r.commit("2026-01-01T10:00:00Z", "base")
+	os.Remove(filepath.Join(r.dir, ".ai/conventions/gone.md"))
+	os.MkdirAll(filepath.Join(r.dir, "docs/learnings"), 0o755)
+	os.Rename(filepath.Join(r.dir, ".ai/learnings/moved.md"), filepath.Join(r.dir, "docs/learnings/moved.md"))
+	r.write(map[string]string{
+		".kontext.toml":              "[kinds.learning]\ndir = \"docs/learnings\"\n",
+		".ai/conventions/checked.md": "---\npaths: [\"a/**\"]\nchecked: 2026-02-01\n---\n# Checked\n",
+		".ai/conventions/edit.md":    "---\npaths: [\"a/**\"]\n---\n# Edit\n\nNew.\n",
+		".ai/decisions/old.md":       "---\nstatus: superseded\nsuperseded_by: [new]\n---\n# Old\n",
+		".ai/decisions/new.md":       "---\nstatus: accepted\nsupersedes: [old]\n---\n# New\n",
+	})
+	head := r.commit("2026-01-02T10:00:00Z", "head")
+	res := r.api("entries.changed", `{"base":"`+base+`","head":"HEAD"}`)
+	if res["base"] != base || res["head"] != head {
+		t.Fatalf("resolved shas: %v", res)
+	}
+	var got []string
+	for _, c := range res["changes"].([]any) {
+		m := c.(map[string]any)
+		s := m["id"].(string) + ":" + m["change"].(string)
+		if m["removed"] == true {
+			s += ":removed"
+		}
+		got = append(got, s)
+	}
+	want := "edit:revised,gone:deprecated:removed,new:added,old:superseded"
+	if strings.Join(got, ",") != want {
+		t.Fatalf("changes %v, want %s", got, want)
+	}
+}
+
+func TestExport(t *testing.T) {
+	r := newRepo(t)
+	r.write(map[string]string{
+		".ai/decisions/yes.md":     "---\nstatus: accepted\npaths: [\"src/**\"]\n---\n# Yes\n",
+		".ai/decisions/maybe.md":   "---\nstatus: proposed\n---\n# Maybe\n",
+		".ai/conventions/mine.md":  "---\nvisibility: private\n---\n# Mine\n",
+		".ai/conventions/no.md":    "---\nstatus: deprecated\n---\n# No\n",
+		".ai/conventions/other.md": "---\npaths: [\"lib/**\"]\n---\n# Other\n",
+	})
+	sha := r.commit("2026-01-01T10:00:00Z", "knowledge")
+	res := r.api("entries.export", `{"revision":"`+sha+`","review_ref":"refs/heads/main"}`)
+	var ids []string
+	for _, e := range res["entries"].([]any) {
+		m := e.(map[string]any)
+		ids = append(ids, m["id"].(string))
+		if m["id"] == "yes" && (m["author"] != "Test Author" || m["blob"] != r.git("rev-parse", sha+":.ai/decisions/yes.md")) {
+			t.Fatalf("exported entry %v", m)
+		}
+	}
+	if strings.Join(ids, ",") != "other,yes" {
+		t.Fatalf("exported %v", ids)
+	}
+	if cs := res["config_source"].(map[string]any); cs["kind"] != "defaults" || cs["storage"] != ".ai" {
+		t.Fatalf("config_source %v", cs)
+	}
+	res = r.api("entries.export", `{"revision":"`+sha+`","review_ref":"refs/heads/main","paths":["src/a.go"]}`)
+	if len(res["entries"].([]any)) != 1 {
+		t.Fatalf("paths filter: %v", res["entries"])
+	}
+	// A working-tree edit never enters an export.
+	r.write(map[string]string{".ai/decisions/yes.md": "---\nstatus: accepted\n---\n# Edited\n"})
+	res = r.api("entries.export", `{"revision":"`+sha+`","review_ref":"refs/heads/main"}`)
+	if !strings.Contains(res["entries"].([]any)[1].(map[string]any)["markdown"].(string), "# Yes") {
+		t.Fatal("export read the working tree")
+	}
+	r.commit("2026-01-02T10:00:00Z", "move on")
+	for input, code := range map[string]string{
+		`{"revision":"` + sha + `","review_ref":"refs/heads/main"}`:      "stale_entry",
+		`{"revision":"` + sha[:12] + `","review_ref":"refs/heads/main"}`: "invalid_input",
+		`{"revision":"` + sha + `","review_ref":"main"}`:                 "invalid_input",
+	} {
+		env := Request(context.Background(), r.dir, "entries.export", []byte(input))
+		if !strings.Contains(string(env), `"code":"`+code+`"`) {
+			t.Errorf("%s: %s", input, env)
+		}
+	}
+}
