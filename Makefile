@@ -23,6 +23,9 @@ demo: build
 	@echo
 	@echo '$$ kontext -C $(DEMO) status'
 	@$(BIN) -C $(DEMO) status
+	@echo
+	@echo '$$ kontext -C $(DEMO) drift'
+	@$(BIN) -C $(DEMO) drift
 
 # Everything: formatting, vet, the engine's purity under js/wasm, the npm
 # package's Node tests, and every Go test with the race detector.

@@ -49,20 +49,19 @@ func revision(field, rev string) (string, error) {
 	return rev, nil
 }
 
-func (e *Engine) history() (History, error) {
+// historyFor returns the engine's history and the kinds a history
+// operation looks at (driftKinds of the input).
+func (e *Engine) historyFor(kinds []string) (History, map[string]bool, error) {
 	if e.opts.History == nil {
-		return nil, apierr.New(apierr.UnsupportedOperation, "history operations need a git repository; run them with the native CLI inside one")
+		return nil, nil, apierr.New(apierr.UnsupportedOperation, "history operations need a git repository; run them with the native CLI inside one")
 	}
-	return e.opts.History, nil
+	ks, err := driftKinds(kinds)
+	return e.opts.History, ks, err
 }
 
 func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 	in := v.(*DriftInput)
-	kinds, err := driftKinds(in.Kinds)
-	if err != nil {
-		return nil, err
-	}
-	h, err := e.history()
+	h, kinds, err := e.historyFor(in.Kinds)
 	if err != nil {
 		return nil, err
 	}
@@ -144,12 +143,24 @@ func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 		}
 	}
 	byID := ledger.ByID(st.snap.LedgerLines)
+	var candidates []*entry.Entry
+	var files []string
+	for _, en := range st.snap.Entries {
+		if kinds[en.Kind] && !entry.Inactive(en.Status) && len(en.Paths) > 0 {
+			candidates = append(candidates, en)
+			files = append(files, en.File)
+		}
+	}
+	if working {
+		// One git read for every candidate: an uncommitted edit of an entry's
+		// own file is an uncommitted look.
+		if err := eng.publish(ctx, st, files); err != nil {
+			return nil, err
+		}
+	}
 	var drifted []*entry.Entry
 	details := map[string]*DriftEntry{}
-	for _, en := range st.snap.Entries {
-		if !kinds[en.Kind] || entry.Inactive(en.Status) || len(en.Paths) == 0 {
-			continue
-		}
+	for _, en := range candidates {
 		d := &DriftEntry{Path: en.File, Changed: []string{}, Commits: []CommitLine{}}
 		changed := map[string]bool{}
 		var last *Commit
@@ -171,7 +182,8 @@ func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 		if len(changed) == 0 {
 			continue
 		}
-		if eng.covered(st, lin, en, byID[en.ID], last, len(dirtyHits[en.ID]) > 0, working) {
+		editing := working && st.pub[en.File].State != "committed"
+		if covered(lin, en, byID[en.ID], last, len(dirtyHits[en.ID]) > 0, editing, working) {
 			continue
 		}
 		for p := range changed {
@@ -196,15 +208,11 @@ func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 
 // covered reports whether a look at en happened in or after last (the last
 // commit of the range that changed its governed files). Uncommitted
-// changes are covered only by an uncommitted look.
-func (e *Engine) covered(st *state, lin *lineage, en *entry.Entry, lines []*ledger.Line, last *Commit, dirty, working bool) bool {
-	uncommittedLook := false
+// changes are covered only by an uncommitted look: an edit of the entry's
+// own file not committed yet (editing), or a ledger line not landed.
+func covered(lin *lineage, en *entry.Entry, lines []*ledger.Line, last *Commit, dirty, editing, working bool) bool {
+	uncommittedLook := editing
 	var lookCommits []string
-	if working {
-		if err := e.publish(context.Background(), st, []string{en.File}); err == nil && st.pub[en.File].State != "committed" {
-			uncommittedLook = true // an edit of its own file, not committed yet
-		}
-	}
 	if sha, ok := lin.lastEdit[en.File]; ok {
 		lookCommits = append(lookCommits, sha)
 	}

@@ -13,11 +13,7 @@ import (
 
 func runChanged(ctx context.Context, e *Engine, v any) (any, error) {
 	in := v.(*ChangedInput)
-	kinds, err := driftKinds(in.Kinds)
-	if err != nil {
-		return nil, err
-	}
-	h, err := e.history()
+	h, kinds, err := e.historyFor(in.Kinds)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +102,7 @@ func runExport(ctx context.Context, e *Engine, v any) (any, error) {
 			return nil, err
 		}
 	}
-	h, err := e.history()
+	h, _, err := e.historyFor(nil)
 	if err != nil {
 		return nil, err
 	}

@@ -346,3 +346,25 @@ func TestExport(t *testing.T) {
 		}
 	}
 }
+
+func TestShallowCloneIsALowerBound(t *testing.T) {
+	r := newRepo(t)
+	r.write(map[string]string{".ai/conventions/a.md": conv(`["src/**"]`), "src/x.go": "x\n"})
+	c1 := r.commit("2026-01-01T10:00:00Z", "initial")
+	r.appendFile(".ai/confirmations.log", confirmLine("a", "read", "2026-01-02T10:00:00Z", c1, ""))
+	r.commit("2026-01-02T10:00:00Z", "confirm")
+	for i, d := range []string{"2026-01-03T10:00:00Z", "2026-01-04T10:00:00Z", "2026-01-05T10:00:00Z"} {
+		r.write(map[string]string{"src/x.go": strings.Repeat("y", i+2) + "\n"})
+		r.commit(d, "change")
+	}
+	clone := filepath.Join(t.TempDir(), "clone")
+	git(t, ".", "clone", "-q", "--depth", "2", "file://"+r.dir, clone)
+	c := &repo{t, clone}
+	a := c.entry("a")
+	s := a["since"].(map[string]any)
+	// Three commits changed src/ after the look; the clone sees history
+	// only from its boundary on, so the count is a flagged lower bound.
+	if n := int(s["commits"].(float64)); s["lower_bound"] != true || n < 1 || n > 3 {
+		t.Fatalf("since in a shallow clone: %v", s)
+	}
+}

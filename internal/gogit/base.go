@@ -8,7 +8,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/config"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/kontext/kontext/engine"
@@ -58,14 +57,14 @@ func (g *graph) node(h plumbing.Hash) (*gnode, error) {
 	if n, ok := g.nodes[h]; ok {
 		return n, nil
 	}
-	c, err := object.GetCommit(g.r.st, h)
+	c, err := g.r.commit(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "reading commit %s", h)
 	}
-	n := &gnode{hash: h, time: c.Committer.When.Unix()}
+	n := &gnode{hash: h, time: c.CommitterTime}
 	if !g.shallow[h] {
 		n.parents = c.ParentHashes
 	}

@@ -9,12 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
@@ -29,6 +29,9 @@ type Repo struct {
 	st     *filesystem.Storage
 	root   string
 	gitDir string // this worktree's git dir (local state lives below it)
+
+	treesMu sync.Mutex
+	trees   map[plumbing.Hash]*rawTree // parsed trees by hash
 }
 
 var (
@@ -75,7 +78,9 @@ func Open(dir string) (*Repo, error) {
 		}
 		fs = dotgit.NewRepositoryFilesystem(fs, osfs.New(common, osfs.WithBoundOS()))
 	}
-	st := filesystem.NewStorageWithOptions(fs, cache.NewObjectLRUDefault(), filesystem.Options{})
+	// Tuned storage: pack files stay open across object reads (KeepDescriptors;
+	// closed with the process) and a large object cache serves rev walks.
+	st := filesystem.NewStorageWithOptions(fs, cache.NewObjectLRU(256*cache.MiByte), filesystem.Options{KeepDescriptors: true})
 	return &Repo{st: st, root: root, gitDir: gitDir}, nil
 }
 
@@ -136,11 +141,11 @@ func (r *Repo) Blobs(ctx context.Context, paths []string) (map[string]string, ma
 	if err != nil {
 		return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "reading HEAD")
 	}
-	commit, err := object.GetCommit(r.st, ref.Hash())
+	commit, err := r.commit(ref.Hash())
 	if err != nil {
 		return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "reading the HEAD commit")
 	}
-	tree, err := commit.Tree()
+	tree, err := r.tree(commit.TreeHash)
 	if err != nil {
 		return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "reading the HEAD tree")
 	}
@@ -148,8 +153,8 @@ func (r *Repo) Blobs(ctx context.Context, paths []string) (map[string]string, ma
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		e, err := tree.FindEntry(p)
-		if errors.Is(err, object.ErrEntryNotFound) || errors.Is(err, object.ErrDirectoryNotFound) {
+		e, err := r.findEntry(tree, p)
+		if errors.Is(err, errEntryNotFound) || errors.Is(err, errDirectoryNotFound) {
 			continue
 		}
 		if err != nil {
@@ -188,27 +193,23 @@ func (r *Repo) Log(ctx context.Context, head string, maxCommits int) (*engine.Co
 
 // FileAt returns the content of path in commit sha.
 func (r *Repo) FileAt(ctx context.Context, sha, path string) ([]byte, bool, error) {
-	commit, err := object.GetCommit(r.st, plumbing.NewHash(sha))
+	commit, err := r.commit(plumbing.NewHash(sha))
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, apierr.Wrap(apierr.OperationFailed, err, "reading commit %s", sha)
 	}
-	tree, err := commit.Tree()
+	tree, err := r.tree(commit.TreeHash)
 	if err != nil {
 		return nil, false, apierr.Wrap(apierr.OperationFailed, err, "reading the tree of %s", sha)
 	}
-	f, err := tree.File(path)
-	if errors.Is(err, object.ErrFileNotFound) || errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrEntryNotFound) {
+	data, err := r.fileContents(tree, path)
+	if errors.Is(err, errFileNotFound) || errors.Is(err, errDirectoryNotFound) || errors.Is(err, errEntryNotFound) {
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, apierr.Wrap(apierr.OperationFailed, err, "reading %s in %s", path, sha)
 	}
-	text, err := f.Contents()
-	if err != nil {
-		return nil, false, apierr.Wrap(apierr.OperationFailed, err, "reading %s in %s", path, sha)
-	}
-	return []byte(text), true, nil
+	return data, true, nil
 }

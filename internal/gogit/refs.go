@@ -13,7 +13,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/config"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/kontext/kontext/engine/apierr"
@@ -184,30 +183,24 @@ func (r *Repo) resolveShort(short string) (plumbing.Hash, error) {
 var errNotCommit = errors.New("not a commit")
 
 // peelToCommit follows tags from object h to a commit.
-func (r *Repo) peelToCommit(h plumbing.Hash) (*object.Commit, error) {
+func (r *Repo) peelToCommit(h plumbing.Hash) (*rawCommit, error) {
 	for range 16 {
-		o, err := r.st.EncodedObject(plumbing.AnyObject, h)
+		typ, data, err := r.readObject(plumbing.AnyObject, h)
 		if err != nil {
 			return nil, err
 		}
-		switch o.Type() {
+		switch typ {
 		case plumbing.CommitObject:
-			return object.DecodeCommit(r.st, o)
+			return parseCommit(h, data)
 		case plumbing.TagObject:
-			t, err := object.DecodeTag(r.st, o)
-			if err != nil {
+			if h, err = parseTagTarget(data); err != nil {
 				return nil, err
 			}
-			h = t.Target
 		default:
-			return nil, fmt.Errorf("%s is a %s: %w", h, o.Type(), errNotCommit)
+			return nil, fmt.Errorf("%s is a %s: %w", h, typ, errNotCommit)
 		}
 	}
 	return nil, fmt.Errorf("%s: tag chain too long: %w", h, errNotCommit)
-}
-
-func (r *Repo) commit(h plumbing.Hash) (*object.Commit, error) {
-	return object.GetCommit(r.st, h)
 }
 
 func isHex(s string) bool {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
@@ -30,14 +29,14 @@ func (r *Repo) Tree(ctx context.Context, sha string, dirs []string) (map[string]
 	}
 	out := map[string]engine.TreeFile{}
 	for _, d := range normalizeDirs(dirs) {
-		root, err := object.GetTree(r.st, c.TreeHash)
+		root, err := r.tree(c.TreeHash)
 		if err != nil {
 			return nil, apierr.Wrap(apierr.OperationFailed, err, "reading the tree of %s", sha)
 		}
 		t := root
 		if d != "" {
-			e, err := root.FindEntry(d)
-			if errors.Is(err, object.ErrEntryNotFound) || errors.Is(err, object.ErrDirectoryNotFound) {
+			e, err := r.findEntry(root, d)
+			if errors.Is(err, errEntryNotFound) || errors.Is(err, errDirectoryNotFound) {
 				continue
 			}
 			if err != nil {
@@ -46,7 +45,7 @@ func (r *Repo) Tree(ctx context.Context, sha string, dirs []string) (map[string]
 			if e.Mode != filemode.Dir {
 				continue
 			}
-			if t, err = object.GetTree(r.st, e.Hash); err != nil {
+			if t, err = r.tree(e.Hash); err != nil {
 				return nil, apierr.Wrap(apierr.OperationFailed, err, "reading %s in %s", d, sha)
 			}
 		}
@@ -58,7 +57,7 @@ func (r *Repo) Tree(ctx context.Context, sha string, dirs []string) (map[string]
 }
 
 // collect adds the regular files below tree t (at prefix) to out.
-func (r *Repo) collect(ctx context.Context, t *object.Tree, prefix string, out map[string]engine.TreeFile) error {
+func (r *Repo) collect(ctx context.Context, t *rawTree, prefix string, out map[string]engine.TreeFile) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -69,7 +68,7 @@ func (r *Repo) collect(ctx context.Context, t *object.Tree, prefix string, out m
 		}
 		switch e.Mode {
 		case filemode.Dir:
-			sub, err := object.GetTree(r.st, e.Hash)
+			sub, err := r.tree(e.Hash)
 			if err != nil {
 				return apierr.Wrap(apierr.OperationFailed, err, "reading tree %s", p)
 			}

@@ -16,7 +16,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/kontext/kontext/engine/apierr"
@@ -100,7 +99,7 @@ func (r *Repo) headFiles(ctx context.Context) (map[string]headFile, error) {
 	if err != nil {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "reading HEAD")
 	}
-	c, err := object.GetCommit(r.st, ref.Hash())
+	c, err := r.commit(ref.Hash())
 	if err != nil {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "reading the HEAD commit")
 	}
@@ -109,7 +108,7 @@ func (r *Repo) headFiles(ctx context.Context) (map[string]headFile, error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		t, err := object.GetTree(r.st, h)
+		t, err := r.tree(h)
 		if err != nil {
 			return apierr.Wrap(apierr.OperationFailed, err, "reading the HEAD tree")
 		}
