@@ -9,8 +9,10 @@ export GIT_CONFIG_NOSYSTEM := 1
 
 .PHONY: build demo test vet wasm-check wasm test-wasm bench fuzz generate clean
 
+# A static binary (no cgo): it starts about a millisecond faster than one
+# that loads libc, and it runs on any Linux. (go test -race keeps cgo.)
 build:
-	$(GO) build -trimpath -o $(BIN) ./cmd/kontext
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/kontext
 
 # Build the demo repository (a real git repo under .demo/) and show which
 # entries govern a file, with rule and specificity.

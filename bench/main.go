@@ -71,7 +71,7 @@ func main() {
 	check(err)
 	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "kontext")
-	run(root, "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
+	run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext") // as make build does
 	demo := filepath.Join(tmp, "demo")
 	run(root, "bash", "build/demo-repo.sh", demo)
 	ours, ref := sideBySide(31,
