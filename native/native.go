@@ -44,9 +44,19 @@ func OpenFor(dir string, input []byte) (*engine.Engine, error) {
 	return Open(dir)
 }
 
+// Options tune Open for an interactive caller.
+type Options struct {
+	// Progress is told about long work: event "start" or "done", a task
+	// name ("history.index") and fields (commits, ms).
+	Progress func(event, task string, fields map[string]any)
+}
+
 // Open returns an engine over the worktree containing dir. A directory
 // outside any git repository is read as a plain file set.
-func Open(dir string) (*engine.Engine, error) {
+func Open(dir string) (*engine.Engine, error) { return OpenWith(dir, Options{}) }
+
+// OpenWith is Open with options.
+func OpenWith(dir string, o Options) (*engine.Engine, error) {
 	if dir == "" {
 		dir = "."
 	}
@@ -69,6 +79,7 @@ func Open(dir string) (*engine.Engine, error) {
 	case err != nil:
 		return nil, err
 	default:
+		repo.Progress = o.Progress
 		opts.Root = repo.Root()
 		opts.Git = repo
 		opts.History = repo

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -37,15 +38,18 @@ func call(ctx context.Context, g *globals, op string, input any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := native.Open(g.dir)
+	e, err := native.OpenWith(g.dir, native.Options{Progress: progressFor(g)})
 	if err != nil {
 		return nil, err
 	}
 	return e.Do(ctx, op, data)
 }
 
-// emit prints res as JSON under --json, else calls text.
+// emit prints res as JSON under --json (filtered by --jq), else calls
+// text, keeping stream integrity either way.
+// text gets the *out as its writer (w.(*out)) for colour and width.
 func emit(g *globals, stdout io.Writer, res any, text func(w io.Writer)) int {
+	o := newOut(stdout, g)
 	if g.json {
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
@@ -54,13 +58,17 @@ func emit(g *globals, stdout io.Writer, res any, text func(w io.Writer)) int {
 		if err := enc.Encode(res); err != nil {
 			return exitFailed
 		}
-		if _, err := stdout.Write(buf.Bytes()); err != nil {
-			return exitFailed
+		if g.jq != "" {
+			if err := runJQ(o, g.jq, buf.Bytes()); err != nil && o.err == nil {
+				return fail(g, os.Stderr, err)
+			}
+			return o.finish(os.Stderr, exitOK, 0)
 		}
-		return exitOK
+		o.Write(buf.Bytes())
+		return o.finish(os.Stderr, exitOK, bytes.Count(buf.Bytes(), []byte("\n")))
 	}
-	text(stdout)
-	return exitOK
+	text(o)
+	return o.finish(os.Stderr, exitOK, 0)
 }
 
 func flags(name string, stderr io.Writer) *flag.FlagSet {
@@ -174,13 +182,15 @@ func runListCmd(ctx context.Context, g *globals, args []string, stdout, stderr i
 	}
 	return emit(g, stdout, map[string]any{"entries": entries, "total": len(entries)}, func(w io.Writer) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tKIND\tSTATUS\tTITLE\t")
+		o := w.(*out)
+		fmt.Fprintf(tw, "%s\tKIND\t%s\tTITLE\t\n", o.paint("97", "ID"), o.paint("97", "STATUS"))
 		for _, e := range entries {
 			flag := ""
 			if e.ReviewDue {
 				flag = "review due"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.ID, e.Kind, deref(e.Status, "-"), e.Title, flag)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", o.paint("36", e.ID), e.Kind, o.paint(statusColor(e.Status), deref(e.Status, "-")),
+				o.fit(e.Title, o.width-len(e.ID)-30), o.paint("31", flag))
 		}
 		tw.Flush()
 		fmt.Fprintf(w, "\n%d entries", len(entries))
@@ -294,7 +304,9 @@ func runGoverningCmd(ctx context.Context, g *globals, args []string, stdout, std
 					if !e.Authority {
 						note = " (" + deref(e.Status, "no status") + ", no authority)"
 					}
-					fmt.Fprintf(tw, "  %d\t%s\t%s\t%s%s\t%s\n", m.Specificity, e.Kind, e.ID, e.Title, note, m.Rule)
+					o := w.(*out)
+					fmt.Fprintf(tw, "  %s\t%s\t%s\t%s%s\t%s\n", o.paint("32", fmt.Sprint(m.Specificity)), e.Kind, o.paint("36", e.ID),
+						o.fit(e.Title, o.width-len(e.ID)-len(m.Rule)-24), note, m.Rule)
 				}
 			}
 			tw.Flush()
@@ -324,4 +336,16 @@ func sortedKeys(m map[string]int) []string {
 		}
 	}
 	return keys
+}
+
+// statusColor marks inactive entries grey and proposals yellow (two-digit
+// codes keep tabwriter columns aligned).
+func statusColor(status *string) string {
+	switch deref(status, "") {
+	case "superseded", "deprecated", "rejected":
+		return "90"
+	case "proposed":
+		return "33"
+	}
+	return "39"
 }

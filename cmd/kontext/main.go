@@ -5,7 +5,7 @@ package main
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,10 +26,13 @@ const (
 	exitInterrupted = 130
 )
 
-// globals are the flags that precede the command.
+// globals are the flags every command takes, before or after its name.
 type globals struct {
-	dir  string
-	json bool
+	dir      string
+	json     bool
+	jq       string // a jq program (implies json)
+	color    string // auto | always | never
+	progress string // "" | jsonl
 }
 
 type command struct {
@@ -64,6 +67,9 @@ func init() {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// A reader that goes away (| head) must end the output quietly: with
+	// SIGPIPE caught, writes fail with EPIPE instead of killing the process.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Stdin)
 	if ctx.Err() != nil {
 		code = exitInterrupted
@@ -73,27 +79,20 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, stdin io.Reader) int {
-	g := &globals{}
-	fs := flag.NewFlagSet("kontext", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&g.dir, "C", ".", "run as if started in `dir`")
-	fs.BoolVar(&g.json, "json", false, "print JSON (stable, for scripts)")
-	version := fs.Bool("version", false, "print the version")
-	help := fs.Bool("h", false, "help")
-	fs.BoolVar(help, "help", false, "help")
-	if err := fs.Parse(args); err != nil {
+	g := &globals{dir: ".", color: "auto"}
+	rest, version, help, err := parseGlobals(g, args)
+	if err != nil {
 		fmt.Fprintf(stderr, "kontext: %v\n\n", err)
 		usage(stderr)
 		return exitUsage
 	}
-	if *version {
+	if version {
 		fmt.Fprintf(stdout, "kontext %s (api %d)\n", engine.Version, engine.APIVersion)
 		return exitOK
 	}
-	rest := fs.Args()
-	if *help || len(rest) == 0 {
+	if help || len(rest) == 0 {
 		usage(stdout)
-		if len(rest) == 0 && !*help {
+		if len(rest) == 0 && !help {
 			return exitUsage
 		}
 		return exitOK
@@ -123,6 +122,67 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, stdin io.
 	return c.run(ctx, g, rest[1:], stdout, stderr, stdin)
 }
 
+// parseGlobals takes the global flags out of args wherever they stand
+// (before "--"), so `kontext list --json` works like `kontext --json list`.
+func parseGlobals(g *globals, args []string) (rest []string, version, help bool, err error) {
+	value := func(i *int, name string) (string, error) {
+		a := args[*i]
+		if v, ok := strings.CutPrefix(a, name+"="); ok {
+			return v, nil
+		}
+		if *i+1 >= len(args) {
+			return "", fmt.Errorf("%s needs a value", name)
+		}
+		*i++
+		return args[*i], nil
+	}
+	seenCommand := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(rest, args[i:]...), version, help, nil
+		case a == "--json" || a == "-json":
+			g.json = true
+		case a == "--jq" || strings.HasPrefix(a, "--jq="):
+			if g.jq, err = value(&i, "--jq"); err != nil {
+				return
+			}
+			g.json = true
+		case a == "--color" || strings.HasPrefix(a, "--color="):
+			if g.color, err = value(&i, "--color"); err != nil {
+				return
+			}
+			if g.color != "auto" && g.color != "always" && g.color != "never" {
+				return nil, false, false, fmt.Errorf("--color takes auto, always or never, not %q", g.color)
+			}
+		case a == "--progress" || strings.HasPrefix(a, "--progress="):
+			if g.progress, err = value(&i, "--progress"); err != nil {
+				return
+			}
+			if g.progress != "jsonl" {
+				return nil, false, false, fmt.Errorf("--progress takes jsonl, not %q", g.progress)
+			}
+		case a == "-C" || strings.HasPrefix(a, "-C="):
+			if g.dir, err = value(&i, "-C"); err != nil {
+				return
+			}
+		case strings.HasPrefix(a, "-C") && !seenCommand:
+			g.dir = a[2:]
+		case (a == "--version" || a == "-version") && !seenCommand:
+			version = true
+		case (a == "-h" || a == "--help" || a == "-help") && !seenCommand:
+			help = true
+		default:
+			if !strings.HasPrefix(a, "-") {
+				seenCommand = true
+			}
+			rest = append(rest, a)
+		}
+	}
+	return rest, version, help, nil
+}
+
 func find(name string) *command {
 	for i := range commands {
 		if commands[i].name == name {
@@ -136,7 +196,7 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, `kontext — git-native project knowledge: which decisions, conventions and
 learnings govern these files, and why.
 
-Usage: kontext [-C dir] [--json] <command> [arguments]
+Usage: kontext [-C dir] [--json | --jq expr] [--color auto|always|never] <command> [arguments]
 
 Commands:
 `)
@@ -144,9 +204,12 @@ Commands:
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintf(w, `
-Global flags:
+Global flags (before or after the command):
   -C dir       run as if started in dir
-  --json       print JSON instead of text (stable; errors go to stderr as the API envelope)
+  --json       print JSON instead of text (stable, never truncated; errors go to stderr as the API envelope)
+  --jq expr    filter the JSON with a jq program (implies --json)
+  --color m    auto (default: only on a terminal; NO_COLOR disables, CLICOLOR_FORCE forces), always, never
+  --progress jsonl  stream progress events of long work as JSON lines on stderr
   --version    print the version
 
 Examples:
@@ -154,7 +217,8 @@ Examples:
   kontext api status
   kontext help governing
 
-Exit codes: 0 ok, 1 operational error, 2 usage or invalid input, 3 a check found something, 130 interrupted.
+Exit codes: 0 ok, 1 operational error, 2 usage or invalid input, 3 a check found something,
+10 brief over budget, 130 interrupted.
 `)
 }
 
@@ -175,6 +239,9 @@ func exitFor(err error) int {
 
 // fail reports err: the JSON envelope on stderr under --json, else a line.
 func fail(g *globals, stderr io.Writer, err error) int {
+	if errors.Is(err, context.Canceled) {
+		return exitInterrupted // interrupted: no error line
+	}
 	if g.json {
 		stderr.Write(engine.ErrorEnvelope(err))
 		io.WriteString(stderr, "\n")

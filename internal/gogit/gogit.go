@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
@@ -29,6 +30,9 @@ type Repo struct {
 	st     *filesystem.Storage
 	root   string
 	gitDir string // this worktree's git dir (local state lives below it)
+
+	// Progress, when set, is told about long work (the history index).
+	Progress func(event, task string, fields map[string]any)
 
 	treesMu sync.Mutex
 	trees   map[plumbing.Hash]*rawTree // parsed trees by hash
@@ -177,7 +181,12 @@ func (r *Repo) Log(ctx context.Context, head string, maxCommits int) (*engine.Co
 	if head == "" {
 		return nil, nil
 	}
+	start := time.Now()
+	r.progress("start", "history.index", nil)
 	ix, err := history.Build(ctx, r.st, r.gitDir, head, maxCommits)
+	if err == nil {
+		r.progress("done", "history.index", map[string]any{"commits": len(ix.Commits), "ms": time.Since(start).Milliseconds()})
+	}
 	if errors.Is(err, history.ErrNoCommits) {
 		return nil, nil
 	}
@@ -212,4 +221,10 @@ func (r *Repo) FileAt(ctx context.Context, sha, path string) ([]byte, bool, erro
 		return nil, false, apierr.Wrap(apierr.OperationFailed, err, "reading %s in %s", path, sha)
 	}
 	return data, true, nil
+}
+
+func (r *Repo) progress(event, task string, fields map[string]any) {
+	if r.Progress != nil {
+		r.Progress(event, task, fields)
+	}
 }
