@@ -44,7 +44,7 @@ func init() {
 // planned are operations of the API that this version does not implement
 // yet; they answer unsupported_operation with a message saying so.
 var planned = []string{
-	"inbox.list", "inbox.drop", "inbox.verify",
+	"inbox.list", "inbox.drop", "inbox.verify", "inbox.challenge",
 	"drafts.capture", "drafts.stage", "drafts.retire", "drafts.confirm", "drafts.verify",
 	"drafts.set_verify", "drafts.revise", "drafts.extend", "drafts.extract", "drafts.formalize",
 	"guidance.propose", "operations.get",

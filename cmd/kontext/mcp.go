@@ -1,0 +1,24 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/kontext/kontext/internal/mcpserver"
+)
+
+// runMCPCmd is `kontext mcp`: an MCP server over stdio (newline-delimited
+// JSON-RPC on stdin/stdout) until the client closes stdin. Nothing but
+// protocol messages is written to stdout.
+func runMCPCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, stdin io.Reader) int {
+	if len(args) != 0 {
+		fmt.Fprintf(stderr, "kontext: mcp takes no arguments (got %q)\n", args)
+		return exitUsage
+	}
+	if err := mcpserver.Serve(ctx, g.dir, stdin, stdout); err != nil && ctx.Err() == nil {
+		fmt.Fprintf(stderr, "kontext: mcp: %v\n", err)
+		return exitFailed
+	}
+	return exitOK
+}

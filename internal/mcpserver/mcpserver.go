@@ -1,0 +1,134 @@
+// Package mcpserver is kontext's MCP server (`kontext mcp`): it owns the MCP
+// tool surface (names, input schemas, the envelope output schema) and maps
+// every tool call onto the one operation dispatcher (engine.Engine.Request),
+// exactly as `kontext api` does. A tool result carries the API envelope
+// twice — as structuredContent and, byte for byte, as a text block — and sets
+// isError when the envelope's ok is false. It keeps one engine per resolved
+// directory for the life of a Server, so parses and compiled indexes are
+// reused while the snapshot is unchanged (the engine revalidates every file
+// on each call; an edit is never answered from a stale parse).
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"path/filepath"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/native"
+)
+
+// Serve runs an MCP server over newline-delimited JSON-RPC on in/out (the
+// stdio transport of `kontext mcp`) until the client disconnects or ctx is
+// done. dir is the default directory of every call (`kontext -C dir`).
+func Serve(ctx context.Context, dir string, in io.Reader, out io.Writer) error {
+	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
+	return New(dir).Run(ctx, t)
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// New returns the kontext MCP server with every tool registered; dir is the
+// default directory of its calls. Connect it to any mcp.Transport.
+func New(dir string) *mcp.Server {
+	h := &handler{dir: dir, engines: map[string]*engine.Engine{}}
+	s := mcp.NewServer(&mcp.Implementation{Name: "kontext", Version: engine.Version}, nil)
+	for _, t := range tools {
+		s.AddTool(&mcp.Tool{
+			Name:         t.name,
+			Description:  t.description,
+			InputSchema:  t.inputSchema(),
+			OutputSchema: envelopeSchema(),
+		}, h.tool(t))
+	}
+	return s
+}
+
+// handler holds the per-server state: one engine per resolved directory.
+type handler struct {
+	dir     string
+	mu      sync.Mutex
+	engines map[string]*engine.Engine
+}
+
+func (h *handler) tool(t tool) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var raw json.RawMessage
+		if req.Params != nil {
+			raw = req.Params.Arguments
+		}
+		args, err := t.decode(raw)
+		if err != nil {
+			return result(engine.ErrorEnvelope(err)), nil
+		}
+		op, input, err := t.request(args)
+		if err != nil {
+			return result(engine.ErrorEnvelope(err)), nil
+		}
+		return result(h.request(ctx, op, input)), nil
+	}
+}
+
+// request is native.Request over the server's cached engines.
+func (h *handler) request(ctx context.Context, op string, input []byte) []byte {
+	e, err := h.engine(input)
+	if err != nil {
+		return engine.ErrorEnvelope(err)
+	}
+	return e.Request(ctx, op, input)
+}
+
+// engine returns the engine that input addresses (its "dir" resolved
+// against the server's directory, as native.OpenFor does), opening it once.
+func (h *handler) engine(input []byte) (*engine.Engine, error) {
+	dir := h.dir
+	d, err := engine.InputDir(input)
+	if err != nil {
+		return nil, err
+	}
+	if d != "" {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(dir, d)
+		}
+		dir = d
+	}
+	if dir == "" {
+		dir = "."
+	}
+	key, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, apierr.Invalid("dir %q cannot be resolved: %v", dir, err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if e, ok := h.engines[key]; ok {
+		return e, nil
+	}
+	e, err := native.Open(dir)
+	if err != nil {
+		return nil, err // not cached: the directory may appear later
+	}
+	h.engines[key] = e
+	return e, nil
+}
+
+// result wraps an envelope: structuredContent is the envelope object, the
+// text block is the envelope JSON as the dispatcher produced it.
+func result(env []byte) *mcp.CallToolResult {
+	var probe struct {
+		OK bool `json:"ok"`
+	}
+	_ = json.Unmarshal(env, &probe)
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(env)}},
+		StructuredContent: json.RawMessage(env),
+		IsError:           !probe.OK,
+	}
+}

@@ -1,0 +1,330 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kontext/kontext/native"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/mcp/tools.json (the frozen tool surface)")
+
+const testNow = "2026-11-30T12:00:00Z"
+
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// demoRepo builds the demo repository in a fresh temporary directory.
+func demoRepo(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "demo")
+	cmd := exec.Command("bash", filepath.Join(repoRoot(), "build", "demo-repo.sh"), dir)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("demo-repo.sh: %v\n%s", err, out)
+	}
+	return dir
+}
+
+// inMemory connects an SDK client to New(dir) over in-memory transports.
+func inMemory(t *testing.T, dir string) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := New(dir).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Wait() })
+	return cs
+}
+
+// call calls a tool and checks the result conventions: one text block that
+// is the envelope JSON, structuredContent equal to it, isError == !ok.
+// It returns the envelope text and its decoded form.
+func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (string, map[string]any) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if len(res.Content) != 1 {
+		t.Fatalf("%s: %d content blocks, want 1", name, len(res.Content))
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("%s: content is %T, want text", name, res.Content[0])
+	}
+	var env map[string]any
+	if err := json.Unmarshal([]byte(tc.Text), &env); err != nil {
+		t.Fatalf("%s: text block is not JSON: %v\n%s", name, err, tc.Text)
+	}
+	if !reflect.DeepEqual(res.StructuredContent, any(env)) {
+		t.Fatalf("%s: structuredContent differs from the text block:\n%#v\n%s", name, res.StructuredContent, tc.Text)
+	}
+	if env["schema_version"] != float64(1) {
+		t.Fatalf("%s: schema_version = %v", name, env["schema_version"])
+	}
+	if res.IsError != (env["ok"] != true) {
+		t.Fatalf("%s: isError = %v with ok = %v", name, res.IsError, env["ok"])
+	}
+	return tc.Text, env
+}
+
+func errCode(env map[string]any) string {
+	e, _ := env["error"].(map[string]any)
+	c, _ := e["code"].(string)
+	return c
+}
+
+// exercise runs the shared contract checks against a connected client.
+func exercise(t *testing.T, cs *mcp.ClientSession, demo string) {
+	ctx := context.Background()
+
+	// The tool surface is frozen.
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, lt.Tools)
+
+	// ctx_api status.
+	_, env := call(t, cs, "ctx_api", map[string]any{"operation": "status"})
+	if env["ok"] != true {
+		t.Fatalf("status: %v", env)
+	}
+
+	// ctx_api entries.governing is native.Request byte for byte.
+	input := `{"paths":["src/billing/tax/vat.go"]}`
+	want := string(native.Request(ctx, demo, "entries.governing", []byte(input)))
+	text, env := call(t, cs, "ctx_api", map[string]any{"operation": "entries.governing", "input": json.RawMessage(input)})
+	if text != want {
+		t.Fatalf("ctx_api entries.governing:\n got %s\nwant %s", text, want)
+	}
+	if env["ok"] != true || !strings.Contains(text, "2026-01-14-vat-is-rounded-per-line") {
+		t.Fatalf("entries.governing: %s", text)
+	}
+
+	// ctx_governing is the same answer.
+	if text, _ := call(t, cs, "ctx_governing", map[string]any{"paths": []string{"src/billing/tax/vat.go"}}); text != want {
+		t.Fatalf("ctx_governing:\n got %s\nwant %s", text, want)
+	}
+	wantMin := string(native.Request(ctx, demo, "entries.governing", []byte(`{"paths":["src/billing/tax/vat.go"],"min_specificity":3}`)))
+	if text, _ := call(t, cs, "ctx_governing", map[string]any{"paths": []string{"src/billing/tax/vat.go"}, "min_specificity": 3}); text != wantMin {
+		t.Fatalf("ctx_governing min_specificity:\n got %s\nwant %s", text, wantMin)
+	}
+
+	// The dir beside operation wins over input.dir.
+	_, env = call(t, cs, "ctx_api", map[string]any{"operation": "status", "input": map[string]any{"dir": "/no/such/dir"}, "dir": demo})
+	if env["ok"] != true {
+		t.Fatalf("dir override: %v", env)
+	}
+	_, env = call(t, cs, "ctx_api", map[string]any{"operation": "status", "input": map[string]any{"dir": "/no/such/dir"}})
+	if errCode(env) != "invalid_input" {
+		t.Fatalf("input.dir: %v", env)
+	}
+
+	// Errors are envelopes with isError.
+	for _, c := range []struct {
+		tool string
+		args any
+		code string
+	}{
+		{"ctx_api", map[string]any{"operation": "no.such.operation"}, "unsupported_operation"},
+		{"ctx_api", map[string]any{"operation": "entries.governing", "input": map[string]any{"paths": 5}}, "invalid_input"},
+		{"ctx_api", map[string]any{"operation": "entries.list", "input": map[string]any{"bogus": true}}, "invalid_input"},
+		{"ctx_api", map[string]any{"input": map[string]any{}}, "invalid_input"},
+		{"ctx_api", map[string]any{"operation": "status", "extra": 1}, "invalid_input"},
+		{"ctx_api", map[string]any{"operation": 7}, "invalid_input"},
+		{"ctx_governing", map[string]any{}, "invalid_input"},
+		{"ctx_governing", map[string]any{"paths": "src/a.go"}, "invalid_input"},
+		{"ctx_governing", map[string]any{"paths": []string{"a"}, "min_specificity": "2"}, "invalid_input"},
+		{"ctx_prepare_commit", map[string]any{"candidate_id": "c1", "operation_id": "op-1"}, "unsupported_operation"},
+		{"ctx_challenge", map[string]any{"id": "2026-01-14-vat-is-rounded-per-line", "because": "the ERP rounds on the total now"}, "unsupported_operation"},
+		{"ctx_challenge", map[string]any{"id": "x"}, "invalid_input"},
+	} {
+		_, env := call(t, cs, c.tool, c.args)
+		if env["ok"] != false || errCode(env) != c.code {
+			t.Errorf("%s %v: got %v, want error %s", c.tool, c.args, env, c.code)
+		}
+	}
+}
+
+// checkGolden compares the tool surface with testdata/mcp/tools.json.
+func checkGolden(t *testing.T, list []*mcp.Tool) {
+	t.Helper()
+	type entry struct {
+		Name         string `json:"name"`
+		InputSchema  any    `json:"inputSchema"`
+		OutputSchema any    `json:"outputSchema"`
+	}
+	var got []entry
+	for _, tl := range list {
+		got = append(got, entry{tl.Name, tl.InputSchema, tl.OutputSchema})
+	}
+	// Normalise through JSON so local (typed) and remote (decoded) lists compare alike.
+	b, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var norm []map[string]any
+	if err := json.Unmarshal(b, &norm); err != nil {
+		t.Fatal(err)
+	}
+	// Tool order is by name.
+	for i := 1; i < len(norm); i++ {
+		if norm[i-1]["name"].(string) >= norm[i]["name"].(string) {
+			t.Fatalf("tools are not sorted by name: %v then %v", norm[i-1]["name"], norm[i]["name"])
+		}
+	}
+	out, err := json.MarshalIndent(norm, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = append(out, '\n')
+	golden := filepath.Join(repoRoot(), "testdata", "mcp", "tools.json")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/mcpserver -update to write it)", err)
+	}
+	if !bytes.Equal(out, want) {
+		t.Fatalf("the tool surface differs from %s (tools and optional fields may be added, never removed or changed in type; "+
+			"rerun with -update after an intended addition):\n%s", golden, out)
+	}
+}
+
+func TestInMemory(t *testing.T) {
+	t.Setenv("KONTEXT_NOW", testNow)
+	demo := demoRepo(t)
+	exercise(t, inMemory(t, demo), demo)
+}
+
+// TestEditChangesAnswer proves a connection never serves a stale answer:
+// an edit between two calls changes the answer.
+func TestEditChangesAnswer(t *testing.T) {
+	t.Setenv("KONTEXT_NOW", testNow)
+	demo := demoRepo(t)
+	cs := inMemory(t, demo)
+	ctx := context.Background()
+	const id = "2026-01-14-vat-is-rounded-per-line"
+	file := filepath.Join(demo, ".ai", "decisions", id+".md")
+	args := map[string]any{"operation": "entries.get", "input": map[string]any{"id": id}}
+
+	before, _ := call(t, cs, "ctx_api", args)
+	gov1, _ := call(t, cs, "ctx_governing", map[string]any{"paths": []string{"src/billing/tax/vat.go"}})
+	if !strings.Contains(before, "VAT is rounded per line") {
+		t.Fatalf("before: %s", before)
+	}
+	if again, _ := call(t, cs, "ctx_api", args); again != before {
+		t.Fatalf("an unchanged repository answered differently:\n%s\n%s", before, again)
+	}
+
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Same size on purpose (the parse cache must not rely on size alone),
+	// and the modification time is moved so a coarse clock cannot hide it.
+	edited := bytes.Replace(data, []byte("# VAT is rounded per line"), []byte("# VAT is ROUNDED per line"), 1)
+	if bytes.Equal(edited, data) {
+		t.Fatal("the title line was not found")
+	}
+	if err := os.WriteFile(file, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(2 * time.Second)
+	if err := os.Chtimes(file, later, later); err != nil {
+		t.Fatal(err)
+	}
+
+	after, _ := call(t, cs, "ctx_api", args)
+	if after == before || !strings.Contains(after, "VAT is ROUNDED per line") {
+		t.Fatalf("the edit did not change the answer:\n%s", after)
+	}
+	if want := string(native.Request(ctx, demo, "entries.get", []byte(`{"id":"`+id+`"}`))); after != want {
+		t.Fatalf("after the edit:\n got %s\nwant %s", after, want)
+	}
+	gov2, _ := call(t, cs, "ctx_governing", map[string]any{"paths": []string{"src/billing/tax/vat.go"}})
+	if gov1 == gov2 {
+		t.Fatalf("governing answer (snapshot) did not change after the edit: %s", gov2)
+	}
+}
+
+// TestStdio drives the built binary (`kontext -C demo mcp`) with the SDK's
+// client over stdio.
+func TestStdio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the kontext binary")
+	}
+	demo := demoRepo(t)
+	// KONTEXT_MCP_BIN names an already built binary to test instead.
+	bin := os.Getenv("KONTEXT_MCP_BIN")
+	if bin == "" {
+		bin = filepath.Join(t.TempDir(), "kontext")
+		build := exec.Command("go", "build", "-o", bin, "./cmd/kontext")
+		build.Dir = repoRoot()
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
+	}
+	env := append(os.Environ(), "KONTEXT_NOW="+testNow)
+	t.Setenv("KONTEXT_NOW", testNow)
+
+	// Probe: with stdin closed at once, the server exits 0; a binary whose
+	// command table lacks the row says "unknown command".
+	probe := exec.Command(bin, "-C", demo, "mcp")
+	probe.Env = env
+	var stderr bytes.Buffer
+	probe.Stderr = &stderr
+	if err := probe.Run(); err != nil {
+		if strings.Contains(stderr.String(), `unknown command "mcp"`) {
+			t.Skip(`cmd/kontext has no "mcp" row in its command table yet (add {"mcp", "", …, runMCPCmd} to main.go)`)
+		}
+		t.Fatalf("kontext mcp with closed stdin: %v\n%s", err, stderr.String())
+	}
+
+	cmd := exec.Command(bin, "-C", demo, "mcp")
+	cmd.Env = env
+	cmd.Stderr = &stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).
+		Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := cs.InitializeResult(); r == nil || r.ServerInfo == nil || r.ServerInfo.Name != "kontext" {
+		t.Fatalf("initialize: %+v", r)
+	}
+	exercise(t, cs, demo)
+	if err := cs.Close(); err != nil {
+		t.Fatalf("close: %v\nstderr: %s", err, stderr.String())
+	}
+	if s := stderr.String(); s != "" {
+		t.Errorf("the server wrote to stderr: %s", s)
+	}
+}
