@@ -39,6 +39,8 @@ type StatusResult struct {
 	Failing      []string                  `json:"failing"`
 	Diagnostics  int                       `json:"diagnostics"`
 	Snapshot     string                    `json:"snapshot"`
+	// BriefBudgetLines is [brief] budget_lines of the committed config.
+	BriefBudgetLines int `json:"brief_budget_lines"`
 }
 
 func runStatus(ctx context.Context, e *Engine, _ any) (any, error) {
@@ -56,7 +58,7 @@ func runStatus(ctx context.Context, e *Engine, _ any) (any, error) {
 		Storage: st.cfg.Storage, ConfigSource: src, Capabilities: e.capabilities(),
 		LLM:    LLMStatus{Reason: &reason},
 		Counts: map[string]map[string]int{}, ReviewDue: []string{}, Failing: []string{},
-		Diagnostics: len(st.snap.Diagnostics), Snapshot: st.snap.ID,
+		Diagnostics: len(st.snap.Diagnostics), Snapshot: st.snap.ID, BriefBudgetLines: st.cfg.BudgetLines,
 	}
 	res.Failing = failingIDs(st.snap.LedgerLines)
 	today := e.now().Format("2006-01-02")

@@ -62,6 +62,8 @@ func init() {
 			"kontext changed origin/main HEAD", runChangedCmd},
 		{"ci", "[--strict]", "diagnostics, drift, review due and failing verifies for a CI job",
 			"kontext ci --strict", runCICmd},
+		{"brief", "[<path>…] [--diff <base>] [--budget-lines N] [--architecture]", "budgeted context for an agent or reviewer: governing rules in authority order, and what was left out",
+			"kontext brief src/billing/tax/vat.go --budget-lines 80", runBriefCmd},
 		{"mcp", "", "MCP server over stdio (tools ctx_api, ctx_governing, ctx_challenge, ctx_prepare_commit)",
 			"kontext -C ~/src/app mcp", runMCPCmd},
 	}

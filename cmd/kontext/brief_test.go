@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kontext/kontext/internal/brief"
+)
+
+// demoRepo builds the demo repository once per test.
+func demoRepo(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := filepath.Join(t.TempDir(), "demo")
+	cmd := exec.Command("bash", filepath.Join(repoRoot(), "build", "demo-repo.sh"), dir)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("demo-repo.sh: %v\n%s", err, out)
+	}
+	return dir
+}
+
+func runBrief(t *testing.T, dir string, json bool, args ...string) (string, string, int) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := runBriefCmd(context.Background(), &globals{dir: dir, json: json}, args, &stdout, &stderr, nil)
+	return stdout.String(), stderr.String(), code
+}
+
+// TestBriefDemo runs the real command on the demo repository: text and
+// JSON carry the same document, and a tiny budget exits 10.
+func TestBriefDemo(t *testing.T) {
+	t.Setenv("KONTEXT_NOW", "2026-11-30T12:00:00Z")
+	dir := demoRepo(t)
+	text, stderr, code := runBrief(t, dir, false, "src/billing/tax/vat.go", "--budget-lines", "60")
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	t.Log("\n" + text)
+	js, _, code := runBrief(t, dir, false, "src/billing/tax/vat.go", "--budget-lines", "60", "--json")
+	if code != exitOK {
+		t.Fatalf("--json exit %d", code)
+	}
+	var b brief.Brief
+	if err := json.Unmarshal([]byte(js), &b); err != nil {
+		t.Fatal(err)
+	}
+	if b.Text() != text {
+		t.Errorf("JSON sections differ from the text:\n%s\n---\n%s", b.Text(), text)
+	}
+	if b.Budget.Lines > 60 || b.Budget.Dropped == 0 || !strings.Contains(text, "kontext show 2026-") {
+		t.Errorf("budget %+v: want ≤ 60 lines with drops", b.Budget)
+	}
+	for _, x := range b.Excluded {
+		if !strings.Contains(text, "- "+x.Item+" — "+x.Reason) {
+			t.Errorf("excluded %v not in the text", x)
+		}
+	}
+
+	_, _, code = runBrief(t, dir, false, "src/billing/tax/vat.go", "--budget-lines", "5")
+	if code != exitOverBudget {
+		t.Errorf("--budget-lines 5: exit %d, want %d", code, exitOverBudget)
+	}
+	_, stderr, code = runBrief(t, dir, false, "--diff", "no-such-rev")
+	if code != exitUsage {
+		t.Errorf("--diff no-such-rev: exit %d (%s), want %d", code, stderr, exitUsage)
+	}
+	text, stderr, code = runBrief(t, dir, false, "--diff", "HEAD~1")
+	if code != exitOK || !strings.Contains(text, "changed since HEAD~1") {
+		t.Errorf("--diff HEAD~1: exit %d (%s)\n%s", code, stderr, text)
+	}
+}
