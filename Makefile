@@ -7,12 +7,25 @@ DEMO := .demo
 export GIT_CONFIG_GLOBAL := /dev/null
 export GIT_CONFIG_NOSYSTEM := 1
 
-.PHONY: build demo test vet wasm-check wasm test-wasm bench fuzz generate clean
+.PHONY: build assets demo test vet wasm-check wasm test-wasm test-web bench fuzz generate clean
 
 # A static binary (no cgo): it starts about a millisecond faster than one
 # that loads libc, and it runs on any Linux. (go test -race keeps cgo.)
-build:
+# It embeds the review console and the engine (make assets).
+build: assets
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/kontext
+
+# The review console's assets, embedded by internal/review with go:embed:
+# web/* → internal/review/assets/web/, the engine → .../assets/engine/
+# (gitignored copies; only the placeholder README is committed, so a fresh
+# clone builds and vets without them).
+ASSETS := internal/review/assets
+
+assets: wasm
+	rm -rf $(ASSETS)/web $(ASSETS)/engine
+	mkdir -p $(ASSETS)/web $(ASSETS)/engine
+	@if [ -d web ]; then cp -R web/. $(ASSETS)/web/; rm -rf $(ASSETS)/web/test $(ASSETS)/web/node_modules; fi
+	cp wasm/index.js wasm/wasm_exec.js wasm/kontext.wasm.gz $(ASSETS)/engine/
 
 # Build the demo repository (a real git repo under .demo/) and show which
 # entries govern a file, with rule and specificity.
@@ -62,6 +75,17 @@ test-wasm: wasm
 	KONTEXT_BIN=$(CURDIR)/$(WASM_BUILD)/kontext KONTEXT_DEMO_REPO=$(CURDIR)/$(WASM_BUILD)/demo \
 	  KONTEXT_PACK=$(CURDIR)/$(WASM_BUILD)/pack node --test wasm/test/*.test.mjs
 
+# End-to-end tests of the review console (web/) in headless Chromium:
+# playwright-core (root devDependency, never downloads a browser) drives
+# Debian's /usr/bin/chromium. Screenshots go to test-artifacts/web/.
+test-web: wasm
+	@if [ ! -d node_modules/playwright-core ]; then PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund; fi
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y chromium; \
+	  else echo "test-web needs /usr/bin/chromium: run 'sudo apt-get install -y chromium' (Debian) and retry"; exit 1; fi; \
+	fi
+	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 node --test web/test/*.test.mjs
+
 generate:
 	$(GO) generate ./engine
 
@@ -76,4 +100,4 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 60s ./engine/internal/jsonin
 
 clean:
-	rm -rf bin $(DEMO) $(WASM_BUILD) wasm/kontext.wasm wasm/kontext.wasm.gz wasm/wasm_exec.js
+	rm -rf bin $(DEMO) $(WASM_BUILD) wasm/kontext.wasm wasm/kontext.wasm.gz wasm/wasm_exec.js $(ASSETS)/web $(ASSETS)/engine

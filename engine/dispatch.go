@@ -19,6 +19,7 @@ type operation struct {
 	run     func(ctx context.Context, e *Engine, in any) (any, error)
 	subset  bool // served by the Snapshot (WASM) surface too
 	history bool // needs git history (native only)
+	writes  bool // needs a Writer (native only)
 }
 
 // operations is the one dispatch table of every surface (filled in init:
@@ -38,6 +39,7 @@ func init() {
 		{name: "entries.drift", input: func() any { return &DriftInput{} }, run: runDrift, history: true},
 		{name: "entries.changed", input: func() any { return &ChangedInput{} }, run: runChanged, history: true},
 		{name: "entries.export", input: func() any { return &ExportInput{} }, run: runExport, history: true},
+		{name: "drafts.confirm", input: func() any { return &ConfirmInput{} }, run: runConfirm, writes: true},
 	}
 }
 
@@ -45,7 +47,7 @@ func init() {
 // yet; they answer unsupported_operation with a message saying so.
 var planned = []string{
 	"inbox.list", "inbox.drop", "inbox.verify", "inbox.challenge",
-	"drafts.capture", "drafts.stage", "drafts.retire", "drafts.confirm", "drafts.verify",
+	"drafts.capture", "drafts.stage", "drafts.retire", "drafts.verify",
 	"drafts.set_verify", "drafts.revise", "drafts.extend", "drafts.extract", "drafts.formalize",
 	"guidance.propose", "operations.get",
 }
@@ -77,12 +79,15 @@ func (e *Engine) serves(op *operation) bool { return e.opts.Surface == Native ||
 func (e *Engine) capabilities() []string {
 	var caps []string
 	for _, op := range operations {
-		if e.serves(&op) && (!op.history || e.opts.History != nil) {
+		if e.serves(&op) && (!op.history || e.opts.History != nil) && (!op.writes || e.opts.Writer != nil) {
 			caps = append(caps, op.name)
 		}
 	}
 	if e.opts.History != nil {
 		caps = append(caps, "verification.last_verified", "drift.ordered")
+	}
+	if e.opts.Writer != nil {
+		caps = append(caps, "drafts.confirm.operation_id")
 	}
 	sort.Strings(caps)
 	return caps

@@ -46,6 +46,7 @@ type Options struct {
 	FS      billy.Filesystem // the working tree; its root is the repository root
 	Git     Git              // nil when there is no git repository
 	History History          // nil without git history (history-derived fields stay null)
+	Writer  Writer           // nil where nothing may be written (write operations are unsupported)
 	Root    string           // the root as reported by status (an absolute path natively)
 	Surface Surface
 	// Revision is publication.revision for a Snapshot surface (a bundle's

@@ -83,6 +83,7 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 		opts.Root = repo.Root()
 		opts.Git = repo
 		opts.History = repo
+		opts.Writer = newLocalWriter(repo)
 	}
 	opts.FS = osfs.New(opts.Root, osfs.WithBoundOS())
 	return engine.New(opts), nil

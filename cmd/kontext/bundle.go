@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/kontext/kontext/internal/bundle"
+)
+
+// runBundleCmd writes a knowledge bundle (kontext.bundle/v1) for the
+// review console or the edge worker: to a file (atomically) or, with
+// -o -, to stdout.
+func runBundleCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+	fs := flags("bundle", stderr)
+	base := fs.String("base", "", "base revision (default: merge base with origin/HEAD, origin/main, the upstream…)")
+	head := fs.String("head", "", "head revision (default: HEAD plus the working tree)")
+	out := fs.String("o", "", "output file (- = stdout)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(pos) > 0 {
+		return usageErr(g, stderr, "kontext bundle takes no arguments (got %q); usage: kontext bundle [--base R] [--head R] -o file.json", pos[0])
+	}
+	if *out == "" {
+		return usageErr(g, stderr, "kontext bundle needs -o file.json (or -o - for stdout)")
+	}
+	b, err := bundle.Build(ctx, bundle.Options{Dir: g.dir, Base: *base, Head: *head})
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	if *out == "-" {
+		data, err := bundle.Marshal(b)
+		if err != nil {
+			return fail(g, stderr, err)
+		}
+		if _, err := stdout.Write(data); err != nil {
+			return exitFailed
+		}
+		return exitOK
+	}
+	n, err := bundle.WriteFile(*out, b)
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	fmt.Fprintf(stderr, "wrote %s (%d bytes): %d files, %d changed paths, %d entries, %d drifted\n",
+		*out, n, len(b.Files), len(b.ChangedPaths), len(b.History), len(b.Drift))
+	return exitOK
+}

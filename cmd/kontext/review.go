@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"sync"
+
+	"github.com/kontext/kontext/internal/bundle"
+	"github.com/kontext/kontext/internal/review"
+)
+
+// runReviewCmd serves the review console of a change on 127.0.0.1 until
+// interrupted, or with --out writes it as one self-contained HTML file.
+func runReviewCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+	fs := flags("review", stderr)
+	base := fs.String("base", "", "base revision (default: merge base with origin/HEAD, origin/main, the upstream…)")
+	head := fs.String("head", "", "head revision (default: HEAD plus the working tree)")
+	port := fs.Int("port", 0, "port on 127.0.0.1 (0 = any free port)")
+	noOpen := fs.Bool("no-open", false, "do not try to open a browser")
+	out := fs.String("out", "", "write one self-contained HTML file instead of serving")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(pos) > 0 {
+		return usageErr(g, stderr, "kontext review takes no arguments (got %q)", pos[0])
+	}
+	if *port < 0 || *port > 65535 {
+		return usageErr(g, stderr, "--port %d is not a port (0-65535)", *port)
+	}
+	opts := bundle.Options{Dir: g.dir, Base: *base, Head: *head}
+	build := func(ctx context.Context) ([]byte, error) {
+		b, err := bundle.Build(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		return bundle.Marshal(b)
+	}
+	// Built once up front: a bad --base fails here, not in the browser.
+	first, err := build(ctx)
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	assets := review.Assets()
+
+	if *out != "" {
+		page, err := review.SingleFile(assets, first)
+		if err != nil {
+			fmt.Fprintf(stderr, "kontext: %v\n", err)
+			return exitFailed
+		}
+		if err := bundle.WriteAtomic(*out, page); err != nil {
+			return fail(g, stderr, err)
+		}
+		fmt.Fprintf(stdout, "wrote %s (%d bytes)\n", *out, len(page))
+		return exitOK
+	}
+
+	if missing := review.Missing(assets); len(missing) > 0 {
+		fmt.Fprintf(stderr, "kontext: warning: the console is not built into this binary (run make build); / explains, /bundle.json works\n")
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(*port)))
+	if err != nil {
+		fmt.Fprintf(stderr, "kontext: listening on 127.0.0.1:%d: %v\n", *port, err)
+		return exitFailed
+	}
+	url := "http://" + ln.Addr().String() + "/"
+	fmt.Fprintf(stdout, "kontext review: %s  (Ctrl-C stops)\n", url)
+	// The first request gets the bundle built above; later ones a fresh one.
+	var once sync.Once
+	srv := &review.Server{Assets: assets, Bundle: func(ctx context.Context) ([]byte, error) {
+		var data []byte
+		once.Do(func() { data = first })
+		if data != nil {
+			return data, nil
+		}
+		return build(ctx)
+	}}
+	if !*noOpen && isTerminal(stdout) {
+		openBrowser(url)
+	}
+	if err := review.Serve(ctx, ln, srv); err != nil {
+		fmt.Fprintf(stderr, "kontext: serving %s: %v\n", url, err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// openBrowser tries xdg-open or open; failure is silent (the URL is printed).
+func openBrowser(url string) {
+	name := "xdg-open"
+	if runtime.GOOS == "darwin" {
+		name = "open"
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return
+	}
+	cmd := exec.Command(path, url)
+	if cmd.Start() == nil {
+		go cmd.Wait()
+	}
+}

@@ -1,0 +1,81 @@
+package native
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/internal/gogit"
+	"github.com/kontext/kontext/internal/writer"
+)
+
+// localWriter is the engine.Writer of a worktree on disk: the shared write
+// lock, atomic writes, staging that keeps every other index entry, and
+// local state below <git-dir>/kontext/.
+type localWriter struct {
+	*writer.Writer
+	repo   *gogit.Repo
+	gitDir string
+}
+
+var _ engine.Writer = (*localWriter)(nil)
+
+func newLocalWriter(repo *gogit.Repo) *localWriter {
+	return &localWriter{Writer: writer.New(repo.Root(), repo.GitDir()), repo: repo, gitDir: repo.GitDir()}
+}
+
+func (w *localWriter) Lock(ctx context.Context) (func(), error) { return w.Writer.Lock(ctx) }
+
+func (w *localWriter) statePath(name string) string {
+	return filepath.Join(w.gitDir, "kontext", filepath.FromSlash(name))
+}
+
+// ReadState reads a local state file.
+func (w *localWriter) ReadState(name string) ([]byte, bool, error) {
+	data, err := os.ReadFile(w.statePath(name))
+	if os.IsNotExist(err) {
+		return nil, false, nil
+	}
+	return data, err == nil, err
+}
+
+// WriteState writes a local state file atomically.
+func (w *localWriter) WriteState(name string, data []byte) error {
+	p := w.statePath(name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), p)
+}
+
+// Identity is `application:<name>` under KONTEXT_APPLICATION, else git's
+// user.name; "unknown" when unset or when it looks like an e-mail address
+// (the ledger never holds one).
+func (w *localWriter) Identity() string {
+	if app := strings.TrimSpace(os.Getenv("KONTEXT_APPLICATION")); app != "" {
+		return "application:" + app
+	}
+	name := strings.TrimSpace(w.repo.UserName())
+	if name == "" || strings.Contains(name, "@") {
+		return "unknown"
+	}
+	return name
+}
