@@ -86,12 +86,12 @@ func TestConfirm(t *testing.T) {
 		t.Fatalf("after confirm: %v", a["verification"])
 	}
 	for input, code := range map[string]string{
-		`{"id":"nope"}`:                "not_found",
-		`{"id":"old"}`:                 "operation_conflict",
-		`{"id":"new"}`:                 "operation_conflict",
-		`{"id":"a","kind":"bulk"}`:     "invalid_input",
+		`{"id":"nope"}`:               "not_found",
+		`{"id":"old"}`:                "operation_conflict",
+		`{"id":"new"}`:                "operation_conflict",
+		`{"id":"a","kind":"bulk"}`:    "invalid_input",
 		`{"id":"a","because":"a\nb"}`: "invalid_input",
-		`{}`:                           "invalid_input",
+		`{}`:                          "invalid_input",
 	} {
 		if c := errCode(r.call("drafts.confirm", input)); c != code {
 			t.Errorf("%s: %s, want %s", input, c, code)
