@@ -44,7 +44,7 @@ demo: build
 
 # Everything: formatting, vet, the engine's purity under js/wasm, the npm
 # package's Node tests, and every Go test with the race detector.
-test: vet wasm-check test-wasm
+test: vet wasm-check test-wasm test-web
 	$(GO) test -race -count=1 ./...
 
 vet:
@@ -78,13 +78,16 @@ test-wasm: wasm
 # End-to-end tests of the review console (web/) in headless Chromium:
 # playwright-core (root devDependency, never downloads a browser) drives
 # Debian's /usr/bin/chromium. Screenshots go to test-artifacts/web/.
-test-web: wasm
+test-web: assets
 	@if [ ! -d node_modules/playwright-core ]; then PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund; fi
 	@if [ ! -x /usr/bin/chromium ]; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y chromium; \
 	  else echo "test-web needs /usr/bin/chromium: run 'sudo apt-get install -y chromium' (Debian) and retry"; exit 1; fi; \
 	fi
-	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 node --test web/test/*.test.mjs
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(WASM_BUILD)/kontext-review ./cmd/kontext
+	@bash build/demo-repo.sh --force $(WASM_BUILD)/review-demo >/dev/null
+	KONTEXT_REVIEW_BIN=$(CURDIR)/$(WASM_BUILD)/kontext-review KONTEXT_REVIEW_DEMO=$(CURDIR)/$(WASM_BUILD)/review-demo \
+	  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 node --test web/test/*.test.mjs
 
 generate:
 	$(GO) generate ./engine

@@ -1,0 +1,270 @@
+// End-to-end tests of the review console in headless Chromium (playwright-core
+// driving Debian's /usr/bin/chromium; no browser is ever downloaded).
+// Run: make test-web   (or: node --test web/test/)
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import {
+  artifacts, demoBundle, xssBundle, bigBundle, startServer, oneFileHTML, writeArtifact,
+  launch, newPage, waitReady, CHANGED_PATHS,
+} from "./helpers.mjs";
+
+let browser, server;
+before(async () => {
+  browser = await launch();
+  server = await startServer(demoBundle());
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const shot = (page, name, full = true) => page.screenshot({ path: join(artifacts, name), fullPage: full });
+
+/** The checks both delivery modes (served, one file) must pass. */
+async function checkDemo(page, log, label) {
+  await waitReady(page);
+  // Summary strip.
+  const summary = page.getByTestId("summary");
+  await summary.waitFor();
+  const stat = async (k) => Number(await page.getByTestId("stat-" + k).getAttribute("data-value"));
+  assert.ok((await stat("governing")) >= 8, "entries governing the change");
+  assert.ok((await stat("narrow")) >= 2, "narrow rules");
+  assert.equal(await stat("changed"), 2, "entries changed");
+  assert.equal(await stat("failing"), 1, "failing verifies (from bundle.history)");
+
+  // Changed files with governing entries, rule and specificity, narrow first.
+  const files = page.getByTestId("changed-file");
+  assert.deepEqual(await files.evaluateAll((els) => els.map((e) => e.dataset.path)), CHANGED_PATHS);
+  const vat = page.locator('[data-testid="changed-file"][data-path="src/billing/tax/vat.go"]');
+  const gov = vat.getByTestId("governing-entry");
+  const rows = await gov.evaluateAll((els) => els.map((e) => ({
+    id: e.dataset.entryId, spec: Number(e.dataset.specificity), rule: e.querySelector('[data-testid="rule"]').textContent,
+  })));
+  assert.deepEqual(rows[0], { id: "2026-01-23-reverse-charge-needs-the-buyer-vat-id", spec: 5, rule: "src/billing/tax/vat.go" });
+  assert.ok(rows.some((r) => r.id === "2026-01-14-vat-is-rounded-per-line" && r.spec === 3 && r.rule === "src/billing/tax/*.go"));
+  assert.ok(rows.some((r) => r.id === "2026-01-12-money-is-integer-cents" && r.spec === 2 && r.rule === "src/billing/**"));
+  for (let k = 1; k < rows.length; k++) assert.ok(rows[k - 1].spec >= rows[k].spec, "narrow rules first");
+  const nightly = page.locator('[data-testid="changed-file"][data-path="src/export/nightly.go"] [data-testid="governing-entry"]');
+  assert.ok(await nightly.evaluateAll((els) => els.some((e) => e.dataset.entryId === "2026-04-14-nightly-export-is-a-cronjob")));
+  await shot(page, `${label}-overview.png`);
+
+  // Changed entries: the edited one is revised, the one missing from base is added; diffs shown.
+  const changed = await page.getByTestId("changed-entry").evaluateAll((els) => els.map((e) => [e.dataset.entryId, e.dataset.change]).sort());
+  assert.deepEqual(changed, [
+    ["2026-01-14-vat-is-rounded-per-line", "revised"],
+    ["2026-04-09-excel-needs-a-bom-in-csv-exports", "added"],
+  ]);
+  const diff = page.locator('[data-testid="changed-entry"][data-entry-id="2026-01-14-vat-is-rounded-per-line"] [data-testid="entry-diff"]');
+  assert.match(await diff.locator(".del").allTextContents().then((t) => t.join("\n")), /An older sentence the change deleted/);
+  assert.match(await diff.locator(".add").allTextContents().then((t) => t.join("\n")), /so we round per line\./);
+
+  // Min specificity filters.
+  await page.fill("#min-specificity", "3");
+  assert.deepEqual(await gov.evaluateAll((els) => els.map((e) => Number(e.dataset.specificity)).filter((s) => s < 3)), []);
+  assert.equal(await gov.count(), 2);
+  await page.fill("#min-specificity", "6");
+  assert.equal(await gov.count(), 0);
+  await page.fill("#min-specificity", "0");
+  assert.equal(await gov.count(), rows.length);
+
+  // Search: "/" focuses the box; the engine's BM25 finds the entry; filters narrow it.
+  await page.locator("body").click({ position: { x: 5, y: 300 } });
+  await page.keyboard.press("/");
+  assert.equal(await page.evaluate(() => document.activeElement.id), "search");
+  await page.keyboard.type("cronjob");
+  const hit = page.locator('[data-testid="search-result"][data-entry-id="2026-04-14-nightly-export-is-a-cronjob"]');
+  await hit.waitFor();
+  await page.selectOption("#filter-kind", "learning");
+  await hit.waitFor({ state: "detached" });
+  await page.selectOption("#filter-kind", "decision");
+  await hit.waitFor();
+  await shot(page, `${label}-search.png`);
+  // Enter opens the first result.
+  await page.locator("#search").press("Enter");
+  await page.getByTestId("entry-view").waitFor();
+
+  // Deep link #entry=<id>: metadata, supersede chain, verification from history.
+  await page.evaluate(() => { location.hash = "#entry=2026-04-14-nightly-export-is-a-cronjob"; });
+  const view = page.getByTestId("entry-view");
+  await view.locator("#entry-title", { hasText: "Nightly export is a Kubernetes CronJob" }).waitFor();
+  assert.match(await view.getByTestId("supersede-chain").textContent(), /export runs in the API process|Export runs/i);
+  assert.match(await view.getByTestId("entry-verification").textContent(), /verified.*read.*Demo Dev/s);
+  assert.match(await view.getByTestId("entry-verification").textContent(), /1 commit since/);
+  assert.equal(await view.locator('[data-testid="entry-body"] h3, [data-testid="entry-body"] h2').first().textContent(), "Context");
+  assert.ok(await view.locator('[data-testid="entry-body"] li code', { hasText: "cmd/export" }).count() >= 1);
+  await shot(page, `${label}-entry.png`);
+  await page.evaluate(() => { location.hash = "#entry=2026-01-14-vat-is-rounded-per-line"; });
+  await view.locator("#entry-title", { hasText: "VAT is rounded per line" }).waitFor();
+  assert.match(await view.getByTestId("entry-verification").textContent(), /verify failing/);
+  await page.keyboard.press("Escape");
+  await view.waitFor({ state: "hidden" });
+
+  // #file=<path> deep link.
+  await page.evaluate(() => { location.hash = "#file=src/export/nightly.go"; });
+  const fv = page.getByTestId("file-view");
+  await fv.locator('[data-testid="governing-entry"][data-entry-id="2026-04-14-nightly-export-is-a-cronjob"]').waitFor();
+
+  // Paste box: review another set of paths.
+  await page.evaluate(() => { location.hash = ""; });
+  await page.locator("#paste summary").click();
+  await page.fill("#paste-paths", "./src/auth/session.go\n\nsrc/api/handlers.go\n");
+  await page.click("#apply-paths");
+  assert.deepEqual(await files.evaluateAll((els) => els.map((e) => e.dataset.path)), ["src/auth/session.go", "src/api/handlers.go"]);
+  assert.ok(await page.locator('[data-testid="changed-file"][data-path="src/auth/session.go"] [data-testid="governing-entry"][data-entry-id="2026-11-16-move-sessions-to-redis"]').count() === 1);
+  await page.click("#reset-paths");
+  assert.deepEqual(await files.evaluateAll((els) => els.map((e) => e.dataset.path)), CHANGED_PATHS);
+
+  assert.deepEqual(log.errors, [], "no console errors");
+  assert.deepEqual(log.dialogs, []);
+}
+
+test("served console: governing, changes, search, deep links, min specificity", async () => {
+  const { page, context, log } = await newPage(browser);
+  await page.goto(server.url);
+  await checkDemo(page, log, "served");
+  await context.close();
+});
+
+test("deep link on load and ?bundle= url", async () => {
+  const other = server.addBundle("other.json", { ...demoBundle(), changed_paths: ["src/auth/session.go"], base_files: null });
+  const { page, context, log } = await newPage(browser);
+  await page.goto(server.url + "?bundle=" + encodeURIComponent(other) + "#entry=2026-01-12-money-is-integer-cents");
+  await waitReady(page);
+  await page.getByTestId("entry-view").locator("#entry-title", { hasText: "Money is integer cents" }).waitFor();
+  assert.deepEqual(await page.getByTestId("changed-file").evaluateAll((els) => els.map((e) => e.dataset.path)), ["src/auth/session.go"]);
+  assert.equal(await page.getByTestId("changed-entry").count(), 0);
+  assert.deepEqual(log.errors, []);
+  await context.close();
+});
+
+test("file picker and drop open a bundle", async () => {
+  const { page, context, log } = await newPage(browser);
+  await page.goto(server.url);
+  await waitReady(page);
+  const b = { ...demoBundle(), changed_paths: ["deploy/cronjob-export.yaml"] };
+  await page.setInputFiles("#bundle-file", { name: "picked.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(b)) });
+  await page.locator('[data-testid="changed-file"][data-path="deploy/cronjob-export.yaml"]').waitFor();
+  // Drag and drop of a bundle file.
+  const dropped = { ...demoBundle(), changed_paths: ["src/api/problem.go"] };
+  const dt = await page.evaluateHandle((text) => {
+    const d = new DataTransfer();
+    d.items.add(new File([text], "dropped.json", { type: "application/json" }));
+    return d;
+  }, JSON.stringify(dropped));
+  await page.dispatchEvent("body", "dragenter", { dataTransfer: dt });
+  await page.dispatchEvent("body", "drop", { dataTransfer: dt });
+  await page.locator('[data-testid="changed-file"][data-path="src/api/problem.go"]').waitFor();
+  // A wrong file is refused with a message, the page keeps working.
+  await page.setInputFiles("#bundle-file", { name: "bad.json", mimeType: "application/json", buffer: Buffer.from('{"schema":"nope"}') });
+  await page.getByTestId("error").filter({ hasText: "unsupported bundle schema" }).waitFor();
+  assert.deepEqual(log.errors, []);
+  await context.close();
+});
+
+async function checkInert(page, log, label) {
+  await waitReady(page);
+  await page.evaluate(() => { location.hash = "#entry=2026-02-01-evil"; });
+  const view = page.getByTestId("entry-view");
+  await view.locator("#entry-title").waitFor();
+  await page.waitForTimeout(300);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined, "no injected script ran");
+  assert.deepEqual(log.dialogs, [], "no dialog opened");
+  assert.equal(await view.locator("script, img, iframe, object, embed, svg, div[onclick], b, i").count(), 0, "no elements from content");
+  assert.equal(await page.locator("body img, body iframe").count(), 0);
+  const bad = await page.evaluate(() => [...document.querySelectorAll("a[href]")].map((a) => a.getAttribute("href"))
+    .filter((h) => !/^(https?:|mailto:|#|[^:]*$)/i.test(h)));
+  assert.deepEqual(bad, [], "only http(s)/mailto/relative/# links");
+  const hrefs = await view.locator('[data-testid="entry-body"] a').evaluateAll((els) => els.map((a) => a.getAttribute("href")));
+  assert.ok(hrefs.includes("https://example.com/safe") && hrefs.includes("docs/x.md"));
+  assert.ok(!hrefs.some((h) => /script|data:/i.test(h)));
+  const body = await view.getByTestId("entry-body").textContent();
+  assert.match(body, /<script>window.__pwned=1;alert\(1\)<\/script>/, "raw HTML shown as text");
+  assert.match(body, /<div onclick=/);
+  assert.doesNotMatch(body, /a comment/, "HTML comments dropped");
+  assert.match(await view.locator("#entry-title").textContent(), /<script>/);
+  // Clicking the neutered javascript: link does nothing.
+  await view.locator(".unsafe-link", { hasText: "click me" }).click();
+  await page.waitForTimeout(100);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  // The hostile path and repository name are text too.
+  assert.ok(await page.locator('[data-testid="changed-file"][data-path="src/<img src=x onerror=alert(1)>.go"]').count() === 1);
+  await shot(page, `${label}-xss.png`);
+  assert.deepEqual(log.dialogs, []);
+  assert.deepEqual(log.errors, []);
+}
+
+test("XSS: hostile entries render inert (served)", async () => {
+  const url = server.addBundle("xss.json", xssBundle());
+  const { page, context, log } = await newPage(browser);
+  await page.goto(server.url + "?bundle=" + encodeURIComponent(url));
+  await checkInert(page, log, "served");
+  await context.close();
+});
+
+test("one-file HTML from file:// works the same, offline", async () => {
+  const path = writeArtifact("review-demo.html", oneFileHTML(demoBundle()));
+  const { page, context, log } = await newPage(browser);
+  await context.route(/^(?!file:|data:)/, (route) => { log.errors.push("network: " + route.request().url()); route.abort(); });
+  await page.goto(pathToFileURL(path).href);
+  await checkDemo(page, log, "onefile");
+  await context.close();
+
+  const xpath = writeArtifact("review-xss.html", oneFileHTML(xssBundle()));
+  const x = await newPage(browser);
+  await x.page.goto(pathToFileURL(xpath).href);
+  await checkInert(x.page, x.log, "onefile");
+  await x.context.close();
+});
+
+test("readable on a phone", async () => {
+  const { page, context, log } = await newPage(browser, { viewport: { width: 375, height: 740 }, context: { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } });
+  await page.goto(server.url + "#entry=2026-01-23-reverse-charge-needs-the-buyer-vat-id");
+  await waitReady(page);
+  await page.getByTestId("entry-view").locator("#entry-title").waitFor();
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 1, `no horizontal scroll on a phone (overflow ${overflow}px)`);
+  await shot(page, "phone-entry.png", false);
+  await page.evaluate(() => { location.hash = ""; });
+  await shot(page, "phone-overview.png", true);
+  assert.deepEqual(log.errors, []);
+  await context.close();
+});
+
+test("keyboard: tab reaches the governing entries and Enter opens one", async () => {
+  const { page, context, log } = await newPage(browser);
+  await page.goto(server.url);
+  await waitReady(page);
+  let found = false;
+  for (let k = 0; k < 40 && !found; k++) {
+    await page.keyboard.press("Tab");
+    found = await page.evaluate(() => !!document.activeElement.closest('[data-testid="governing-entry"]') && document.activeElement.matches("a.entry-link"));
+  }
+  assert.ok(found, "a governing entry link is reachable with Tab");
+  const id = await page.evaluate(() => document.activeElement.dataset.entryId);
+  await page.keyboard.press("Enter");
+  await page.waitForFunction((id) => location.hash === "#entry=" + encodeURIComponent(id), id);
+  await page.getByTestId("entry-view").waitFor();
+  assert.equal(await page.evaluate(() => document.activeElement.id), "entry-title", "focus moves to the entry");
+  assert.deepEqual(log.errors, []);
+  await context.close();
+});
+
+test("1,000-entry bundle: time until governing results are visible", async () => {
+  const url = server.addBundle("big.json", bigBundle(1000));
+  const { page, context, log } = await newPage(browser);
+  const t0 = Date.now();
+  await page.goto(server.url + "?bundle=" + encodeURIComponent(url));
+  await page.getByTestId("governing-entry").first().waitFor({ timeout: 30000 });
+  const ms = Date.now() - t0;
+  const inPage = await page.evaluate(() => document.body.dataset.openMs);
+  assert.equal(await page.getByTestId("changed-file").count(), 20);
+  const total = Number(await page.getByTestId("stat-governing").getAttribute("data-value"));
+  console.log(`# 1,000-entry bundle: governing results visible ${ms} ms after navigation (engine load + bundle open + render; bundle open+render in page ${inPage} ms; ${total} governing entries)`);
+  writeArtifact("big-bundle-timing.txt", `governing visible after ${ms} ms (open+render ${inPage} ms)\n`);
+  await shot(page, "big-bundle.png", false);
+  assert.deepEqual(log.errors, []);
+  await context.close();
+});
