@@ -92,7 +92,8 @@ test-web: assets
 generate:
 	$(GO) generate ./engine
 
-bench:
+bench: assets
+	@if [ ! -d node_modules/playwright-core ]; then PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund; fi
 	$(GO) run ./bench
 
 fuzz:

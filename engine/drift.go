@@ -121,6 +121,7 @@ func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 	}
 	inBase := lin.ancestors(*res.Base)
 	var uncommitted []string
+	dirtyFiles := map[string]bool{} // every uncommitted path, knowledge files included
 	if working {
 		all, err := h.Uncommitted(ctx)
 		if err != nil {
@@ -128,6 +129,7 @@ func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 		}
 		knowledge := knowledgeFiles(st)
 		for _, p := range all {
+			dirtyFiles[p] = true
 			if !knowledge(p) {
 				uncommitted = append(uncommitted, p)
 			}
@@ -144,18 +146,9 @@ func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 	}
 	byID := ledger.ByID(st.snap.LedgerLines)
 	var candidates []*entry.Entry
-	var files []string
 	for _, en := range st.snap.Entries {
 		if kinds[en.Kind] && !entry.Inactive(en.Status) && len(en.Paths) > 0 {
 			candidates = append(candidates, en)
-			files = append(files, en.File)
-		}
-	}
-	if working {
-		// One git read for every candidate: an uncommitted edit of an entry's
-		// own file is an uncommitted look.
-		if err := eng.publish(ctx, st, files); err != nil {
-			return nil, err
 		}
 	}
 	var drifted []*entry.Entry
@@ -182,7 +175,7 @@ func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 		if len(changed) == 0 {
 			continue
 		}
-		editing := working && st.pub[en.File].State != "committed"
+		editing := dirtyFiles[en.File] // an uncommitted edit of its own file is an uncommitted look
 		if covered(lin, en, byID[en.ID], last, len(dirtyHits[en.ID]) > 0, editing, working) {
 			continue
 		}
