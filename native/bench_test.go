@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/kontext/kontext/internal/testrepo"
 	"os/exec"
 	"testing"
 	"time"
@@ -61,11 +62,11 @@ func BenchmarkHistoryFields(b *testing.B) {
 	if _, err := exec.LookPath("git"); err != nil {
 		b.Skip("no git")
 	}
-	gitEnv(b)
+	testrepo.Env(b)
 	dir := b.TempDir()
 	fastImportRepo(b, dir, 1000, 10000)
 	ctx := context.Background()
-	base := git(b, dir, "rev-parse", "HEAD~5000") // a 5,000-commit range, base given as CI gives it
+	base := testrepo.Git(b, dir, "rev-parse", "HEAD~5000") // a 5,000-commit range, base given as CI gives it
 	run := func(op, input string) time.Duration {
 		e, err := Open(dir)
 		if err != nil {

@@ -5,66 +5,21 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"github.com/kontext/kontext/internal/testrepo"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 )
 
 var update = flag.Bool("update", false, "rewrite the contract golden files under testdata/contract")
 
-const now = "2026-11-30T12:00:00Z"
-
-func repoRoot(t *testing.T) string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(filepath.Dir(file))
-}
-
-// gitEnv makes git hermetic and deterministic in tests.
-func gitEnv(t testing.TB) {
-	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_AUTHOR_NAME", "Test Author")
-	t.Setenv("GIT_AUTHOR_EMAIL", "author@example.com")
-	t.Setenv("GIT_COMMITTER_NAME", "Test Author")
-	t.Setenv("GIT_COMMITTER_EMAIL", "author@example.com")
-	t.Setenv("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
-	t.Setenv("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
-	t.Setenv("KONTEXT_NOW", now)
-}
-
-func git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// demoRepo builds the demo repository with build/demo-repo.sh.
-func demoRepo(t *testing.T) string {
-	t.Helper()
-	gitEnv(t)
-	dir := filepath.Join(t.TempDir(), "demo")
-	cmd := exec.Command("bash", filepath.Join(repoRoot(t), "build", "demo-repo.sh"), dir)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("demo-repo.sh: %v\n%s", err, out)
-	}
-	return dir
-}
-
 // fileRepo makes a git repo holding files, all committed.
 func fileRepo(t *testing.T, files map[string]string) string {
 	t.Helper()
-	gitEnv(t)
+	testrepo.Env(t)
 	dir := t.TempDir()
-	git(t, dir, "init", "-q", "-b", "main")
+	testrepo.Git(t, dir, "init", "-q", "-b", "main")
 	for name, text := range files {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -75,8 +30,8 @@ func fileRepo(t *testing.T, files map[string]string) string {
 		}
 	}
 	if len(files) > 0 {
-		git(t, dir, "add", "-A")
-		git(t, dir, "commit", "-q", "-m", "fixture")
+		testrepo.Git(t, dir, "add", "-A")
+		testrepo.Git(t, dir, "commit", "-q", "-m", "fixture")
 	}
 	return dir
 }
@@ -102,41 +57,11 @@ func checkGolden(t *testing.T, name, root string, env []byte) {
 		t.Fatal(err)
 	}
 	got := strings.ReplaceAll(pretty.String(), root, "<root>") + "\n"
-	file := filepath.Join(repoRoot(t), "testdata", "contract", name+".json")
-	if *update {
-		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%s: no golden file (run go test ./native -run Contract -update): %v", name, err)
-	}
-	if got != string(want) {
-		t.Errorf("%s: answer differs from %s (rerun with -update if the change is intended)\n%s", name, file, diffLines(string(want), got))
-	}
-}
-
-func diffLines(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return "first difference at line " + strconv.Itoa(i+1) + ":\n- " + a + "\n+ " + b
-		}
-	}
-	return ""
+	testrepo.Golden(t, filepath.Join("testdata", "contract", name+".json"), []byte(got), *update, "go test ./native -run Contract -update")
 }
 
 func TestContractDemo(t *testing.T) {
-	dir := demoRepo(t)
+	dir := testrepo.Demo(t)
 	cases := []contractCase{
 		{"status", "status", `{}`},
 		{"describe_all", "api.describe", `{}`},
@@ -258,7 +183,7 @@ func TestPublicationStates(t *testing.T) {
 	}
 	write(".ai/conventions/modified.md", "---\ntitle: Modified\n---\nBody, edited.\n")
 	write(".ai/conventions/staged.md", "---\ntitle: Staged\n---\nBody, staged.\n")
-	git(t, dir, "add", ".ai/conventions/staged.md")
+	testrepo.Git(t, dir, "add", ".ai/conventions/staged.md")
 	write(".ai/conventions/untracked.md", "---\ntitle: Untracked\n---\nBody.\n")
 	env := Request(context.Background(), dir, "entries.list", nil)
 	var res struct {
@@ -277,7 +202,7 @@ func TestPublicationStates(t *testing.T) {
 	if err := json.Unmarshal(env, &res); err != nil {
 		t.Fatal(err)
 	}
-	head := git(t, dir, "rev-parse", "HEAD")
+	head := testrepo.Git(t, dir, "rev-parse", "HEAD")
 	want := map[string]string{"committed": "committed", "modified": "modified", "staged": "staged", "untracked": "untracked"}
 	if len(res.Result.Entries) != 4 {
 		t.Fatalf("got %d entries: %s", len(res.Result.Entries), env)
@@ -290,7 +215,7 @@ func TestPublicationStates(t *testing.T) {
 		if p.Revision == nil || *p.Revision != head {
 			t.Errorf("%s: publication.revision %v, want HEAD %s", e.ID, p.Revision, head)
 		}
-		blob := git(t, dir, "hash-object", ".ai/conventions/"+e.ID+".md")
+		blob := testrepo.Git(t, dir, "hash-object", ".ai/conventions/"+e.ID+".md")
 		if e.Revision != blob {
 			t.Errorf("%s: revision %s, want the blob id %s", e.ID, e.Revision, blob)
 		}
@@ -335,8 +260,8 @@ func TestSnapshotChanges(t *testing.T) {
 	if s3 == s2 {
 		t.Fatal("snapshot did not change with the ledger")
 	}
-	git(t, dir, "add", "-A")
-	git(t, dir, "commit", "-q", "-m", "more")
+	testrepo.Git(t, dir, "add", "-A")
+	testrepo.Git(t, dir, "commit", "-q", "-m", "more")
 	if snap() == s3 {
 		t.Fatal("snapshot did not change with HEAD")
 	}

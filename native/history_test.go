@@ -3,6 +3,7 @@ package native
 import (
 	"context"
 	"encoding/json"
+	"github.com/kontext/kontext/internal/testrepo"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,25 +18,15 @@ type repo struct {
 }
 
 func newRepo(t *testing.T) *repo {
-	gitEnv(t)
+	testrepo.Env(t)
 	r := &repo{t, t.TempDir()}
 	r.git("init", "-q", "-b", "main")
 	return r
 }
 
-func (r *repo) git(args ...string) string { return git(r.t, r.dir, args...) }
+func (r *repo) git(args ...string) string { return testrepo.Git(r.t, r.dir, args...) }
 
-func (r *repo) write(files map[string]string) {
-	for name, text := range files {
-		p := filepath.Join(r.dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			r.t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			r.t.Fatal(err)
-		}
-	}
-}
+func (r *repo) write(files map[string]string) { testrepo.Write(r.t, r.dir, files) }
 
 func (r *repo) appendFile(name, text string) {
 	f, err := os.OpenFile(filepath.Join(r.dir, name), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
@@ -358,7 +349,7 @@ func TestShallowCloneIsALowerBound(t *testing.T) {
 		r.commit(d, "change")
 	}
 	clone := filepath.Join(t.TempDir(), "clone")
-	git(t, ".", "clone", "-q", "--depth", "2", "file://"+r.dir, clone)
+	testrepo.Git(t, ".", "clone", "-q", "--depth", "2", "file://"+r.dir, clone)
 	c := &repo{t, clone}
 	a := c.entry("a")
 	s := a["since"].(map[string]any)

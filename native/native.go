@@ -31,9 +31,19 @@ func Request(ctx context.Context, dir, operation string, input []byte) []byte {
 // OpenFor opens the engine that a request with input addresses: dir, or
 // the input's "dir" field resolved against dir.
 func OpenFor(dir string, input []byte) (*engine.Engine, error) {
-	d, err := engine.InputDir(input)
+	d, err := TargetDir(dir, input)
 	if err != nil {
 		return nil, err
+	}
+	return Open(d)
+}
+
+// TargetDir is the directory a request with input addresses: the input's
+// "dir" field resolved against dir, else dir ("" = ".").
+func TargetDir(dir string, input []byte) (string, error) {
+	d, err := engine.InputDir(input)
+	if err != nil {
+		return "", err
 	}
 	if d != "" {
 		if !filepath.IsAbs(d) {
@@ -41,7 +51,10 @@ func OpenFor(dir string, input []byte) (*engine.Engine, error) {
 		}
 		dir = d
 	}
-	return Open(dir)
+	if dir == "" {
+		dir = "."
+	}
+	return dir, nil
 }
 
 // Options tune Open for an interactive caller.

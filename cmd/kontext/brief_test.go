@@ -4,29 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
+	"github.com/kontext/kontext/internal/testrepo"
 	"strings"
 	"testing"
 
 	"github.com/kontext/kontext/internal/brief"
 )
-
-// demoRepo builds the demo repository once per test.
-func demoRepo(t *testing.T) string {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	dir := filepath.Join(t.TempDir(), "demo")
-	cmd := exec.Command("bash", filepath.Join(repoRoot(), "build", "demo-repo.sh"), dir)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("demo-repo.sh: %v\n%s", err, out)
-	}
-	return dir
-}
 
 func runBrief(t *testing.T, dir string, json bool, args ...string) (string, string, int) {
 	t.Helper()
@@ -39,7 +22,7 @@ func runBrief(t *testing.T, dir string, json bool, args ...string) (string, stri
 // JSON carry the same document, and a tiny budget exits 10.
 func TestBriefDemo(t *testing.T) {
 	t.Setenv("KONTEXT_NOW", "2026-11-30T12:00:00Z")
-	dir := demoRepo(t)
+	dir := testrepo.Demo(t)
 	text, stderr, code := runBrief(t, dir, false, "src/billing/tax/vat.go", "--budget-lines", "60")
 	if code != exitOK {
 		t.Fatalf("exit %d, stderr %s", code, stderr)

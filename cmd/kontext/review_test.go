@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/kontext/kontext/internal/testrepo"
 	"io"
 	"net/http"
 	"os"
@@ -53,7 +54,7 @@ func parseBundle(t *testing.T, data []byte) *bundleDoc {
 
 func TestBundleCmd(t *testing.T) {
 	t.Setenv("KONTEXT_NOW", "2026-11-30T12:00:00Z")
-	dir := demoRepo(t)
+	dir := testrepo.Demo(t)
 	g := &globals{dir: dir}
 	var stdout, stderr bytes.Buffer
 	out := filepath.Join(t.TempDir(), "bundle.json")
@@ -165,7 +166,7 @@ func checkReviewHTML(t *testing.T, page []byte, wantWasm []byte) {
 
 func TestReviewOut(t *testing.T) {
 	t.Setenv("KONTEXT_NOW", "2026-11-30T12:00:00Z")
-	dir := demoRepo(t)
+	dir := testrepo.Demo(t)
 	root, wasm := fakeAssets(t)
 	t.Setenv("KONTEXT_ASSETS", root)
 	out := filepath.Join(t.TempDir(), "review.html")
@@ -183,7 +184,7 @@ func TestReviewOut(t *testing.T) {
 	}
 
 	// The real console and engine, when this checkout has built them.
-	repo := repoRoot()
+	repo := testrepo.Root()
 	for _, f := range []string{"web/index.html", "web/app.js", "web/style.css", "wasm/index.js", "wasm/wasm_exec.js", "wasm/kontext.wasm.gz"} {
 		if _, err := os.Stat(filepath.Join(repo, f)); err != nil {
 			t.Logf("real assets: %s missing (make wasm; web/ is the console's), skipped", f)
@@ -219,7 +220,7 @@ func (b *syncBuffer) String() string {
 
 func TestReviewServe(t *testing.T) {
 	t.Setenv("KONTEXT_NOW", "2026-11-30T12:00:00Z")
-	dir := demoRepo(t)
+	dir := testrepo.Demo(t)
 	root, _ := fakeAssets(t)
 	t.Setenv("KONTEXT_ASSETS", root)
 	ctx, cancel := context.WithCancel(context.Background())

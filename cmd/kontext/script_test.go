@@ -1,10 +1,10 @@
 package main
 
 import (
+	"github.com/kontext/kontext/internal/testrepo"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,15 +16,10 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"kontext": main})
 }
 
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
-}
-
 // TestScripts runs testdata/script/*.txtar against the kontext binary.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir: filepath.Join(repoRoot(), "testdata", "script"),
+		Dir: filepath.Join(testrepo.Root(), "testdata", "script"),
 		Setup: func(env *testscript.Env) error {
 			for k, v := range map[string]string{
 				"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1",
@@ -43,7 +38,7 @@ func TestScripts(t *testing.T) {
 				if len(args) != 1 {
 					ts.Fatalf("usage: demo DIR")
 				}
-				cmd := exec.Command("bash", filepath.Join(repoRoot(), "build", "demo-repo.sh"), ts.MkAbs(args[0]))
+				cmd := exec.Command("bash", filepath.Join(testrepo.Root(), "build", "demo-repo.sh"), ts.MkAbs(args[0]))
 				cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null")
 				if out, err := cmd.CombinedOutput(); err != nil {
 					ts.Fatalf("demo-repo.sh: %v\n%s", err, out)

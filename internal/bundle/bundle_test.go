@@ -5,39 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"os"
-	"os/exec"
+	"github.com/kontext/kontext/internal/testrepo"
 	"path/filepath"
-	"runtime"
-	"strconv"
-	"strings"
 	"testing"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/contract/bundle_demo.json")
-
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(filepath.Dir(filepath.Dir(file)))
-}
-
-// demoRepo builds the demo repository (build/demo-repo.sh) with the
-// fixed clock of the goldens.
-func demoRepo(t *testing.T) string {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("KONTEXT_NOW", "2026-11-30T12:00:00Z")
-	dir := filepath.Join(t.TempDir(), "ledgerly")
-	cmd := exec.Command("bash", filepath.Join(repoRoot(), "build", "demo-repo.sh"), dir)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("demo-repo.sh: %v\n%s", err, out)
-	}
-	return dir
-}
 
 // Normalize replaces the volatile parts of an encoded bundle — the one
 // place the golden's normalisation is defined: generated_at becomes
@@ -67,7 +40,7 @@ func Normalize(t *testing.T, data []byte, root string) []byte {
 // default base) and compares it with testdata/contract/bundle_demo.json
 // (-update rewrites it).
 func TestBundleDemoGolden(t *testing.T) {
-	dir := demoRepo(t)
+	dir := testrepo.Demo(t)
 	b, err := Build(context.Background(), Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -77,23 +50,11 @@ func TestBundleDemoGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkShape(t, data)
-	if b.GeneratedAt != "2026-11-30T12:00:00Z" || b.Repository.Name != "ledgerly" {
+	if b.GeneratedAt != "2026-11-30T12:00:00Z" || b.Repository.Name != "demo" {
 		t.Errorf("generated_at %q, name %q", b.GeneratedAt, b.Repository.Name)
 	}
 	got := Normalize(t, data, dir)
-	golden := filepath.Join(repoRoot(), "testdata", "contract", "bundle_demo.json")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/bundle -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("bundle differs from %s (go test ./internal/bundle -update rewrites it):\n%s", golden, firstDiff(string(want), string(got)))
-	}
+	testrepo.Golden(t, filepath.Join("testdata", "contract", "bundle_demo.json"), got, *update, "go test ./internal/bundle -update")
 }
 
 // checkShape checks the kontext.bundle/v1 contract on an encoded bundle.
@@ -154,21 +115,4 @@ func checkShape(t *testing.T, data []byte) {
 	if _, ok := doc.History["2026-04-14-nightly-export-is-a-cronjob"]; !ok {
 		t.Error("history lacks the drifted entry")
 	}
-}
-
-func firstDiff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < len(al) || i < len(bl); i++ {
-		var x, y string
-		if i < len(al) {
-			x = al[i]
-		}
-		if i < len(bl) {
-			y = bl[i]
-		}
-		if x != y {
-			return "line " + strconv.Itoa(i+1) + ":\n- " + x + "\n+ " + y
-		}
-	}
-	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"fmt"
+	"github.com/kontext/kontext/internal/testrepo"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,13 +87,7 @@ func (r *trepo) tryGit(args ...string) (string, bool) {
 
 func (r *trepo) write(name, content string) {
 	r.t.Helper()
-	p := filepath.Join(r.dir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		r.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		r.t.Fatal(err)
-	}
+	testrepo.Write(r.t, r.dir, map[string]string{name: content})
 }
 
 func (r *trepo) commit(msg string) string {

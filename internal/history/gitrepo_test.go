@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/kontext/kontext/internal/testrepo"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,13 +81,7 @@ func (r *repo) gitIn(stdin []byte, args ...string) string {
 
 func (r *repo) write(path, content string) {
 	r.tb.Helper()
-	p := filepath.Join(r.dir, filepath.FromSlash(path))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		r.tb.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		r.tb.Fatal(err)
-	}
+	testrepo.Write(r.tb, r.dir, map[string]string{path: content})
 }
 
 // commit stages everything and commits with a fresh date; returns the sha.

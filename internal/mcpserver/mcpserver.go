@@ -88,19 +88,9 @@ func (h *handler) request(ctx context.Context, op string, input []byte) []byte {
 // engine returns the engine that input addresses (its "dir" resolved
 // against the server's directory, as native.OpenFor does), opening it once.
 func (h *handler) engine(input []byte) (*engine.Engine, error) {
-	dir := h.dir
-	d, err := engine.InputDir(input)
+	dir, err := native.TargetDir(h.dir, input)
 	if err != nil {
 		return nil, err
-	}
-	if d != "" {
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(dir, d)
-		}
-		dir = d
-	}
-	if dir == "" {
-		dir = "."
 	}
 	key, err := filepath.Abs(dir)
 	if err != nil {

@@ -5,11 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"github.com/kontext/kontext/internal/testrepo"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -22,23 +22,6 @@ import (
 var update = flag.Bool("update", false, "rewrite testdata/mcp/tools.json (the frozen tool surface)")
 
 const testNow = "2026-11-30T12:00:00Z"
-
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
-}
-
-// demoRepo builds the demo repository in a fresh temporary directory.
-func demoRepo(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "demo")
-	cmd := exec.Command("bash", filepath.Join(repoRoot(), "build", "demo-repo.sh"), dir)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("demo-repo.sh: %v\n%s", err, out)
-	}
-	return dir
-}
 
 // inMemory connects an SDK client to New(dir) over in-memory transports.
 func inMemory(t *testing.T, dir string) *mcp.ClientSession {
@@ -200,28 +183,13 @@ func checkGolden(t *testing.T, list []*mcp.Tool) {
 		t.Fatal(err)
 	}
 	out = append(out, '\n')
-	golden := filepath.Join(repoRoot(), "testdata", "mcp", "tools.json")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/mcpserver -update to write it)", err)
-	}
-	if !bytes.Equal(out, want) {
-		t.Fatalf("the tool surface differs from %s (tools and optional fields may be added, never removed or changed in type; "+
-			"rerun with -update after an intended addition):\n%s", golden, out)
-	}
+	testrepo.Golden(t, filepath.Join("testdata", "mcp", "tools.json"), out, *update,
+		"go test ./internal/mcpserver -update after an intended addition (tools and optional fields may be added, never removed or changed in type)")
 }
 
 func TestInMemory(t *testing.T) {
 	t.Setenv("KONTEXT_NOW", testNow)
-	demo := demoRepo(t)
+	demo := testrepo.Demo(t)
 	exercise(t, inMemory(t, demo), demo)
 }
 
@@ -229,7 +197,7 @@ func TestInMemory(t *testing.T) {
 // an edit between two calls changes the answer.
 func TestEditChangesAnswer(t *testing.T) {
 	t.Setenv("KONTEXT_NOW", testNow)
-	demo := demoRepo(t)
+	demo := testrepo.Demo(t)
 	cs := inMemory(t, demo)
 	ctx := context.Background()
 	const id = "2026-01-14-vat-is-rounded-per-line"
@@ -282,13 +250,13 @@ func TestStdio(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the kontext binary")
 	}
-	demo := demoRepo(t)
+	demo := testrepo.Demo(t)
 	// KONTEXT_MCP_BIN names an already built binary to test instead.
 	bin := os.Getenv("KONTEXT_MCP_BIN")
 	if bin == "" {
 		bin = filepath.Join(t.TempDir(), "kontext")
 		build := exec.Command("go", "build", "-o", bin, "./cmd/kontext")
-		build.Dir = repoRoot()
+		build.Dir = testrepo.Root()
 		if out, err := build.CombinedOutput(); err != nil {
 			t.Fatalf("go build: %v\n%s", err, out)
 		}
