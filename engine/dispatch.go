@@ -23,24 +23,28 @@ type operation struct {
 }
 
 // operations is the one dispatch table of every surface (filled in init:
-// runStatus reads it back through capabilities).
+// runStatus reads it back through capabilities). Files that own a group of
+// operations add their rows with register from their own init.
 var operations []operation
 
+// register adds rows to the dispatch table (from init functions).
+func register(ops ...operation) { operations = append(operations, ops...) }
+
 func init() {
-	operations = []operation{
-		{name: "status", input: func() any { return &StatusInput{} }, run: runStatus, subset: true},
-		{name: "setup", input: func() any { return &SetupInput{} }, run: runSetup},
-		{name: "api.describe", input: func() any { return &DescribeInput{} }, run: runDescribe, subset: true},
-		{name: "entries.list", input: func() any { return &ListInput{} }, run: runList, subset: true},
-		{name: "entries.get", input: func() any { return &GetInput{} }, run: runGet, subset: true},
-		{name: "entries.search", input: func() any { return &SearchInput{} }, run: runSearch, subset: true},
-		{name: "entries.governing", input: func() any { return &GoverningInput{} }, run: runGoverning, subset: true},
-		{name: "entries.related", input: func() any { return &RelatedInput{} }, run: runRelated, subset: true},
-		{name: "entries.drift", input: func() any { return &DriftInput{} }, run: runDrift, history: true},
-		{name: "entries.changed", input: func() any { return &ChangedInput{} }, run: runChanged, history: true},
-		{name: "entries.export", input: func() any { return &ExportInput{} }, run: runExport, history: true},
-		{name: "drafts.confirm", input: func() any { return &ConfirmInput{} }, run: runConfirm, writes: true},
-	}
+	register(
+		operation{name: "status", input: func() any { return &StatusInput{} }, run: runStatus, subset: true},
+		operation{name: "setup", input: func() any { return &SetupInput{} }, run: runSetup},
+		operation{name: "api.describe", input: func() any { return &DescribeInput{} }, run: runDescribe, subset: true},
+		operation{name: "entries.list", input: func() any { return &ListInput{} }, run: runList, subset: true},
+		operation{name: "entries.get", input: func() any { return &GetInput{} }, run: runGet, subset: true},
+		operation{name: "entries.search", input: func() any { return &SearchInput{} }, run: runSearch, subset: true},
+		operation{name: "entries.governing", input: func() any { return &GoverningInput{} }, run: runGoverning, subset: true},
+		operation{name: "entries.related", input: func() any { return &RelatedInput{} }, run: runRelated, subset: true},
+		operation{name: "entries.drift", input: func() any { return &DriftInput{} }, run: runDrift, history: true},
+		operation{name: "entries.changed", input: func() any { return &ChangedInput{} }, run: runChanged, history: true},
+		operation{name: "entries.export", input: func() any { return &ExportInput{} }, run: runExport, history: true},
+		operation{name: "drafts.confirm", input: func() any { return &ConfirmInput{} }, run: runConfirm, writes: true},
+	)
 }
 
 // planned are operations of the API that this version does not implement

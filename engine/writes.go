@@ -22,6 +22,8 @@ type Writer interface {
 	// ReadState and WriteState access local state below <git-dir>/kontext/.
 	ReadState(name string) (data []byte, ok bool, err error)
 	WriteState(name string, data []byte) error
+	// ListState lists the state files below dir (e.g. "inbox"), sorted.
+	ListState(dir string) ([]string, error)
 	// Identity is the `by` of ledger lines: the git user name, or
 	// application:<name>.
 	Identity() string

@@ -79,3 +79,21 @@ func (w *localWriter) Identity() string {
 	}
 	return name
 }
+
+// ListState lists the names of the state files below dir, sorted.
+func (w *localWriter) ListState(dir string) ([]string, error) {
+	entries, err := os.ReadDir(w.statePath(dir))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".tmp-") {
+			out = append(out, dir+"/"+e.Name())
+		}
+	}
+	return out, nil
+}
