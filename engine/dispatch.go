@@ -50,9 +50,8 @@ func init() {
 // planned are operations of the API that this version does not implement
 // yet; they answer unsupported_operation with a message saying so.
 var planned = []string{
-	"inbox.list", "inbox.drop", "inbox.verify", "inbox.challenge",
-	"drafts.capture", "drafts.stage", "drafts.retire", "drafts.verify",
-	"drafts.set_verify", "drafts.revise", "drafts.extend", "drafts.extract", "drafts.formalize",
+	"drafts.verify",
+	"drafts.revise", "drafts.extend", "drafts.extract", "drafts.formalize",
 	"guidance.propose", "operations.get",
 }
 
@@ -91,7 +90,10 @@ func (e *Engine) capabilities() []string {
 		caps = append(caps, "verification.last_verified", "drift.ordered")
 	}
 	if e.opts.Writer != nil {
-		caps = append(caps, "drafts.confirm.operation_id")
+		caps = append(caps, "drafts.confirm.operation_id", "drafts.stage.extends")
+		if e.opts.Runner != nil && e.opts.Trust != nil {
+			caps = append(caps, "drafts.verify.pinned")
+		}
 	}
 	sort.Strings(caps)
 	return caps

@@ -47,6 +47,8 @@ type Options struct {
 	Git     Git              // nil when there is no git repository
 	History History          // nil without git history (history-derived fields stay null)
 	Writer  Writer           // nil where nothing may be written (write operations are unsupported)
+	Runner  Runner           // native only: runs pinned verify commands
+	Trust   Trust            // native only: the user's verify pins (nil: nothing is pinned)
 	Root    string           // the root as reported by status (an absolute path natively)
 	Surface Surface
 	// Revision is publication.revision for a Snapshot surface (a bundle's

@@ -88,7 +88,7 @@ func TestContractDemo(t *testing.T) {
 		{"related_paths", "entries.related", `{"paths":["src/export/nightly.go"]}`},
 		{"related_llm", "entries.related", `{"text":"x","llm":true}`},
 		{"related_nothing", "entries.related", `{}`},
-		{"planned_operation", "drafts.stage", `{}`},
+		{"planned_operation", "guidance.propose", `{}`},
 		{"unknown_operation", "entries.frobnicate", `{}`},
 		{"malformed_json", "entries.list", `{"limit":`},
 		{"non_object", "entries.list", `[1,2,3]`},

@@ -15,6 +15,7 @@ import (
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/internal/gogit"
+	"github.com/kontext/kontext/internal/verifyrun"
 )
 
 // Request runs one API operation against the repository containing dir and
@@ -97,6 +98,8 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 		opts.Git = repo
 		opts.History = repo
 		opts.Writer = newLocalWriter(repo)
+		opts.Runner = &verifyrun.Runner{GitDir: repo.GitDir()}
+		opts.Trust = verifyrun.Trust{}
 	}
 	opts.FS = osfs.New(opts.Root, osfs.WithBoundOS())
 	return engine.New(opts), nil

@@ -125,6 +125,23 @@ func exercise(t *testing.T, cs *mcp.ClientSession, demo string) {
 		t.Fatalf("input.dir: %v", env)
 	}
 
+	// The write tools: a challenge lands in the inbox; a captured candidate
+	// is staged by ctx_prepare_commit.
+	_, env = call(t, cs, "ctx_challenge", map[string]any{"id": "2026-01-14-vat-is-rounded-per-line", "because": "the ERP rounds on the total now"})
+	if env["ok"] != true || env["result"].(map[string]any)["candidate"].(map[string]any)["kind"] != "challenge" {
+		t.Fatalf("ctx_challenge: %v", env)
+	}
+	_, env = call(t, cs, "ctx_api", map[string]any{"operation": "drafts.capture", "input": map[string]any{
+		"entry": map[string]any{"kind": "learning", "title": "Exports need the lock", "body": "Nightly export takes an advisory lock.", "paths": []string{"src/export/**"}}}})
+	if env["ok"] != true {
+		t.Fatalf("capture: %v", env)
+	}
+	cand := env["result"].(map[string]any)["candidate"].(map[string]any)["id"].(string)
+	_, env = call(t, cs, "ctx_prepare_commit", map[string]any{"candidate_id": cand, "operation_id": "op-stage-1"})
+	if env["ok"] != true || env["result"].(map[string]any)["staged"] != true {
+		t.Fatalf("ctx_prepare_commit: %v", env)
+	}
+
 	// Errors are envelopes with isError.
 	for _, c := range []struct {
 		tool string
@@ -140,8 +157,8 @@ func exercise(t *testing.T, cs *mcp.ClientSession, demo string) {
 		{"ctx_governing", map[string]any{}, "invalid_input"},
 		{"ctx_governing", map[string]any{"paths": "src/a.go"}, "invalid_input"},
 		{"ctx_governing", map[string]any{"paths": []string{"a"}, "min_specificity": "2"}, "invalid_input"},
-		{"ctx_prepare_commit", map[string]any{"candidate_id": "c1", "operation_id": "op-1"}, "unsupported_operation"},
-		{"ctx_challenge", map[string]any{"id": "2026-01-14-vat-is-rounded-per-line", "because": "the ERP rounds on the total now"}, "unsupported_operation"},
+		{"ctx_prepare_commit", map[string]any{"candidate_id": "cand-000000000000", "operation_id": "op-1"}, "not_found"},
+		{"ctx_challenge", map[string]any{"id": "no-such-entry", "because": "x"}, "not_found"},
 		{"ctx_challenge", map[string]any{"id": "x"}, "invalid_input"},
 	} {
 		_, env := call(t, cs, c.tool, c.args)

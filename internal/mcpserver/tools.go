@@ -88,8 +88,8 @@ var tools = []tool{
 	},
 	{
 		name: "ctx_challenge",
-		description: "Challenge an entry: record in the inbox that it may be wrong and why (API operation inbox.challenge). " +
-			"Answers unsupported_operation while this version does not implement it.",
+		description: "Challenge an entry: record in this worktree's inbox that it may be wrong and why (API operation inbox.challenge). " +
+			"A challenge is never staged; retiring or superseding the entry resolves it.",
 		fields: []field{
 			{"id", kString, true, "The entry challenged (id, id prefix, ADR number or file path)."},
 			{"because", kString, true, "Why the entry may be wrong or outdated."},
@@ -99,8 +99,8 @@ var tools = []tool{
 	},
 	{
 		name: "ctx_prepare_commit",
-		description: "Stage a drafted candidate for the next commit (API operation drafts.stage). " +
-			"Answers unsupported_operation while this version does not implement it.",
+		description: "Stage a captured inbox candidate as a new entry for the next commit (API operation drafts.stage with candidate_id); " +
+			"kontext never commits. Retrying with the same operation_id replays the first result.",
 		fields: []field{
 			{"candidate_id", kString, true, "The draft candidate to stage."},
 			{"operation_id", kString, true, "Idempotency key of this request; repeating it repeats the answer."},

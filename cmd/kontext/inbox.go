@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"golang.org/x/term"
+
+	"github.com/kontext/kontext/engine"
+)
+
+// runCaptureCmd is `kontext capture --kind K --title T [--path P]… [--tag
+// T]… [--source S] [--body B]`: keep an insight as a local inbox candidate
+// (redacted). The body comes from --body, else from stdin when it is not a
+// terminal.
+func runCaptureCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, stdin io.Reader) int {
+	fs := flags("capture", stderr)
+	kind := fs.String("kind", "", "decision (adr), convention, learning, incident or architecture")
+	title := fs.String("title", "", "one-line title (at most 200 characters)")
+	body := fs.String("body", "", "Markdown body (default: stdin when it is not a terminal)")
+	source := fs.String("source", "", "where the insight came from")
+	var paths, tags multi
+	fs.Var(&paths, "path", "a glob of the source paths it governs (repeatable)")
+	fs.Var(&tags, "tag", "a tag (repeatable)")
+	rest, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(rest) > 0 || *kind == "" || *title == "" {
+		return usageErr(g, stderr, "usage: kontext capture --kind K --title T [--path P]… [--tag T]… [--source S] [--body B | < body.md]")
+	}
+	text := *body
+	if text == "" && stdin != nil && !stdinIsTerminal(stdin) {
+		data, err := io.ReadAll(io.LimitReader(stdin, 1<<20))
+		if err != nil {
+			return fail(g, stderr, err)
+		}
+		text = string(data)
+	}
+	entry := map[string]any{"kind": *kind, "title": *title, "body": text}
+	if len(paths) > 0 {
+		entry["paths"] = []string(paths)
+	}
+	if len(tags) > 0 {
+		entry["tags"] = []string(tags)
+	}
+	input := map[string]any{"entry": entry}
+	if *source != "" {
+		input["source"] = *source
+	}
+	res, err := call(ctx, g, "drafts.capture", input)
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	return emit(g, stdout, res, func(w io.Writer) { printCapture(w, res) })
+}
+
+func stdinIsTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func printCapture(w io.Writer, res any) {
+	r, ok := res.(*engine.CaptureResult)
+	if !ok {
+		return
+	}
+	c := r.Candidate
+	fmt.Fprintf(w, "captured %s (%s) %s\n", c.ID, c.Kind, c.Entry.Title)
+	if len(r.Redactions) > 0 {
+		var parts []string
+		for _, k := range sortedKeys(r.Redactions) {
+			parts = append(parts, fmt.Sprintf("%d %s", r.Redactions[k], k))
+		}
+		fmt.Fprintf(w, "redacted: %s\n", strings.Join(parts, ", "))
+	}
+	for _, ev := range r.Evidence {
+		fmt.Fprintf(w, "evidence %s: %s\n", ev.Ref, ev.Verification)
+	}
+	for _, rel := range r.RelatedEntries {
+		fmt.Fprintf(w, "related: %s  %s (%s)\n", rel.ID, rel.Title, rel.Reason)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	fmt.Fprintln(w, "kept in this worktree's inbox (local, not staged): kontext inbox")
+}
+
+// runInboxCmd is `kontext inbox [--state S]`: the local candidates.
+func runInboxCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+	fs := flags("inbox", stderr)
+	state := fs.String("state", "pending", "pending, dismissed, promoted or all")
+	rest, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(rest) > 0 {
+		return usageErr(g, stderr, "usage: kontext inbox [--state pending|dismissed|promoted|all]")
+	}
+	res, err := call(ctx, g, "inbox.list", map[string]any{"state": *state})
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	l := res.(*engine.InboxListResult)
+	return emit(g, stdout, res, func(w io.Writer) {
+		o := w.(*out)
+		if len(l.Candidates) == 0 {
+			fmt.Fprintf(w, "no %s candidates\n", *state)
+			return
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tKIND\tTITLE\tSTATE\tCREATED")
+		for _, c := range l.Candidates {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", o.paint("36", c.ID), c.Kind, o.fit(c.Entry.Title, o.width-60), c.State, c.CreatedAt)
+		}
+		tw.Flush()
+		fmt.Fprintf(w, "\n%d candidates\n", len(l.Candidates))
+	})
+}
+
+// runDropCmd is `kontext drop <candidate> [--reason R]`.
+func runDropCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+	fs := flags("drop", stderr)
+	reason := fs.String("reason", "", "why it is dismissed (one line)")
+	ids, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(ids) != 1 {
+		return usageErr(g, stderr, "usage: kontext drop <candidate> [--reason \"…\"]")
+	}
+	input := map[string]any{"id": ids[0]}
+	if *reason != "" {
+		input["reason"] = *reason
+	}
+	res, err := call(ctx, g, "inbox.drop", input)
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	return emit(g, stdout, res, func(w io.Writer) {
+		if c, ok := res.(*engine.InboxCandidate); ok {
+			fmt.Fprintf(w, "dismissed %s (%s) %s\n", c.ID, c.Kind, c.Entry.Title)
+		}
+	})
+}
+
+// runChallengeCmd is `kontext challenge <id> --because "…"`: an inbox
+// candidate saying an entry may no longer hold.
+func runChallengeCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+	fs := flags("challenge", stderr)
+	because := fs.String("because", "", "why the entry may no longer hold")
+	ids, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(ids) != 1 || strings.TrimSpace(*because) == "" {
+		return usageErr(g, stderr, "usage: kontext challenge <id> --because \"…\"")
+	}
+	res, err := call(ctx, g, "inbox.challenge", map[string]any{"id": ids[0], "because": *because})
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	return emit(g, stdout, res, func(w io.Writer) {
+		r, ok := res.(*engine.CaptureResult)
+		if !ok {
+			return
+		}
+		against, _ := r.Candidate.Extra["against"].(string)
+		fmt.Fprintf(w, "challenged %s as %s\n", against, r.Candidate.ID)
+		keys := make([]string, 0, len(r.Redactions))
+		for k := range r.Redactions {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(w, "redacted: %d %s\n", r.Redactions[k], k)
+		}
+		for _, n := range r.Notes {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
+	})
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/internal/verifyrun"
+)
+
+// exitVerifyFailed is the exit code of `kontext verify` when the command
+// failed or timed out.
+const exitVerifyFailed = 3
+
+// runVerifyCmd is `kontext verify <id> [--because "…"]`: runs the entry's
+// pinned verify command and stages a verify ledger line.
+func runVerifyCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+	fs := flags("verify", stderr)
+	because := fs.String("because", "", "why it was run (one line, kept in the ledger)")
+	ids, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(ids) != 1 {
+		return usageErr(g, stderr, "usage: kontext verify <id> [--because \"…\"]")
+	}
+	res, err := call(ctx, g, "drafts.verify", map[string]any{"id": ids[0], "because": *because})
+	if err != nil {
+		if ae := apierr.As(err); ae.Code == apierr.UntrustedVerify && !g.json {
+			fmt.Fprintf(stderr, "kontext: the verify command of %v is not pinned, so it was not run:\n\n    %v\n\n", ae.Extra["id"], ae.Extra["command"])
+			fmt.Fprintf(stderr, "Read it; if you trust it, pin it from a terminal with: %v\n", ae.Extra["hint"])
+			return exitFor(err)
+		}
+		return fail(g, stderr, err)
+	}
+	r := res.(*engine.VerifyResult)
+	code := emit(g, stdout, r, func(w io.Writer) {
+		switch {
+		case r.TimedOut:
+			fmt.Fprintf(w, "TIMED OUT %s: %s (killed; no exit code)\n", r.ID, r.Command)
+		case r.Passed:
+			fmt.Fprintf(w, "passed %s: %s (exit code 0)\n", r.ID, r.Command)
+		default:
+			ec := "none"
+			if r.ExitCode != nil {
+				ec = fmt.Sprint(*r.ExitCode)
+			}
+			fmt.Fprintf(w, "FAILED %s: %s (exit code %s)\n", r.ID, r.Command, ec)
+		}
+		if r.Dirty {
+			fmt.Fprintf(w, "ran with uncommitted changes: %s\n", strings.Join(r.DirtyPaths, ", "))
+		}
+		if t := strings.TrimRight(r.OutputTail, "\n"); t != "" {
+			fmt.Fprintf(w, "\noutput (last 2 KiB):\n%s\n\n", t)
+		}
+		fmt.Fprintf(w, "ledger line staged in %s, not committed\n", r.Path)
+	})
+	if code == exitOK && !r.Passed {
+		return exitVerifyFailed
+	}
+	return code
+}
+
+// stdinTerminal reports whether stdin is an interactive terminal.
+var stdinTerminal = func(stdin io.Reader) bool {
+	f, ok := stdin.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// runTrustCmd is `kontext trust --verify <id>`: from a terminal only, it
+// shows the entry's exact verify command and, when the person answers y,
+// pins it for this repository in the user's trust file.
+func runTrustCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, stdin io.Reader) int {
+	fs := flags("trust", stderr)
+	id := fs.String("verify", "", "the entry whose verify command to pin")
+	rest, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if *id == "" || len(rest) > 0 {
+		return usageErr(g, stderr, "usage: kontext trust --verify <id>")
+	}
+	if !stdinTerminal(stdin) {
+		fmt.Fprintln(stderr, "kontext: trust asks a person: run `kontext trust --verify "+*id+"` from a terminal (stdin is not one); nothing was pinned")
+		return exitUsage
+	}
+	res, err := call(ctx, g, "entries.get", map[string]any{"id": *id})
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	en := res.(*engine.Entry)
+	if en.Verify == nil || *en.Verify == "" {
+		return fail(g, stderr, apierr.Invalid("%s has no verify command; nothing to pin", en.ID))
+	}
+	st, err := call(ctx, g, "status", map[string]any{})
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	root := st.(*engine.StatusResult).Root
+	command := *en.Verify
+	fmt.Fprintf(stdout, "%s (%s) runs this command with `sh -c` from %s:\n\n    %s\n\nsha256 %s\n\n", en.ID, en.File, root, command, engine.CommandSHA256(command))
+	fmt.Fprintf(stdout, "Pin this command for %s in %s? [y/N] ", en.ID, root)
+	answer, _ := bufio.NewReader(stdin).ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+		fmt.Fprintln(stdout, "not pinned")
+		return exitOK
+	}
+	path, err := verifyrun.AddPin(root, en.ID, command, time.Now())
+	if err != nil {
+		return fail(g, stderr, apierr.Wrap(apierr.OperationFailed, err, "pinning the command"))
+	}
+	fmt.Fprintf(stdout, "pinned in %s; run it with: kontext verify %s\n", path, en.ID)
+	return exitOK
+}

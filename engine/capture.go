@@ -1,0 +1,789 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/url"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/internal/entry"
+	"github.com/kontext/kontext/engine/internal/jsonin"
+	"github.com/kontext/kontext/engine/internal/match"
+	"github.com/kontext/kontext/engine/internal/redact"
+)
+
+// This file owns the local inbox: drafts.capture, inbox.list, inbox.drop,
+// inbox.verify and inbox.challenge. Candidates live in this worktree's
+// local state (<git-dir>/kontext/inbox/<id>.json), never in team storage.
+
+func init() {
+	register(
+		operation{name: "drafts.capture", input: func() any { return &CaptureInput{} }, run: runCapture, writes: true},
+		operation{name: "inbox.list", input: func() any { return &InboxListInput{} }, run: runInboxList, writes: true},
+		operation{name: "inbox.drop", input: func() any { return &InboxDropInput{} }, run: runInboxDrop, writes: true},
+		operation{name: "inbox.verify", input: func() any { return &InboxVerifyInput{} }, run: runInboxVerify, writes: true},
+		operation{name: "inbox.challenge", input: func() any { return &InboxChallengeInput{} }, run: runInboxChallenge, writes: true},
+	)
+}
+
+// CaptureEntry is the entry object of drafts.capture (and of a stored
+// candidate).
+type CaptureEntry struct {
+	Kind       string            `json:"kind" jsonschema:"required,description=decision (alias adr), convention, learning, incident or architecture."`
+	Title      string            `json:"title" jsonschema:"required,description=One line of at most 200 characters."`
+	Body       string            `json:"body,omitempty" jsonschema:"description=Markdown body."`
+	Summary    string            `json:"summary,omitempty"`
+	Paths      []string          `json:"paths,omitempty" jsonschema:"description=Glob patterns of the source paths the entry governs."`
+	Tags       []string          `json:"tags,omitempty"`
+	Status     string            `json:"status,omitempty"`
+	Supersedes []string          `json:"supersedes,omitempty" jsonschema:"description=Ids of entries this one replaces; they must exist."`
+	Extends    []string          `json:"extends,omitempty" jsonschema:"description=Ids of entries this one adds to; they must exist."`
+	Visibility string            `json:"visibility,omitempty" jsonschema:"enum=team,enum=private"`
+	Commits    []string          `json:"commits,omitempty"`
+	ReviewBy   string            `json:"review_by,omitempty" jsonschema:"description=YYYY-MM-DD."`
+	Verify     string            `json:"verify,omitempty" jsonschema:"description=One line (at most 500 characters): a command that checks the entry still holds."`
+	Evidence   []CaptureEvidence `json:"evidence,omitempty" jsonschema:"description=Up to 50 references: pr:<id>, issue:<id>, task:<id>, code:<repo>@<rev>:<path>#L<a>-<b>, url:<http(s) URL>."`
+}
+
+// CaptureEvidence is one evidence reference of an entry.
+type CaptureEvidence struct {
+	Ref   string `json:"ref" jsonschema:"required"`
+	Quote string `json:"quote,omitempty" jsonschema:"description=At most 200 characters; checked against this repository's code refs."`
+}
+
+// CaptureInput is the input of drafts.capture.
+type CaptureInput struct {
+	DirInput
+	Entry       *CaptureEntry `json:"entry" jsonschema:"required,description=The insight to keep as a local candidate (redacted before it is stored)."`
+	Source      string        `json:"source,omitempty" jsonschema:"description=Where the insight came from (a conversation, a review, …); redacted."`
+	OperationID string        `json:"operation_id,omitempty" jsonschema:"description=Makes a retry return the first result (replayed: true)."`
+}
+
+// InboxListInput is the input of inbox.list.
+type InboxListInput struct {
+	DirInput
+	State string `json:"state,omitempty" jsonschema:"enum=pending,enum=dismissed,enum=promoted,enum=all,default=pending"`
+}
+
+// InboxDropInput is the input of inbox.drop.
+type InboxDropInput struct {
+	DirInput
+	ID     string `json:"id" jsonschema:"required,description=A candidate id (cand-<12 hex>)."`
+	Reason string `json:"reason,omitempty" jsonschema:"description=Why it was dismissed (one line; redacted)."`
+}
+
+// InboxVerifyInput is the input of inbox.verify.
+type InboxVerifyInput struct {
+	DirInput
+	ID     string  `json:"id" jsonschema:"required,description=A pending candidate id (cand-<12 hex>)."`
+	Verify *string `json:"verify" jsonschema:"required,description=One line of at most 500 characters; empty removes the command."`
+}
+
+// InboxChallengeInput is the input of inbox.challenge.
+type InboxChallengeInput struct {
+	DirInput
+	ID      string `json:"id" jsonschema:"required,description=The entry that may no longer hold (id, prefix, ADR number or path)."`
+	Because string `json:"because" jsonschema:"required,description=Why it may no longer hold (redacted)."`
+}
+
+// InboxEvent is one step of a candidate's local history.
+type InboxEvent struct {
+	At     string `json:"at"`
+	Event  string `json:"event"` // captured | recaptured | dismissed | verify_set | verify_removed | promoted
+	Reason string `json:"reason,omitempty"`
+}
+
+// InboxWorktree is the worktree a candidate belongs to.
+type InboxWorktree struct {
+	Root string `json:"root"`
+}
+
+// InboxCandidate is one stored candidate of the local inbox.
+type InboxCandidate struct {
+	ID          string           `json:"id"`
+	State       string           `json:"state"` // pending | dismissed | promoted
+	Kind        string           `json:"kind"`  // an entry kind, or challenge
+	Entry       CaptureEntry     `json:"entry"`
+	Source      *string          `json:"source"`
+	CreatedAt   string           `json:"created_at"`
+	History     []InboxEvent     `json:"history"`
+	Worktree    InboxWorktree    `json:"worktree"`
+	Publication Publication      `json:"publication"`
+	Evidence    []EvidenceResult `json:"evidence"`
+	Redactions  map[string]int   `json:"redactions"`
+	Extra       map[string]any   `json:"extra,omitempty"`
+}
+
+// EvidenceResult is the outcome of one evidence reference.
+type EvidenceResult struct {
+	Ref          string `json:"ref"`
+	Kind         string `json:"kind"` // pr | issue | task | code | url
+	Quote        string `json:"quote,omitempty"`
+	Verification string `json:"verification"` // verified | quote_not_found | unverifiable | none
+}
+
+// CaptureResult is the result of drafts.capture and inbox.challenge.
+type CaptureResult struct {
+	Candidate      *InboxCandidate  `json:"candidate"`
+	Notes          []string         `json:"notes"`
+	Redactions     map[string]int   `json:"redactions"`
+	Evidence       []EvidenceResult `json:"evidence"`
+	RelatedEntries []Candidate      `json:"related_entries"`
+}
+
+// InboxListResult is the result of inbox.list.
+type InboxListResult struct {
+	Candidates []*InboxCandidate `json:"candidates"`
+}
+
+// InboxVerifyResult is the result of inbox.verify.
+type InboxVerifyResult struct {
+	ID     string       `json:"id"`
+	Verify *string      `json:"verify"`
+	Entry  CaptureEntry `json:"entry"`
+}
+
+const (
+	inboxPending       = "pending"
+	inboxDismissed     = "dismissed"
+	inboxPromoted      = "promoted"
+	inboxChallengeKind = "challenge"
+	inboxMaxTitle      = 200
+	inboxMaxEvidence   = 50
+	inboxMaxQuote      = 200
+	inboxMaxBecause    = 2000
+)
+
+var inboxIDRe = regexp.MustCompile(`^cand-[0-9a-f]{12}$`)
+
+func inboxFile(id string) string { return "inbox/" + id + ".json" }
+
+func (e *Engine) inboxStamp() string { return e.now().Format("2006-01-02T15:04:05Z") }
+
+// inboxRedact redacts s, adding its findings to counts.
+func inboxRedact(s string, counts map[string]int) string {
+	out, c := redact.Text(s)
+	for k, n := range c {
+		counts[k] += n
+	}
+	return out
+}
+
+func inboxOneLine(field, s string, max int) error {
+	if strings.ContainsAny(s, "\r\n") || utf8.RuneCountInString(s) > max {
+		return jsonin.Errorf(field, "must be one line of at most %d characters", max)
+	}
+	return nil
+}
+
+// inboxCheckEntry validates and normalises a capture entry against the
+// knowledge base of st.
+func (e *Engine) inboxCheckEntry(st *state, en *CaptureEntry) error {
+	if strings.EqualFold(strings.TrimSpace(en.Kind), inboxChallengeKind) {
+		return jsonin.Errorf("entry.kind", "challenge candidates are written by inbox.challenge (kontext challenge <id> --because …), not captured")
+	}
+	kind, ok := entry.NormalizeKind(en.Kind)
+	if !ok {
+		return jsonin.Errorf("entry.kind", "unknown kind %q; kinds are %s (alias adr)", en.Kind, strings.Join(entry.Kinds, ", "))
+	}
+	en.Kind = kind
+	en.Title = strings.TrimSpace(en.Title)
+	if en.Title == "" {
+		return jsonin.Errorf("entry.title", "is empty; pass a one-line title")
+	}
+	if err := inboxOneLine("entry.title", en.Title, inboxMaxTitle); err != nil {
+		return err
+	}
+	for _, raw := range en.Paths {
+		if _, err := match.Compile(raw); err != nil {
+			return jsonin.Errorf("entry.paths", "%q: %v", raw, err)
+		}
+		if _, err := match.NormalizePath(strings.TrimPrefix(raw, "!")); err != nil {
+			return jsonin.Errorf("entry.paths", "%q: %v", raw, err)
+		}
+	}
+	for _, t := range en.Tags {
+		if strings.TrimSpace(t) == "" || strings.ContainsAny(t, "\r\n") {
+			return jsonin.Errorf("entry.tags", "tags are non-empty single words or phrases, got %q", t)
+		}
+	}
+	switch en.Visibility {
+	case "", "team", "private":
+	default:
+		return jsonin.Errorf("entry.visibility", "must be team or private, got %q", en.Visibility)
+	}
+	if en.ReviewBy != "" {
+		if _, err := time.Parse("2006-01-02", en.ReviewBy); err != nil {
+			return jsonin.Errorf("entry.review_by", "must be a date YYYY-MM-DD, got %q", en.ReviewBy)
+		}
+	}
+	if err := inboxOneLine("entry.verify", en.Verify, 500); err != nil {
+		return err
+	}
+	for field, ids := range map[string][]string{"extends": en.Extends, "supersedes": en.Supersedes} {
+		for _, id := range ids {
+			if _, ok := st.snap.ByID(strings.TrimSpace(id)); !ok {
+				return apierr.New(apierr.UnknownEntry, "entry.%s names %q, which this repository does not have; list entries with entries.list", field, id)
+			}
+		}
+	}
+	if len(en.Evidence) > inboxMaxEvidence {
+		return jsonin.Errorf("entry.evidence", "holds %d references; the limit is %d", len(en.Evidence), inboxMaxEvidence)
+	}
+	for _, ev := range en.Evidence {
+		if _, err := inboxParseRef(ev.Ref); err != nil {
+			return err
+		}
+		if utf8.RuneCountInString(ev.Quote) > inboxMaxQuote {
+			return jsonin.Errorf("entry.evidence", "the quote of %q is longer than %d characters", ev.Ref, inboxMaxQuote)
+		}
+		if _, c := redact.Text(ev.Ref); len(c) > 0 {
+			return jsonin.Errorf("entry.evidence", "ref %q holds personal data or a secret; refs name a pr, issue, task, code location or URL only", ev.Ref)
+		}
+	}
+	if en.Paths == nil {
+		en.Paths = []string{}
+	}
+	if en.Tags == nil {
+		en.Tags = []string{}
+	}
+	return nil
+}
+
+// inboxRef is a parsed evidence reference.
+type inboxRef struct {
+	kind       string
+	repo, rev  string
+	path       string
+	from, to   int // 1-based line range; 0 when absent
+	identifier string
+}
+
+var inboxLineRange = regexp.MustCompile(`^L([0-9]+)(?:-L?([0-9]+))?$`)
+
+// inboxParseRef parses pr:, issue:, task:, code:<repo>@<rev>:<path>#La-b
+// and url: refs; anything else is invalid_input.
+func inboxParseRef(ref string) (*inboxRef, error) {
+	bad := func(why string) error {
+		return jsonin.Errorf("entry.evidence", "ref %q %s; forms: pr:<id>, issue:<id>, task:<id>, code:<repo>@<rev>:<path>#L<a>-<b>, url:<http(s) URL>", ref, why)
+	}
+	kind, rest, ok := strings.Cut(ref, ":")
+	if !ok || strings.ContainsAny(ref, " \t\r\n") {
+		return nil, bad("is not a reference")
+	}
+	r := &inboxRef{kind: kind}
+	switch kind {
+	case "pr", "issue", "task":
+		if rest == "" {
+			return nil, bad("has no id")
+		}
+		r.identifier = rest
+	case "url":
+		u, err := url.Parse(rest)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, bad("is not an http(s) URL")
+		}
+	case "code":
+		repo, loc, ok := strings.Cut(rest, "@")
+		if !ok || repo == "" {
+			return nil, bad("names no repository")
+		}
+		rev, file, ok := strings.Cut(loc, ":")
+		if !ok || rev == "" || file == "" {
+			return nil, bad("needs <rev>:<path>")
+		}
+		file, lines, hasRange := strings.Cut(file, "#")
+		if hasRange {
+			m := inboxLineRange.FindStringSubmatch(lines)
+			if m == nil {
+				return nil, bad("has a line range other than #L<a>-<b>")
+			}
+			r.from, _ = strconv.Atoi(m[1])
+			r.to = r.from
+			if m[2] != "" {
+				r.to, _ = strconv.Atoi(m[2])
+			}
+			if r.from < 1 || r.to < r.from {
+				return nil, bad("has an empty line range")
+			}
+		}
+		n, err := match.NormalizePath(file)
+		if err != nil || n == "" {
+			return nil, bad("has a path outside the repository")
+		}
+		r.repo, r.rev, r.path = repo, rev, n
+	default:
+		return nil, bad("has an unknown form")
+	}
+	return r, nil
+}
+
+// inboxThisRepo reports whether a code ref's repository names this one: ".",
+// the root's directory name, or owner/<that name>.
+func (e *Engine) inboxThisRepo(repo string) bool {
+	if repo == "." {
+		return true
+	}
+	base := path.Base(strings.ReplaceAll(e.opts.Root, "\\", "/"))
+	if base == "" || base == "." || base == "/" {
+		return false
+	}
+	repo = strings.TrimSuffix(repo, ".git")
+	return repo == base || strings.HasSuffix(repo, "/"+base)
+}
+
+// inboxEvidence verifies quotes of code refs into this repository.
+func (e *Engine) inboxEvidence(ctx context.Context, refs []CaptureEvidence) []EvidenceResult {
+	out := make([]EvidenceResult, 0, len(refs))
+	for _, ev := range refs {
+		r, err := inboxParseRef(ev.Ref)
+		if err != nil {
+			continue // validated before
+		}
+		res := EvidenceResult{Ref: ev.Ref, Kind: r.kind, Quote: ev.Quote, Verification: "none"}
+		if ev.Quote != "" {
+			res.Verification = e.inboxVerifyQuote(ctx, r, ev.Quote)
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+func (e *Engine) inboxVerifyQuote(ctx context.Context, r *inboxRef, quote string) string {
+	if r.kind != "code" || e.opts.History == nil || !e.inboxThisRepo(r.repo) {
+		return "unverifiable"
+	}
+	sha, err := e.opts.History.Resolve(ctx, r.rev)
+	if err != nil {
+		return "unverifiable"
+	}
+	data, ok, err := e.opts.History.FileAt(ctx, sha, r.path)
+	if err != nil {
+		return "unverifiable"
+	}
+	if !ok {
+		return "quote_not_found"
+	}
+	text := string(data)
+	if r.from > 0 {
+		lines := strings.Split(text, "\n")
+		if r.from > len(lines) {
+			return "quote_not_found"
+		}
+		text = strings.Join(lines[r.from-1:min(r.to, len(lines))], "\n")
+	}
+	if strings.Contains(inboxCollapse(text), inboxCollapse(quote)) {
+		return "verified"
+	}
+	return "quote_not_found"
+}
+
+func inboxCollapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// inboxCandID is cand-<12 hex> of the canonical stored content.
+func inboxCandID(v any) string {
+	data, _ := json.Marshal(v)
+	h := sha256.Sum256(data)
+	return "cand-" + hex.EncodeToString(h[:])[:12]
+}
+
+// inboxRelated maps entries.related for a candidate (same logic, same shape).
+func (e *Engine) inboxRelated(ctx context.Context, text string, paths, exclude []string) ([]Candidate, error) {
+	var pos []string
+	for _, p := range paths {
+		if !strings.HasPrefix(p, "!") {
+			pos = append(pos, p)
+		}
+	}
+	if strings.TrimSpace(text) == "" && len(pos) == 0 {
+		return []Candidate{}, nil
+	}
+	in, _ := json.Marshal(RelatedInput{Text: text, Paths: pos, ExcludeIDs: exclude})
+	res, err := e.Do(ctx, "entries.related", in)
+	if err != nil {
+		return nil, err
+	}
+	rr, ok := res.(*RelatedResult)
+	if !ok || rr.Candidates == nil {
+		return []Candidate{}, nil
+	}
+	return rr.Candidates, nil
+}
+
+// inboxLoad reads a candidate of this worktree's inbox; unknown ids
+// are not_found, candidates of another worktree worktree_conflict.
+func (e *Engine) inboxLoad(w Writer, id string) (*InboxCandidate, error) {
+	id = strings.TrimSpace(id)
+	if !inboxIDRe.MatchString(id) {
+		return nil, apierr.New(apierr.NotFound, "no candidate %q: candidate ids look like cand-<12 hex>; list them with inbox.list", id)
+	}
+	data, ok, err := w.ReadState(inboxFile(id))
+	if err != nil {
+		return nil, apierr.Wrap(apierr.OperationFailed, err, "reading candidate %s", id)
+	}
+	if !ok {
+		return nil, apierr.New(apierr.NotFound, "no candidate %s in this worktree's inbox; list them with inbox.list", id)
+	}
+	var c InboxCandidate
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, apierr.Wrap(apierr.OperationFailed, err, "candidate %s is unreadable", id)
+	}
+	if c.Worktree.Root != "" && e.opts.Root != "" && c.Worktree.Root != e.opts.Root {
+		return nil, apierr.New(apierr.WorktreeConflict, "candidate %s belongs to the worktree at %s; change it from there", id, c.Worktree.Root)
+	}
+	return &c, nil
+}
+
+func inboxSave(w Writer, c *InboxCandidate) error {
+	data, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := w.WriteState(inboxFile(c.ID), append(data, '\n')); err != nil {
+		return apierr.Wrap(apierr.OperationFailed, err, "writing candidate %s", c.ID)
+	}
+	return nil
+}
+
+func (c *InboxCandidate) normalize() {
+	if c.History == nil {
+		c.History = []InboxEvent{}
+	}
+	if c.Evidence == nil {
+		c.Evidence = []EvidenceResult{}
+	}
+	if c.Redactions == nil {
+		c.Redactions = map[string]int{}
+	}
+	if c.Entry.Paths == nil {
+		c.Entry.Paths = []string{}
+	}
+	if c.Entry.Tags == nil {
+		c.Entry.Tags = []string{}
+	}
+	c.Publication.State = "local"
+}
+
+// inboxWithReceipt runs write under the lock, with the replay/plan/receipt
+// protocol when operationID is set.
+func inboxWithReceipt(ctx context.Context, w Writer, op, operationID, fp string, write func() (any, error)) (any, error) {
+	if operationID != "" {
+		if res, err := replay(w, op, operationID, fp); res != nil || err != nil {
+			return res, err
+		}
+	}
+	unlock, err := w.Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if operationID != "" {
+		if res, err := replay(w, op, operationID, fp); res != nil || err != nil {
+			return res, err
+		}
+		if err := storeReceipt(w, op, operationID, fp, "planned", nil); err != nil {
+			return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the plan")
+		}
+	}
+	res, err := write()
+	if err != nil {
+		return nil, err
+	}
+	if operationID != "" {
+		if err := storeReceipt(w, op, operationID, fp, "done", res); err != nil {
+			return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the receipt")
+		}
+	}
+	return res, nil
+}
+
+// inboxStoreNew writes c unless a candidate with its id exists: then the stored
+// one is returned (a dismissed one is reopened).
+func (e *Engine) inboxStoreNew(w Writer, c *InboxCandidate) (*InboxCandidate, []string, error) {
+	_, exists, err := w.ReadState(inboxFile(c.ID))
+	if err != nil {
+		return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "reading the inbox")
+	}
+	if !exists {
+		return c, nil, inboxSave(w, c)
+	}
+	old, err := e.inboxLoad(w, c.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	old.normalize()
+	switch old.State {
+	case inboxDismissed:
+		old.State = inboxPending
+		old.History = append(old.History, InboxEvent{At: e.inboxStamp(), Event: "recaptured"})
+		return old, []string{"the same content was captured and dismissed before; it is pending again"}, inboxSave(w, old)
+	case inboxPromoted:
+		return old, []string{"the same content was captured and promoted before; nothing new was stored"}, nil
+	}
+	return old, []string{"the same content is already pending in the inbox; nothing new was stored"}, nil
+}
+
+func runCapture(ctx context.Context, e *Engine, v any) (any, error) {
+	in := v.(*CaptureInput)
+	if in.Entry == nil {
+		return nil, jsonin.Errorf("entry", "is required: pass {kind, title, body, …}")
+	}
+	w, err := e.writer()
+	if err != nil {
+		return nil, err
+	}
+	fp := fingerprint(in)
+	return inboxWithReceipt(ctx, w, "drafts.capture", in.OperationID, fp, func() (any, error) {
+		st, err := e.read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		en := *in.Entry
+		en.Paths = append([]string(nil), en.Paths...)
+		en.Tags = append([]string(nil), en.Tags...)
+		en.Evidence = append([]CaptureEvidence(nil), en.Evidence...)
+		if err := e.inboxCheckEntry(st, &en); err != nil {
+			return nil, err
+		}
+		counts := map[string]int{}
+		en.Title = inboxRedact(en.Title, counts)
+		en.Summary = inboxRedact(en.Summary, counts)
+		en.Body = inboxRedact(en.Body, counts)
+		for i := range en.Evidence {
+			en.Evidence[i].Quote = inboxRedact(en.Evidence[i].Quote, counts)
+		}
+		var source *string
+		if in.Source != "" {
+			s := inboxRedact(in.Source, counts)
+			source = &s
+		}
+		evidence := e.inboxEvidence(ctx, en.Evidence)
+		now := e.inboxStamp()
+		c := &InboxCandidate{
+			ID: inboxCandID(struct {
+				Entry  CaptureEntry `json:"entry"`
+				Source *string      `json:"source"`
+			}{en, source}),
+			State: inboxPending, Kind: en.Kind, Entry: en, Source: source, CreatedAt: now,
+			History:    []InboxEvent{{At: now, Event: "captured"}},
+			Worktree:   InboxWorktree{Root: e.opts.Root},
+			Evidence:   evidence,
+			Redactions: counts,
+		}
+		c.normalize()
+		stored, notes, err := e.inboxStoreNew(w, c)
+		if err != nil {
+			return nil, err
+		}
+		if notes == nil {
+			notes = []string{}
+		}
+		if n := redact.Total(counts); n > 0 {
+			notes = append(notes, "redacted "+strconv.Itoa(n)+" secret(s) or e-mail address(es) before storing")
+		}
+		if en.Visibility == "private" {
+			notes = append(notes, "private: the candidate stays local and can never be staged into team storage")
+		}
+		for _, ev := range evidence {
+			if ev.Verification == "quote_not_found" {
+				notes = append(notes, "the quote of "+ev.Ref+" was not found there")
+			}
+		}
+		related, err := e.inboxRelated(ctx, en.Title+"\n"+en.Summary+"\n"+en.Body, en.Paths, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &CaptureResult{Candidate: stored, Notes: notes, Redactions: counts, Evidence: evidence, RelatedEntries: related}, nil
+	})
+}
+
+func runInboxList(ctx context.Context, e *Engine, v any) (any, error) {
+	in := v.(*InboxListInput)
+	want := in.State
+	if want == "" {
+		want = inboxPending
+	}
+	switch want {
+	case inboxPending, inboxDismissed, inboxPromoted, "all":
+	default:
+		return nil, jsonin.Errorf("state", "must be pending, dismissed, promoted or all, got %q", in.State)
+	}
+	w, err := e.writer()
+	if err != nil {
+		return nil, err
+	}
+	names, err := w.ListState("inbox")
+	if err != nil {
+		return nil, apierr.Wrap(apierr.OperationFailed, err, "listing the inbox")
+	}
+	res := &InboxListResult{Candidates: []*InboxCandidate{}}
+	for _, name := range names {
+		id := strings.TrimSuffix(path.Base(name), ".json")
+		if !inboxIDRe.MatchString(id) || !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		data, ok, err := w.ReadState(name)
+		if err != nil {
+			return nil, apierr.Wrap(apierr.OperationFailed, err, "reading %s", name)
+		}
+		var c InboxCandidate
+		if !ok || json.Unmarshal(data, &c) != nil {
+			continue
+		}
+		c.normalize()
+		if want == "all" || c.State == want {
+			res.Candidates = append(res.Candidates, &c)
+		}
+	}
+	sort.Slice(res.Candidates, func(i, j int) bool {
+		a, b := res.Candidates[i], res.Candidates[j]
+		if a.CreatedAt != b.CreatedAt {
+			return a.CreatedAt < b.CreatedAt
+		}
+		return a.ID < b.ID
+	})
+	return res, nil
+}
+
+func runInboxDrop(ctx context.Context, e *Engine, v any) (any, error) {
+	in := v.(*InboxDropInput)
+	if err := inboxOneLine("reason", in.Reason, 500); err != nil {
+		return nil, err
+	}
+	w, err := e.writer()
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := w.Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	c, err := e.inboxLoad(w, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	c.normalize()
+	switch c.State {
+	case inboxDismissed:
+		return c, nil
+	case inboxPromoted:
+		return nil, apierr.New(apierr.OperationConflict, "candidate %s was already promoted to an entry; retire the entry instead", c.ID)
+	}
+	ev := InboxEvent{At: e.inboxStamp(), Event: "dismissed"}
+	if in.Reason != "" {
+		ev.Reason = inboxRedact(in.Reason, map[string]int{})
+	}
+	c.State = inboxDismissed
+	c.History = append(c.History, ev)
+	if err := inboxSave(w, c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func runInboxVerify(ctx context.Context, e *Engine, v any) (any, error) {
+	in := v.(*InboxVerifyInput)
+	if in.Verify == nil {
+		return nil, jsonin.Errorf("verify", "is required: a one-line command, or \"\" to remove it")
+	}
+	cmd := strings.TrimSpace(*in.Verify)
+	if err := inboxOneLine("verify", cmd, 500); err != nil {
+		return nil, err
+	}
+	w, err := e.writer()
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := w.Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	c, err := e.inboxLoad(w, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	c.normalize()
+	if c.Kind == inboxChallengeKind {
+		return nil, apierr.Invalid("candidate %s is a challenge; challenges carry no verify command", c.ID)
+	}
+	if c.State != inboxPending {
+		return nil, apierr.New(apierr.OperationConflict, "candidate %s is %s; only pending candidates change", c.ID, c.State)
+	}
+	if c.Entry.Verify != cmd {
+		c.Entry.Verify = cmd
+		event := "verify_set"
+		if cmd == "" {
+			event = "verify_removed"
+		}
+		c.History = append(c.History, InboxEvent{At: e.inboxStamp(), Event: event})
+		if err := inboxSave(w, c); err != nil {
+			return nil, err
+		}
+	}
+	return &InboxVerifyResult{ID: c.ID, Verify: strp(cmd), Entry: c.Entry}, nil
+}
+
+func runInboxChallenge(ctx context.Context, e *Engine, v any) (any, error) {
+	in := v.(*InboxChallengeInput)
+	because := strings.TrimSpace(in.Because)
+	if because == "" {
+		return nil, jsonin.Errorf("because", "is empty; say why the entry may no longer hold")
+	}
+	if utf8.RuneCountInString(because) > inboxMaxBecause {
+		return nil, jsonin.Errorf("because", "is longer than %d characters", inboxMaxBecause)
+	}
+	w, err := e.writer()
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := w.Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	st, err := e.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	en, err := st.snap.Lookup(in.ID)
+	if err != nil {
+		return nil, err
+	}
+	counts := map[string]int{}
+	because = inboxRedact(because, counts)
+	blob := st.snap.Blobs[en.File]
+	extra := map[string]any{"against": en.ID, "against_revision": strp(st.head), "against_blob": strp(blob), "because": because}
+	title := "Challenge: " + en.Title
+	if utf8.RuneCountInString(title) > inboxMaxTitle {
+		title = string([]rune(title)[:inboxMaxTitle-1]) + "…"
+	}
+	ce := CaptureEntry{Kind: inboxChallengeKind, Title: title, Body: because, Paths: []string{}, Tags: []string{}}
+	now := e.inboxStamp()
+	c := &InboxCandidate{
+		ID:    inboxCandID(map[string]any{"kind": inboxChallengeKind, "against": en.ID, "against_blob": blob, "because": because}),
+		State: inboxPending, Kind: inboxChallengeKind, Entry: ce, CreatedAt: now,
+		History:  []InboxEvent{{At: now, Event: "captured"}},
+		Worktree: InboxWorktree{Root: e.opts.Root}, Redactions: counts, Extra: extra,
+	}
+	c.normalize()
+	stored, notes, err := e.inboxStoreNew(w, c)
+	if err != nil {
+		return nil, err
+	}
+	notes = append(notes, "a challenge can never be staged as an entry; retiring "+en.ID+" or staging an entry that supersedes it resolves it")
+	if entry.Inactive(en.Status) {
+		notes = append(notes, en.ID+" is already "+en.Status)
+	}
+	return &CaptureResult{Candidate: stored, Notes: notes, Redactions: counts, Evidence: []EvidenceResult{}, RelatedEntries: []Candidate{}}, nil
+}

@@ -1,0 +1,209 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/internal/edit"
+	"github.com/kontext/kontext/engine/internal/entry"
+	"github.com/kontext/kontext/engine/internal/jsonin"
+	"github.com/kontext/kontext/engine/internal/kb"
+	"github.com/kontext/kontext/engine/internal/render"
+)
+
+// RetireInput is the input of drafts.retire.
+type RetireInput struct {
+	DirInput
+	OperationID   string `json:"operation_id" jsonschema:"required,description=Stable id of this write: a retry returns the first result (replayed: true)."`
+	EntryID       string `json:"entry_id" jsonschema:"required,description=Full id, unique id prefix, ADR number or path."`
+	EntryRevision string `json:"entry_revision" jsonschema:"required,description=The entry's revision (blob id), its 12-hex prefix, or a full commit sha in which the file is unchanged."`
+	Reason        string `json:"reason" jsonschema:"required,description=Why the entry no longer applies; written under ## Retired <date>."`
+}
+
+// SetVerifyInput is the input of drafts.set_verify.
+type SetVerifyInput struct {
+	DirInput
+	OperationID   string `json:"operation_id" jsonschema:"required,description=Stable id of this write: a retry returns the first result (replayed: true)."`
+	EntryID       string `json:"entry_id" jsonschema:"required,description=Full id, unique id prefix, ADR number or path."`
+	EntryRevision string `json:"entry_revision" jsonschema:"required,description=The entry's revision (blob id), its 12-hex prefix, or a full commit sha in which the file is unchanged."`
+	Verify        string `json:"verify" jsonschema:"description=One command line (at most 500 characters); an empty string removes the verify line."`
+}
+
+func init() {
+	register(
+		operation{name: "drafts.retire", input: func() any { return &RetireInput{} }, run: runRetire, writes: true},
+		operation{name: "drafts.set_verify", input: func() any { return &SetVerifyInput{} }, run: runSetVerify, writes: true},
+	)
+}
+
+func runRetire(ctx context.Context, e *Engine, v any) (any, error) {
+	in := v.(*RetireInput)
+	reason := strings.TrimSpace(in.Reason)
+	if reason == "" {
+		return nil, jsonin.Errorf("reason", "is required: say why the entry no longer applies")
+	}
+	if len(reason) > 4000 {
+		return nil, jsonin.Errorf("reason", "is longer than 4000 characters")
+	}
+	plan := func(st *state) ([]change, string, []string, error) {
+		en, err := e.editable(ctx, st, in.EntryID, in.EntryRevision)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		if entry.Inactive(en.Status) {
+			return nil, "", nil, apierr.New(apierr.OperationConflict, "%s is already %s", en.ID, en.Status)
+		}
+		text := en.Markdown
+		var edited string
+		if en.Style == entry.StyleADR && !strings.HasPrefix(strings.TrimPrefix(text, "\ufeff"), "---") {
+			edited, err = setADRStatus(text, "Deprecated")
+		} else {
+			edited, err = edit.SetFrontmatter(text, "status", "deprecated")
+		}
+		if err != nil {
+			return nil, "", nil, apierr.Wrap(apierr.OperationFailed, err, "retiring %s", en.File)
+		}
+		nl := "\n"
+		if strings.Contains(text, "\r\n") {
+			nl = "\r\n"
+		}
+		if !strings.HasSuffix(edited, "\n") {
+			edited += nl
+		}
+		edited += nl + "## Retired " + e.now().Format("2006-01-02") + nl + nl + strings.ReplaceAll(reason, "\n", nl) + nl
+		if err := checkEdited(en, edited, "deprecated"); err != nil {
+			return nil, "", nil, apierr.Wrap(apierr.OperationFailed, err, "retiring %s", en.File)
+		}
+		return []change{{path: en.File, data: []byte(edited)}}, en.File, []string{en.ID + " is now deprecated"}, nil
+	}
+	return e.writeOp(ctx, "drafts.retire", in.OperationID, fingerprint(in), plan, nil)
+}
+
+func runSetVerify(ctx context.Context, e *Engine, v any) (any, error) {
+	in := v.(*SetVerifyInput)
+	if err := validVerify("verify", in.Verify); err != nil {
+		return nil, err
+	}
+	verify := strings.TrimSpace(in.Verify)
+	plan := func(st *state) ([]change, string, []string, error) {
+		en, err := e.editable(ctx, st, in.EntryID, in.EntryRevision)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		adr := en.Style == entry.StyleADR && !strings.HasPrefix(strings.TrimPrefix(en.Markdown, "\ufeff"), "---")
+		var edited, note string
+		switch {
+		case verify == "":
+			edited = removeMetaLine(en.Markdown, "verify", adr)
+			note = "removed verify of " + en.ID
+		case adr:
+			edited, err = edit.SetADRMeta(en.Markdown, "verify", render.Scalar(verify))
+			note = "set verify of " + en.ID
+		default:
+			edited, err = edit.SetFrontmatter(en.Markdown, "verify", render.Scalar(verify))
+			note = "set verify of " + en.ID
+		}
+		if err == nil {
+			err = checkEdited(en, edited, en.Status)
+		}
+		if err == nil {
+			after, _ := entry.Parse(en.File, []byte(edited), entry.Source{Kind: en.Kind, Style: en.Style, ReadOnly: en.ReadOnly})
+			if after.Verify != verify {
+				err = fmt.Errorf("verify reads back as %q", after.Verify)
+			}
+		}
+		if err != nil {
+			return nil, "", nil, apierr.Wrap(apierr.OperationFailed, err, "setting verify in %s", en.File)
+		}
+		return []change{{path: en.File, data: []byte(edited)}}, en.File, []string{note}, nil
+	}
+	return e.writeOp(ctx, "drafts.set_verify", in.OperationID, fingerprint(in), plan, nil)
+}
+
+// editable resolves an entry that a write changes in place: writable, at
+// the revision the caller read, without local or staged changes.
+func (e *Engine) editable(ctx context.Context, st *state, ref, rev string) (*entry.Entry, error) {
+	en, err := st.snap.Lookup(ref)
+	if err != nil {
+		return nil, err
+	}
+	if en.ReadOnly && en.Style != entry.StyleADR {
+		return nil, apierr.Invalid("%s is a read-only %s rule file; kontext does not rewrite it", en.ID, en.Style)
+	}
+	if err := e.checkRevision(ctx, st, en, rev); err != nil {
+		return nil, err
+	}
+	if err := e.publish(ctx, st, []string{en.File}); err != nil {
+		return nil, err
+	}
+	switch st.pub[en.File].State {
+	case "modified", "staged":
+		return nil, apierr.New(apierr.OperationConflict, "%s has %s changes; commit or discard them first", en.File, st.pub[en.File].State)
+	}
+	return en, nil
+}
+
+// checkRevision applies the one notion of revision (02-api.md): the blob
+// id, its 12-hex prefix, or a full commit sha in which the file's blob is
+// the current one.
+func (e *Engine) checkRevision(ctx context.Context, st *state, en *entry.Entry, rev string) error {
+	cur := st.snap.Blobs[en.File]
+	r := strings.ToLower(strings.TrimSpace(rev))
+	hex := r != ""
+	for _, c := range r {
+		hex = hex && (c >= '0' && c <= '9' || c >= 'a' && c <= 'f')
+	}
+	if !hex {
+		return jsonin.Errorf("entry_revision", "%q is not an entry revision; pass the entry's revision (its blob id) or a full commit sha, not HEAD or a ref name", rev)
+	}
+	switch {
+	case r == cur:
+		return nil
+	case len(r) == 12:
+		if strings.HasPrefix(cur, r) {
+			return nil
+		}
+		return jsonin.Errorf("entry_revision", "%q is not the 12-hex prefix of %s's current revision; pass the full revision", rev, en.ID)
+	case len(r) == 40 || len(r) == 64:
+		if e.opts.History != nil {
+			data, ok, err := e.opts.History.FileAt(ctx, r, en.File)
+			if err == nil && ok && kb.BlobID(data) == cur {
+				return nil
+			}
+		}
+		return apierr.New(apierr.StaleEntry, "%s changed since revision %s; read it again (entries.get) and retry with its current revision", en.ID, rev)
+	}
+	return jsonin.Errorf("entry_revision", "%q is a short hash; pass the entry's full revision (blob id) or a full commit sha", rev)
+}
+
+// removeMetaLine drops the key's line from the frontmatter or the kontext
+// comment block; nothing else changes.
+func removeMetaLine(text, key string, adr bool) string {
+	lines := strings.SplitAfter(text, "\n")
+	in := false
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case !adr && i == 0:
+			in = strings.TrimPrefix(t, "\ufeff") == "---"
+			continue
+		case !adr && in && (t == "---" || t == "..."):
+			return text
+		case adr && !in && (t == "<!-- kontext" || strings.HasPrefix(t, "<!-- kontext ") && !strings.HasSuffix(t, "-->")):
+			in = true
+			continue
+		case adr && in && t == "-->":
+			return text
+		}
+		if !in {
+			continue
+		}
+		k, _, ok := strings.Cut(l, ":")
+		if ok && strings.TrimSpace(k) == key && (adr || l[0] != ' ' && l[0] != '\t') {
+			return strings.Join(append(lines[:i:i], lines[i+1:]...), "")
+		}
+	}
+	return text
+}

@@ -1,0 +1,309 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/internal/entry"
+	"github.com/kontext/kontext/engine/internal/jsonin"
+	"github.com/kontext/kontext/engine/internal/ledger"
+	"github.com/kontext/kontext/engine/internal/redact"
+)
+
+// Runner runs a pinned verify command (native only). Run returns an error
+// only when the command could not be started or waited for; a failing or
+// killed command is a RunResult.
+type Runner interface {
+	Run(ctx context.Context, req RunRequest) (RunResult, error)
+}
+
+// RunRequest is one verify run: `sh -c Command` in Dir with exactly Env,
+// stdin closed, killed (with its process group) after Timeout.
+type RunRequest struct {
+	Command, Dir string
+	Env          []string
+	Timeout      time.Duration
+}
+
+// RunResult is the outcome of a run.
+type RunResult struct {
+	ExitCode *int // nil when the process was killed
+	TimedOut bool
+	Output   []byte // stdout and stderr combined; the last 2 KiB kept by the runner
+}
+
+// Trust answers whether a verify command is pinned for an entry of a
+// repository (the user's trust file, natively).
+type Trust interface {
+	Pinned(repository, id, command string) bool
+}
+
+// VerifySettings are the machine-local settings of verify runs.
+type VerifySettings struct {
+	// Environ is the environment the allow-list is taken from (os.Environ
+	// natively).
+	Environ []string
+	// PassEnv are extra variable names from the local [verify] pass_env.
+	PassEnv []string
+	// Timeout is the run timeout (KONTEXT_VERIFY_TIMEOUT_SECS, else the
+	// local timeout_secs); 0 means the default.
+	Timeout time.Duration
+}
+
+// VerifySettingsSource is implemented by a Runner that knows the local
+// verify settings. A Runner without it runs with an empty environment
+// but for nothing and the default timeout.
+type VerifySettingsSource interface {
+	VerifySettings() (VerifySettings, error)
+}
+
+// DefaultVerifyTimeout is the verify timeout when nothing sets one.
+const DefaultVerifyTimeout = 120 * time.Second
+
+// outputTailBytes is how much command output a verify result keeps.
+const outputTailBytes = 2048
+
+// VerifyInput is the input of drafts.verify.
+type VerifyInput struct {
+	DirInput
+	ID      string `json:"id" jsonschema:"required,description=The entry whose pinned verify command runs (id, prefix, ADR number or path)."`
+	Because string `json:"because,omitempty" jsonschema:"description=One line (at most 500 characters) kept in the ledger."`
+}
+
+// VerifyResult is the result of drafts.verify.
+type VerifyResult struct {
+	ID            string   `json:"id"`
+	Command       string   `json:"command"`
+	CommandSHA256 string   `json:"command_sha256"`
+	Ran           bool     `json:"ran"`
+	Passed        bool     `json:"passed"`
+	ExitCode      *int     `json:"exit_code"`
+	TimedOut      bool     `json:"timed_out"`
+	OutputTail    string   `json:"output_tail"`
+	At            string   `json:"at"`
+	Commit        *string  `json:"commit"`
+	Dirty         bool     `json:"dirty"`
+	DirtyPaths    []string `json:"dirty_paths"`
+	Path          string   `json:"path"`
+}
+
+// verifyLedgerLine is a ledger line of kind verify.
+type verifyLedgerLine struct {
+	At            string  `json:"at"`
+	Kind          string  `json:"kind"`
+	ID            string  `json:"id"`
+	Commit        *string `json:"commit"`
+	By            string  `json:"by"`
+	Because       *string `json:"because"`
+	Passed        bool    `json:"passed"`
+	ExitCode      *int    `json:"exit_code"`
+	CommandSHA256 string  `json:"command_sha256"`
+}
+
+func init() {
+	register(operation{name: "drafts.verify", input: func() any { return &VerifyInput{} }, run: runVerify, writes: true})
+}
+
+// CommandSHA256 is the hex sha256 of a verify command (trust pins carry it).
+func CommandSHA256(command string) string {
+	h := sha256.Sum256([]byte(command))
+	return hex.EncodeToString(h[:])
+}
+
+// UntrustedVerifyHint is what a person runs to pin an entry's command.
+func UntrustedVerifyHint(id string) string { return "kontext trust --verify " + id }
+
+func runVerify(ctx context.Context, e *Engine, v any) (any, error) {
+	in := v.(*VerifyInput)
+	if len(in.Because) > 500 || strings.ContainsAny(in.Because, "\r\n") {
+		return nil, jsonin.Errorf("because", "must be one line of at most 500 characters")
+	}
+	w, err := e.writer()
+	if err != nil {
+		return nil, err
+	}
+	st, err := e.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	en, err := st.snap.Lookup(in.ID)
+	if err != nil {
+		return nil, err
+	}
+	if en.Verify == "" {
+		return nil, apierr.Invalid("%s has no verify command; set one with drafts.set_verify", en.ID)
+	}
+	if entry.Inactive(en.Status) {
+		return nil, apierr.New(apierr.OperationConflict, "%s is %s; only active entries are verified", en.ID, en.Status)
+	}
+	sum := CommandSHA256(en.Verify)
+	if e.opts.Trust == nil || !e.opts.Trust.Pinned(e.opts.Root, en.ID, en.Verify) {
+		ae := apierr.New(apierr.UntrustedVerify, "the verify command of %s is not pinned in your trust file, so it was not run; a person shows it and pins it with %q", en.ID, UntrustedVerifyHint(en.ID))
+		ae.Extra = map[string]any{"id": en.ID, "command": en.Verify, "command_sha256": sum, "hint": UntrustedVerifyHint(en.ID)}
+		return nil, ae
+	}
+	if e.opts.Runner == nil {
+		return nil, apierr.New(apierr.UnsupportedOperation, "verify runs need the native CLI")
+	}
+	req, err := e.verifyRequest(en.Verify)
+	if err != nil {
+		return nil, err
+	}
+	dirty, err := e.dirtyPaths(ctx, st, en)
+	if err != nil {
+		return nil, err
+	}
+	at := e.now().Format("2006-01-02T15:04:05Z")
+	// The command runs without the write lock: only the ledger append takes it.
+	run, err := e.opts.Runner.Run(ctx, req)
+	if err != nil {
+		return nil, apierr.Wrap(apierr.OperationFailed, err, "running the verify command of %s", en.ID)
+	}
+	passed := !run.TimedOut && run.ExitCode != nil && *run.ExitCode == 0
+	tail, _ := redact.Text(outputTail(run.Output))
+
+	because := in.Because
+	if len(dirty) > 0 {
+		note := "[dirty: " + strings.Join(dirty, ", ") + "]"
+		if because == "" {
+			because = note
+		} else {
+			because += " " + note
+		}
+	}
+	unlock, err := w.Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	e.Forget() // read what is on disk now, under the lock
+	now, err := e.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	line, _ := json.Marshal(verifyLedgerLine{At: at, Kind: ledger.KindVerify, ID: en.ID, Commit: strp(st.head), By: w.Identity(),
+		Because: strp(because), Passed: passed, ExitCode: run.ExitCode, CommandSHA256: sum})
+	text := string(now.snap.Ledger)
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	text += string(line) + "\n"
+	path := now.cfg.Ledger()
+	if err := w.WriteFile(path, []byte(text)); err != nil {
+		return nil, apierr.Wrap(apierr.OperationFailed, err, "writing %s", path)
+	}
+	if err := w.Stage(ctx, path); err != nil {
+		return nil, err
+	}
+	e.Forget(path)
+	if dirty == nil {
+		dirty = []string{}
+	}
+	return &VerifyResult{ID: en.ID, Command: en.Verify, CommandSHA256: sum, Ran: true, Passed: passed, ExitCode: run.ExitCode,
+		TimedOut: run.TimedOut, OutputTail: tail, At: at, Commit: strp(st.head), Dirty: len(dirty) > 0, DirtyPaths: dirty, Path: path}, nil
+}
+
+// verifyRequest builds the run request from the runner's local settings.
+func (e *Engine) verifyRequest(command string) (RunRequest, error) {
+	var s VerifySettings
+	if src, ok := e.opts.Runner.(VerifySettingsSource); ok {
+		var err error
+		if s, err = src.VerifySettings(); err != nil {
+			return RunRequest{}, err
+		}
+	}
+	if s.Timeout <= 0 {
+		s.Timeout = DefaultVerifyTimeout
+	}
+	return RunRequest{Command: command, Dir: e.opts.Root, Env: VerifyEnv(s.Environ, s.PassEnv), Timeout: s.Timeout}, nil
+}
+
+// verifyEnvNames is the environment allow-list of verify runs (LC_* too).
+var verifyEnvNames = map[string]bool{"PATH": true, "HOME": true, "USER": true, "LANG": true, "TMPDIR": true, "TERM": true}
+
+// VerifyEnv keeps the allow-listed variables of environ (PATH, HOME, USER,
+// LANG, LC_*, TMPDIR, TERM) and those named in passEnv.
+func VerifyEnv(environ, passEnv []string) []string {
+	pass := map[string]bool{}
+	for _, n := range passEnv {
+		pass[n] = true
+	}
+	out := []string{}
+	for _, kv := range environ {
+		name, _, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			continue
+		}
+		if verifyEnvNames[name] || strings.HasPrefix(name, "LC_") || pass[name] {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// ParseVerifyTimeout reads a KONTEXT_VERIFY_TIMEOUT_SECS or timeout_secs
+// value: a positive whole number of seconds.
+func ParseVerifyTimeout(name, v string) (time.Duration, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n <= 0 {
+		return 0, apierr.Invalid("%s=%q is not a positive whole number of seconds", name, v)
+	}
+	return time.Duration(n) * time.Second, nil
+}
+
+// outputTail is the last 2 KiB of out, starting at a whole character.
+func outputTail(out []byte) string {
+	if len(out) > outputTailBytes {
+		out = out[len(out)-outputTailBytes:]
+		for i := 0; i < utf8.UTFMax && len(out) > 0 && !utf8.RuneStart(out[0]); i++ {
+			out = out[1:]
+		}
+	}
+	return strings.ToValidUTF8(string(out), "\uFFFD")
+}
+
+// dirtyPaths lists the uncommitted changes to en's file or its governed
+// paths (knowledge files other than en's own file are not governed).
+func (e *Engine) dirtyPaths(ctx context.Context, st *state, en *entry.Entry) ([]string, error) {
+	if e.opts.History == nil {
+		return nil, nil
+	}
+	all, err := e.opts.History.Uncommitted(ctx)
+	if err != nil {
+		return nil, err
+	}
+	knowledge := knowledgeFiles(st)
+	hits := map[string]bool{}
+	var governed []string
+	for _, p := range all {
+		if p == en.File {
+			hits[p] = true
+		} else if !knowledge(p) {
+			governed = append(governed, p)
+		}
+	}
+	if len(governed) > 0 && len(en.Paths) > 0 {
+		for _, r := range st.snap.Governing().Lookup(governed) {
+			if st.snap.Entries[r.Owner] != en {
+				continue
+			}
+			for _, m := range r.Matches {
+				hits[m.Path] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(hits))
+	for p := range hits {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out, nil
+}
