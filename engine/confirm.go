@@ -21,7 +21,7 @@ type ConfirmInput struct {
 	Because     string   `json:"because,omitempty" jsonschema:"description=One line (at most 500 characters) kept in the ledger."`
 	Kind        string   `json:"kind,omitempty" jsonschema:"enum=read,enum=agent,description=read when a person confirmed it in a client; agent (default) otherwise."`
 	OperationID string   `json:"operation_id,omitempty" jsonschema:"description=Makes a retry return the first result (replayed: true) instead of a second ledger line."`
-	Repair      bool     `json:"repair,omitempty" jsonschema:"description=Alone: rewrite checked of every active entry whose file lags its newest ledger confirmation."`
+	Repair      bool     `json:"repair,omitempty" jsonschema:"description=Alone: rewrite checked of every active entry whose file lags its newest ledger confirmation; and restore missing status: superseded / superseded_by on entries that an active entry supersedes."`
 	// MigrateLegacy writes bulk lines for entries whose only verification
 	// is a checked date (kontext confirm --migrate-legacy).
 	MigrateLegacy bool `json:"migrate_legacy,omitempty" jsonschema:"description=Alone: write bulk ledger lines for entries whose only verification is a checked date."`
@@ -291,6 +291,9 @@ func sameEntry(en *entry.Entry, edited string) error {
 type RepairResult struct {
 	Repaired []Repaired `json:"repaired"`
 	Skipped  []Skipped  `json:"skipped"`
+	// SupersedesRepaired lists the entries whose files got back their
+	// reciprocal supersede metadata (repair.go).
+	SupersedesRepaired []SupersedeRepaired `json:"supersedes_repaired"`
 }
 
 // Repaired is one rewritten checked line.
@@ -309,9 +312,10 @@ type Skipped struct {
 }
 
 // repair rewrites checked of every active entry whose file lags its newest
-// ledger confirmation.
+// ledger confirmation, and restores missing reciprocal supersede metadata
+// (repairSupersedes).
 func (e *Engine) repair(ctx context.Context, st *state, w Writer) (*RepairResult, error) {
-	res := &RepairResult{Repaired: []Repaired{}, Skipped: []Skipped{}}
+	res := &RepairResult{Repaired: []Repaired{}, Skipped: []Skipped{}, SupersedesRepaired: []SupersedeRepaired{}}
 	byID := ledger.ByID(st.snap.LedgerLines)
 	var paths []string
 	for _, en := range st.snap.Entries {
@@ -355,6 +359,11 @@ func (e *Engine) repair(ctx context.Context, st *state, w Writer) (*RepairResult
 		paths = append(paths, en.File)
 		res.Repaired = append(res.Repaired, Repaired{ID: en.ID, Path: en.File, From: strp(en.Checked), To: to})
 	}
+	more, err := e.repairSupersedes(ctx, st, w, res)
+	if err != nil {
+		return nil, err
+	}
+	paths = append(paths, more...)
 	if len(paths) > 0 {
 		if err := w.Stage(ctx, paths...); err != nil {
 			return nil, err

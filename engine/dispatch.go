@@ -52,7 +52,7 @@ func init() {
 var planned = []string{
 	"drafts.verify",
 	"drafts.revise", "drafts.extend", "drafts.extract", "drafts.formalize",
-	"guidance.propose", "operations.get",
+	"guidance.propose",
 }
 
 func lookupOp(name string) (*operation, bool) {
@@ -90,7 +90,8 @@ func (e *Engine) capabilities() []string {
 		caps = append(caps, "verification.last_verified", "drift.ordered")
 	}
 	if e.opts.Writer != nil {
-		caps = append(caps, "drafts.confirm.operation_id", "drafts.stage.extends")
+		caps = append(caps, "drafts.confirm.operation_id", "drafts.stage.extends",
+			"drafts.stage.amends", "drafts.stage.amends.additive", "drafts.capture.extends")
 		if e.opts.Runner != nil && e.opts.Trust != nil {
 			caps = append(caps, "drafts.verify.pinned")
 		}

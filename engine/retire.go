@@ -78,7 +78,7 @@ func runRetire(ctx context.Context, e *Engine, v any) (any, error) {
 		}
 		return []change{{path: en.File, data: []byte(edited)}}, en.File, []string{en.ID + " is now deprecated"}, nil
 	}
-	return e.writeOp(ctx, "drafts.retire", in.OperationID, fingerprint(in), plan, nil)
+	return e.writeOpInput(ctx, "drafts.retire", in.OperationID, fingerprint(in), in, plan, nil)
 }
 
 func runSetVerify(ctx context.Context, e *Engine, v any) (any, error) {
@@ -119,7 +119,7 @@ func runSetVerify(ctx context.Context, e *Engine, v any) (any, error) {
 		}
 		return []change{{path: en.File, data: []byte(edited)}}, en.File, []string{note}, nil
 	}
-	return e.writeOp(ctx, "drafts.set_verify", in.OperationID, fingerprint(in), plan, nil)
+	return e.writeOpInput(ctx, "drafts.set_verify", in.OperationID, fingerprint(in), in, plan, nil)
 }
 
 // editable resolves an entry that a write changes in place: writable, at

@@ -54,7 +54,7 @@ type StageInput struct {
 	OperationID   string       `json:"operation_id" jsonschema:"required,description=Stable id of this write: a retry returns the first result (replayed: true)."`
 	Source        string       `json:"source,omitempty" jsonschema:"description=A source reference (e.g. external:task/42@v7) kept in extra.external_refs."`
 	RequestedPath string       `json:"requested_path,omitempty" jsonschema:"description=A kind directory or a file inside one; infers a missing kind."`
-	Amends        *StageAmends `json:"amends,omitempty" jsonschema:"description=Not supported yet."`
+	Amends        *StageAmends `json:"amends,omitempty" jsonschema:"description=Append-only edit of a convention/learning/incident: entry.body is added under ## Added <date> (05-writes.md)."`
 	Fingerprint   string       `json:"fingerprint,omitempty" jsonschema:"description=A stable hash of the original candidate; replaces the input fingerprint."`
 }
 
@@ -84,7 +84,7 @@ type change struct {
 
 // writeOp runs a write with an operation_id: replay, lock, plan receipt,
 // plan (under the lock, on a fresh read), write, stage, done receipt.
-func (e *Engine) writeOp(ctx context.Context, op, operationID, fp string,
+func (e *Engine) writeOpInput(ctx context.Context, op, operationID, fp string, input any,
 	plan func(st *state) (files []change, target string, notes []string, err error),
 	after func(st *state, res *StageResult) error) (any, error) {
 	if strings.TrimSpace(operationID) == "" {
@@ -94,7 +94,8 @@ func (e *Engine) writeOp(ctx context.Context, op, operationID, fp string,
 	if err != nil {
 		return nil, err
 	}
-	if res, err := replay(w, op, operationID, fp); res != nil || err != nil {
+	// An unfinished plan is resumed under the lock (planOp).
+	if res, err := replay(w, op, operationID, fp); res != nil || (err != nil && apierr.CodeOf(err) != apierr.OperationIncomplete) {
 		return res, err
 	}
 	unlock, err := w.Lock(ctx)
@@ -102,20 +103,9 @@ func (e *Engine) writeOp(ctx context.Context, op, operationID, fp string,
 		return nil, err
 	}
 	defer unlock()
-	if res, err := replay(w, op, operationID, fp); res != nil || err != nil {
-		return res, err
-	}
-	e.Forget()
-	st, err := e.read(ctx)
-	if err != nil {
-		return nil, err
-	}
-	files, target, notes, err := plan(st)
-	if err != nil {
-		return nil, err
-	}
-	if err := storeReceipt(w, op, operationID, fp, "planned", nil); err != nil {
-		return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the plan")
+	replayed, files, target, notes, err := e.planOp(ctx, w, op, operationID, fp, input, plan)
+	if replayed != nil || err != nil {
+		return replayed, err
 	}
 	var paths []string
 	for _, f := range files {
@@ -124,11 +114,13 @@ func (e *Engine) writeOp(ctx context.Context, op, operationID, fp string,
 		}
 		paths = append(paths, f.path)
 	}
+	faultpoint("after_write")
 	if len(paths) > 0 {
 		if err := w.Stage(ctx, paths...); err != nil {
 			return nil, err
 		}
 	}
+	faultpoint("after_stage")
 	e.Forget(paths...)
 	st2, err := e.read(ctx)
 	if err != nil {
@@ -157,7 +149,11 @@ func (e *Engine) writeOp(ctx context.Context, op, operationID, fp string,
 			return nil, err
 		}
 	}
-	if err := storeReceipt(w, op, operationID, fp, "done", res); err != nil {
+	done, err := json.Marshal(res)
+	if err == nil {
+		err = e.storeOpReceipt(w, receipt{State: "done", Operation: op, Fingerprint: fp, Result: done}, operationID)
+	}
+	if err != nil {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the receipt")
 	}
 	return res, nil
@@ -166,13 +162,17 @@ func (e *Engine) writeOp(ctx context.Context, op, operationID, fp string,
 func runStage(ctx context.Context, e *Engine, v any) (any, error) {
 	in := v.(*StageInput)
 	if in.Amends != nil {
-		return nil, jsonin.Errorf("amends", "amends is not supported yet; supersede the entry instead")
+		return e.runAmend(ctx, in) // amend.go
 	}
 	switch {
 	case in.Entry != nil && in.CandidateID != "":
 		return nil, apierr.Invalid("pass entry or candidate_id, not both")
 	case in.Entry == nil && in.CandidateID == "" && in.Fingerprint != "":
-		return nil, apierr.Invalid("resuming a stored plan with only operation_id and fingerprint is not supported yet; pass the entry again")
+		stored, res, err := e.storedStageInput(in) // resume a stored plan (operations.go)
+		if res != nil || err != nil {
+			return res, err
+		}
+		in = stored
 	case in.Entry == nil && in.CandidateID == "":
 		return nil, apierr.Invalid("pass entry (a new entry) or candidate_id (an inbox candidate)")
 	}
@@ -194,6 +194,9 @@ func runStage(ctx context.Context, e *Engine, v any) (any, error) {
 		return e.planNew(st, se, in.RequestedPath, in.Source)
 	}
 	after := func(st *state, res *StageResult) error {
+		if cand == nil && in.CandidateID != "" { // a resumed plan did not read it
+			cand, candName = e.resumeCandidate(in.CandidateID)
+		}
 		if cand == nil {
 			return nil
 		}
@@ -210,7 +213,7 @@ func runStage(ctx context.Context, e *Engine, v any) (any, error) {
 		res.Notes = append(res.Notes, "promoted candidate "+in.CandidateID)
 		return nil
 	}
-	return e.writeOp(ctx, "drafts.stage", in.OperationID, fp, plan, after)
+	return e.writeOpInput(ctx, "drafts.stage", in.OperationID, fp, in, plan, after)
 }
 
 // stageCandidate reads a pending inbox candidate (tolerant of fields it

@@ -42,6 +42,9 @@ type receipt struct {
 	Operation   string          `json:"operation"`
 	Fingerprint string          `json:"fingerprint"`
 	Result      json.RawMessage `json:"result,omitempty"`
+	Root        string          `json:"root,omitempty"`  // the worktree root the receipt belongs to
+	Input       json.RawMessage `json:"input,omitempty"` // the canonical input of a writeOp plan
+	Plan        *storedPlan     `json:"plan,omitempty"`  // the planned files of a writeOp (operations.go)
 }
 
 func receiptName(operationID string) string {

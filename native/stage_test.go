@@ -99,7 +99,7 @@ Use slog.
 		{`{"operation_id":"e12","entry":{"kind":"learning","title":"T","extends":["2026-01-04-a-decision"]}}`, "decision_not_amended"},
 		{`{"operation_id":"e13","entry":{"title":"T"}}`, "invalid_input"},
 		{`{"entry":{"kind":"convention","title":"T"}}`, "invalid_input"},
-		{`{"operation_id":"e14","amends":{"id":"x","revision":"y"},"entry":{"body":"b"}}`, "invalid_input"},
+		{`{"operation_id":"e14","amends":{"id":"x","revision":"y"},"entry":{"body":"b"}}`, "not_found"}, // amends of an unknown entry (amend_test.go has the rest)
 		{`{"operation_id":"e15","requested_path":".ai/conventions/2026-01-02-old-rule.md","entry":{"title":"T"}}`, "operation_conflict"},
 	} {
 		m := r.call("drafts.stage", c.in)

@@ -82,6 +82,8 @@ func init() {
 			"kontext review --out review.html", runReviewCmd},
 		{"capture", "--kind K --title T [--path P]… [--tag T]… [--source S] [--body B]", "keep an insight as a local inbox candidate (secrets and e-mail addresses redacted; body from stdin)",
 			"kontext capture --kind learning --title \"VAT ids are checked upstream\" --path 'src/billing/**' < note.md", runCaptureCmd},
+		{"promote", "<candidate> [--path P]", "stage a captured candidate as a new entry (never committed)", "kontext promote cand-1a2b3c4d5e6f", runPromoteCmd},
+		{"repair", "", "rewrite lagging checked lines from the ledger and restore missing reciprocal supersede metadata; staged", "kontext repair", runRepairCmd},
 		{"inbox", "[--state pending|dismissed|promoted|all]", "this worktree's captured candidates and challenges", "kontext inbox --state all", runInboxCmd},
 		{"drop", "<candidate> [--reason \"…\"]", "dismiss an inbox candidate", "kontext drop cand-1a2b3c4d5e6f --reason \"duplicate\"", runDropCmd},
 		{"challenge", "<id> --because \"…\"", "record in the inbox that an entry may no longer hold (never staged)",

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kontext/kontext/engine"
+)
+
+// runPromoteCmd is `kontext promote <candidate> [--path P]`: stage a
+// captured inbox candidate as a new entry (drafts.stage {candidate_id});
+// --path is the requested path (a kind directory or a file inside one).
+func runPromoteCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+	fs := flags("promote", stderr)
+	reqPath := fs.String("path", "", "where to write it: a kind directory or a file inside one")
+	ids, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(ids) != 1 {
+		return usageErr(g, stderr, "usage: kontext promote <candidate> [--path P]")
+	}
+	input := map[string]any{"candidate_id": ids[0], "operation_id": newOperationID("promote")}
+	if *reqPath != "" {
+		input["requested_path"] = *reqPath
+	}
+	res, err := call(ctx, g, "drafts.stage", input)
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	return emitStaged(g, stdout, res)
+}
+
+// runRepairCmd is `kontext repair`: drafts.confirm {repair: true} rewrites
+// lagging checked lines from the ledger and restores missing reciprocal
+// supersede metadata; the changed files are staged.
+func runRepairCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+	fs := flags("repair", stderr)
+	rest, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(rest) > 0 {
+		return usageErr(g, stderr, "usage: kontext repair")
+	}
+	res, err := call(ctx, g, "drafts.confirm", map[string]any{"repair": true})
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	return emit(g, stdout, res, func(w io.Writer) {
+		r, ok := res.(*engine.RepairResult)
+		if !ok {
+			return
+		}
+		for _, x := range r.Repaired {
+			from := "none"
+			if x.From != nil {
+				from = *x.From
+			}
+			fmt.Fprintf(w, "checked %s: %s -> %s (%s)\n", x.ID, from, x.To, x.Path)
+		}
+		for _, x := range r.SupersedesRepaired {
+			fmt.Fprintf(w, "superseded %s: superseded_by %s (%s)\n", x.ID, strings.Join(x.SupersededBy, ", "), x.Path)
+		}
+		for _, s := range r.Skipped {
+			fmt.Fprintf(w, "skipped %s: %s\n", s.ID, s.Reason)
+		}
+		if len(r.Repaired)+len(r.SupersedesRepaired) == 0 {
+			fmt.Fprintln(w, "nothing to repair")
+			return
+		}
+		fmt.Fprintln(w, "staged, not committed: review and commit as usual")
+	})
+}
