@@ -78,7 +78,12 @@ func runRetire(ctx context.Context, e *Engine, v any) (any, error) {
 		}
 		return []change{{path: en.File, data: []byte(edited)}}, en.File, []string{en.ID + " is now deprecated"}, nil
 	}
-	return e.writeOpInput(ctx, "drafts.retire", in.OperationID, fingerprint(in), in, plan, nil)
+	after := func(st *state, res *StageResult) error {
+		resolved, err := e.resolveChallenges(e.opts.Writer, []string{res.Entry.ID}, "retirement")
+		res.ResolvedChallenges = resolved
+		return err
+	}
+	return e.writeOpInput(ctx, "drafts.retire", in.OperationID, fingerprint(in), in, plan, after)
 }
 
 func runSetVerify(ctx context.Context, e *Engine, v any) (any, error) {

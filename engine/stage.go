@@ -37,7 +37,9 @@ type StageEntry struct {
 	Commits    []string        `json:"commits,omitempty" jsonschema:"description=Full commit shas."`
 	ReviewBy   string          `json:"review_by,omitempty" jsonschema:"description=YYYY-MM-DD, not before the date."`
 	Verify     string          `json:"verify,omitempty" jsonschema:"description=One command line (at most 500 characters)."`
-	Evidence   json.RawMessage `json:"evidence,omitempty" jsonschema:"description=Accepted and not written."`
+	Evidence   json.RawMessage `json:"evidence,omitempty" jsonschema:"description=Up to 50 {ref; quote?}: refs go into extra.external_refs and with their verification into a ## Evidence section."`
+
+	extraRefs []string // evidence refs for extra.external_refs (set by runStage)
 }
 
 // StageAmends is the amends object of drafts.stage.
@@ -182,6 +184,8 @@ func runStage(ctx context.Context, e *Engine, v any) (any, error) {
 	}
 	var cand map[string]any
 	var candName string
+	var evidence []EvidenceResult
+	var related []Candidate
 	plan := func(st *state) ([]change, string, []string, error) {
 		se := in.Entry
 		if in.CandidateID != "" {
@@ -191,9 +195,35 @@ func runStage(ctx context.Context, e *Engine, v any) (any, error) {
 				return nil, "", nil, err
 			}
 		}
-		return e.planNew(st, se, in.RequestedPath, in.Source)
+		copied := *se
+		results, refs, section, err := e.stageEvidence(ctx, se.Evidence)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		evidence, copied.extraRefs = results, refs
+		if section != "" {
+			copied.Body = strings.TrimRight(copied.Body, "\n") + section
+		}
+		files, target, notes, err := e.planNew(st, &copied, in.RequestedPath, in.Source)
+		if err == nil {
+			related, _ = e.inboxRelated(ctx, copied.Title+"\n"+copied.Body, copied.Paths, copied.Supersedes)
+		}
+		return files, target, notes, err
 	}
 	after := func(st *state, res *StageResult) error {
+		for _, ev := range evidence {
+			res.Evidence = append(res.Evidence, ev)
+		}
+		for _, c := range related {
+			if c.ID != res.Entry.ID {
+				res.RelatedEntries = append(res.RelatedEntries, c)
+			}
+		}
+		resolved, err := e.resolveChallenges(e.opts.Writer, res.Entry.Supersedes, res.Entry.ID)
+		if err != nil {
+			return err
+		}
+		res.ResolvedChallenges = resolved
 		if cand == nil && in.CandidateID != "" { // a resumed plan did not read it
 			cand, candName = e.resumeCandidate(in.CandidateID)
 		}
@@ -503,6 +533,7 @@ func (e *Engine) planNew(st *state, se *StageEntry, requested, source string) ([
 		}
 		re.ExternalRefs = []string{source}
 	}
+	re.ExternalRefs = append(re.ExternalRefs, se.extraRefs...)
 	newRef := title
 	if style == entry.StyleADR {
 		newRef = fmt.Sprintf("%d. %s", adrNum, title)
