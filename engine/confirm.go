@@ -1,3 +1,5 @@
+//go:build !js
+
 package engine
 
 import (
@@ -12,6 +14,10 @@ import (
 	"github.com/kontext/kontext/engine/internal/jsonin"
 	"github.com/kontext/kontext/engine/internal/ledger"
 )
+
+func init() {
+	register(operation{name: "drafts.confirm", input: func() any { return &ConfirmInput{} }, run: runConfirm, writes: true})
+}
 
 // ConfirmInput is the input of drafts.confirm.
 type ConfirmInput struct {

@@ -1,3 +1,8 @@
+//go:build !js
+
+// Write operations are native only: the in-memory (WASM) engine has no
+// Writer, so they are left out of its build to keep the wasm small.
+
 package engine
 
 import (

@@ -1,33 +1,14 @@
+//go:build !js
+
 package engine
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 
 	"github.com/kontext/kontext/engine/apierr"
 )
-
-// Writer writes and stages files of one worktree and keeps its local
-// state. Only native surfaces have one: writes take the shared write lock,
-// are atomic, and stage exactly the files they wrote.
-type Writer interface {
-	// Lock takes the shared write lock (bounded wait).
-	Lock(ctx context.Context) (unlock func(), err error)
-	// WriteFile writes a repo-relative file atomically.
-	WriteFile(rel string, data []byte) error
-	// Stage adds exactly these files to the git index.
-	Stage(ctx context.Context, paths ...string) error
-	// ReadState and WriteState access local state below <git-dir>/kontext/.
-	ReadState(name string) (data []byte, ok bool, err error)
-	WriteState(name string, data []byte) error
-	// ListState lists the state files below dir (e.g. "inbox"), sorted.
-	ListState(dir string) ([]string, error)
-	// Identity is the `by` of ledger lines: the git user name, or
-	// application:<name>.
-	Identity() string
-}
 
 func (e *Engine) writer() (Writer, error) {
 	if e.opts.Writer == nil {
