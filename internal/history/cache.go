@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -38,7 +39,8 @@ const (
 	cacheSubpath = "kontext/cache/commits"
 )
 
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
+// crcTable is built on first use, not at start-up of every CLI call.
+var crcTable = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 type commitCache struct {
 	dir    string
@@ -165,7 +167,7 @@ func encodeSegment(commits []*Commit) []byte {
 			prev = p
 		}
 	}
-	return binary.BigEndian.AppendUint32(buf, crc32.Checksum(buf, crcTable))
+	return binary.BigEndian.AppendUint32(buf, crc32.Checksum(buf, crcTable()))
 }
 
 var errBadSegment = errors.New("corrupt commit cache segment")
@@ -217,7 +219,7 @@ func decodeSegment(data []byte, out map[plumbing.Hash]*Commit) error {
 		return errBadSegment
 	}
 	body := data[:len(data)-4]
-	if crc32.Checksum(body, crcTable) != binary.BigEndian.Uint32(data[len(data)-4:]) {
+	if crc32.Checksum(body, crcTable()) != binary.BigEndian.Uint32(data[len(data)-4:]) {
 		return errBadSegment
 	}
 	r := &segReader{d: body[len(segMagic):]}

@@ -9,6 +9,7 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -45,40 +46,44 @@ type rule struct {
 	ok func(m []string) bool
 }
 
-var rules = []rule{
-	// GCP service account JSON: the private_key and private_key_id fields
-	// (first, so the key inside the JSON string counts as the account's).
-	{kind: GCPServiceAccount, keep: 1, re: regexp.MustCompile(`("private_key(?:_id)?"\s*:\s*)"(?:[^"\\]|\\.)*(?:"|\z)`),
-		ok: func(m []string) bool { return !strings.Contains(m[0], "[redacted:") }},
-	// PEM private keys, armoured; an unterminated block is redacted to the end.
-	{kind: PrivateKey, re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\z)`)},
-	{kind: AWSAccessKey, re: regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b`)},
-	{kind: AWSSecret, keep: 1, re: regexp.MustCompile(`(?i)((?:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key)["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{20,}`)},
-	{kind: GitHubToken, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255})\b`)},
-	{kind: SlackToken, re: regexp.MustCompile(`\bxox[abpr]-[A-Za-z0-9-]{10,}`)},
-	{kind: StripeKey, re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}\b`)},
-	{kind: JWT, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}`)},
-	// Authorization headers; a bare "Bearer <token>" only for long tokens.
-	{kind: Bearer, keep: 1, re: regexp.MustCompile(`(?i)(authorization["']?\s*[:=]\s*["']?bearer\s+)[A-Za-z0-9._~+/-]+=*`)},
-	{kind: Bearer, keep: 1, re: regexp.MustCompile(`(\b[Bb]earer\s+)[A-Za-z0-9._~+/-]{20,}=*`),
-		ok: func(m []string) bool { return strings.ContainsAny(m[0][len(m[1]):], "0123456789") }},
-	// key = value assignments of passwords, secrets and API keys.
-	{kind: PasswordAssignment, keep: 1, re: regexp.MustCompile(`(?i)(\b(?:[a-z0-9]+[_.-])*(?:password|passwd|passphrase|pwd|secret|secret[_-]?key|client[_-]?secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|private[_-]?token)["']?[ \t]*[:=][ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s"',;]+)([ \t]*[:=])?`),
-		ok: func(m []string) bool {
-			v := strings.Trim(m[2], `"'`)
-			return v != "" && !strings.HasPrefix(v, "[redacted:") && !strings.HasPrefix(m[2], "=") && !strings.HasPrefix(m[2], ":") && !keyLike.MatchString(m[2]) && m[3] == "" // a value followed by ":" is the next key
-		}},
-	// E-mail addresses (not ssh-style git@host remotes).
-	{kind: Email, re: regexp.MustCompile(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`),
-		ok: func(m []string) bool { return !strings.HasPrefix(m[0], "git@") }},
-}
+// rules are compiled on first use: a CLI call that redacts nothing pays
+// no regexp compilation at start-up.
+var rules = sync.OnceValue(func() []rule {
+	return []rule{
+		// GCP service account JSON: the private_key and private_key_id fields
+		// (first, so the key inside the JSON string counts as the account's).
+		{kind: GCPServiceAccount, keep: 1, re: regexp.MustCompile(`("private_key(?:_id)?"\s*:\s*)"(?:[^"\\]|\\.)*(?:"|\z)`),
+			ok: func(m []string) bool { return !strings.Contains(m[0], "[redacted:") }},
+		// PEM private keys, armoured; an unterminated block is redacted to the end.
+		{kind: PrivateKey, re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\z)`)},
+		{kind: AWSAccessKey, re: regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b`)},
+		{kind: AWSSecret, keep: 1, re: regexp.MustCompile(`(?i)((?:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key)["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{20,}`)},
+		{kind: GitHubToken, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255})\b`)},
+		{kind: SlackToken, re: regexp.MustCompile(`\bxox[abpr]-[A-Za-z0-9-]{10,}`)},
+		{kind: StripeKey, re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}\b`)},
+		{kind: JWT, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}`)},
+		// Authorization headers; a bare "Bearer <token>" only for long tokens.
+		{kind: Bearer, keep: 1, re: regexp.MustCompile(`(?i)(authorization["']?\s*[:=]\s*["']?bearer\s+)[A-Za-z0-9._~+/-]+=*`)},
+		{kind: Bearer, keep: 1, re: regexp.MustCompile(`(\b[Bb]earer\s+)[A-Za-z0-9._~+/-]{20,}=*`),
+			ok: func(m []string) bool { return strings.ContainsAny(m[0][len(m[1]):], "0123456789") }},
+		// key = value assignments of passwords, secrets and API keys.
+		{kind: PasswordAssignment, keep: 1, re: regexp.MustCompile(`(?i)(\b(?:[a-z0-9]+[_.-])*(?:password|passwd|passphrase|pwd|secret|secret[_-]?key|client[_-]?secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|private[_-]?token)["']?[ \t]*[:=][ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s"',;]+)([ \t]*[:=])?`),
+			ok: func(m []string) bool {
+				v := strings.Trim(m[2], `"'`)
+				return v != "" && !strings.HasPrefix(v, "[redacted:") && !strings.HasPrefix(m[2], "=") && !strings.HasPrefix(m[2], ":") && !keyLike().MatchString(m[2]) && m[3] == "" // a value followed by ":" is the next key
+			}},
+		// E-mail addresses (not ssh-style git@host remotes).
+		{kind: Email, re: regexp.MustCompile(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`),
+			ok: func(m []string) bool { return !strings.HasPrefix(m[0], "git@") }},
+	}
+})
 
 // Text returns s with every secret and e-mail address replaced by
 // "[redacted:<kind>]", and how many findings of each kind it replaced (an
 // empty map when none). Redacting its own output changes nothing.
 func Text(s string) (string, map[string]int) {
 	counts := map[string]int{}
-	for _, r := range rules {
+	for _, r := range rules() {
 		if !r.re.MatchString(s) {
 			continue
 		}
@@ -143,7 +148,9 @@ func next(s string, i int) int {
 }
 
 // keyLike is an unquoted "value" that is really the next key (password= DB_PASSWORD: x).
-var keyLike = regexp.MustCompile(`(?i)(?:password|passwd|passphrase|pwd|secret|key|token)["']?[:=]+$`)
+var keyLike = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(?:password|passwd|passphrase|pwd|secret|key|token)["']?[:=]+$`)
+})
 
 // Total is the number of findings in counts.
 func Total(counts map[string]int) int {
