@@ -100,7 +100,7 @@ func (e *Engine) repairSupersedes(ctx context.Context, st *state, w Writer, res 
 			if n.HasADRNumber {
 				ref = fmt.Sprintf("%d. %s", n.ADRNumber, n.Title)
 			}
-			edited, err = setADRStatus(text, "Superseded by ["+ref+"]("+relLink(path.Dir(x.File), n.File)+")")
+			edited, err = edit.SetADRStatus(text, "Superseded by ["+ref+"]("+relLink(path.Dir(x.File), n.File)+")")
 		} else {
 			edited = text
 			if needStatus {

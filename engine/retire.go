@@ -60,7 +60,7 @@ func runRetire(ctx context.Context, e *Engine, v any) (any, error) {
 		text := en.Markdown
 		var edited string
 		if en.Style == entry.StyleADR && !strings.HasPrefix(strings.TrimPrefix(text, "\ufeff"), "---") {
-			edited, err = setADRStatus(text, "Deprecated")
+			edited, err = edit.SetADRStatus(text, "Deprecated")
 		} else {
 			edited, err = edit.SetFrontmatter(text, "status", "deprecated")
 		}

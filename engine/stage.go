@@ -637,7 +637,7 @@ func supersedeEdit(o *entry.Entry, newID, newRef, link string) (string, error) {
 	var edited string
 	var err error
 	if o.Style == entry.StyleADR && !strings.HasPrefix(strings.TrimPrefix(text, "\ufeff"), "---") {
-		edited, err = setADRStatus(text, "Superseded by ["+newRef+"]("+link+")")
+		edited, err = edit.SetADRStatus(text, "Superseded by ["+newRef+"]("+link+")")
 	} else {
 		by := append(append([]string{}, o.SupersededBy...), newID)
 		edited, err = edit.SetFrontmatter(text, "status", "superseded")
@@ -659,45 +659,4 @@ func checkEdited(o *entry.Entry, edited, status string) error {
 		return fmt.Errorf("the edited file no longer reads as the same entry; edit it by hand")
 	}
 	return nil
-}
-
-// setADRStatus replaces the first line of an ADR's status section (outside
-// code fences) with line; nothing else changes.
-func setADRStatus(text, line string) (string, error) {
-	lines := strings.SplitAfter(text, "\n")
-	inFence, inStatus := false, false
-	for i, l := range lines {
-		t := strings.TrimSpace(l)
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			inFence = !inFence
-			continue
-		}
-		if inFence {
-			continue
-		}
-		if strings.HasPrefix(t, "#") {
-			if inStatus {
-				break
-			}
-			name := strings.ToLower(strings.TrimSpace(strings.TrimLeft(t, "#")))
-			name = strings.TrimSpace(strings.TrimRight(name, ":"))
-			inStatus = name == "status"
-			continue
-		}
-		if inStatus && t != "" {
-			lines[i] = line + lineEnd(l)
-			return strings.Join(lines, ""), nil
-		}
-	}
-	return "", fmt.Errorf("no status line in a ## Status section")
-}
-
-func lineEnd(l string) string {
-	switch {
-	case strings.HasSuffix(l, "\r\n"):
-		return "\r\n"
-	case strings.HasSuffix(l, "\n"):
-		return "\n"
-	}
-	return ""
 }

@@ -3,6 +3,7 @@ package verifyrun
 import (
 	"bytes"
 	"errors"
+	"github.com/kontext/kontext/internal/writer"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -122,21 +123,5 @@ func writeAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".trust-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return writer.AtomicWrite(path, data, 0o600)
 }

@@ -176,9 +176,20 @@ func (w *Writer) WriteFile(rel string, data []byte) error {
 		}
 		mode = fi.Mode().Perm()
 	}
+	if err := AtomicWrite(abs, data, mode); err != nil {
+		return apierr.Wrap(apierr.OperationFailed, err, "writing %s", clean)
+	}
+	return nil
+}
+
+// AtomicWrite writes data to the absolute path through a temporary file in
+// the same directory (fsync, rename, fsync of the directory), so a reader
+// sees the old file or the new one, never a part.
+func AtomicWrite(abs string, data []byte, mode fs.FileMode) error {
+	dir := filepath.Dir(abs)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(abs)+".kontext-tmp-*")
 	if err != nil {
-		return apierr.Wrap(apierr.OperationFailed, err, "writing %s", clean)
+		return err
 	}
 	tmpName := tmp.Name()
 	ok := false
@@ -189,19 +200,19 @@ func (w *Writer) WriteFile(rel string, data []byte) error {
 		}
 	}()
 	if _, err := tmp.Write(data); err != nil {
-		return apierr.Wrap(apierr.OperationFailed, err, "writing %s", clean)
+		return err
 	}
 	if err := tmp.Chmod(mode); err != nil {
-		return apierr.Wrap(apierr.OperationFailed, err, "writing %s", clean)
+		return err
 	}
 	if err := tmp.Sync(); err != nil {
-		return apierr.Wrap(apierr.OperationFailed, err, "syncing %s", clean)
+		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return apierr.Wrap(apierr.OperationFailed, err, "writing %s", clean)
+		return err
 	}
 	if err := os.Rename(tmpName, abs); err != nil {
-		return apierr.Wrap(apierr.OperationFailed, err, "writing %s", clean)
+		return err
 	}
 	ok = true
 	syncDir(dir)

@@ -142,6 +142,37 @@ func SetADRMeta(text, key, value string) (string, error) {
 	return strings.Join(out, ""), nil
 }
 
+// SetADRStatus replaces the first line of an ADR's status section (outside
+// code fences) with line; nothing else changes.
+func SetADRStatus(text, line string) (string, error) {
+	lines := strings.SplitAfter(text, "\n")
+	inFence, inStatus := false, false
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			inFence = !inFence
+			continue
+		}
+		if inFence {
+			continue
+		}
+		if strings.HasPrefix(t, "#") {
+			if inStatus {
+				break
+			}
+			name := strings.ToLower(strings.TrimSpace(strings.TrimLeft(t, "#")))
+			name = strings.TrimSpace(strings.TrimRight(name, ":"))
+			inStatus = name == "status"
+			continue
+		}
+		if inStatus && t != "" {
+			lines[i] = line + lineEndingOf(l)
+			return strings.Join(lines, ""), nil
+		}
+	}
+	return "", fmt.Errorf("no status line in a ## Status section")
+}
+
 func lineEnding(text string) string {
 	if strings.Contains(text, "\r\n") {
 		return "\r\n"
