@@ -656,11 +656,9 @@ func runInboxList(ctx context.Context, e *Engine, v any) (any, error) {
 	return res, nil
 }
 
-func runInboxDrop(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*InboxDropInput)
-	if err := inboxOneLine("reason", in.Reason, 500); err != nil {
-		return nil, err
-	}
+// inboxChange loads candidate id under the write lock, lets change edit it
+// (keep=false: answer the candidate unchanged), and saves it.
+func (e *Engine) inboxChange(ctx context.Context, id string, change func(c *InboxCandidate) (keep bool, err error)) (*InboxCandidate, error) {
 	w, err := e.writer()
 	if err != nil {
 		return nil, err
@@ -670,24 +668,45 @@ func runInboxDrop(ctx context.Context, e *Engine, v any) (any, error) {
 		return nil, err
 	}
 	defer unlock()
-	c, err := e.inboxLoad(w, in.ID)
+	c, err := e.inboxLoad(w, id)
 	if err != nil {
 		return nil, err
 	}
 	c.normalize()
-	switch c.State {
-	case inboxDismissed:
+	keep, err := change(c)
+	if err != nil {
+		return nil, err
+	}
+	if !keep {
 		return c, nil
-	case inboxPromoted:
-		return nil, apierr.New(apierr.OperationConflict, "candidate %s was already promoted to an entry; retire the entry instead", c.ID)
 	}
-	ev := InboxEvent{At: e.inboxStamp(), Event: "dismissed"}
-	if in.Reason != "" {
-		ev.Reason = inboxRedact(in.Reason, map[string]int{})
-	}
-	c.State = inboxDismissed
-	c.History = append(c.History, ev)
 	if err := inboxSave(w, c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func runInboxDrop(ctx context.Context, e *Engine, v any) (any, error) {
+	in := v.(*InboxDropInput)
+	if err := inboxOneLine("reason", in.Reason, 500); err != nil {
+		return nil, err
+	}
+	c, err := e.inboxChange(ctx, in.ID, func(c *InboxCandidate) (bool, error) {
+		switch c.State {
+		case inboxDismissed:
+			return false, nil
+		case inboxPromoted:
+			return false, apierr.New(apierr.OperationConflict, "candidate %s was already promoted to an entry; retire the entry instead", c.ID)
+		}
+		ev := InboxEvent{At: e.inboxStamp(), Event: "dismissed"}
+		if in.Reason != "" {
+			ev.Reason = inboxRedact(in.Reason, map[string]int{})
+		}
+		c.State = inboxDismissed
+		c.History = append(c.History, ev)
+		return true, nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -702,36 +721,26 @@ func runInboxVerify(ctx context.Context, e *Engine, v any) (any, error) {
 	if err := inboxOneLine("verify", cmd, 500); err != nil {
 		return nil, err
 	}
-	w, err := e.writer()
-	if err != nil {
-		return nil, err
-	}
-	unlock, err := w.Lock(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	c, err := e.inboxLoad(w, in.ID)
-	if err != nil {
-		return nil, err
-	}
-	c.normalize()
-	if c.Kind == inboxChallengeKind {
-		return nil, apierr.Invalid("candidate %s is a challenge; challenges carry no verify command", c.ID)
-	}
-	if c.State != inboxPending {
-		return nil, apierr.New(apierr.OperationConflict, "candidate %s is %s; only pending candidates change", c.ID, c.State)
-	}
-	if c.Entry.Verify != cmd {
+	c, err := e.inboxChange(ctx, in.ID, func(c *InboxCandidate) (bool, error) {
+		if c.Kind == inboxChallengeKind {
+			return false, apierr.Invalid("candidate %s is a challenge; challenges carry no verify command", c.ID)
+		}
+		if c.State != inboxPending {
+			return false, apierr.New(apierr.OperationConflict, "candidate %s is %s; only pending candidates change", c.ID, c.State)
+		}
+		if c.Entry.Verify == cmd {
+			return false, nil
+		}
 		c.Entry.Verify = cmd
 		event := "verify_set"
 		if cmd == "" {
 			event = "verify_removed"
 		}
 		c.History = append(c.History, InboxEvent{At: e.inboxStamp(), Event: event})
-		if err := inboxSave(w, c); err != nil {
-			return nil, err
-		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return &InboxVerifyResult{ID: c.ID, Verify: strp(cmd), Entry: c.Entry}, nil
 }

@@ -16,25 +16,13 @@ import (
 	"github.com/kontext/kontext/engine/apierr"
 )
 
-// gitEnv isolates the git binary from the user's configuration and fixes
-// identities and dates.
+// gitEnv isolates git from the machine (see testrepo.Env).
 func gitEnv(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	for k, v := range map[string]string{
-		"GIT_CONFIG_GLOBAL":   "/dev/null",
-		"GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME":     "Ada",
-		"GIT_AUTHOR_EMAIL":    "ada@example.com",
-		"GIT_AUTHOR_DATE":     "2026-01-01T00:00:00Z",
-		"GIT_COMMITTER_NAME":  "Bob",
-		"GIT_COMMITTER_EMAIL": "bob@example.com",
-		"GIT_COMMITTER_DATE":  "2026-01-01T00:00:00Z",
-	} {
-		t.Setenv(k, v)
-	}
+	testrepo.Env(t)
+	// Author and committer differ, so Log is seen to report the author.
+	t.Setenv("GIT_AUTHOR_NAME", "Ada")
+	t.Setenv("GIT_COMMITTER_NAME", "Bob")
 }
 
 type trepo struct {

@@ -17,25 +17,10 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
-// gitEnv makes git deterministic and independent of the machine's config,
-// or skips when there is no git binary.
+// gitEnv isolates git from the machine (see testrepo.Env).
 func gitEnv(tb testing.TB) {
 	tb.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		tb.Skip("no git binary")
-	}
-	for k, v := range map[string]string{
-		"GIT_CONFIG_GLOBAL":   "/dev/null",
-		"GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME":     "Ada",
-		"GIT_AUTHOR_EMAIL":    "ada@example.com",
-		"GIT_AUTHOR_DATE":     "2026-01-01T00:00:00Z",
-		"GIT_COMMITTER_NAME":  "Ada",
-		"GIT_COMMITTER_EMAIL": "ada@example.com",
-		"GIT_COMMITTER_DATE":  "2026-01-01T00:00:00Z",
-	} {
-		tb.Setenv(k, v)
-	}
+	testrepo.Env(tb)
 }
 
 // repo is a scratch repository driven by the git binary.

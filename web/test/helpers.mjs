@@ -3,8 +3,8 @@
 // one-file HTML built the way `kontext review --out` does, and the browser.
 
 import { createServer } from "node:http";
-import { readFileSync, readdirSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { join, relative, sep, extname, normalize } from "node:path";
+import { readFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join, extname, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 
@@ -19,18 +19,8 @@ export const CHANGED_PATHS = ["src/billing/tax/vat.go", "src/export/nightly.go"]
 export const EDITED = ".ai/decisions/2026-01-14-vat-is-rounded-per-line.md";
 export const REMOVED = ".ai/learnings/2026-04-09-excel-needs-a-bom-in-csv-exports.md";
 
-export function demoFiles() {
-  const out = {};
-  const walk = (dir) => {
-    for (const d of readdirSync(dir, { withFileTypes: true })) {
-      const p = join(dir, d.name);
-      if (d.isDirectory()) walk(p);
-      else if (d.isFile()) out[relative(demoDir, p).split(sep).join("/")] = readFileSync(p, "utf8");
-    }
-  };
-  walk(demoDir);
-  return out;
-}
+import { demoFiles } from "../../wasm/test/helpers.mjs";
+export { demoFiles };
 
 /** The demo bundle: head = the demo files; base = one entry edited, one removed (so head adds it). */
 export function demoBundle() {
