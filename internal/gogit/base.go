@@ -64,9 +64,9 @@ func (g *graph) node(h plumbing.Hash) (*gnode, error) {
 	if err != nil {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "reading commit %s", h)
 	}
-	n := &gnode{hash: h, time: c.CommitterTime}
+	n := &gnode{hash: h, time: c.Time}
 	if !g.shallow[h] {
-		n.parents = c.ParentHashes
+		n.parents = c.Parents
 	}
 	g.nodes[h] = n
 	return n, nil

@@ -6,9 +6,9 @@ import (
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/internal/git"
 )
 
 // Branch returns the short name of the branch HEAD is on ("main"), also
@@ -60,7 +60,7 @@ func (r *Repo) ChangedSince(ctx context.Context, base string) ([]string, error) 
 			if err != nil {
 				return nil, err
 			}
-			if err := r.diffTrees(ctx, a, b, "", set); err != nil {
+			if err := r.diffTrees(ctx, a, b, set); err != nil {
 				return nil, apierr.Wrap(apierr.OperationFailed, err, "comparing %s with HEAD", base)
 			}
 		}
@@ -80,72 +80,20 @@ func (r *Repo) ChangedSince(ctx context.Context, base string) ([]string, error) 
 	return out, nil
 }
 
-// commitTree returns the root tree of commit sha.
-func (r *Repo) commitTree(sha string) (*rawTree, error) {
+// commitTree returns the root tree id of commit sha.
+func (r *Repo) commitTree(sha string) (plumbing.Hash, error) {
 	c, err := r.commit(plumbing.NewHash(sha))
 	if err != nil {
-		return nil, apierr.Wrap(apierr.OperationFailed, err, "reading commit %s", sha)
+		return plumbing.ZeroHash, apierr.Wrap(apierr.OperationFailed, err, "reading commit %s", sha)
 	}
-	t, err := r.tree(c.TreeHash)
-	if err != nil {
-		return nil, apierr.Wrap(apierr.OperationFailed, err, "reading the tree of %s", sha)
-	}
-	return t, nil
+	return c.Tree, nil
 }
 
-// diffTrees adds to out the paths (below prefix) whose entries differ
-// between trees a and b; either may be nil (empty). Identical subtrees
-// are skipped by hash; a submodule is one path.
-func (r *Repo) diffTrees(ctx context.Context, a, b *rawTree, prefix string, out map[string]bool) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if a != nil && b != nil && a.Hash == b.Hash {
+// diffTrees adds to out the paths whose entries differ between trees a
+// and b (either may be zero: the empty tree).
+func (r *Repo) diffTrees(ctx context.Context, a, b plumbing.Hash, out map[string]bool) error {
+	return git.NewDiffer(r.objs).Diff(ctx, a, b, func(p []byte, _, _ git.Side) error {
+		out[string(p)] = true
 		return nil
-	}
-	type pair struct{ a, b *treeEntry }
-	pairs := map[string]*pair{}
-	if a != nil {
-		for i := range a.Entries {
-			pairs[a.Entries[i].Name] = &pair{a: &a.Entries[i]}
-		}
-	}
-	if b != nil {
-		for i := range b.Entries {
-			e := &b.Entries[i]
-			if p, ok := pairs[e.Name]; ok {
-				p.b = e
-			} else {
-				pairs[e.Name] = &pair{b: e}
-			}
-		}
-	}
-	for name, p := range pairs {
-		path := prefix + name
-		if p.a != nil && p.b != nil && p.a.Hash == p.b.Hash && p.a.Mode == p.b.Mode {
-			continue
-		}
-		var sa, sb *rawTree
-		var err error
-		if p.a != nil && p.a.Mode == filemode.Dir {
-			if sa, err = r.tree(p.a.Hash); err != nil {
-				return err
-			}
-		} else if p.a != nil {
-			out[path] = true
-		}
-		if p.b != nil && p.b.Mode == filemode.Dir {
-			if sb, err = r.tree(p.b.Hash); err != nil {
-				return err
-			}
-		} else if p.b != nil {
-			out[path] = true
-		}
-		if sa != nil || sb != nil {
-			if err := r.diffTrees(ctx, sa, sb, path+"/", out); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	})
 }

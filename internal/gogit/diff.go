@@ -4,6 +4,8 @@ import (
 	"context"
 	"sort"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/kontext/kontext/engine/apierr"
 )
 
@@ -12,7 +14,7 @@ import (
 func (r *Repo) Diff(ctx context.Context, from, to string) ([]string, error) {
 	set := map[string]bool{}
 	if from != to {
-		var a *rawTree
+		var a plumbing.Hash
 		if from != "" {
 			t, err := r.commitTree(from)
 			if err != nil {
@@ -24,7 +26,7 @@ func (r *Repo) Diff(ctx context.Context, from, to string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := r.diffTrees(ctx, a, b, "", set); err != nil {
+		if err := r.diffTrees(ctx, a, b, set); err != nil {
 			return nil, apierr.Wrap(apierr.OperationFailed, err, "comparing %s with %s", from, to)
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-git/go-billy/v5"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/internal/git"
 	"github.com/kontext/kontext/internal/history"
 )
 
@@ -34,8 +34,7 @@ type Repo struct {
 	// Progress, when set, is told about long work (the history index).
 	Progress func(event, task string, fields map[string]any)
 
-	treesMu sync.Mutex
-	trees   map[plumbing.Hash]*rawTree // parsed trees by hash
+	objs *git.Objects // objects: the packs, then st
 }
 
 var (
@@ -85,7 +84,7 @@ func Open(dir string) (*Repo, error) {
 	// Tuned storage: pack files stay open across object reads (KeepDescriptors;
 	// closed with the process) and a large object cache serves rev walks.
 	st := filesystem.NewStorageWithOptions(fs, cache.NewObjectLRU(256*cache.MiByte), filesystem.Options{KeepDescriptors: true})
-	return &Repo{st: st, root: root, gitDir: gitDir}, nil
+	return &Repo{st: st, root: root, gitDir: gitDir, objs: git.OpenObjects(gitDir, st)}, nil
 }
 
 // readGitFile reads a "gitdir: <path>" file.
@@ -149,7 +148,7 @@ func (r *Repo) Blobs(ctx context.Context, paths []string) (map[string]string, ma
 	if err != nil {
 		return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "reading the HEAD commit")
 	}
-	tree, err := r.tree(commit.TreeHash)
+	tree, err := r.tree(commit.Tree)
 	if err != nil {
 		return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "reading the HEAD tree")
 	}
@@ -157,8 +156,8 @@ func (r *Repo) Blobs(ctx context.Context, paths []string) (map[string]string, ma
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		e, err := r.findEntry(tree, p)
-		if errors.Is(err, errEntryNotFound) || errors.Is(err, errDirectoryNotFound) {
+		e, err := r.objs.FindEntry(tree, p)
+		if errors.Is(err, git.ErrEntryNotFound) || errors.Is(err, git.ErrDirectoryNotFound) {
 			continue
 		}
 		if err != nil {
@@ -209,12 +208,12 @@ func (r *Repo) FileAt(ctx context.Context, sha, path string) ([]byte, bool, erro
 	if err != nil {
 		return nil, false, apierr.Wrap(apierr.OperationFailed, err, "reading commit %s", sha)
 	}
-	tree, err := r.tree(commit.TreeHash)
+	tree, err := r.tree(commit.Tree)
 	if err != nil {
 		return nil, false, apierr.Wrap(apierr.OperationFailed, err, "reading the tree of %s", sha)
 	}
-	data, err := r.fileContents(tree, path)
-	if errors.Is(err, errFileNotFound) || errors.Is(err, errDirectoryNotFound) || errors.Is(err, errEntryNotFound) {
+	data, err := r.objs.File(tree, path)
+	if errors.Is(err, git.ErrFileNotFound) || errors.Is(err, git.ErrDirectoryNotFound) || errors.Is(err, git.ErrEntryNotFound) {
 		return nil, false, nil
 	}
 	if err != nil {

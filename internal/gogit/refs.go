@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,7 +39,7 @@ func (r *Repo) Resolve(ctx context.Context, rev string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	c, err := r.peelToCommit(h)
+	ch, c, err := r.peelToCommit(h)
 	if err != nil {
 		return "", revError(rev, err)
 	}
@@ -79,10 +78,11 @@ func (r *Repo) Resolve(ctx context.Context, rev string) (string, error) {
 		switch op {
 		case '~':
 			for ; n > 0; n-- {
-				if len(c.ParentHashes) == 0 {
-					return "", apierr.Invalid("invalid revision %q: %s has no parent; %s", rev, c.Hash, revHint)
+				if len(c.Parents) == 0 {
+					return "", apierr.Invalid("invalid revision %q: %s has no parent; %s", rev, ch, revHint)
 				}
-				if c, err = r.commit(c.ParentHashes[0]); err != nil {
+				ch = c.Parents[0]
+				if c, err = r.commit(ch); err != nil {
 					return "", revError(rev, err)
 				}
 			}
@@ -90,15 +90,16 @@ func (r *Repo) Resolve(ctx context.Context, rev string) (string, error) {
 			if n == 0 {
 				continue
 			}
-			if n > len(c.ParentHashes) {
-				return "", apierr.Invalid("invalid revision %q: %s has no parent %d; %s", rev, c.Hash, n, revHint)
+			if n > len(c.Parents) {
+				return "", apierr.Invalid("invalid revision %q: %s has no parent %d; %s", rev, ch, n, revHint)
 			}
-			if c, err = r.commit(c.ParentHashes[n-1]); err != nil {
+			ch = c.Parents[n-1]
+			if c, err = r.commit(ch); err != nil {
 				return "", revError(rev, err)
 			}
 		}
 	}
-	return c.Hash.String(), nil
+	return ch.String(), nil
 }
 
 func revError(rev string, err error) error {
@@ -159,7 +160,7 @@ func (r *Repo) resolveShort(short string) (plumbing.Hash, error) {
 		}
 		seen[h] = true
 		all = append(all, h.String())
-		if _, err := r.peelToCommit(h); err == nil {
+		if _, _, err := r.peelToCommit(h); err == nil {
 			commits = append(commits, h.String())
 		}
 	}
@@ -178,29 +179,6 @@ func (r *Repo) resolveShort(short string) (plumbing.Hash, error) {
 		cands = all
 	}
 	return plumbing.ZeroHash, apierr.Invalid("ambiguous revision %q: it matches %s; pass more hex digits", short, strings.Join(cands, ", "))
-}
-
-var errNotCommit = errors.New("not a commit")
-
-// peelToCommit follows tags from object h to a commit.
-func (r *Repo) peelToCommit(h plumbing.Hash) (*rawCommit, error) {
-	for range 16 {
-		typ, data, err := r.readObject(plumbing.AnyObject, h)
-		if err != nil {
-			return nil, err
-		}
-		switch typ {
-		case plumbing.CommitObject:
-			return parseCommit(h, data)
-		case plumbing.TagObject:
-			if h, err = parseTagTarget(data); err != nil {
-				return nil, err
-			}
-		default:
-			return nil, fmt.Errorf("%s is a %s: %w", h, typ, errNotCommit)
-		}
-	}
-	return nil, fmt.Errorf("%s: tag chain too long: %w", h, errNotCommit)
 }
 
 func isHex(s string) bool {
@@ -239,14 +217,14 @@ func (r *Repo) refCommit(name string) (string, bool, error) {
 	if err != nil {
 		return "", false, apierr.Wrap(apierr.OperationFailed, err, "reading ref %s", name)
 	}
-	c, err := r.peelToCommit(ref.Hash())
+	ch, _, err := r.peelToCommit(ref.Hash())
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		return "", false, nil // dangling ref (e.g. a broken shallow fetch)
 	}
 	if err != nil {
 		return "", false, apierr.Wrap(apierr.OperationFailed, err, "reading ref %s", name)
 	}
-	return c.Hash.String(), true, nil
+	return ch.String(), true, nil
 }
 
 // commonDir is the repository's common git dir (the main one for a linked

@@ -3,7 +3,6 @@ package gogit
 import (
 	"context"
 	"errors"
-	"io"
 	"path"
 	"sort"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/internal/git"
 )
 
 // Tree returns the regular files (executable or not) below any of dirs
@@ -20,7 +20,7 @@ import (
 // tree. Symlinks and submodules are skipped; a dir that does not exist or
 // is a file contributes nothing. Only the subtrees below dirs are read.
 func (r *Repo) Tree(ctx context.Context, sha string, dirs []string) (map[string]engine.TreeFile, error) {
-	c, err := r.peelToCommit(plumbing.NewHash(sha))
+	_, c, err := r.peelToCommit(plumbing.NewHash(sha))
 	if len(sha) != 40 || !isHex(sha) || errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, errNotCommit) {
 		return nil, apierr.Invalid("%q is not a commit of this repository: pass a full commit sha", sha)
 	}
@@ -29,14 +29,14 @@ func (r *Repo) Tree(ctx context.Context, sha string, dirs []string) (map[string]
 	}
 	out := map[string]engine.TreeFile{}
 	for _, d := range normalizeDirs(dirs) {
-		root, err := r.tree(c.TreeHash)
+		root, err := r.tree(c.Tree)
 		if err != nil {
 			return nil, apierr.Wrap(apierr.OperationFailed, err, "reading the tree of %s", sha)
 		}
 		t := root
 		if d != "" {
-			e, err := r.findEntry(root, d)
-			if errors.Is(err, errEntryNotFound) || errors.Is(err, errDirectoryNotFound) {
+			e, err := r.objs.FindEntry(root, d)
+			if errors.Is(err, git.ErrEntryNotFound) || errors.Is(err, git.ErrDirectoryNotFound) {
 				continue
 			}
 			if err != nil {
@@ -57,7 +57,7 @@ func (r *Repo) Tree(ctx context.Context, sha string, dirs []string) (map[string]
 }
 
 // collect adds the regular files below tree t (at prefix) to out.
-func (r *Repo) collect(ctx context.Context, t *rawTree, prefix string, out map[string]engine.TreeFile) error {
+func (r *Repo) collect(ctx context.Context, t *git.Tree, prefix string, out map[string]engine.TreeFile) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func (r *Repo) collect(ctx context.Context, t *rawTree, prefix string, out map[s
 				return err
 			}
 		case filemode.Regular, filemode.Executable, filemode.Deprecated:
-			data, err := r.blob(e.Hash)
+			data, err := r.objs.Blob(e.Hash)
 			if err != nil {
 				return apierr.Wrap(apierr.OperationFailed, err, "reading %s", p)
 			}
@@ -84,30 +84,6 @@ func (r *Repo) collect(ctx context.Context, t *rawTree, prefix string, out map[s
 		}
 	}
 	return nil
-}
-
-func (r *Repo) blob(h plumbing.Hash) ([]byte, error) {
-	o, err := r.st.EncodedObject(plumbing.BlobObject, h)
-	if err != nil {
-		return nil, err
-	}
-	rd, err := o.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer rd.Close()
-	data := make([]byte, 0, o.Size())
-	buf := make([]byte, 32*1024)
-	for {
-		n, err := rd.Read(buf)
-		data = append(data, buf[:n]...)
-		if err == io.EOF {
-			return data, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
 }
 
 // normalizeDirs cleans dirs and drops those inside another one, so no

@@ -124,7 +124,7 @@ func (r *Repo) headFiles(ctx context.Context) (map[string]headFile, error) {
 		}
 		return nil
 	}
-	if err := walk(c.TreeHash, ""); err != nil {
+	if err := walk(c.Tree, ""); err != nil {
 		return nil, err
 	}
 	return out, nil

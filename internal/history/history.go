@@ -1,11 +1,10 @@
 // Package history is kontext's native commit index: for every commit
 // reachable from HEAD (up to a limit) its parents, committer time, subject
 // and the paths it changed against its first parent. The history operations
-// (since, drift, changed, landed) are answered from it (spec 04-history.md,
-// "The commit index").
+// (since, drift, changed, landed) are answered from it.
 //
-// It reads objects through go-git's storage packages only and diffs trees
-// itself: go-git's Log with a path filter is wrong on merges (it compares a
+// It reads and diffs objects through internal/git, kontext's one git object
+// layer: go-git's Log with a path filter is wrong on merges (it compares a
 // commit with the previous one in traversal order, not with its parent) and
 // two orders of magnitude slower than git. A commit's changed paths never
 // change, so they are cached forever under <git-dir>/kontext/cache/commits/
@@ -109,9 +108,10 @@ func (ix *Index) Since(from string) []*Commit {
 // under <gitDir>/kontext/cache/commits/. head == "" (no HEAD yet) gives
 // ErrNoCommits.
 //
-// Packed objects are read from the packs under gitDir (following a linked
-// worktree's commondir), memory-mapped; st serves everything else (loose
-// objects, alternates) and, when it also implements
+// Objects are read through internal/git: packed ones from the packs under
+// gitDir (following a linked worktree's commondir), memory-mapped; st
+// serves everything else (loose objects, alternates) and, when it also
+// implements
 // storer.ShallowStorer (go-git's filesystem storage does), the shallow
 // list: boundary commits are treated as parentless, like git does.
 func Build(ctx context.Context, st storer.EncodedObjectStorer, gitDir, head string, maxCommits int) (*Index, error) {
@@ -122,8 +122,7 @@ func Build(ctx context.Context, st storer.EncodedObjectStorer, gitDir, head stri
 	if !ok {
 		return nil, fmt.Errorf("history: head %q is not a full sha", head)
 	}
-	b := newBuilder(st)
-	b.gitDir = gitDir
+	b := newBuilder(st, gitDir)
 	defer b.close()
 	ix := &Index{Head: head, BySHA: map[string]*Commit{}}
 
@@ -236,7 +235,7 @@ func Build(ctx context.Context, st storer.EncodedObjectStorer, gitDir, head stri
 				parentTree = pt
 			}
 		}
-		paths, err := b.diff(parentTree, n.tree)
+		paths, err := b.diff(ctx, parentTree, n.tree)
 		if err != nil {
 			return nil, fmt.Errorf("history: diffing %s: %w", n.c.SHA, err)
 		}

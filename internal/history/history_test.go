@@ -1,7 +1,6 @@
 package history
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -315,37 +314,6 @@ func TestPacked(t *testing.T) {
 	r.commit("loose after pack")
 	os.RemoveAll(filepath.Join(r.gitDir(), "kontext"))
 	checkOracle(t, r, build(t, r, 0))
-}
-
-// TestPackReaderMatchesGoGit reads every object of a repacked repository
-// through the pack reader and through go-git.
-func TestPackReaderMatchesGoGit(t *testing.T) {
-	r := genRepo(t, 120)
-	st := openStorage(t, r.gitDir())
-	ps := openPacks(objectsDir(r.gitDir()))
-	defer ps.close()
-	if len(ps.packs) == 0 {
-		t.Fatal("no pack mapped")
-	}
-	ids := strings.Fields(r.git("cat-file", "--batch-all-objects", "--batch-check=%(objectname)"))
-	if len(ids) < 1000 {
-		t.Fatalf("only %d objects", len(ids))
-	}
-	b := newBuilder(st)
-	for _, id := range ids {
-		h, _ := parseHash(id)
-		o, found, err := ps.read(h)
-		if !found || err != nil {
-			t.Fatalf("%s: found=%v err=%v", id, found, err)
-		}
-		want, err := b.readObject(o.typ, h) // b has no packs: go-git
-		if err != nil {
-			t.Fatalf("%s: go-git: %v", id, err)
-		}
-		if !bytes.Equal(o.data, want) {
-			t.Fatalf("%s (%v): pack reader and go-git differ", id, o.typ)
-		}
-	}
 }
 
 // TestGeneratedRepoMatchesGitLog checks the benchmark's repository shape

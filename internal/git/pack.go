@@ -1,4 +1,4 @@
-package history
+package git
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -19,8 +18,8 @@ import (
 // on a 10,000-commit walk that was three quarters of the time. This reader
 // does only what a walk needs: look the id up in the .idx, inflate, and
 // apply delta chains with a cache of resolved objects. Anything it cannot
-// serve (loose objects, alternates, idx v1, packs written after it opened)
-// falls back to the go-git storage.
+// serve (loose objects, alternates, idx v1) is left to the fallback (see
+// Objects).
 type packSet struct {
 	packs  []*pack
 	unmaps []func()
@@ -28,6 +27,7 @@ type packSet struct {
 	br     bytes.Reader
 	chain  []deltaFrame
 	cache  objCache
+	mapped map[string]bool // idx paths tried, mapped or not
 }
 
 type pack struct {
@@ -75,6 +75,9 @@ func (c *objCache) get(k packKey) (packObj, bool) {
 }
 
 func (c *objCache) put(k packKey, o packObj) {
+	if len(o.data) > c.max/4 {
+		return // a huge blob would evict everything for one use
+	}
 	if c.cur == nil || c.size+len(o.data) > c.max {
 		c.old, c.cur, c.size = c.cur, map[packKey]packObj{}, 0
 	}
@@ -82,33 +85,35 @@ func (c *objCache) put(k packKey, o packObj) {
 	c.size += len(o.data)
 }
 
-// objectsDir is the object directory of gitDir, following the commondir
-// of a linked worktree.
-func objectsDir(gitDir string) string {
-	if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-		common := strings.TrimSpace(string(data))
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(gitDir, common)
-		}
-		return filepath.Join(common, "objects")
-	}
-	return filepath.Join(gitDir, "objects")
-}
-
 // openPacks maps every pack with a version-2 index; packs it cannot read
 // are left to the fallback.
 func openPacks(objects string) *packSet {
-	s := &packSet{cache: objCache{max: 32 << 20}}
+	s := &packSet{cache: objCache{max: 32 << 20}, mapped: map[string]bool{}}
+	s.refresh(objects)
+	return s
+}
+
+// refresh maps the packs that appeared since the last call (a fetch or gc
+// in a long-lived process); it reports whether it mapped any. Packs it
+// cannot read are left to the fallback; packs already mapped stay mapped
+// (their objects never change, even when gc deletes the file).
+func (s *packSet) refresh(objects string) bool {
 	idxs, _ := filepath.Glob(filepath.Join(objects, "pack", "*.idx"))
+	added := false
 	for _, ip := range idxs {
+		if s.mapped[ip] {
+			continue
+		}
+		s.mapped[ip] = true
 		p, unmap, err := openPack(ip)
 		if err != nil {
 			continue
 		}
 		s.packs = append(s.packs, p)
 		s.unmaps = append(s.unmaps, unmap...)
+		added = true
 	}
-	return s
+	return added
 }
 
 func openPack(idxPath string) (*pack, []func(), error) {
@@ -150,7 +155,7 @@ func (s *packSet) close() {
 	for _, f := range s.unmaps {
 		f()
 	}
-	s.packs, s.unmaps = nil, nil
+	s.packs, s.unmaps, s.mapped = nil, nil, map[string]bool{}
 }
 
 // find returns the offset of h in p.

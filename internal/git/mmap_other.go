@@ -1,10 +1,10 @@
 //go:build !unix
 
-package history
+package git
 
 import "errors"
 
-// mapFile is unsupported here; the walk reads through go-git's storage.
+// mapFile is unsupported here; objects are read through the fallback.
 func mapFile(string) ([]byte, func(), error) {
 	return nil, nil, errors.New("mmap unsupported")
 }

@@ -1,0 +1,27 @@
+// Package git is kontext's one git object layer. It owns:
+//
+//   - the object database (Objects): packed objects read straight from
+//     memory-mapped pack files (idx v2 lookup, zlib inflate, OFS/REF delta
+//     chains with a cache of resolved objects), with go-git's storage as
+//     the fallback for what the packs do not hold — loose objects,
+//     alternates, idx v1 — and packs that appear while it is open mapped
+//     on a miss;
+//   - the object parsers: commits (tree, parents, author name, committer
+//     time, subject; headers at git's canonical positions), annotated tag
+//     targets and trees (streaming RawEntry iteration for the differ, a
+//     parsed Tree with binary-search lookup and go-git-compatible path
+//     lookup for callers that look paths up);
+//   - the tree differ (Differ): `git diff-tree -r --no-renames` semantics
+//     reported path by path to a callback, equal subtrees skipped by hash.
+//
+// internal/history builds the commit index on it and internal/gogit
+// (engine.Git) answers trees, files, diffs and ancestry with it. go-git
+// stays behind it only where it earns its place: loose objects and
+// alternates (the fallback), refs, the git index and config, which
+// internal/gogit and internal/writer still read with go-git.
+//
+// It deliberately avoids go-git's plumbing/object, whose import graph
+// (openpgp, circl, x/crypto) costs the CLI start-up time, and go-git's
+// packfile reader, whose per-object system calls and hashing cost three
+// quarters of a 10,000-commit walk.
+package git

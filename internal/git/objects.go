@@ -1,0 +1,290 @@
+package git
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+// Lookup errors; the texts are go-git's, so callers that used go-git's
+// tree lookups see the same messages.
+var (
+	ErrFileNotFound      = errors.New("file not found")
+	ErrDirectoryNotFound = errors.New("directory not found")
+	ErrEntryNotFound     = errors.New("entry not found")
+	ErrInvalidPath       = errors.New("invalid path")
+)
+
+// Objects is a repository's object database: packed objects are read from
+// the memory-mapped packs (opened on the first read), everything else
+// (loose objects, alternates, packs with a version-1 index) from the
+// fallback storage. An object of another type than asked for is
+// plumbing.ErrObjectNotFound, like go-git reports it.
+//
+// Objects is safe for concurrent use. The bytes it returns are shared
+// with its caches: never modify them (Blob returns a copy).
+type Objects struct {
+	dir      string // the objects directory; "" reads everything through fallback
+	fallback storer.EncodedObjectStorer
+
+	mu     sync.Mutex
+	packs  *packSet // nil until the first read
+	closed bool
+	raw    rawTreeCache
+	trees  map[plumbing.Hash]*Tree // parsed trees, for path lookups
+}
+
+// OpenObjects opens the object database of gitDir (a linked worktree's
+// commondir is followed); fallback serves what the packs do not hold. With
+// gitDir == "" everything is read through fallback.
+func OpenObjects(gitDir string, fallback storer.EncodedObjectStorer) *Objects {
+	o := &Objects{fallback: fallback}
+	if gitDir != "" {
+		o.dir = objectsDir(gitDir)
+	}
+	return o
+}
+
+// objectsDir is the object directory of gitDir, following the commondir
+// of a linked worktree.
+func objectsDir(gitDir string) string {
+	if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		common := strings.TrimSpace(string(data))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gitDir, common)
+		}
+		return filepath.Join(common, "objects")
+	}
+	return filepath.Join(gitDir, "objects")
+}
+
+// Close unmaps the packs. Objects read before stay valid (inflated objects
+// are copies, never views of the mapping); reads after Close go to the
+// fallback.
+func (o *Objects) Close() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.packs != nil {
+		o.packs.close()
+	}
+	o.packs, o.closed = nil, true
+}
+
+// Read returns the type and content of object h; t may be
+// plumbing.AnyObject.
+func (o *Objects) Read(t plumbing.ObjectType, h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	typ, data, found, err := o.readPacked(t, h, false)
+	if found {
+		return typ, data, err
+	}
+	typ, data, err = o.readFallback(t, h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		// A pack written since the packs were mapped (a fetch or gc in a
+		// long-lived process)?
+		if typ, data, found, err2 := o.readPacked(t, h, true); found {
+			return typ, data, err2
+		}
+	}
+	return typ, data, err
+}
+
+// readPacked looks h up in the mapped packs; refresh first maps packs
+// that appeared since and reports not found when there were none.
+func (o *Objects) readPacked(t plumbing.ObjectType, h plumbing.Hash, refresh bool) (plumbing.ObjectType, []byte, bool, error) {
+	if o.dir == "" {
+		return plumbing.InvalidObject, nil, false, nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return plumbing.InvalidObject, nil, false, nil
+	}
+	if o.packs == nil {
+		o.packs = openPacks(o.dir)
+	} else if refresh && !o.packs.refresh(o.dir) {
+		return plumbing.InvalidObject, nil, false, nil
+	}
+	po, found, err := o.packs.read(h)
+	if !found {
+		return plumbing.InvalidObject, nil, false, nil
+	}
+	if err != nil {
+		return plumbing.InvalidObject, nil, true, fmt.Errorf("reading %s: %w", h, err)
+	}
+	if t != plumbing.AnyObject && po.typ != t {
+		return plumbing.InvalidObject, nil, true, plumbing.ErrObjectNotFound
+	}
+	return po.typ, po.data, true, nil
+}
+
+func (o *Objects) readFallback(t plumbing.ObjectType, h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	if o.fallback == nil {
+		return plumbing.InvalidObject, nil, plumbing.ErrObjectNotFound
+	}
+	obj, err := o.fallback.EncodedObject(t, h)
+	if err != nil {
+		return plumbing.InvalidObject, nil, err
+	}
+	r, err := obj.Reader()
+	if err != nil {
+		return plumbing.InvalidObject, nil, err
+	}
+	defer r.Close()
+	buf := make([]byte, obj.Size())
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return plumbing.InvalidObject, nil, err
+	}
+	return obj.Type(), buf, nil
+}
+
+// ReadCommit reads and parses commit h into c (see ParseCommit).
+func (o *Objects) ReadCommit(h plumbing.Hash, c *Commit) error {
+	_, data, err := o.Read(plumbing.CommitObject, h)
+	if err != nil {
+		return err
+	}
+	if err := ParseCommit(data, c); err != nil {
+		return fmt.Errorf("commit %s: %w", h, err)
+	}
+	return nil
+}
+
+// Commit reads and parses commit h.
+func (o *Objects) Commit(h plumbing.Hash) (*Commit, error) {
+	c := &Commit{}
+	if err := o.ReadCommit(h, c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Blob returns a copy of blob h's content (the caller may modify it).
+func (o *Objects) Blob(h plumbing.Hash) ([]byte, error) {
+	_, data, err := o.Read(plumbing.BlobObject, h)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Clone(data), nil
+}
+
+// RawTree returns the raw content of tree h; the zero hash is the empty
+// tree. Recently read trees are cached: a commit's tree is the parent tree
+// of the commit diffed before it in a walk, and unchanged subtrees are
+// shared by neighbours.
+func (o *Objects) RawTree(h plumbing.Hash) ([]byte, error) {
+	if h.IsZero() {
+		return nil, nil
+	}
+	o.mu.Lock()
+	d, ok := o.raw.get(h)
+	o.mu.Unlock()
+	if ok {
+		return d, nil
+	}
+	_, d, err := o.Read(plumbing.TreeObject, h)
+	if err != nil {
+		return nil, err
+	}
+	o.mu.Lock()
+	o.raw.put(h, d)
+	o.mu.Unlock()
+	return d, nil
+}
+
+// Tree reads and parses tree h. Parsed trees are kept (bounded), so
+// looking up many paths below one directory parses it once.
+func (o *Objects) Tree(h plumbing.Hash) (*Tree, error) {
+	o.mu.Lock()
+	t, ok := o.trees[h]
+	o.mu.Unlock()
+	if ok {
+		return t, nil
+	}
+	d, err := o.RawTree(h)
+	if err != nil {
+		return nil, err
+	}
+	if t, err = ParseTree(h, d); err != nil {
+		return nil, fmt.Errorf("tree %s: %w", h, err)
+	}
+	o.mu.Lock()
+	if o.trees == nil || len(o.trees) >= maxParsedTrees {
+		o.trees = map[plumbing.Hash]*Tree{}
+	}
+	o.trees[h] = t
+	o.mu.Unlock()
+	return t, nil
+}
+
+const maxParsedTrees = 4096
+
+// FindEntry looks p ("a/b/c") up below t: ErrDirectoryNotFound when a
+// leading component is missing, ErrEntryNotFound when the last one is, an
+// ErrInvalidPath error for a path git would not store; a leading
+// component that is not a tree is plumbing.ErrObjectNotFound. The
+// semantics are go-git's (object.Tree.FindEntry).
+func (o *Objects) FindEntry(t *Tree, p string) (*TreeEntry, error) {
+	if err := validTreePath(p); err != nil {
+		return nil, err
+	}
+	parts := strings.Split(p, "/")
+	for ; len(parts) > 1; parts = parts[1:] {
+		e, err := t.Entry(parts[0])
+		if err != nil {
+			return nil, ErrDirectoryNotFound
+		}
+		if t, err = o.Tree(e.Hash); err != nil {
+			return nil, err
+		}
+	}
+	return t.Entry(parts[0])
+}
+
+// File returns a copy of the content of the file at p below t;
+// ErrFileNotFound when there is no such entry or it is not a blob.
+func (o *Objects) File(t *Tree, p string) ([]byte, error) {
+	e, err := o.FindEntry(t, p)
+	if err != nil || e.Mode == filemode.Dir || e.Mode == filemode.Submodule {
+		return nil, ErrFileNotFound
+	}
+	data, err := o.Blob(e.Hash)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		return nil, ErrFileNotFound
+	}
+	return data, err
+}
+
+// rawTreeCache keeps raw trees by hash. Two generations bound its size
+// without LRU bookkeeping.
+type rawTreeCache struct {
+	cur, old map[plumbing.Hash][]byte
+}
+
+const rawTreeGen = 4096
+
+func (c *rawTreeCache) get(h plumbing.Hash) ([]byte, bool) {
+	if d, ok := c.cur[h]; ok {
+		return d, true
+	}
+	if d, ok := c.old[h]; ok {
+		c.put(h, d)
+		return d, true
+	}
+	return nil, false
+}
+
+func (c *rawTreeCache) put(h plumbing.Hash, d []byte) {
+	if c.cur == nil || len(c.cur) >= rawTreeGen {
+		c.old, c.cur = c.cur, make(map[plumbing.Hash][]byte, rawTreeGen)
+	}
+	c.cur[h] = d
+}
