@@ -2,19 +2,11 @@ package git
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-)
-
-// Sentinel errors of the parsers; callers test them with errors.Is.
-var (
-	ErrMalformedCommit = errors.New("malformed commit")
-	ErrMalformedTag    = errors.New("malformed tag")
-	ErrMalformedTree   = errors.New("malformed tree")
 )
 
 // NoTime is Commit.Time when the committer header is missing or has no
@@ -49,12 +41,8 @@ func ParseCommit(data []byte, c *Commit) error {
 	)
 	state := wantTree
 	for {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
+		var line []byte
+		line, data = cutLine(data)
 		if len(line) == 0 {
 			if state == wantTree {
 				return fmt.Errorf("%w: missing tree header", ErrMalformedCommit)
@@ -105,12 +93,18 @@ func ParseCommit(data []byte, c *Commit) error {
 			break
 		}
 	}
-	subject := data
-	if i := bytes.IndexByte(subject, '\n'); i >= 0 {
-		subject = subject[:i]
-	}
+	subject, _ := cutLine(data)
 	c.Subject = string(bytes.TrimRight(subject, "\r"))
 	return nil
+}
+
+// cutLine splits data at its first "\n" into the line before it and the
+// rest; rest is nil when there is no "\n".
+func cutLine(data []byte) (line, rest []byte) {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		return data[:i], data[i+1:]
+	}
+	return data, nil
 }
 
 // signatureName returns the name of "Name <email> 1700000000 +0100".
@@ -145,12 +139,8 @@ func ParseTagTarget(data []byte) (plumbing.Hash, error) {
 	var lines [3][]byte
 	n := 0
 	for n < 3 && len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
+		var line []byte
+		line, data = cutLine(data)
 		if len(line) == 0 {
 			break
 		}

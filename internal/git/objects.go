@@ -15,9 +15,13 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
-// Lookup errors; the texts are go-git's, so callers that used go-git's
-// tree lookups see the same messages.
+// The layer's sentinel errors; callers test them with errors.Is. The
+// lookup errors' texts are go-git's, so callers that used go-git's tree
+// lookups see the same messages.
 var (
+	ErrMalformedCommit   = errors.New("malformed commit")
+	ErrMalformedTag      = errors.New("malformed tag")
+	ErrMalformedTree     = errors.New("malformed tree")
 	ErrFileNotFound      = errors.New("file not found")
 	ErrDirectoryNotFound = errors.New("directory not found")
 	ErrEntryNotFound     = errors.New("entry not found")
@@ -165,6 +169,15 @@ func (o *Objects) Commit(h plumbing.Hash) (*Commit, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// CommitTree returns the root tree of commit h.
+func (o *Objects) CommitTree(h plumbing.Hash) (plumbing.Hash, error) {
+	var c Commit
+	if err := o.ReadCommit(h, &c); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return c.Tree, nil
 }
 
 // Blob returns a copy of blob h's content (the caller may modify it).

@@ -60,7 +60,7 @@ func (r *Repo) ChangedSince(ctx context.Context, base string) ([]string, error) 
 			if err != nil {
 				return nil, err
 			}
-			if err := r.diffTrees(ctx, a, b, set); err != nil {
+			if err := r.changedPaths(ctx, a, b, set); err != nil {
 				return nil, apierr.Wrap(apierr.OperationFailed, err, "comparing %s with HEAD", base)
 			}
 		}
@@ -82,16 +82,16 @@ func (r *Repo) ChangedSince(ctx context.Context, base string) ([]string, error) 
 
 // commitTree returns the root tree id of commit sha.
 func (r *Repo) commitTree(sha string) (plumbing.Hash, error) {
-	c, err := r.commit(plumbing.NewHash(sha))
+	t, err := r.objs.CommitTree(plumbing.NewHash(sha))
 	if err != nil {
 		return plumbing.ZeroHash, apierr.Wrap(apierr.OperationFailed, err, "reading commit %s", sha)
 	}
-	return c.Tree, nil
+	return t, nil
 }
 
-// diffTrees adds to out the paths whose entries differ between trees a
-// and b (either may be zero: the empty tree).
-func (r *Repo) diffTrees(ctx context.Context, a, b plumbing.Hash, out map[string]bool) error {
+// changedPaths adds to out the paths whose entries differ between trees
+// a and b (either may be zero: the empty tree).
+func (r *Repo) changedPaths(ctx context.Context, a, b plumbing.Hash, out map[string]bool) error {
 	return git.NewDiffer(r.objs).Diff(ctx, a, b, func(p []byte, _, _ git.Side) error {
 		out[string(p)] = true
 		return nil

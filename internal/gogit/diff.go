@@ -26,7 +26,7 @@ func (r *Repo) Diff(ctx context.Context, from, to string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := r.diffTrees(ctx, a, b, set); err != nil {
+		if err := r.changedPaths(ctx, a, b, set); err != nil {
 			return nil, apierr.Wrap(apierr.OperationFailed, err, "comparing %s with %s", from, to)
 		}
 	}

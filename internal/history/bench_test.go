@@ -12,6 +12,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/kontext/kontext/internal/git/gittest"
 )
 
 // genRepo makes a repository of exactly commits commits with git
@@ -97,9 +99,9 @@ func genRepo(tb testing.TB, commits int) *repo {
 			}
 		})
 	}
-	r.gitIn(s.Bytes(), "fast-import", "--quiet")
-	r.git("repack", "-a", "-d", "-q")
-	r.git("reset", "-q", "--hard", "main")
+	r.Run(s.Bytes(), "fast-import", "--quiet")
+	r.Git("repack", "-a", "-d", "-q")
+	r.Git("reset", "-q", "--hard", "main")
 	return r
 }
 
@@ -112,12 +114,12 @@ func BenchmarkCommitIndex(b *testing.B) {
 			t0 := time.Now()
 			r := genRepo(b, n)
 			gen := time.Since(t0)
-			head := r.git("rev-parse", "HEAD")
-			cacheDir := filepath.Join(r.gitDir(), "kontext")
+			head := r.Git("rev-parse", "HEAD")
+			cacheDir := filepath.Join(r.GitDir(), "kontext")
 			build := func() (time.Duration, *Index) {
-				st := openStorage(b, r.gitDir())
+				st := gittest.Storage(b, r.GitDir())
 				t0 := time.Now()
-				ix, err := Build(context.Background(), st, r.gitDir(), head, 0)
+				ix, err := Build(context.Background(), st, r.GitDir(), head, 0)
 				d := time.Since(t0)
 				if err != nil {
 					b.Fatal(err)
@@ -127,7 +129,7 @@ func BenchmarkCommitIndex(b *testing.B) {
 			}
 			gitlog := func() time.Duration {
 				cmd := exec.Command("git", "log", "--no-merges", "--name-only", "--format=%H")
-				cmd.Dir = r.dir
+				cmd.Dir = r.Dir
 				t0 := time.Now()
 				if out, err := cmd.Output(); err != nil || len(out) == 0 {
 					b.Fatal(err)

@@ -69,18 +69,13 @@ func (b *builder) readCommit(h plumbing.Hash) (*node, error) {
 	return &node{hash: h, tree: b.raw.Tree, c: c}, nil
 }
 
-// commitTree returns the root tree of commit h, from the commits read
-// during this walk or by reading the commit object (a parent whose
-// metadata came from the cache).
-func (b *builder) commitTree(h plumbing.Hash) (plumbing.Hash, error) {
+// parentTree returns the root tree of commit h: remembered when the walk
+// read h, else read (a parent whose metadata came from the cache).
+func (b *builder) parentTree(h plumbing.Hash) (plumbing.Hash, error) {
 	if t, ok := b.treeOf[h]; ok {
 		return t, nil
 	}
-	n, err := b.readCommit(h)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return n.tree, nil
+	return b.objs.CommitTree(h)
 }
 
 // diff returns the sorted paths that differ between trees from and to

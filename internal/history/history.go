@@ -225,7 +225,7 @@ func Build(ctx context.Context, st storer.EncodedObjectStorer, gitDir, head stri
 			continue
 		case len(n.c.Parents) == 1:
 			ph, _ := parseHash(n.c.Parents[0])
-			pt, err := b.commitTree(ph)
+			pt, err := b.parentTree(ph)
 			switch {
 			case errors.Is(err, plumbing.ErrObjectNotFound):
 				complete = false

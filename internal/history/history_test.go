@@ -12,11 +12,13 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/kontext/kontext/internal/git/gittest"
 )
 
 func build(t *testing.T, r *repo, max int) *Index {
 	t.Helper()
-	ix, err := Build(context.Background(), openStorage(t, r.gitDir()), r.gitDir(), r.git("rev-parse", "HEAD"), max)
+	ix, err := Build(context.Background(), gittest.Storage(t, r.GitDir()), r.GitDir(), r.Git("rev-parse", "HEAD"), max)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +51,7 @@ func checkOracle(t *testing.T, r *repo, ix *Index) {
 			}
 		}
 	}
-	revs := strings.Fields(r.git("rev-list", "HEAD"))
+	revs := strings.Fields(r.Git("rev-list", "HEAD"))
 	var walked []string
 	for _, c := range ix.Commits {
 		walked = append(walked, c.SHA)
@@ -85,10 +87,10 @@ func TestBuildMatchesGitLog(t *testing.T) {
 	if head.SHA != ix.Head || head.Subject != "delete e" || head.Time.Location().String() != "UTC" {
 		t.Errorf("head commit = %+v", head)
 	}
-	if want := r.git("log", "-1", "--format=%an"); head.Author != want || want == "" {
+	if want := r.Git("log", "-1", "--format=%an"); head.Author != want || want == "" {
 		t.Errorf("head author %q, git says %q", head.Author, want)
 	}
-	if want := r.git("log", "-1", "--format=%ct"); want != strconv.FormatInt(head.Time.Unix(), 10) {
+	if want := r.Git("log", "-1", "--format=%ct"); want != strconv.FormatInt(head.Time.Unix(), 10) {
 		t.Errorf("head time %v, git says %s", head.Time, want)
 	}
 	if !reflect.DeepEqual(head.Paths, []string{"dir-z/e.txt"}) {
@@ -108,7 +110,7 @@ func TestCache(t *testing.T) {
 	if cold == 0 {
 		t.Fatal("a cold build diffed nothing")
 	}
-	entries, err := os.ReadDir(filepath.Join(r.gitDir(), "kontext", "cache", "commits"))
+	entries, err := os.ReadDir(filepath.Join(r.GitDir(), "kontext", "cache", "commits"))
 	if err != nil || len(entries) == 0 {
 		t.Fatalf("no cache written: %v", err)
 	}
@@ -122,8 +124,8 @@ func TestCache(t *testing.T) {
 		t.Error("warm build differs from the cold one")
 	}
 
-	r.write("new.txt", "new\n")
-	r.commit("one more")
+	r.Write("new.txt", "new\n")
+	r.Commit("one more")
 	n2 := diffCount.Load()
 	third := build(t, r, 0)
 	if d := diffCount.Load() - n2; d != 1 {
@@ -133,11 +135,11 @@ func TestCache(t *testing.T) {
 
 	// Many builds compact the segments and still answer the same.
 	for i := 0; i < maxSegments+2; i++ {
-		r.write("new.txt", strings.Repeat("x", i+2))
-		r.commit("more")
+		r.Write("new.txt", strings.Repeat("x", i+2))
+		r.Commit("more")
 		build(t, r, 0)
 	}
-	entries, _ = os.ReadDir(filepath.Join(r.gitDir(), "kontext", "cache", "commits"))
+	entries, _ = os.ReadDir(filepath.Join(r.GitDir(), "kontext", "cache", "commits"))
 	if len(entries) > maxSegments {
 		t.Errorf("%d segments after compaction", len(entries))
 	}
@@ -165,7 +167,7 @@ func TestCorruptCacheIsIgnored(t *testing.T) {
 	r := newRepo(t)
 	buildFixture(r)
 	build(t, r, 0)
-	dir := filepath.Join(r.gitDir(), "kontext", "cache", "commits")
+	dir := filepath.Join(r.GitDir(), "kontext", "cache", "commits")
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		p := filepath.Join(dir, e.Name())
@@ -184,13 +186,13 @@ func TestTruncated(t *testing.T) {
 		t.Fatalf("Truncated=%v with %d commits", ix.Truncated, len(ix.Commits))
 	}
 	// The three newest commits by date, like git rev-list -n 3.
-	want := strings.Fields(r.git("rev-list", "-n", "3", "HEAD"))
+	want := strings.Fields(r.Git("rev-list", "-n", "3", "HEAD"))
 	for i, c := range ix.Commits {
 		if c.SHA != want[i] {
 			t.Errorf("commit %d = %s, want %s", i, c.SHA, want[i])
 		}
 	}
-	revs := len(strings.Fields(r.git("rev-list", "HEAD")))
+	revs := len(strings.Fields(r.Git("rev-list", "HEAD")))
 	if ix := build(t, r, revs); ix.Truncated {
 		t.Error("Truncated with exactly max commits")
 	}
@@ -199,8 +201,8 @@ func TestTruncated(t *testing.T) {
 func TestShallow(t *testing.T) {
 	src := newRepo(t)
 	buildFixture(src)
-	r := &repo{tb: t, dir: t.TempDir()}
-	r.git("clone", "-q", "--depth", "3", "file://"+src.dir, r.dir)
+	r := &repo{&gittest.Repo{TB: t, Dir: t.TempDir()}}
+	r.Git("clone", "-q", "--depth", "3", "file://"+src.Dir, r.Dir)
 	ix := build(t, r, 0)
 	if !ix.Shallow {
 		t.Error("Shallow not set")
@@ -214,14 +216,14 @@ func TestShallow(t *testing.T) {
 		t.Error("shallow boundary commits were cached")
 	}
 	// A merge on the shallow boundary is a root to git too.
-	r8 := &repo{tb: t, dir: t.TempDir()}
-	r8.git("clone", "-q", "--depth", "8", "file://"+src.dir, r8.dir)
-	if got := r8.git("log", "-1", "--format=%s", r8.git("rev-parse", "HEAD~7")); got != "octopus" {
+	r8 := &repo{&gittest.Repo{TB: t, Dir: t.TempDir()}}
+	r8.Git("clone", "-q", "--depth", "8", "file://"+src.Dir, r8.Dir)
+	if got := r8.Git("log", "-1", "--format=%s", r8.Git("rev-parse", "HEAD~7")); got != "octopus" {
 		t.Fatalf("boundary is %q, not the octopus merge", got)
 	}
 	checkOracle(t, r8, build(t, r8, 0))
 
-	r.git("fetch", "-q", "--unshallow")
+	r.Git("fetch", "-q", "--unshallow")
 	ix = build(t, r, 0)
 	if ix.Shallow {
 		t.Error("still Shallow after unshallow")
@@ -231,33 +233,33 @@ func TestShallow(t *testing.T) {
 
 func TestNoCommits(t *testing.T) {
 	r := newRepo(t)
-	st := openStorage(t, r.gitDir())
-	if _, err := Build(context.Background(), st, r.gitDir(), "", 0); !errors.Is(err, ErrNoCommits) {
+	st := gittest.Storage(t, r.GitDir())
+	if _, err := Build(context.Background(), st, r.GitDir(), "", 0); !errors.Is(err, ErrNoCommits) {
 		t.Errorf("empty head: %v", err)
 	}
-	if _, err := Build(context.Background(), st, r.gitDir(), strings.Repeat("1", 40), 0); !errors.Is(err, ErrNoCommits) {
+	if _, err := Build(context.Background(), st, r.GitDir(), strings.Repeat("1", 40), 0); !errors.Is(err, ErrNoCommits) {
 		t.Errorf("missing head: %v", err)
 	}
-	if _, err := Build(context.Background(), st, r.gitDir(), "HEAD", 0); err == nil || errors.Is(err, ErrNoCommits) {
+	if _, err := Build(context.Background(), st, r.GitDir(), "HEAD", 0); err == nil || errors.Is(err, ErrNoCommits) {
 		t.Errorf("non-sha head: %v", err)
 	}
 }
 
 func TestSince(t *testing.T) {
 	r := newRepo(t)
-	r.write("a", "1")
-	c1 := r.commit("c1")
-	r.git("checkout", "-q", "-b", "side")
-	r.write("s", "1")
-	s1 := r.commit("s1")
-	r.write("s", "2")
-	s2 := r.commit("s2")
-	r.git("checkout", "-q", "main")
-	r.write("a", "2")
-	m1 := r.commit("m1") // the look
-	r.merge("merge side", "side")
-	r.write("a", "3")
-	m2 := r.commit("m2")
+	r.Write("a", "1")
+	c1 := r.Commit("c1")
+	r.Git("checkout", "-q", "-b", "side")
+	r.Write("s", "1")
+	s1 := r.Commit("s1")
+	r.Write("s", "2")
+	s2 := r.Commit("s2")
+	r.Git("checkout", "-q", "main")
+	r.Write("a", "2")
+	m1 := r.Commit("m1") // the look
+	r.Merge("merge side", "side")
+	r.Write("a", "3")
+	m2 := r.Commit("m2")
 	ix := build(t, r, 0)
 
 	shas := func(cs []*Commit) []string {
@@ -286,7 +288,7 @@ func TestSince(t *testing.T) {
 		t.Errorf("Since(m1)[0] = %s, want m2", got[0].Subject)
 	}
 	// Against git itself.
-	want := strings.Fields(r.git("rev-list", "--no-merges", "HEAD", "^"+m1))
+	want := strings.Fields(r.Git("rev-list", "--no-merges", "HEAD", "^"+m1))
 	if got := shas(ix.Since(m1)); !reflect.DeepEqual(got, sorted(want...)) {
 		t.Errorf("Since(m1) = %v, rev-list %v", got, want)
 	}
@@ -294,11 +296,11 @@ func TestSince(t *testing.T) {
 
 func TestContextCancelled(t *testing.T) {
 	r := newRepo(t)
-	r.write("a", "1")
-	r.commit("c1")
+	r.Write("a", "1")
+	r.Commit("c1")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Build(ctx, openStorage(t, r.gitDir()), r.gitDir(), r.git("rev-parse", "HEAD"), 0); !errors.Is(err, context.Canceled) {
+	if _, err := Build(ctx, gittest.Storage(t, r.GitDir()), r.GitDir(), r.Git("rev-parse", "HEAD"), 0); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
@@ -308,11 +310,11 @@ func TestContextCancelled(t *testing.T) {
 func TestPacked(t *testing.T) {
 	r := newRepo(t)
 	buildFixture(r)
-	r.git("repack", "-a", "-d", "-q", "--depth=50", "--window=50")
+	r.Git("repack", "-a", "-d", "-q", "--depth=50", "--window=50")
 	checkOracle(t, r, build(t, r, 0))
-	r.write("dir/b2.txt", "after the repack\n")
-	r.commit("loose after pack")
-	os.RemoveAll(filepath.Join(r.gitDir(), "kontext"))
+	r.Write("dir/b2.txt", "after the repack\n")
+	r.Commit("loose after pack")
+	os.RemoveAll(filepath.Join(r.GitDir(), "kontext"))
 	checkOracle(t, r, build(t, r, 0))
 }
 
@@ -338,12 +340,12 @@ func TestGeneratedRepoMatchesGitLog(t *testing.T) {
 func TestConcurrentBuilds(t *testing.T) {
 	r := newRepo(t)
 	buildFixture(r)
-	head := r.git("rev-parse", "HEAD")
+	head := r.Git("rev-parse", "HEAD")
 	want := r.oracle()
 	errs := make(chan error, 6)
 	for i := 0; i < 6; i++ {
 		go func() {
-			ix, err := Build(context.Background(), openStorage(t, r.gitDir()), r.gitDir(), head, 0)
+			ix, err := Build(context.Background(), gittest.Storage(t, r.GitDir()), r.GitDir(), head, 0)
 			if err == nil {
 				for _, c := range ix.Commits {
 					if !c.Merge && !reflect.DeepEqual(c.Paths, want[c.SHA]) {
