@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -60,16 +59,7 @@ func OpenObjects(gitDir string, fallback storer.EncodedObjectStorer) *Objects {
 
 // objectsDir is the object directory of gitDir, following the commondir
 // of a linked worktree.
-func objectsDir(gitDir string) string {
-	if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-		common := strings.TrimSpace(string(data))
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(gitDir, common)
-		}
-		return filepath.Join(common, "objects")
-	}
-	return filepath.Join(gitDir, "objects")
-}
+func objectsDir(gitDir string) string { return filepath.Join(CommonDir(gitDir), "objects") }
 
 // Close unmaps the packs. Objects read before stay valid (inflated objects
 // are copies, never views of the mapping); reads after Close go to the

@@ -8,10 +8,10 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/config"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/internal/git"
 )
 
 // graph reads commits' parents and committer times for ancestry walks.
@@ -39,16 +39,11 @@ const (
 
 func (r *Repo) newGraph() (*graph, error) {
 	g := &graph{r: r, nodes: map[plumbing.Hash]*gnode{}}
-	hs, err := r.st.Shallow()
+	shallow, err := git.Shallow(r.gitDir)
 	if err != nil {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "reading the shallow list")
 	}
-	if len(hs) > 0 {
-		g.shallow = make(map[plumbing.Hash]bool, len(hs))
-		for _, h := range hs {
-			g.shallow[h] = true
-		}
-	}
+	g.shallow = shallow
 	return g, nil
 }
 
@@ -262,9 +257,9 @@ func (r *Repo) DefaultBase(ctx context.Context) (engine.Base, error) {
 		{"refs/remotes/origin/main", "origin-main"},
 		{"refs/remotes/origin/master", "origin-main"},
 	}
-	branch := ""
-	if ref, err := r.st.Reference(plumbing.HEAD); err == nil && ref.Type() == plumbing.SymbolicReference && ref.Target().IsBranch() {
-		branch = ref.Target().Short()
+	branch, err := r.Branch()
+	if err != nil {
+		return engine.Base{}, err
 	}
 	if branch != "" {
 		if up := upstreamRef(cfg.Section("branch").Subsection(branch).Option("remote"), cfg.Section("branch").Subsection(branch).Option("merge")); up != "" {
@@ -315,21 +310,9 @@ func validRefPart(s string) bool {
 // noBaseWarning explains why no drift base was found.
 func (r *Repo) noBaseWarning(cfg *config.Config, branch string, tried []string) string {
 	var why []string
-	hasRemoteRefs := false
-	if iter, err := r.st.IterReferences(); err == nil {
-		_ = iter.ForEach(func(ref *plumbing.Reference) error {
-			if ref.Name().IsRemote() {
-				hasRemoteRefs = true
-				return storer.ErrStop
-			}
-			return nil
-		})
-		iter.Close()
-	}
-	shallow := false
-	if hs, err := r.st.Shallow(); err == nil && len(hs) > 0 {
-		shallow = true
-	}
+	hasRemoteRefs, _ := r.refs.HasPrefix("refs/remotes/")
+	hs, _ := git.Shallow(r.gitDir)
+	shallow := len(hs) > 0
 	switch {
 	case len(tried) > 0 && shallow:
 		why = append(why, "a shallow clone: HEAD shares no fetched history with "+strings.Join(tried, ", ")+" (deepen the clone, e.g. git fetch --unshallow)")

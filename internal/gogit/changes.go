@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -14,15 +15,15 @@ import (
 // Branch returns the short name of the branch HEAD is on ("main"), also
 // before the first commit; "" when HEAD is detached.
 func (r *Repo) Branch() (string, error) {
-	ref, err := r.st.Reference(plumbing.HEAD)
+	ref, err := r.refs.Ref("HEAD")
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return "", nil
 	}
 	if err != nil {
 		return "", apierr.Wrap(apierr.OperationFailed, err, "reading HEAD")
 	}
-	if ref.Type() == plumbing.SymbolicReference && ref.Target().IsBranch() {
-		return ref.Target().Short(), nil
+	if b, ok := strings.CutPrefix(ref.Target, "refs/heads/"); ok {
+		return b, nil
 	}
 	return "", nil
 }

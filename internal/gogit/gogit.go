@@ -15,7 +15,6 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
@@ -35,6 +34,7 @@ type Repo struct {
 	Progress func(event, task string, fields map[string]any)
 
 	objs *git.Objects // objects: the packs, then st
+	refs *git.Refs
 }
 
 var (
@@ -74,17 +74,13 @@ func Open(dir string) (*Repo, error) {
 		d = parent
 	}
 	var fs billy.Filesystem = osfs.New(gitDir, osfs.WithBoundOS())
-	if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-		common := strings.TrimSpace(string(data))
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(gitDir, common)
-		}
+	if common := git.CommonDir(gitDir); common != gitDir {
 		fs = dotgit.NewRepositoryFilesystem(fs, osfs.New(common, osfs.WithBoundOS()))
 	}
 	// Tuned storage: pack files stay open across object reads (KeepDescriptors;
 	// closed with the process) and a large object cache serves rev walks.
 	st := filesystem.NewStorageWithOptions(fs, cache.NewObjectLRU(256*cache.MiByte), filesystem.Options{KeepDescriptors: true})
-	return &Repo{st: st, root: root, gitDir: gitDir, objs: git.OpenObjects(gitDir, st)}, nil
+	return &Repo{st: st, root: root, gitDir: gitDir, objs: git.OpenObjects(gitDir, st), refs: git.OpenRefs(gitDir)}, nil
 }
 
 // readGitFile reads a "gitdir: <path>" file.
@@ -110,14 +106,14 @@ func (r *Repo) Root() string { return r.root }
 
 // Head returns the HEAD commit id, "" before the first commit.
 func (r *Repo) Head(ctx context.Context) (string, error) {
-	ref, err := storer.ResolveReference(r.st, plumbing.HEAD)
+	h, err := r.refs.Resolve("HEAD")
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return "", nil
 	}
 	if err != nil {
 		return "", apierr.Wrap(apierr.OperationFailed, err, "reading HEAD")
 	}
-	return ref.Hash().String(), nil
+	return h.String(), nil
 }
 
 // Blobs returns the blob ids of paths in the index and in HEAD's tree.
@@ -137,14 +133,14 @@ func (r *Repo) Blobs(ctx context.Context, paths []string) (map[string]string, ma
 			index[e.Name] = e.Hash.String()
 		}
 	}
-	ref, err := storer.ResolveReference(r.st, plumbing.HEAD)
+	headID, err := r.refs.Resolve("HEAD")
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return index, head, nil
 	}
 	if err != nil {
 		return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "reading HEAD")
 	}
-	commit, err := r.commit(ref.Hash())
+	commit, err := r.commit(headID)
 	if err != nil {
 		return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "reading the HEAD commit")
 	}

@@ -12,9 +12,9 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/config"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/internal/git"
 )
 
 // revHint is appended to every "unknown revision" message.
@@ -117,9 +117,9 @@ func (r *Repo) resolveBase(base string) (plumbing.Hash, error) {
 		return plumbing.NewHash(base), nil
 	}
 	for _, name := range refCandidates(base) {
-		ref, err := storer.ResolveReference(r.st, plumbing.ReferenceName(name))
+		h, err := r.refs.Resolve(name)
 		if err == nil {
-			return ref.Hash(), nil
+			return h, nil
 		}
 		if !errors.Is(err, plumbing.ErrReferenceNotFound) {
 			return plumbing.ZeroHash, apierr.Wrap(apierr.OperationFailed, err, "reading ref %s", name)
@@ -210,14 +210,14 @@ func (r *Repo) RefTip(ctx context.Context, ref string) (string, error) {
 // refCommit returns the commit a full ref points at; ok is false when the
 // ref does not exist.
 func (r *Repo) refCommit(name string) (string, bool, error) {
-	ref, err := storer.ResolveReference(r.st, plumbing.ReferenceName(name))
+	h, err := r.refs.Resolve(name)
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return "", false, nil
 	}
 	if err != nil {
 		return "", false, apierr.Wrap(apierr.OperationFailed, err, "reading ref %s", name)
 	}
-	ch, _, err := r.peelToCommit(ref.Hash())
+	ch, _, err := r.peelToCommit(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		return "", false, nil // dangling ref (e.g. a broken shallow fetch)
 	}
@@ -227,25 +227,11 @@ func (r *Repo) refCommit(name string) (string, bool, error) {
 	return ch.String(), true, nil
 }
 
-// commonDir is the repository's common git dir (the main one for a linked
-// worktree).
-func (r *Repo) commonDir() string {
-	data, err := os.ReadFile(filepath.Join(r.gitDir, "commondir"))
-	if err != nil {
-		return r.gitDir
-	}
-	common := strings.TrimSpace(string(data))
-	if !filepath.IsAbs(common) {
-		common = filepath.Join(r.gitDir, common)
-	}
-	return common
-}
-
 // readConfig parses the repository's own config file (never the global or
 // system one); a missing file is an empty config.
 func (r *Repo) readConfig() (*config.Config, error) {
 	cfg := config.New()
-	f, err := os.Open(filepath.Join(r.commonDir(), "config"))
+	f, err := os.Open(filepath.Join(git.CommonDir(r.gitDir), "config"))
 	if errors.Is(err, os.ErrNotExist) {
 		return cfg, nil
 	}

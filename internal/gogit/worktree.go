@@ -16,9 +16,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/internal/git"
 )
 
 // Uncommitted lists, sorted, the worktree paths `git status` would show:
@@ -92,14 +92,14 @@ type headFile struct {
 // headFiles flattens HEAD's tree (empty before the first commit).
 func (r *Repo) headFiles(ctx context.Context) (map[string]headFile, error) {
 	out := map[string]headFile{}
-	ref, err := storer.ResolveReference(r.st, plumbing.HEAD)
+	headID, err := r.refs.Resolve("HEAD")
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return out, nil
 	}
 	if err != nil {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "reading HEAD")
 	}
-	c, err := r.commit(ref.Hash())
+	c, err := r.commit(headID)
 	if err != nil {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "reading the HEAD commit")
 	}
@@ -210,7 +210,7 @@ func (r *Repo) untracked(ctx context.Context, tracked map[string]*index.Entry, o
 			trackedDirs[d] = true
 		}
 	}
-	patterns := readPatternFile(filepath.Join(r.commonDir(), "info", "exclude"), nil)
+	patterns := readPatternFile(filepath.Join(git.CommonDir(r.gitDir), "info", "exclude"), nil)
 	var walk func(dir string, parts []string, patterns []gitignore.Pattern) error
 	walk = func(dir string, parts []string, patterns []gitignore.Pattern) error {
 		if err := ctx.Err(); err != nil {

@@ -20,6 +20,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/kontext/kontext/internal/git"
 )
 
 // ErrNoCommits is returned by Build when the repository has no commits;
@@ -110,10 +112,8 @@ func (ix *Index) Since(from string) []*Commit {
 //
 // Objects are read through internal/git: packed ones from the packs under
 // gitDir (following a linked worktree's commondir), memory-mapped; st
-// serves everything else (loose objects, alternates) and, when it also
-// implements
-// storer.ShallowStorer (go-git's filesystem storage does), the shallow
-// list: boundary commits are treated as parentless, like git does.
+// serves everything else (loose objects, alternates). The shallow list is
+// gitDir's: boundary commits are treated as parentless, like git does.
 func Build(ctx context.Context, st storer.EncodedObjectStorer, gitDir, head string, maxCommits int) (*Index, error) {
 	if head == "" {
 		return nil, ErrNoCommits
@@ -126,18 +126,12 @@ func Build(ctx context.Context, st storer.EncodedObjectStorer, gitDir, head stri
 	defer b.close()
 	ix := &Index{Head: head, BySHA: map[string]*Commit{}}
 
-	if ss, ok := st.(storer.ShallowStorer); ok {
-		hs, err := ss.Shallow()
+	if gitDir != "" {
+		shallow, err := git.Shallow(gitDir)
 		if err != nil {
 			return nil, fmt.Errorf("history: reading the shallow list: %w", err)
 		}
-		if len(hs) > 0 {
-			ix.Shallow = true
-			b.shallow = make(map[plumbing.Hash]bool, len(hs))
-			for _, h := range hs {
-				b.shallow[h] = true
-			}
-		}
+		b.shallow, ix.Shallow = shallow, len(shallow) > 0
 	}
 
 	c := openCache(gitDir)
