@@ -6,8 +6,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -21,13 +23,14 @@ import (
 // serve (loose objects, alternates, idx v1) is left to the fallback (see
 // Objects).
 type packSet struct {
-	packs  []*pack
-	unmaps []func()
-	zr     io.ReadCloser
-	br     bytes.Reader
-	chain  []deltaFrame
-	cache  objCache
-	mapped map[string]bool // idx paths tried, mapped or not
+	packs    []*pack
+	unmaps   []func()
+	zr       io.ReadCloser
+	br       bytes.Reader
+	chain    []deltaFrame
+	cache    objCache
+	mapped   map[string]bool // idx paths tried, mapped or not
+	dirMtime time.Time       // of the pack directory at the last listing
 }
 
 type pack struct {
@@ -98,7 +101,15 @@ func openPacks(objects string) *packSet {
 // cannot read are left to the fallback; packs already mapped stay mapped
 // (their objects never change, even when gc deletes the file).
 func (s *packSet) refresh(objects string) bool {
-	idxs, _ := filepath.Glob(filepath.Join(objects, "pack", "*.idx"))
+	dir := filepath.Join(objects, "pack")
+	// A miss in a shallow or partial clone is common: list the directory
+	// only when it changed since the last listing.
+	fi, err := os.Stat(dir)
+	if err != nil || fi.ModTime().Equal(s.dirMtime) && s.dirMtime != (time.Time{}) {
+		return false
+	}
+	s.dirMtime = fi.ModTime()
+	idxs, _ := filepath.Glob(filepath.Join(dir, "*.idx"))
 	added := false
 	for _, ip := range idxs {
 		if s.mapped[ip] {

@@ -1,6 +1,9 @@
-// Package gogit is the go-git implementation of engine.Git. Only native
-// surfaces import it: linking go-git into the wasm would more than double
-// its size.
+// Package gogit is the native implementation of engine.Git. Objects,
+// trees, diffs, refs and the shallow list come from internal/git (the one
+// git object layer); go-git's storage remains for what the layer leaves to
+// it: loose objects and alternates (the layer's fallback), abbreviated ids,
+// the git index and the config. Only native surfaces import it: linking
+// go-git into the wasm would more than double its size.
 package gogit
 
 import (

@@ -1,6 +1,7 @@
 package gogit
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -15,7 +16,7 @@ func (r *Repo) commit(h plumbing.Hash) (*git.Commit, error) { return r.objs.Comm
 
 func (r *Repo) tree(h plumbing.Hash) (*git.Tree, error) { return r.objs.Tree(h) }
 
-var errNotCommit = fmt.Errorf("not a commit")
+var errNotCommit = errors.New("not a commit")
 
 // peelToCommit follows tags from object h to a commit; it returns the
 // commit's id and the commit.
