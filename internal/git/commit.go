@@ -4,15 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // NoTime is Commit.Time when the committer header is missing or has no
-// readable time: the unix time of the zero time.Time, so that
-// time.Unix(NoTime, 0).UTC() is the zero time.
-var NoTime = time.Time{}.Unix()
+// readable time: the unix time of the zero time.Time (time.Time{}.Unix()),
+// so that time.Unix(NoTime, 0).UTC() is the zero time.
+const NoTime int64 = -62135596800
 
 // Commit is the part of a commit object kontext reads.
 type Commit struct {

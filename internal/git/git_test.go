@@ -189,7 +189,7 @@ func TestParseCommit(t *testing.T) {
 			t.Errorf("%s: got %+v, want %+v", tc.name, c, tc.want)
 		}
 	}
-	if got := time.Unix(NoTime, 0).UTC(); !got.Equal(time.Time{}) {
+	if got := time.Unix(NoTime, 0).UTC(); got != (time.Time{}) || NoTime != (time.Time{}).Unix() {
 		t.Errorf("NoTime is %v, not the zero time", got)
 	}
 }
