@@ -3,22 +3,27 @@
 //   - the object database (Objects): packed objects read straight from
 //     memory-mapped pack files (idx v2 lookup, zlib inflate, OFS/REF delta
 //     chains with a cache of resolved objects), with go-git's storage as
-//     the fallback for what the packs do not hold — loose objects,
-//     alternates, idx v1 — and packs that appear while it is open mapped
-//     on a miss;
+//     the fallback for what the packs do not hold (loose objects,
+//     alternates, idx v1); a pack that appears while it is open (a fetch,
+//     a gc) is mapped when an object is missing;
 //   - the object parsers: commits (tree, parents, author name, committer
 //     time, subject; headers at git's canonical positions), annotated tag
 //     targets and trees (streaming RawEntry iteration for the differ, a
 //     parsed Tree with binary-search lookup and go-git-compatible path
 //     lookup for callers that look paths up);
 //   - the tree differ (Differ): `git diff-tree -r --no-renames` semantics
-//     reported path by path to a callback, equal subtrees skipped by hash.
+//     reported path by path to a callback, equal subtrees skipped by hash;
+//   - refs (Refs): loose refs (per-worktree ones in the worktree's git dir,
+//     the rest in the common dir), packed-refs and symbolic chains; the
+//     shallow list (Shallow) and the common dir of a linked worktree
+//     (CommonDir).
 //
 // internal/history builds the commit index on it and internal/gogit
-// (engine.Git) answers trees, files, diffs and ancestry with it. go-git
-// stays behind it only where it earns its place: loose objects and
-// alternates (the fallback), refs, the git index and config, which
-// internal/gogit and internal/writer still read with go-git.
+// (engine.Git) answers trees, files, diffs, refs and ancestry with it.
+// go-git stays behind it only where it earns its place: loose objects and
+// alternates (the fallback storage), abbreviated object ids, the git
+// index and the config (internal/gogit and internal/writer, whose index
+// writer keeps go-git's index codec for its edge cases).
 //
 // It deliberately avoids go-git's plumbing/object, whose import graph
 // (openpgp, circl, x/crypto) costs the CLI start-up time, and go-git's
