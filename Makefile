@@ -7,7 +7,7 @@ DEMO := .demo
 export GIT_CONFIG_GLOBAL := /dev/null
 export GIT_CONFIG_NOSYSTEM := 1
 
-.PHONY: build assets demo test vet wasm-check wasm test-wasm test-web bench fuzz generate clean
+.PHONY: build assets web demo test vet wasm-check wasm test-wasm test-web bench fuzz generate clean
 
 # A static binary (no cgo): it starts about a millisecond faster than one
 # that loads libc, and it runs on any Linux. (go test -race keeps cgo.)
@@ -15,17 +15,23 @@ export GIT_CONFIG_NOSYSTEM := 1
 build: assets
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/kontext
 
-# The review console's assets, embedded by internal/review with go:embed:
-# web/* → internal/review/assets/web/, the engine → .../assets/engine/
-# (gitignored copies; only the placeholder README is committed, so a fresh
-# clone builds and vets without them).
+# The review console: web/src/ (ES modules) and the engine's JS bundled into
+# one module, web/app.js, by esbuild's Go API (build/webbundle; esbuild is a
+# build tool only, never linked into kontext or the wasm).
+web: wasm
+	$(GO) run ./build/webbundle
+
+# The assets internal/review embeds with go:embed: the built console →
+# internal/review/assets/web/, the engine → .../assets/engine/ (gitignored
+# copies; only the placeholder README is committed, so a fresh clone builds
+# and vets without them).
 ASSETS := internal/review/assets
 
-assets: wasm
+assets: web
 	rm -rf $(ASSETS)/web $(ASSETS)/engine
 	mkdir -p $(ASSETS)/web $(ASSETS)/engine
-	@if [ -d web ]; then cp -R web/. $(ASSETS)/web/; rm -rf $(ASSETS)/web/test $(ASSETS)/web/node_modules; fi
-	cp wasm/index.js wasm/wasm_exec.js wasm/kontext.wasm.gz $(ASSETS)/engine/
+	cp web/index.html web/style.css web/app.js $(ASSETS)/web/
+	cp wasm/kontext.wasm.gz $(ASSETS)/engine/
 
 # Build the demo repository (a real git repo under .demo/) and show which
 # entries govern a file, with rule and specificity.
@@ -52,13 +58,16 @@ vet:
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 
-# The engine must build for js/wasm and must not link go-git.
+# The engine must build for js/wasm and must not link go-git; neither
+# kontext nor the wasm may link esbuild.
 wasm-check:
 	GOOS=js GOARCH=wasm $(GO) build ./engine/... ./cmd/wasm
 	GOOS=js GOARCH=wasm $(GO) vet ./cmd/wasm
 	@if GOOS=js GOARCH=wasm $(GO) list -deps ./engine/... ./cmd/wasm | grep -q '^github.com/go-git/go-git/'; then \
 	  echo "engine links go-git under js/wasm; keep git behind the engine.Git interface"; exit 1; fi
-	@echo "wasm-check: engine and cmd/wasm build for js/wasm without go-git"
+	@if { GOOS=js GOARCH=wasm $(GO) list -deps ./cmd/wasm; $(GO) list -deps ./cmd/kontext; } | grep -q '^github.com/evanw/esbuild'; then \
+	  echo "esbuild is linked into kontext or the wasm; it belongs to build/webbundle only"; exit 1; fi
+	@echo "wasm-check: engine and cmd/wasm build for js/wasm without go-git; esbuild only in build/webbundle"
 
 # The npm package @kontext/engine (wasm/): kontext.wasm, its gzip copy,
 # Go's wasm_exec.js and the npm pack tarball (all gitignored).
@@ -104,4 +113,4 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 60s ./engine/internal/jsonin
 
 clean:
-	rm -rf bin $(DEMO) $(WASM_BUILD) wasm/kontext.wasm wasm/kontext.wasm.gz wasm/wasm_exec.js $(ASSETS)/web $(ASSETS)/engine
+	rm -rf bin $(DEMO) $(WASM_BUILD) wasm/kontext.wasm wasm/kontext.wasm.gz wasm/wasm_exec.js web/app.js $(ASSETS)/web $(ASSETS)/engine

@@ -72,6 +72,13 @@ export interface ChangedResult {
   changes: Change[];
 }
 
+export interface Rendered {
+  /** The HTML fragment: no raw HTML from the source, no dangerous link targets. */
+  html: string;
+  /** True when the text was too large to parse: html is the escaped text in one <pre>. */
+  plain: boolean;
+}
+
 export declare class KontextError extends Error {
   readonly code: string;
   readonly error: ApiError;
@@ -98,6 +105,8 @@ export interface Engine {
   open(options: OpenOptions): KnowledgeBase;
   /** Entries changed between two snapshots. */
   changed(base: KnowledgeBase, head: KnowledgeBase): Envelope<ChangedResult>;
+  /** Renders Markdown (an entry body) to safe HTML; throws KontextError when markdown is not a string. */
+  render(markdown: string): Rendered;
   /** KnowledgePolicy.inspect: parse one file's text under a config (null = defaults). */
   inspect(path: string, text: string, options?: { config?: string | null; storage?: string | null }): Envelope;
 }

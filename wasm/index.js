@@ -148,6 +148,16 @@ class Engine {
     return JSON.parse(this.#api.changed(handleOf(base), handleOf(head)));
   }
 
+  /**
+   * Renders Markdown (an entry's body) to safe HTML: {html, plain}. Raw HTML
+   * is dropped, dangerous link targets are removed, [[id]] becomes
+   * <a class="wikilink" data-entry-id="id">. Throws KontextError when
+   * markdown is not a string.
+   */
+  render(markdown) {
+    return unwrap(this.#api.render(markdown));
+  }
+
   /** KnowledgePolicy.inspect of one file's text: the parsed envelope. */
   inspect(path, text, { config = null, storage = null } = {}) {
     return JSON.parse(this.#api.inspect(path, text, config, storage));

@@ -105,7 +105,7 @@ func fakeAssets(t *testing.T) (string, []byte) {
 	files := map[string][]byte{
 		"web/index.html":       []byte("<!doctype html><html><head><link rel=\"stylesheet\" href=\"./style.css\"></head><body><div id=\"app\"></div><script type=\"module\" src=\"./app.js\"></script></body></html>\n"),
 		"web/style.css":        []byte("main { display: grid }\n"),
-		"web/app.js":           []byte("import { loadEngine } from \"./engine/index.js\";\nconst bundle = window.__KONTEXT_BUNDLE__;\n"),
+		"web/app.js":           []byte("async function loadEngine() {}\nconst bundle = window.__KONTEXT_BUNDLE__;\n"),
 		"wasm/index.js":        []byte("import \"./wasm_exec.js\"; // Go's runtime glue: defines globalThis.Go\nexport async function loadEngine() {}\n"),
 		"wasm/wasm_exec.js":    []byte("globalThis.Go = class {};\n"),
 		"wasm/kontext.wasm.gz": gz.Bytes(),
@@ -129,10 +129,10 @@ func checkReviewHTML(t *testing.T, page []byte, wantWasm []byte) {
 	t.Helper()
 	s := string(page)
 	scripts := scriptTag.FindAllStringSubmatch(s, -1)
-	if len(scripts) != 3 || strings.Count(strings.ToLower(s), "</script") != 3 {
-		t.Fatalf("%d scripts, %d </script: want 3 and 3", len(scripts), strings.Count(strings.ToLower(s), "</script"))
+	if len(scripts) != 2 || strings.Count(strings.ToLower(s), "</script") != 2 {
+		t.Fatalf("%d scripts, %d </script: want 2 and 2 (data, console module)", len(scripts), strings.Count(strings.ToLower(s), "</script"))
 	}
-	data := scripts[1][2]
+	data := scripts[0][2]
 	i := strings.Index(data, "window.__KONTEXT_BUNDLE__ = ")
 	j := strings.Index(data, ";\nwindow.__KONTEXT_WASM_GZ_B64__")
 	if i < 0 || j < i {
@@ -155,7 +155,7 @@ func checkReviewHTML(t *testing.T, page []byte, wantWasm []byte) {
 	if len(raw) == 0 || (wantWasm != nil && !bytes.Equal(raw, wantWasm)) {
 		t.Errorf("inlined wasm: %d bytes", len(raw))
 	}
-	mod := scripts[2]
+	mod := scripts[1]
 	if !strings.Contains(mod[1], `type="module"`) || regexp.MustCompile(`(?m)^\s*import\s`).MatchString(mod[2]) || !strings.Contains(mod[2], "loadEngine") {
 		t.Errorf("module script %q keeps imports or lacks the engine:\n%.300s", mod[1], mod[2])
 	}

@@ -57,6 +57,7 @@ func init() {
 		{"request", request},
 		{"changed", changed},
 		{"inspect", inspect},
+		{"render", render},
 	}
 }
 
@@ -392,6 +393,18 @@ func inspect(args []js.Value) (any, error) {
 		return nil, err
 	}
 	return policy.Inspect(p, []byte(text))
+}
+
+// render(markdown) is RenderMarkdown: {html, plain}.
+func render(args []js.Value) (any, error) {
+	src, ok, err := stringArg(args, 0, "markdown")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, apierr.Invalid("markdown is required")
+	}
+	return engine.RenderMarkdown(src), nil
 }
 
 // ABIResult is abi's result.

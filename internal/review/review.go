@@ -4,9 +4,11 @@
 //
 // The assets are embedded from internal/review/assets/, which holds only a
 // placeholder README in git; `make assets` (part of `make build`) copies
-// web/* into assets/web/ and wasm/{index.js,wasm_exec.js,kontext.wasm.gz}
-// into assets/engine/. KONTEXT_ASSETS=<checkout> serves a checkout's web/
-// and wasm/ from disk instead (development).
+// the built console (web/index.html, web/style.css and web/app.js, the one
+// ES module build/webbundle bundles from web/src/ and the engine's JS) into
+// assets/web/ and wasm/kontext.wasm.gz into assets/engine/.
+// KONTEXT_ASSETS=<checkout> serves a checkout's web/ and wasm/ from disk
+// instead (development; run make web after editing web/src/).
 package review
 
 import (
@@ -31,8 +33,7 @@ import (
 var embedded embed.FS
 
 // Assets returns the console and engine files: web/<file> (index.html,
-// app.js, style.css, …) and engine/<file> (index.js, wasm_exec.js,
-// kontext.wasm.gz or kontext.wasm). With KONTEXT_ASSETS set they are read
+// app.js, style.css) and engine/<file> (kontext.wasm.gz or kontext.wasm). With KONTEXT_ASSETS set they are read
 // from that checkout's web/ and wasm/ directories.
 func Assets() fs.FS {
 	if root := os.Getenv("KONTEXT_ASSETS"); root != "" {
@@ -62,7 +63,7 @@ func (d diskAssets) Open(name string) (fs.File, error) {
 // Missing lists the assets a console needs that assets lacks.
 func Missing(assets fs.FS) []string {
 	var out []string
-	for _, n := range []string{"web/index.html", "web/app.js", "web/style.css", "engine/index.js", "engine/wasm_exec.js"} {
+	for _, n := range []string{"web/index.html", "web/app.js", "web/style.css"} {
 		if _, err := fs.Stat(assets, n); err != nil {
 			out = append(out, n)
 		}
@@ -113,9 +114,8 @@ var contentTypes = map[string]string{
 	".md":   "text/plain; charset=utf-8",
 }
 
-// ServeHTTP answers GET and HEAD of /, /<web file>, /engine/{index.js,
-// wasm_exec.js,kontext.wasm} and /bundle.json, for loopback Host headers
-// only (a DNS-rebinding guard).
+// ServeHTTP answers GET and HEAD of /, /<web file>, /engine/kontext.wasm
+// and /bundle.json, for loopback Host headers only (a DNS-rebinding guard).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !loopbackHost(r.Host) {
 		http.Error(w, "kontext review answers only on 127.0.0.1 / localhost", http.StatusForbidden)
@@ -142,8 +142,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Write(data)
 	case p == "/engine/kontext.wasm":
 		s.serveWasm(w, r)
-	case p == "/engine/index.js" || p == "/engine/wasm_exec.js":
-		s.serveFile(w, r, "engine/"+path.Base(p))
 	case p == "/" || p == "/index.html":
 		if missing := Missing(s.Assets); len(missing) > 0 {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -238,7 +236,7 @@ func missingPage(missing []string) string {
 		b.WriteString("<li><code>" + htmlEscape(m) + "</code></li>")
 	}
 	b.WriteString(`</ul>
-<p>Build it with <code>make build</code> (it builds the WASM engine and copies <code>web/</code> and <code>wasm/</code> into <code>internal/review/assets/</code>), or run from a checkout with <code>KONTEXT_ASSETS=/path/to/kontext</code>.</p>
+<p>Build it with <code>make build</code> (it builds the WASM engine, bundles the console and copies both into <code>internal/review/assets/</code>), or run from a checkout with <code>KONTEXT_ASSETS=/path/to/kontext</code>.</p>
 <p>The bundle is available at <a href="bundle.json">bundle.json</a>.</p>
 </body></html>
 `)

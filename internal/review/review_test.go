@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -35,15 +36,13 @@ func testAssets(t *testing.T) fstest.MapFS {
 	return fstest.MapFS{
 		"web/index.html": {Data: []byte(`<!doctype html>
 <html><head><meta charset="utf-8"><title>kontext review</title>
-<link rel="stylesheet" href="style.css">
+<link rel="stylesheet" href="./style.css">
 </head><body><main id="app"></main>
-<script type="module" src="app.js"></script>
+<script type="module" src="./app.js"></script>
 </body></html>
 `)},
 		"web/style.css":          {Data: []byte("body { color: black }\n")},
-		"web/app.js":             {Data: []byte("import { loadEngine } from \"./engine/index.js\";\nconst html = \"</script><!-- x\";\nconst engine = await loadEngine({});\n")},
-		"engine/index.js":        {Data: []byte("// engine\nimport \"./wasm_exec.js\"; // Go's runtime glue: defines globalThis.Go\n\nexport async function loadEngine(options = {}) { return null; }\n")},
-		"engine/wasm_exec.js":    {Data: []byte("\"use strict\";\n(() => { globalThis.Go = class { }; const s = \"</SCRIPT>\"; })();\n")},
+		"web/app.js":             {Data: []byte("// the console and the engine, bundled\n(() => { globalThis.Go = class { }; const s = \"</SCRIPT>\"; })();\nasync function loadEngine(options = {}) { return null; }\nconst html = \"</script><!-- x\";\nconst engine = await loadEngine({});\n")},
 		"engine/kontext.wasm.gz": {Data: gz(t, fakeWasm)},
 	}
 }
@@ -84,8 +83,6 @@ func TestServerRoutes(t *testing.T) {
 		{"/", "text/html; charset=utf-8", "<main id=\"app\">"},
 		{"/app.js", "text/javascript; charset=utf-8", "loadEngine"},
 		{"/style.css", "text/css; charset=utf-8", "color"},
-		{"/engine/index.js", "text/javascript; charset=utf-8", "wasm_exec.js"},
-		{"/engine/wasm_exec.js", "text/javascript; charset=utf-8", "globalThis.Go"},
 		{"/bundle.json", "application/json", "kontext.bundle/v1"},
 	} {
 		res, body := get(t, ts.URL+c.path, nil)
@@ -107,7 +104,7 @@ func TestServerRoutes(t *testing.T) {
 	if res.Header.Get("Content-Encoding") != "" || res.Header.Get("Content-Type") != "application/wasm" || !bytes.Equal(body, fakeWasm) {
 		t.Errorf("wasm (identity): %v %q", res.Header, body)
 	}
-	for _, p := range []string{"/nope.js", "/engine/kontext.wasm.gz", "/../go.mod", "/engine/other.js"} {
+	for _, p := range []string{"/nope.js", "/engine/kontext.wasm.gz", "/../go.mod", "/engine/other.js", "/engine/index.js"} {
 		if res, _ := get(t, ts.URL+p, nil); res.StatusCode != 404 {
 			t.Errorf("GET %s: %d, want 404", p, res.StatusCode)
 		}
@@ -195,15 +192,11 @@ func TestSingleFile(t *testing.T) {
 		t.Error("bundle not inlined as it is")
 	}
 
-	// A second module import or a shared top-level name is refused.
+	// Without the tags it replaces, index.html is refused, never half-inlined.
 	a := testAssets(t)
-	a["web/app.js"] = &fstest.MapFile{Data: []byte("import { loadEngine } from \"./engine/index.js\";\nimport { x } from \"./other.js\";\n")}
-	if _, err := SingleFile(a, []byte(bundleDoc)); err == nil || !strings.Contains(err.Error(), "other.js") {
-		t.Errorf("second import: %v", err)
-	}
-	a["web/app.js"] = &fstest.MapFile{Data: []byte("import { loadEngine } from \"./engine/index.js\";\nasync function loadEngine() {}\n")}
-	if _, err := SingleFile(a, []byte(bundleDoc)); err == nil || !strings.Contains(err.Error(), "loadEngine") {
-		t.Errorf("clash: %v", err)
+	a["web/index.html"] = &fstest.MapFile{Data: []byte(`<html><head><link rel="stylesheet" href="style.css"></head><body><script type="module" src="./app.js"></script></body></html>`)}
+	if _, err := SingleFile(a, []byte(bundleDoc)); err == nil || !strings.Contains(err.Error(), "style.css") {
+		t.Errorf("index.html without the stylesheet tag: %v", err)
 	}
 	if _, err := SingleFile(fstest.MapFS{}, []byte(bundleDoc)); err == nil || !strings.Contains(err.Error(), "make build") {
 		t.Errorf("missing assets: %v", err)
@@ -212,8 +205,8 @@ func TestSingleFile(t *testing.T) {
 
 var scriptRE = regexp.MustCompile(`(?is)<script([^>]*)>(.*?)</script>`)
 
-// CheckSingleFile checks a one-file console: three inline scripts plus a
-// module (no src, no imports), the bundle and the engine (base64 of a
+// CheckSingleFile checks a one-file console: a data script and the
+// console's module (no src, no imports), the bundle and the engine (base64 of a
 // gzip of wantWasm; nil skips the comparison) inlined, and no `</script`
 // or `<!--` inside any inlined script.
 func CheckSingleFile(t *testing.T, page []byte, wantWasm []byte) {
@@ -223,8 +216,8 @@ func CheckSingleFile(t *testing.T, page []byte, wantWasm []byte) {
 	if n := strings.Count(strings.ToLower(s), "</script"); n != len(scripts) {
 		t.Errorf("%d `</script` in the page for %d scripts: inlined data closes a script", n, len(scripts))
 	}
-	if len(scripts) != 3 {
-		t.Fatalf("%d scripts, want 3 (wasm_exec, data, module)", len(scripts))
+	if len(scripts) != 2 {
+		t.Fatalf("%d scripts, want 2 (data, module)", len(scripts))
 	}
 	for i, m := range scripts {
 		if strings.Contains(m[1], "src=") {
@@ -234,10 +227,7 @@ func CheckSingleFile(t *testing.T, page []byte, wantWasm []byte) {
 			t.Errorf("script %d contains <!--", i)
 		}
 	}
-	if !strings.Contains(scripts[0][2], "globalThis.Go") {
-		t.Error("first script is not wasm_exec.js")
-	}
-	data := scripts[1][2]
+	data := scripts[0][2]
 	if !strings.Contains(data, "window.__KONTEXT_BUNDLE__ = {") || !strings.Contains(data, `"kontext.bundle/v1"`) {
 		t.Error("bundle not inlined")
 	}
@@ -257,8 +247,21 @@ func CheckSingleFile(t *testing.T, page []byte, wantWasm []byte) {
 	if err != nil || len(raw) == 0 || (wantWasm != nil && !bytes.Equal(raw, wantWasm)) {
 		t.Errorf("inlined wasm: %d bytes, %v", len(raw), err)
 	}
-	if m := scripts[2]; !strings.Contains(m[1], `type="module"`) || regexp.MustCompile(`(?m)^\s*import\s`).MatchString(m[2]) ||
-		!strings.Contains(m[2], "function loadEngine") {
+	if m := scripts[1]; !strings.Contains(m[1], `type="module"`) || regexp.MustCompile(`(?m)^\s*import\s`).MatchString(m[2]) ||
+		!strings.Contains(m[2], "function loadEngine") || !strings.Contains(m[2], "globalThis.Go") {
 		t.Errorf("module script: attrs %q, imports left or engine missing:\n%.400s", m[1], m[2])
+	}
+}
+
+// The console's page keeps exactly one of each tag SingleFile replaces.
+func TestIndexHTMLHasTheInlinedTags(t *testing.T) {
+	page, err := os.ReadFile("../../web/index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tag := range []string{styleTag, scriptTag} {
+		if n := strings.Count(string(page), tag); n != 1 {
+			t.Errorf("web/index.html has %d of %s, want 1", n, tag)
+		}
 	}
 }

@@ -53,7 +53,21 @@ test("abi", () => {
   assert.equal(abi.abi, 1);
   assert.match(abi.version, /^\d+\.\d+\.\d+/);
   assert.deepEqual(abi.operations, READ_SUBSET);
-  assert.deepEqual(abi.functions, ["abi", "open", "update", "close", "request", "changed", "inspect"]);
+  assert.deepEqual(abi.functions, ["abi", "open", "update", "close", "request", "changed", "inspect", "render"]);
+});
+
+test("render: entry Markdown to safe HTML", () => {
+  const r = engine.render("## Context\n\nSee [[2026-01-12-money-is-integer-cents]] and `cmd/export`.\n");
+  assert.equal(r.plain, false);
+  assert.equal(r.html, '<h2>Context</h2>\n<p>See <a class="wikilink" data-entry-id="2026-01-12-money-is-integer-cents">2026-01-12-money-is-integer-cents</a> and <code>cmd/export</code>.</p>\n');
+  const evil = engine.render('<script>alert(1)</script>\n\n<img src=x onerror="alert(1)"> [x](javascript:alert(1))\n').html;
+  assert.doesNotMatch(evil, /<script|<img|onerror|href="javascript/i);
+  assert.match(evil, /<a href="">x<\/a>/);
+  // 3,000 backticks: an (empty) fenced code block, or literal text inside a paragraph.
+  assert.equal(engine.render("`".repeat(3000)).html, "<pre><code></code></pre>\n");
+  assert.equal(engine.render("a " + "`".repeat(3000) + " b").html, "<p>a " + "`".repeat(3000) + " b</p>\n");
+  assert.throws(() => engine.render(42), (err) => err instanceof KontextError && err.code === "invalid_input");
+  assert.throws(() => engine.render(), (err) => err instanceof KontextError && err.code === "invalid_input");
 });
 
 test("status: the read subset over a snapshot", () => {

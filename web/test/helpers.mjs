@@ -146,20 +146,24 @@ export async function startServer(bundle) {
 /** `<` in inlined JSON/JS must not close the script element. */
 const scriptSafe = (s) => s.replace(/<\/(script)/gi, "<\\/$1").replace(/<!--/g, "<\\!--");
 
-/** The one-file HTML, built as the contract says `kontext review --out` builds it. */
+/**
+ * The one-file HTML, built as `kontext review --out` builds it
+ * (internal/review/singlefile.go): style.css in place of the stylesheet
+ * link; the data script and the bundled console module (web/app.js, made by
+ * make web) in place of the app.js tag.
+ */
 export function oneFileHTML(bundle) {
   const css = readFileSync(join(webDir, "style.css"), "utf8");
-  const wasmExec = readFileSync(join(wasmDir, "wasm_exec.js"), "utf8");
-  const index = readFileSync(join(wasmDir, "index.js"), "utf8").replace(/^import "\.\/wasm_exec\.js";.*$/m, "");
-  const app = readFileSync(join(webDir, "app.js"), "utf8").replace(/^[^\n]*\n/, "");
+  const app = readFileSync(join(webDir, "app.js"), "utf8");
   const gzPath = join(wasmDir, "kontext.wasm.gz");
   const gz = existsSync(gzPath) ? readFileSync(gzPath) : gzipSync(readFileSync(join(wasmDir, "kontext.wasm")));
   const data = `window.__KONTEXT_BUNDLE__ = ${JSON.stringify(bundle).replace(/</g, "\\u003c")};\nwindow.__KONTEXT_WASM_GZ_B64__ = "${gz.toString("base64")}";`;
+  const styleTag = '<link rel="stylesheet" href="./style.css">';
+  const scriptTag = '<script type="module" src="./app.js"></script>';
   let html = readFileSync(join(webDir, "index.html"), "utf8");
-  html = html.replace(/<link rel="stylesheet"[^>]*>/, () => `<style>\n${css.replace(/<\/style/gi, "<\\/style")}\n</style>`);
-  html = html.replace(/<script type="module" src="\.\/app\.js"><\/script>/, () =>
-    `<script>\n${scriptSafe(data)}\n</script>\n<script>\n${scriptSafe(wasmExec)}\n</script>\n<script type="module">\n${scriptSafe(index + "\n" + app)}\n</script>`);
-  if (!html.includes("__KONTEXT_WASM_GZ_B64__")) throw new Error("index.html no longer has the app.js script tag the one-file build replaces");
+  if (!html.includes(styleTag) || !html.includes(scriptTag)) throw new Error("index.html lost a tag the one-file build replaces");
+  html = html.replace(styleTag, () => `<style>\n${css.replace(/<\/style/gi, "<\\/style")}\n</style>`);
+  html = html.replace(scriptTag, () => `<script>${data}</script>\n<script type="module">\n${scriptSafe(app)}\n</script>`);
   return html;
 }
 

@@ -1,0 +1,159 @@
+// Package markdown renders entry bodies (Markdown) to HTML for display:
+// CommonMark plus GFM tables and strikethrough, through goldmark, the
+// parser the engine already uses to read entries.
+//
+// The output is safe to hand to a browser's HTML parser: raw HTML in the
+// source is dropped (goldmark's default; it is never rendered as markup),
+// links and images with dangerous URLs (javascript:, vbscript:, file:,
+// data: other than images) lose their target, and every text is escaped.
+// [[id]] and [[id|label]] become <a class="wikilink" data-entry-id="id">,
+// without an href: the caller decides where an entry lives.
+//
+// Rendering is bounded for hostile input: goldmark is quadratic in the
+// container nesting of one line (capped here) and in the inline content of
+// one block (a paragraph over maxParagraph is shown as preformatted text,
+// without inline parsing); a text over MaxSize is shown as preformatted
+// text altogether.
+package markdown
+
+import (
+	"bytes"
+	"html"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// MaxSize is the largest text Render parses as Markdown: the cost of the
+// worst case grows with the number of maxParagraph blocks, and real entry
+// bodies are a few KiB.
+const MaxSize = 64 << 10
+
+// maxParagraph is the largest paragraph whose inline content is parsed.
+// Goldmark's link and delimiter handling is quadratic within one block
+// ("[a](" or "*a" repeated); real paragraphs are far shorter.
+const maxParagraph = 4 << 10
+
+// maxPrefix bounds the run of container markers (">", list markers,
+// indentation) one line may open. No real entry nests anywhere near this.
+const maxPrefix = 64
+
+// Result is a rendered text.
+type Result struct {
+	// HTML is the rendered fragment (no <html>/<body>).
+	HTML string `json:"html"`
+	// Plain is true when the text was too large to parse and HTML is the
+	// escaped text in one <pre> element.
+	Plain bool `json:"plain"`
+}
+
+var md = goldmark.New(
+	goldmark.WithParser(parser.NewParser(
+		parser.WithBlockParsers(blockParsers()...),
+		parser.WithInlineParsers(append(parser.DefaultInlineParsers(), util.Prioritized(wikiLinkParser{}, 199))...),
+		// Before link references (100) and tables (200) read the paragraph.
+		parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(), util.Prioritized(longParagraph{}, 10))...),
+	)),
+	goldmark.WithExtensions(extension.Table, extension.Strikethrough),
+	goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(wikiLinkRenderer{}, 500))),
+)
+
+// Render renders src. It never fails: a text goldmark cannot handle (a
+// panic inside it) is shown as preformatted text, like an oversized one.
+func Render(src string) (res Result) {
+	if len(src) > MaxSize {
+		return plain(src)
+	}
+	defer func() {
+		if recover() != nil {
+			res = plain(src)
+		}
+	}()
+	var buf bytes.Buffer
+	if err := md.Convert(capNesting([]byte(src)), &buf); err != nil {
+		return plain(src)
+	}
+	return Result{HTML: buf.String()}
+}
+
+func plain(src string) Result {
+	return Result{HTML: "<pre><code>" + html.EscapeString(src) + "</code></pre>\n", Plain: true}
+}
+
+// blockParsers are goldmark's, with ATX headings (the only parser
+// triggered by '#') opened only on lines up to maxParagraph: a longer one
+// is read as a paragraph, which longParagraph then shows as it is.
+func blockParsers() []util.PrioritizedValue {
+	out := parser.DefaultBlockParsers()
+	for i, v := range out {
+		if bp, ok := v.Value.(parser.BlockParser); ok && bytes.IndexByte(bp.Trigger(), '#') >= 0 {
+			out[i].Value = shortHeading{bp}
+		}
+	}
+	return out
+}
+
+type shortHeading struct{ parser.BlockParser }
+
+func (p shortHeading) Open(parent ast.Node, reader text.Reader, pc parser.Context) (ast.Node, parser.State) {
+	if line, _ := reader.PeekLine(); len(line) > maxParagraph {
+		return nil, parser.NoChildren
+	}
+	return p.BlockParser.Open(parent, reader, pc)
+}
+
+// longParagraph turns a paragraph over maxParagraph into a code block: its
+// text is shown as it is, and inline parsing never sees it.
+type longParagraph struct{}
+
+func (longParagraph) Transform(node *ast.Paragraph, _ text.Reader, _ parser.Context) {
+	lines := node.Lines()
+	size := 0
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		size += seg.Stop - seg.Start
+	}
+	if size <= maxParagraph {
+		return
+	}
+	code := ast.NewCodeBlock()
+	code.SetLines(lines)
+	node.Parent().ReplaceChild(node.Parent(), node, code)
+}
+
+// capNesting returns src with every line's container-marker prefix beyond
+// maxPrefix blanked out (the markers become spaces, so the line still
+// renders, only less deeply nested).
+func capNesting(src []byte) []byte {
+	var out []byte
+	run, lineStart := 0, true
+	for i, c := range src {
+		if c == '\n' {
+			run, lineStart = 0, true
+			continue
+		}
+		if !lineStart {
+			continue
+		}
+		switch c {
+		case '>', ' ', '\t', '.', ')', '-', '*', '+', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			if run++; run > maxPrefix {
+				if out == nil {
+					out = append([]byte(nil), src...)
+				}
+				out[i] = ' '
+			}
+		default:
+			lineStart = false
+		}
+	}
+	if out == nil {
+		return src
+	}
+	return out
+}

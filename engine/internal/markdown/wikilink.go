@@ -1,0 +1,76 @@
+package markdown
+
+import (
+	"bytes"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// kindWikiLink is the node kind of [[id]] links.
+var kindWikiLink = ast.NewNodeKind("WikiLink")
+
+// wikiLink is [[target]] or [[target|label]] on one line.
+type wikiLink struct {
+	ast.BaseInline
+	target, label []byte
+}
+
+func (n *wikiLink) Kind() ast.NodeKind { return kindWikiLink }
+
+func (n *wikiLink) Dump(src []byte, level int) {
+	ast.DumpHelper(n, src, level, map[string]string{"Target": string(n.target)}, nil)
+}
+
+// wikiLinkParser runs before goldmark's link parser (priority 200) on '['
+// and takes only a complete [[…]] on the current line; anything else falls
+// through to the link parser.
+type wikiLinkParser struct{}
+
+func (wikiLinkParser) Trigger() []byte { return []byte{'['} }
+
+func (wikiLinkParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.Node {
+	line, _ := block.PeekLine()
+	if !bytes.HasPrefix(line, []byte("[[")) {
+		return nil
+	}
+	end := bytes.Index(line[2:], []byte("]]"))
+	if end <= 0 {
+		return nil
+	}
+	inner := line[2 : 2+end]
+	if bytes.ContainsAny(inner, "[]\n") {
+		return nil
+	}
+	target, label, _ := bytes.Cut(inner, []byte("|"))
+	target, label = bytes.TrimSpace(target), bytes.TrimSpace(label)
+	if len(target) == 0 {
+		return nil
+	}
+	if len(label) == 0 {
+		label = target
+	}
+	block.Advance(2 + end + 2)
+	return &wikiLink{target: target, label: label}
+}
+
+// wikiLinkRenderer writes <a class="wikilink" data-entry-id="…">label</a>.
+type wikiLinkRenderer struct{}
+
+func (wikiLinkRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(kindWikiLink, func(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		n := node.(*wikiLink)
+		w.WriteString(`<a class="wikilink" data-entry-id="`)
+		w.Write(util.EscapeHTML(n.target))
+		w.WriteString(`">`)
+		w.Write(util.EscapeHTML(n.label))
+		w.WriteString(`</a>`)
+		return ast.WalkSkipChildren, nil
+	})
+}

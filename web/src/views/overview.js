@@ -1,0 +1,144 @@
+// The overview: summary strip, warnings, changed files with their
+// governing entries, and the entries the change touched (with diffs).
+
+import { $, h, clear, entryLink, fileHref, short } from "../dom.js";
+import { renderDiff } from "../diff.js";
+import { NARROW, state, governingByPath, minSpecificity, hist, failingIds } from "../state.js";
+import { fillFilters, renderResults } from "./search.js";
+import { route } from "../router.js";
+
+export function renderAll() {
+  const repo = state.bundle.repository || {};
+  const bits = [repo.name || "repository"];
+  if (repo.base || repo.head) bits.push(`${short(repo.base) || "?"}..${short(repo.head) || "?"}${repo.dirty ? " (dirty)" : ""}`);
+  if (state.bundle.generated_at) bits.push("bundle of " + state.bundle.generated_at);
+  $("repo").textContent = bits.join(" · ");
+  document.title = `kontext review · ${repo.name || "repository"}`;
+  fillFilters();
+  renderSummary();
+  renderWarnings();
+  renderFiles();
+  renderChanges();
+  renderResults();
+  route();
+}
+
+export function renderSummary() {
+  const all = governingByPath(0);
+  const governing = new Set();
+  const narrow = new Set();
+  for (const list of all.values()) for (const g of list) {
+    governing.add(g.entry.id);
+    if (g.specificity >= NARROW) narrow.add(g.entry.id);
+  }
+  const reviewDue = (state.status && state.status.review_due) || [];
+  const failing = failingIds();
+  const stat = (key, n, label, cls) =>
+    h("div.stat" + (cls && n > 0 ? "." + cls : ""), { "data-testid": "stat-" + key, "data-value": n }, h("span.n", { text: n }), h("span.l", { text: label }));
+  clear($("summary")).append(
+    stat("governing", governing.size, "entries govern the change"),
+    stat("narrow", narrow.size, `narrow rules (specificity ≥ ${NARROW})`),
+    stat("changed", state.changes.length, "entries changed"),
+    stat("drifted", state.drift.length, "drifted", "warn"),
+    stat("review-due", reviewDue.length, "review due", "warn"),
+    stat("failing", failing.length, "failing verifies", "bad"),
+  );
+}
+
+export function renderWarnings() {
+  const body = clear($("warnings-body"));
+  const ul = h("ul.warn");
+  for (const d of state.drift) {
+    const li = h("li", { "data-testid": "drift-entry" },
+      h("span.badge.warn", { text: "drift" }), " ", entryLink(d.id, d.title || d.id),
+      d.path || (d.changed && d.changed.length) ? h("div.rule", { text: "changed: " + (Array.isArray(d.changed) ? d.changed.join(", ") : d.path || "") }) : null);
+    if (Array.isArray(d.commits) && d.commits.length) {
+      li.append(h("ul.commits", null, d.commits.slice(0, 10).map((c) => h("li", null, h("code", { text: short(c.sha) }), " ", c.subject || ""))));
+    }
+    ul.append(li);
+  }
+  for (const id of (state.status && state.status.review_due) || []) {
+    const e = state.byId.get(id);
+    ul.append(h("li", { "data-testid": "review-due-entry" }, h("span.badge.warn", { text: "review due" }), " ", entryLink(id, e ? e.title : id),
+      e && e.review_by ? h("span.rule", { text: " review by " + e.review_by }) : null));
+  }
+  for (const id of failingIds()) {
+    const e = state.byId.get(id);
+    ul.append(h("li", { "data-testid": "failing-entry" }, h("span.badge.bad", { text: "verify failing" }), " ", entryLink(id, e ? e.title : id)));
+  }
+  // Premises that the change touched: an entry governing the change relies on a changed entry.
+  const changed = new Set(state.changes.map((c) => c.id));
+  const seen = new Set();
+  for (const e of state.governing) {
+    const premises = [...(hist(e.id).premises || e.premises || []), ...(e.extends || []), ...(e.supersedes || [])];
+    for (const p of premises) {
+      const pid = typeof p === "string" ? p : p && p.id;
+      if (!pid || !changed.has(pid) || seen.has(e.id + " " + pid)) continue;
+      seen.add(e.id + " " + pid);
+      ul.append(h("li", { "data-testid": "premise-changed" }, h("span.badge.warn", { text: "premise changed" }), " ", entryLink(e.id, e.title), " relies on ", entryLink(pid, pid)));
+    }
+  }
+  for (const d of state.diagnostics || []) {
+    ul.append(h("li", { "data-testid": "diagnostic" }, h("span.badge.bad", { text: d.code || "diagnostic" }), " ", h("code", { text: d.file || d.path || "" }), " ", d.message || ""));
+  }
+  if (!ul.childElementCount) body.append(h("p.muted", { text: "No drift, no review due, no failing verifies." }));
+  else body.append(ul);
+}
+
+export function govItem(g) {
+  const e = g.entry;
+  return h("li", { "data-testid": "governing-entry", "data-entry-id": e.id, "data-specificity": g.specificity },
+    h("span.spec" + (g.specificity >= NARROW ? ".narrow" : ""), { title: "specificity", text: g.specificity }),
+    h("span.kind", { text: e.kind }),
+    entryLink(e.id, e.title),
+    h("code.rule", { "data-testid": "rule", text: g.rule }),
+    e.status && !["accepted", "active"].includes(e.status) ? h("span.status", { text: e.status }) : null);
+}
+
+export function renderFiles() {
+  const ul = clear($("changed-files"));
+  const by = governingByPath(minSpecificity());
+  if (!state.paths.length) {
+    ul.append(h("li.none", { text: "No changed files in this bundle. Paste paths below to review them." }));
+    return;
+  }
+  for (const p of state.paths) {
+    const list = by.get(p) || [];
+    ul.append(h("li.file", { "data-testid": "changed-file", "data-path": p, id: "file-" + p },
+      h("a.file-path", { href: fileHref(p), text: p }), " ",
+      h("span.muted", { text: `${list.length} entr${list.length === 1 ? "y" : "ies"}` }),
+      list.length ? h("ul.gov", null, list.map(govItem)) : h("p.none", { text: "No entries govern this file at this specificity." })));
+  }
+}
+
+export function markdownOf(map, file) {
+  return map && file && typeof map[file] === "string" ? map[file] : null;
+}
+
+export function renderChanges() {
+  const ul = clear($("changed-entries"));
+  if (!state.changes.length) {
+    ul.append(h("li.none", { text: state.base ? "No entry changed." : "No entry file changed (the bundle has no base files to compare)." }));
+    return;
+  }
+  const order = { added: 0, revised: 1, superseded: 2, deprecated: 3 };
+  const changes = [...state.changes].sort((a, b) => (order[a.change] ?? 9) - (order[b.change] ?? 9) || a.id.localeCompare(b.id));
+  for (const c of changes) {
+    const baseEntry = state.baseById.get(c.id);
+    const headEntry = state.byId.get(c.id);
+    const before = c.unknown_base ? null : markdownOf(state.bundle.base_files, baseEntry ? baseEntry.file : c.file);
+    const after = c.removed ? null : markdownOf(state.bundle.files, headEntry ? headEntry.file : c.file);
+    const label = c.removed ? "removed" : c.change;
+    const li = h("li.change", { "data-testid": "changed-entry", "data-entry-id": c.id, "data-change": c.change },
+      h("span.badge." + label, { text: c.removed ? `${c.change} (removed)` : c.change }), " ",
+      h("span.kind", { text: c.kind }), " ",
+      headEntry ? entryLink(c.id, c.title) : h("strong", { text: c.title || c.id }),
+      c.superseded_by && c.superseded_by.length ? h("span.rule", null, " → superseded by ", c.superseded_by.map((s, k) => [k ? ", " : "", entryLink(s, s)])) : null,
+      h("div.rule", { text: c.file }));
+    if (before != null || after != null) {
+      const det = h("details", { open: changes.length <= 5 ? true : null }, h("summary", { text: "Markdown diff" }), renderDiff(before, after));
+      li.append(det);
+    }
+    ul.append(li);
+  }
+}
