@@ -177,12 +177,12 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		if c.blob != "" {
 			s.Blobs[f] = c.blob
 		}
+		if c.entry != nil && c.entry.IsTemplate() {
+			s.Skipped = append(s.Skipped, Skipped{File: f, Reason: entry.SkipPlaceholder})
+			continue // an unfilled template: not a record, so no diagnostics
+		}
 		s.Diagnostics = append(s.Diagnostics, c.diags...)
 		if c.entry == nil {
-			continue
-		}
-		if c.entry.IsTemplate() {
-			s.Skipped = append(s.Skipped, Skipped{File: f, Reason: entry.SkipPlaceholder})
 			continue
 		}
 		e := clone(c.entry) // linkRecords edits it; the cache keeps the parse
