@@ -261,6 +261,15 @@ func TestADRToolsLog(t *testing.T) {
 	if b, _ := json.Marshal(beta["links"]); !strings.Contains(string(b), `{"target":"0006-tune","text":"6. Tune","type":"refined by"}`) {
 		t.Errorf("links of 0003: %s", b)
 	}
+	// 0006 amends 0005, which 0007 superseded: a premise that no longer holds.
+	if b, _ := json.Marshal(tune["premises"]); string(b) != `[{"id":"0005-use-postgresql","status":"superseded","superseded_by":["0007-use-managed-postgresql"]}]` {
+		t.Errorf("premises of 0006: %s", b)
+	}
+	rel := apiIn(t, dir, "entries.related", map[string]any{"text": "tune endpoints", "exclude_ids": []string{"0006-tune"}})
+	if b, _ := json.Marshal(rel["candidates"]); !strings.Contains(string(b), `"id":"0003-mark-beta-endpoints"`) ||
+		!strings.Contains(string(b), `"reason":"linked: 0006-tune depends on 0001-record-architecture-decisions"`) {
+		t.Errorf("related: %s", b)
+	}
 	// get by ADR number, active_only, changed.
 	if g := apiIn(t, dir, "entries.get", map[string]any{"id": "2"}); g["status"] != "superseded" {
 		t.Errorf("get 2: %v", g["status"])
