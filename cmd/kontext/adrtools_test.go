@@ -289,8 +289,25 @@ func TestADRToolsLog(t *testing.T) {
 	if got["0002-use-sqlite"] != "superseded" || got["0004-use-mysql-for-reports"] != "superseded" || got["0005-use-postgresql"] != "added" {
 		t.Errorf("changed: %v", got)
 	}
-	if out, code := kontextIn(t, dir, "ci", "--strict"); code != 0 && !strings.Contains(out, "drift") {
-		t.Errorf("ci --strict on a clean adr-tools log: exit %d\n%s", code, out)
+	// governing: paths in a kontext comment after the Date line; the
+	// superseded record governs nothing.
+	for _, f := range []string{"0005-use-postgresql.md", "0007-use-managed-postgresql.md"} {
+		p := filepath.Join(dir, "doc/adr", f)
+		b, _ := os.ReadFile(p)
+		s := strings.Replace(string(b), "\n\n## Status", "\n\n<!-- kontext\npaths: [\"src/db/**\"]\n-->\n\n## Status", 1)
+		os.WriteFile(p, []byte(s), 0o644)
+	}
+	gov := apiIn(t, dir, "entries.governing", map[string]any{"paths": []string{"src/db/pool.go"}})
+	var ids []string
+	for _, e := range gov["entries"].([]any) {
+		ids = append(ids, e.(map[string]any)["id"].(string))
+	}
+	if strings.Join(ids, ",") != "0007-use-managed-postgresql" {
+		t.Errorf("governing src/db/pool.go: %v", ids)
+	}
+	// A log adr-tools wrote has no finding.
+	if out, _ := kontextIn(t, dir, "ci"); !strings.HasPrefix(out, "diagnostics: 0 (0 errors)\n") {
+		t.Errorf("ci on an adr-tools log:\n%s", out)
 	}
 }
 
@@ -475,6 +492,13 @@ func TestMADRTemplates(t *testing.T) {
 				if !strings.HasPrefix(w, "missing_status docs/decisions/0000-") {
 					t.Errorf("warning on a MADR log: %s", w)
 				}
+			}
+			// 0004's supersedes side is inferred (info): listed, never a ci finding.
+			if len(codes(diags, "info")) != 3 {
+				t.Errorf("info diagnostics %v", codes(diags, "info"))
+			}
+			if out, _ := kontextIn(t, dir, "ci"); !strings.HasPrefix(out, "diagnostics: 1 (0 errors)\n") || strings.Contains(out, "inferred_link") {
+				t.Errorf("ci:\n%s", out)
 			}
 			if len(es) != 7 {
 				t.Errorf("want MADR's 0000 record and 6 filled templates, got %d entries", len(es))
