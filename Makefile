@@ -7,7 +7,7 @@ DEMO := .demo
 export GIT_CONFIG_GLOBAL := /dev/null
 export GIT_CONFIG_NOSYSTEM := 1
 
-.PHONY: build assets web demo test vet wasm-check wasm test-wasm test-web bench fuzz generate clean
+.PHONY: build assets web demo test tools vet wasm-check wasm test-wasm test-web bench fuzz generate clean
 
 # A static binary (no cgo): it starts about a millisecond faster than one
 # that loads libc, and it runs on any Linux. (go test -race keeps cgo.)
@@ -50,8 +50,19 @@ demo: build
 
 # Everything: formatting, vet, the engine's purity under js/wasm, the npm
 # package's Node tests, and every Go test with the race detector.
-test: vet wasm-check test-wasm test-web
+test: vet wasm-check test-wasm test-web tools
 	$(GO) test -race -count=1 ./...
+
+# The ADR tools the log tests drive (cmd/kontext/adrtools_test.go), as users
+# install them: Debian's adr-tools, and MADR 2/3/4 and log4brains (root
+# devDependencies). In CI (CI=true) a missing tool fails those tests.
+tools:
+	@if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/madr2 ] || [ ! -x node_modules/.bin/log4brains ]; then \
+	  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund; fi
+	@if ! command -v adr >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y adr-tools; \
+	  else echo "the ADR log tests need adr-tools: run 'sudo apt-get install -y adr-tools' (Debian) and retry"; exit 1; fi; \
+	fi
 
 vet:
 	@unformatted=$$(find . -name '*.go' -not -path './node_modules/*' -not -path './.demo/*' -print0 | xargs -0 gofmt -l); \

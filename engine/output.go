@@ -30,6 +30,15 @@ type Premise struct {
 	SupersededBy []string `json:"superseded_by"`
 }
 
+// Link is a typed relation to another record other than supersession
+// ("amends", "refined by", …): type lower-cased as written, target the
+// record's id (as written when it resolves to none), text as written.
+type Link struct {
+	Type   string `json:"type"`
+	Target string `json:"target"`
+	Text   string `json:"text"`
+}
+
 // Match is one governed path of a governing result.
 type Match struct {
 	Path        string `json:"path"`
@@ -60,6 +69,7 @@ type Entry struct {
 	Supersedes   []string       `json:"supersedes"`
 	SupersededBy []string       `json:"superseded_by"`
 	Extends      []string       `json:"extends"`
+	Links        []Link         `json:"links"`
 	Commits      []string       `json:"commits"`
 	File         string         `json:"file"`
 	Markdown     string         `json:"markdown"`
@@ -194,7 +204,10 @@ func (e *Engine) view(st *state, en *entry.Entry) *Entry {
 		Extends: nonNil(en.Extends), Commits: nonNil(en.Commits),
 		File: en.File, Markdown: en.Markdown, Style: en.Style,
 		Revision: st.snap.Blobs[en.File], Publication: st.pub[en.File], Extra: en.Extra,
-		Premises: e.premises(st, en),
+		Premises: e.premises(st, en), Links: []Link{},
+	}
+	for _, l := range en.Links {
+		v.Links = append(v.Links, Link(l))
 	}
 	if v.Visibility == "" {
 		v.Visibility = "team"
@@ -236,6 +249,9 @@ func (e *Engine) premises(st *state, en *entry.Entry) []Premise {
 	}
 	refs = append(refs, en.Supersedes...)
 	refs = append(refs, en.Extends...)
+	for _, l := range en.Links {
+		refs = append(refs, l.Target) // a record this one amends, depends on, …
+	}
 	for _, id := range refs {
 		if seen[id] {
 			continue

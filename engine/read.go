@@ -356,6 +356,7 @@ func runRelated(ctx context.Context, e *Engine, v any) (any, error) {
 			add(h.en, "overlapping paths: "+h.rule)
 		}
 	}
+	addLinked(st, res.Candidates, in.ExcludeIDs, add)
 	return res, nil
 }
 

@@ -209,7 +209,7 @@ func runStage(ctx context.Context, e *Engine, v any) (any, error) {
 		if section != "" {
 			copied.Body = strings.TrimRight(copied.Body, "\n") + section
 		}
-		files, target, notes, err := e.planNew(st, &copied, in.RequestedPath, in.Source)
+		files, target, notes, err := e.planNew(ctx, st, &copied, in.RequestedPath, in.Source)
 		if err == nil {
 			related, _ = e.inboxRelated(ctx, copied.Title+"\n"+copied.Body, copied.Paths, copied.Supersedes)
 		}
@@ -340,7 +340,7 @@ func (e *Engine) cleanRequested(p string) (string, error) {
 
 // planNew validates a new entry and plans its file plus the edits of the
 // entries it supersedes.
-func (e *Engine) planNew(st *state, se *StageEntry, requested, source string) ([]change, string, []string, error) {
+func (e *Engine) planNew(ctx context.Context, st *state, se *StageEntry, requested, source string) ([]change, string, []string, error) {
 	if se == nil {
 		return nil, "", nil, jsonin.Errorf("entry", "is required")
 	}
@@ -490,13 +490,16 @@ func (e *Engine) planNew(st *state, se *StageEntry, requested, source string) ([
 	}
 	var target, id string
 	adrNum, width := 0, 4
-	if style == entry.StyleADR {
-		adrNum, width = nextADR(st, fs, dir)
+	dated := style == entry.StyleADR && datedLog(st, dir)
+	if style == entry.StyleADR && !dated {
+		adrNum, width = nextADR(st, fs, dir, e.namesOnRefs(ctx, dir))
 	}
 	if reqPath != "" && path.Ext(reqPath) == ".md" {
 		target, id = reqPath, entry.StemID(reqPath)
 		if style == entry.StyleADR {
-			if n, ok := entry.ParseADRNumber(strings.SplitN(id, "-", 2)[0]); ok {
+			if _, isDate := entry.DatePrefix(id); isDate {
+				adrNum = 0
+			} else if n, ok := entry.ParseADRNumber(strings.SplitN(id, "-", 2)[0]); ok {
 				adrNum = n
 			}
 		}
@@ -512,7 +515,9 @@ func (e *Engine) planNew(st *state, se *StageEntry, requested, source string) ([
 			if i > 1 {
 				s = fmt.Sprintf("%s-%d", slug, i)
 			}
-			if style == entry.StyleADR {
+			if dated {
+				id = strings.ReplaceAll(date, "-", "") + "-" + s
+			} else if style == entry.StyleADR {
 				id = strings.TrimSuffix(render.FileName(adrNum, width, s), ".md")
 			} else {
 				id = date + "-" + s
@@ -540,7 +545,7 @@ func (e *Engine) planNew(st *state, se *StageEntry, requested, source string) ([
 	}
 	re.ExternalRefs = append(re.ExternalRefs, se.extraRefs...)
 	newRef := title
-	if style == entry.StyleADR {
+	if style == entry.StyleADR && adrNum > 0 {
 		newRef = fmt.Sprintf("%d. %s", adrNum, title)
 	}
 	var files []change
@@ -590,12 +595,15 @@ var leadingDigits = regexp.MustCompile(`^(\d+)-`)
 // files use (default 4).
 func nextADR(st *state, fs interface {
 	ReadDir(string) ([]os.FileInfo, error)
-}, dir string) (int, int) {
+}, dir string, onRefs []string) (int, int) {
 	max, width := 0, 0
 	consider := func(name string) {
 		m := leadingDigits.FindStringSubmatch(name)
 		if m == nil {
 			return
+		}
+		if _, isDate := entry.DatePrefix(strings.TrimSuffix(name, ".md")); isDate {
+			return // log4brains' 20241201-x is a date, not a number
 		}
 		var n int
 		fmt.Sscanf(m[1], "%d", &n)
@@ -615,6 +623,9 @@ func nextADR(st *state, fs interface {
 		if path.Dir(en.File) == dir {
 			consider(path.Base(en.File))
 		}
+	}
+	for _, name := range onRefs {
+		consider(name)
 	}
 	if width == 0 {
 		width = 4

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/kontext/kontext/engine/internal/kb"
 	"os"
 	"path"
 	"sort"
@@ -25,6 +26,10 @@ type LLMStatus struct {
 }
 
 // StatusResult is the result of status.
+// SkippedFile is a Markdown file of a source that is not a record: {file,
+// reason}.
+type SkippedFile = kb.Skipped
+
 type StatusResult struct {
 	Version      string                    `json:"version"`
 	APIVersion   int                       `json:"api_version"`
@@ -39,6 +44,9 @@ type StatusResult struct {
 	Failing      []string                  `json:"failing"`
 	Diagnostics  int                       `json:"diagnostics"`
 	Snapshot     string                    `json:"snapshot"`
+	// Skipped lists the Markdown files of the sources that are not records
+	// (README, index, templates), with the reason.
+	Skipped []SkippedFile `json:"skipped"`
 	// BriefBudgetLines is [brief] budget_lines of the committed config.
 	BriefBudgetLines int `json:"brief_budget_lines"`
 }
@@ -61,6 +69,7 @@ func runStatus(ctx context.Context, e *Engine, _ any) (any, error) {
 		Diagnostics: len(st.snap.Diagnostics), Snapshot: st.snap.ID, BriefBudgetLines: st.cfg.BudgetLines,
 	}
 	res.Failing = failingIDs(st.snap.LedgerLines)
+	res.Skipped = append([]SkippedFile{}, st.snap.Skipped...)
 	today := e.now().Format("2006-01-02")
 	for _, en := range st.snap.Entries {
 		s := en.Status

@@ -113,12 +113,13 @@ func runChangedCmd(ctx context.Context, g *globals, args []string, stdout, stder
 
 // CIReport is the result of kontext ci --json.
 type CIReport struct {
-	Diagnostics int                 `json:"diagnostics"`
-	Errors      int                 `json:"errors"`
-	Drift       *engine.DriftResult `json:"drift"`
-	ReviewDue   []string            `json:"review_due"`
-	Failing     []string            `json:"failing"`
-	Findings    int                 `json:"findings"`
+	Diagnostics int                  `json:"diagnostics"`
+	Errors      int                  `json:"errors"`
+	Drift       *engine.DriftResult  `json:"drift"`
+	ReviewDue   []string             `json:"review_due"`
+	Failing     []string             `json:"failing"`
+	Skipped     []engine.SkippedFile `json:"skipped"` // files that are not records; never a finding
+	Findings    int                  `json:"findings"`
 }
 
 func runCICmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
@@ -141,23 +142,37 @@ func runCICmd(ctx context.Context, g *globals, args []string, stdout, stderr io.
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	rep := &CIReport{Diagnostics: len(l.Diagnostics), Drift: dres.(*engine.DriftResult), ReviewDue: s.ReviewDue, Failing: s.Failing}
+	rep := &CIReport{Drift: dres.(*engine.DriftResult), ReviewDue: s.ReviewDue, Failing: s.Failing, Skipped: s.Skipped}
+	// Info diagnostics (an inferred link) are never a finding.
+	diags := l.Diagnostics[:0:0]
 	for _, d := range l.Diagnostics {
+		if d.Severity == "info" {
+			continue
+		}
+		diags = append(diags, d)
 		if d.Severity == "error" {
 			rep.Errors++
 		}
 	}
+	rep.Diagnostics = len(diags)
 	rep.Findings = rep.Diagnostics + len(rep.Drift.Entries) + len(rep.ReviewDue) + len(rep.Failing)
 	if rep.Drift.BaseSource == "fallback-none" {
 		rep.Findings++
 	}
 	code := emit(g, stdout, rep, func(w io.Writer) {
 		fmt.Fprintf(w, "diagnostics: %d (%d errors)\n", rep.Diagnostics, rep.Errors)
-		for _, d := range l.Diagnostics {
+		for _, d := range diags {
 			fmt.Fprintf(w, "  %s %s: %s %s\n", d.Severity, d.File, d.Code, d.Message)
 		}
 		fmt.Fprintf(w, "review due:  %d %s\n", len(rep.ReviewDue), strings.Join(rep.ReviewDue, ", "))
 		fmt.Fprintf(w, "failing:     %d %s\n", len(rep.Failing), strings.Join(rep.Failing, ", "))
+		if len(rep.Skipped) > 0 {
+			files := make([]string, len(rep.Skipped))
+			for i, sk := range rep.Skipped {
+				files[i] = sk.File
+			}
+			fmt.Fprintf(w, "skipped:     %d not records (README, index, templates): %s\n", len(files), strings.Join(files, ", "))
+		}
 		fmt.Fprintln(w)
 		printDrift(w, rep.Drift)
 	})

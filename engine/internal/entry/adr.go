@@ -17,10 +17,14 @@ var (
 	statusLineRE = regexp.MustCompile(`(?i)^(?:[-*+]\s+)?[*_]*status[*_]*\s*:\s*(.*)$`)
 	// "Date: 2024-03-01", "* Date: …", "**Date:** …", and "Date 09/04/2018" without a colon.
 	dateLineRE = regexp.MustCompile(`(?i)^(?:[-*+]\s+)?[*_]*date[*_]*(?:\s*:\s*(.*\S)|\s+(\d.*\S))\s*$`)
-	// An inline Markdown link [text](dest "title").
-	linkRE = regexp.MustCompile(`\[([^\[\]]*)\]\(\s*<?([^()\s<>]*)>?(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)`)
-	// A supersede relation without a link: "Supersedes ADR-3", "Replaces: 3".
-	bareRelRE = regexp.MustCompile(`(?i)^(supersedes|replaces|superseded\s+by|replaced\s+by)\s*:?\s*(?:adr[\s#_-]*)?#?(\d{1,9})\b`)
+	// An inline Markdown link [text](dest "title"); the text may hold one
+	// level of brackets ("[3. Mark [BETA] endpoints](0003-….md)").
+	linkRE = regexp.MustCompile(`\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*<?([^()\s<>]*)>?(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)`)
+	// A supersede relation without a link: "Supersedes ADR-3", "Replaces: 3",
+	// "Superceded by #8" (adr-tools' spelling).
+	bareRelRE = regexp.MustCompile(`(?i)^(supersedes|supercedes|replaces|superseded\s+by|superceded\s+by|replaced\s+by)\s*:?\s*((?:adr[\s#_-]*)?#?(\d{1,9}))\b`)
+	// The same with a record's id or file name: "Superseded by 0008-use-x.md".
+	bareIDRelRE = regexp.MustCompile(`(?i)^(supersedes|supercedes|replaces|superseded\s+by|superceded\s+by|replaced\s+by)\s*:?\s*([A-Za-z0-9][\w.]*-[\w.-]*\w)\s*[.;]?\s*$`)
 	// The leading number of a link text: "9. Use managed PostgreSQL", "ADR-0009".
 	linkNumberRE = regexp.MustCompile(`(?i)^(?:adr[\s#_-]*)?#?(\d{1,9})\b`)
 	kontextKeyRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*)\s*:\s*(.*)$`)
@@ -163,8 +167,8 @@ func parseADR(b *builder, t string) {
 				if raw == "" {
 					raw = m[2]
 				}
-				raw = strings.TrimSpace(strings.Trim(strings.TrimSpace(raw), "*_"))
-				if raw != "" {
+				raw = strings.TrimSpace(strings.Trim(strings.TrimSpace(stripComment(raw)), "*_"))
+				if raw != "" && !strings.HasPrefix(raw, "[") && !strings.HasPrefix(raw, "{") { // not a template placeholder
 					b.setString("date", raw, l.line)
 					found = true
 					break
@@ -177,56 +181,44 @@ func parseADR(b *builder, t string) {
 	}
 
 	// Relations: link lines of the preamble, the status section and the
-	// status line itself.
-	var sup, supBy []string
-	var links []Link
+	// status line itself (also kept in extra.links as before), then MADR's
+	// "## Links" bullets and "More Information" lines.
+	rels := relationLines{}
 	// Outside the status section only lines that start with a relation word
 	// count, so prose such as "This ADR builds on [3](…)" is not a link.
-	type relLine struct {
-		textLine
-		strict bool
-	}
-	var relLines []relLine
 	for _, l := range preLines {
-		relLines = append(relLines, relLine{l, true})
+		rels.add(l.text, true, true)
 	}
 	for _, l := range secLines {
-		relLines = append(relLines, relLine{l, false})
+		rels.add(l.text, false, true)
 	}
 	if statusLine != nil {
-		relLines = append(relLines, relLine{*statusLine, false})
+		rels.add(statusLine.text, false, true)
 	}
-	for _, l := range relLines {
-		rel, targets, ok := parseRelation(l.text)
-		if !ok {
-			continue
-		}
-		if first, _, _ := strings.Cut(rel, " "); l.strict && !relationWords[first] {
-			continue
-		}
-		switch rel {
-		case "supersedes", "replaces":
-			sup = appendUnique(sup, targets...)
-		case "superseded by", "replaced by":
-			supBy = appendUnique(supBy, targets...)
-		default:
-			for _, t := range targets {
-				lk := Link{Relation: rel, Target: t}
-				if !containsLink(links, lk) {
-					links = append(links, lk)
-				}
-			}
+	for _, name := range []string{"links", "more information"} {
+		for _, l := range doc.textLines(sectionBlocks(hs, blocks, name)) {
+			// MADR 2's Links bullets are all links ("* Relates to […]"); in
+			// More Information only a line starting with a relation word is.
+			rels.add(l.text, name != "links", false)
 		}
 	}
-	if sup != nil {
-		b.setList("supersedes", sup, 0)
+	// MADR front matter "status: superseded by ADR-0008" (or a link).
+	for _, f := range fmFields {
+		if f.key == "status" && f.node != nil && f.node.Kind == yaml.ScalarNode {
+			rels.add(f.node.Value, false, false)
+		}
 	}
-	if supBy != nil {
-		b.setList("superseded_by", supBy, 0)
+	if rels.sup != nil {
+		b.setList("supersedes", rels.sup, 0)
 	}
-	if len(links) > 0 {
-		e.Extra["links"] = links
+	if rels.supBy != nil {
+		b.setList("superseded_by", rels.supBy, 0)
 	}
+	if len(rels.extra) > 0 {
+		e.Extra["links"] = rels.extra
+	}
+	e.Links = rels.typed
+	readBulletMeta(b, preLines)
 
 	// kontext metadata comment, then frontmatter: later wins.
 	for _, hb := range doc.htmlBlocks() {
@@ -250,6 +242,10 @@ func parseADR(b *builder, t string) {
 	if e.Title == "" {
 		e.Title = e.ID
 	}
+	e.placeholder = !e.HasADRNumber && !fmHas["title"] && (!hasTitle || IsPlaceholderTitle(title.text))
+	if iso, ok := DatePrefix(e.ID); ok && e.DateRaw == "" {
+		e.Date = iso // log4brains names records by date; date_raw stays null
+	}
 	e.Body = trimBlankLines(body)
 	b.finish(false)
 }
@@ -257,6 +253,7 @@ func parseADR(b *builder, t string) {
 // relationWords start the relation lines accepted outside a status section.
 var relationWords = map[string]bool{
 	"supersedes": true, "superseded": true, "replaces": true, "replaced": true,
+	"supercedes": true, "superceded": true,
 	"amends": true, "amended": true, "clarifies": true, "clarified": true,
 	"reverts": true, "reverted": true, "extends": true, "extended": true,
 	"relates": true, "related": true, "refines": true, "refined": true,
@@ -307,18 +304,32 @@ func statusCandidate(line string) (string, bool) {
 	return raw, true
 }
 
+// relTarget is one target of a relation line: the target as the file
+// names it (a file stem, an ADR number, an id) and the text as written.
+type relTarget struct {
+	id, text string
+}
+
 // parseRelation reads a relation line: a few words followed by one or more
 // links ("Superseded by [9. …](0009-….md)"), or a supersede relation with a
-// bare ADR number. The relation is lower-cased; targets are entry ids.
-func parseRelation(line string) (rel string, targets []string, ok bool) {
+// bare ADR number or id. The relation is lower-cased, with adr-tools'
+// "superceded by"/"supercedes" read as "superseded by"/"supersedes".
+func parseRelation(line string) (rel string, targets []relTarget, ok bool) {
 	s := stripLead(strings.TrimSpace(line))
 	if m := statusLineRE.FindStringSubmatch(s); m != nil {
 		s = stripLead(m[1])
 	}
 	locs := linkRE.FindAllStringSubmatchIndex(s, -1)
 	if len(locs) == 0 {
+		if m := bareIDRelRE.FindStringSubmatch(s); m != nil && !isADRNumber(m[2]) {
+			id := m[2]
+			if strings.HasSuffix(strings.ToLower(id), ".md") {
+				id = StemID(id)
+			}
+			return normalizeRel(m[1]), []relTarget{{id, m[2]}}, true
+		}
 		if m := bareRelRE.FindStringSubmatch(s); m != nil {
-			return strings.Join(strings.Fields(strings.ToLower(m[1])), " "), []string{m[2]}, true
+			return normalizeRel(m[1]), []relTarget{{m[3], m[2]}}, true
 		}
 		return "", nil, false
 	}
@@ -334,34 +345,65 @@ func parseRelation(line string) (rel string, targets []string, ok bool) {
 		return "", nil, false
 	}
 	for _, loc := range locs {
-		if t := linkTarget(s[loc[2]:loc[3]], s[loc[4]:loc[5]]); t != "" {
-			targets = appendUnique(targets, t)
+		text := s[loc[2]:loc[3]]
+		if t := linkTarget(text, s[loc[4]:loc[5]]); t != "" {
+			dup := false
+			for _, x := range targets {
+				dup = dup || x.id == t
+			}
+			if !dup {
+				targets = append(targets, relTarget{t, text})
+			}
 		}
 	}
 	if len(targets) == 0 {
 		return "", nil, false
 	}
-	return strings.Join(words, " "), targets, true
+	return normalizeRel(strings.Join(words, " ")), targets, true
 }
 
-// linkTarget turns a link into an entry id: the stem of the target file, or,
-// when the link points at no Markdown file, the ADR number of its text.
+// isADRNumber reports whether s is only an ADR number ("ADR-3", "#3").
+func isADRNumber(s string) bool {
+	_, ok := ParseADRNumber(s)
+	return ok
+}
+
+// normalizeRel lower-cases a relation phrase and spells supersession one
+// way.
+func normalizeRel(rel string) string {
+	r := strings.Join(strings.Fields(strings.ToLower(rel)), " ")
+	switch r {
+	case "supercedes":
+		return "supersedes"
+	case "superceded by":
+		return "superseded by"
+	}
+	return r
+}
+
+// linkTarget turns a link into a target: the stem of the target file, or,
+// when the link points at no file (an empty or in-page destination), the
+// ADR number of its text. A link to a web page is no record.
 func linkTarget(text, dest string) string {
 	d := dest
 	if i := strings.IndexAny(d, "#?"); i >= 0 {
 		d = d[:i]
 	}
+	isURL := strings.Contains(d, "://") || strings.HasPrefix(d, "mailto:")
 	if d != "" {
 		base := path.Base(d)
 		ext := strings.ToLower(path.Ext(base))
-		isURL := strings.Contains(d, "://") || strings.HasPrefix(d, "mailto:")
-		if (ext == ".md" || ext == ".markdown" || (ext == "" && !isURL)) && base != "." && base != "/" && base != ".." {
+		if (ext == ".md" || ext == ".markdown" || ext == ".html" || (ext == "" && !isURL)) && base != "." && base != "/" && base != ".." {
 			if id := StemID(base); id != "" {
 				return id
 			}
 		}
 	}
-	if m := linkNumberRE.FindStringSubmatch(strings.TrimSpace(text)); m != nil {
+	text = strings.TrimSpace(text)
+	if isURL && !(len(text) > 3 && strings.EqualFold(text[:3], "adr")) {
+		return "" // a web page; "[ADR-16](https://…/16)" still names ADR 16
+	}
+	if m := linkNumberRE.FindStringSubmatch(text); m != nil {
 		return m[1]
 	}
 	return ""

@@ -169,10 +169,32 @@ func leadingNumber(stem string) (string, int, bool) {
 	if _, ok := ParseDate(s); ok && isoDateRE.MatchString(s) {
 		return "", 0, false
 	}
+	if _, ok := DatePrefix(s); ok {
+		return "", 0, false // log4brains' 20241201-x: a date, not ADR 20241201
+	}
 	if i < len(s) && unicode.IsLetter(rune(s[i])) {
 		// "3d-rendering" is a name, not ADR 3.
 		return "", 0, false
 	}
 	n, _ := strconv.Atoi(s[:i])
 	return s[:i], n, true
+}
+
+// DatePrefix reads the 8-digit YYYYMMDD- prefix log4brains names its
+// records with ("20241201-use-x" → "2024-12-01"); false when stem does not
+// start with a valid date so written.
+func DatePrefix(stem string) (string, bool) {
+	if len(stem) < 9 || stem[8] != '-' {
+		return "", false
+	}
+	for i := 0; i < 8; i++ {
+		if stem[i] < '0' || stem[i] > '9' {
+			return "", false
+		}
+	}
+	iso := stem[:4] + "-" + stem[4:6] + "-" + stem[6:8]
+	if _, err := time.Parse("2006-01-02", iso); err != nil {
+		return "", false
+	}
+	return iso, true
 }

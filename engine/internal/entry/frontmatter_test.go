@@ -46,6 +46,7 @@ Body Markdown…
 		Supersedes: []string{"2025-11-02-use-systemd-timers"}, SupersededBy: []string{}, Extends: []string{},
 		Commits: []string{"0123456789abcdef0123456789abcdef01234567"},
 		File:    ".ai/decisions/x.md", Markdown: in, Style: StyleFrontmatter, Extra: map[string]any{},
+		Links: []TypedLink{},
 	}
 	if !reflect.DeepEqual(*e, want) {
 		t.Errorf("got  %+v\nwant %+v", *e, want)

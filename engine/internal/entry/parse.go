@@ -9,9 +9,9 @@ import (
 
 // IsRecordFile reports whether rel (repo-relative path of a file under
 // src.Dir) is a file this style reads at all. frontmatter/adr: *.md except
-// README.md, index.md and templates (template.md, *-template.md,
-// 0000-*template*), case-insensitive; cursor: *.mdc; copilot:
-// *.instructions.md; agents: files named AGENTS.md or CLAUDE.md.
+// README.md, index.md and templates (see SkipReason), case-insensitive;
+// cursor: *.mdc; copilot: *.instructions.md; agents: files named AGENTS.md
+// or CLAUDE.md.
 func IsRecordFile(rel string, src Source) bool {
 	base := strings.ToLower(path.Base(strings.ReplaceAll(rel, "\\", "/")))
 	switch src.Style {
@@ -25,13 +25,7 @@ func IsRecordFile(rel string, src Source) bool {
 	if !strings.HasSuffix(base, ".md") || base == ".md" {
 		return false
 	}
-	switch {
-	case base == "readme.md", base == "index.md", base == "template.md",
-		strings.HasSuffix(base, "-template.md"),
-		strings.HasPrefix(base, "0000-") && strings.Contains(base, "template"):
-		return false
-	}
-	return true
+	return SkipReason(rel, src) == ""
 }
 
 // StemID returns the file stem of rel: its base name without the last
@@ -308,6 +302,9 @@ func (b *builder) fillSlices() {
 	}
 	if e.Extra == nil {
 		e.Extra = map[string]any{}
+	}
+	if e.Links == nil {
+		e.Links = []TypedLink{}
 	}
 }
 

@@ -27,6 +27,8 @@ var statusSynonyms = map[string]string{
 	"retired":  "deprecated",
 	"reverted": "deprecated",
 	"obsolete": "deprecated",
+	// adr-tools (upstream) writes "Superceded by".
+	"superceded": "superseded",
 }
 
 // knownStatuses are the words that end a status phrase right away, so
@@ -34,6 +36,7 @@ var statusSynonyms = map[string]string{
 var knownStatuses = map[string]bool{
 	"proposed": true, "accepted": true, "rejected": true, "superseded": true,
 	"deprecated": true, "active": true, "retired": true, "reverted": true, "obsolete": true,
+	"superceded": true,
 }
 
 // stopWords end an unknown multi-word status ("Approved by the CTO" → approved).

@@ -54,6 +54,11 @@ const (
 	CodeRootOnlyPattern = "root_only_pattern"
 	CodeInferredLink    = "inferred_link"
 	CodeBadValue        = "bad_value"
+	// Relations between ADRs, reported by the knowledge base once every
+	// record is read.
+	CodeDuplicateNumber   = "duplicate_number"
+	CodeSupersedeMismatch = "supersede_mismatch"
+	CodeUnresolvedLink    = "unresolved_link"
 )
 
 // Link is a relation line of an ADR that is not a supersede link
@@ -61,6 +66,16 @@ const (
 type Link struct {
 	Relation string `json:"relation"`
 	Target   string `json:"target"`
+}
+
+// TypedLink is a typed relation to another record that is not
+// supersession ("amends", "refined by", "depends on", …): Type lower-cased
+// as written, Target the target as written in the file until the knowledge
+// base resolves it to an id, Text the link text as written.
+type TypedLink struct {
+	Type   string `json:"type"`
+	Target string `json:"target"`
+	Text   string `json:"text"`
 }
 
 // Entry is one parsed knowledge record. Empty strings mean "absent" (null
@@ -92,4 +107,13 @@ type Entry struct {
 	HasADRNumber bool
 	ReadOnly     bool
 	Extra        map[string]any // unknown frontmatter keys, extra.links, extra.source_style, …
+	Links        []TypedLink    // typed relations other than supersession; never nil after Parse
+
+	// placeholder: an unnumbered ADR whose title is still its template's.
+	placeholder bool
 }
+
+// IsTemplate reports whether e is an unfilled ADR template (an unnumbered
+// file whose title is still the placeholder): such a file is skipped, not
+// read as a record.
+func (e *Entry) IsTemplate() bool { return e.placeholder }

@@ -84,9 +84,11 @@ type Snapshot struct {
 	Ledger      []byte            // nil when absent
 	LedgerLines []*ledgerpkg.Line // the well-formed ledger lines, in file order
 	Head        string            // HEAD commit the read saw ("" without one)
+	Skipped     []Skipped         // Markdown files of the sources that are not records
 	ID          string            // the snapshot id
 
-	byID map[string]*entry.Entry
+	byID        map[string]*entry.Entry
+	listSkipped string // the skipped files the listing saw, to tell an unchanged read
 
 	matchOnce sync.Once
 	index     *match.Index
@@ -123,12 +125,15 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 	seen := map[string]bool{}
 	// Sources are listed in parallel: on a warm cache the stats are the cost.
 	lists := make([][]listed, len(sources))
+	skips := make([][]Skipped, len(sources))
 	errs := make([]error, len(sources))
-	parallel(len(sources), func(i int) { lists[i], errs[i] = r.list(sources[i], sourceDirs) })
+	parallel(len(sources), func(i int) { lists[i], skips[i], errs[i] = r.list(sources[i], sourceDirs) })
 	for i, src := range sources {
 		if errs[i] != nil {
 			return nil, errs[i]
 		}
+		s.Skipped = append(s.Skipped, skips[i]...)
+		s.listSkipped += fmt.Sprint(skips[i])
 		for _, fi := range lists[i] {
 			if !seen[fi.path] {
 				seen[fi.path] = true
@@ -152,7 +157,8 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 	for k, i := range misses {
 		r.files[jobs[i].path] = results[misses[k]]
 	}
-	unchanged := len(misses) == 0 && r.last != nil && len(r.files) == len(jobs) && r.last.Head == head && string(r.last.ConfigText) == string(cfgText)
+	unchanged := len(misses) == 0 && r.last != nil && len(r.files) == len(jobs) && r.last.Head == head && string(r.last.ConfigText) == string(cfgText) &&
+		r.last.listSkipped == s.listSkipped
 	for f := range r.files {
 		if !seen[f] {
 			delete(r.files, f)
@@ -171,11 +177,15 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		if c.blob != "" {
 			s.Blobs[f] = c.blob
 		}
+		if c.entry != nil && c.entry.IsTemplate() {
+			s.Skipped = append(s.Skipped, Skipped{File: f, Reason: entry.SkipPlaceholder})
+			continue // an unfilled template: not a record, so no diagnostics
+		}
 		s.Diagnostics = append(s.Diagnostics, c.diags...)
 		if c.entry == nil {
 			continue
 		}
-		e := clone(c.entry) // linkSupersedes edits it; the cache keeps the parse
+		e := clone(c.entry) // linkRecords edits it; the cache keeps the parse
 		if prev, dup := s.byID[e.ID]; dup {
 			s.Diagnostics = append(s.Diagnostics, entry.Diagnostic{File: f, Severity: "error", Code: entry.CodeDuplicateID,
 				Message: fmt.Sprintf("id %q is already used by %s; rename this file or set a distinct id", e.ID, prev.File)})
@@ -191,7 +201,8 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		s.Diagnostics = append(s.Diagnostics, entry.Diagnostic{File: cfg.Ledger(), Line: p.Line, Severity: "warning", Code: "bad_ledger_line",
 			Message: p.Message + "; the line is ignored (the ledger is append-only: add a corrected line)"})
 	}
-	s.Entries = linkSupersedes(s.Entries, &s.Diagnostics)
+	sort.Slice(s.Skipped, func(i, j int) bool { return s.Skipped[i].File < s.Skipped[j].File })
+	linkRecords(s.Entries, &s.Diagnostics)
 	sortEntries(s.Entries)
 	sort.SliceStable(s.Diagnostics, func(i, j int) bool {
 		a, b := s.Diagnostics[i], s.Diagnostics[j]
@@ -234,8 +245,9 @@ type listed struct {
 // list returns the record files of src, sorted, skipping directories that
 // belong to other sources. The directory listing's file infos serve as the
 // stat data of the parse cache, so an unchanged file costs no extra stat.
-func (r *Reader) list(src entry.Source, sourceDirs map[string]bool) ([]listed, error) {
+func (r *Reader) list(src entry.Source, sourceDirs map[string]bool) ([]listed, []Skipped, error) {
 	var out []listed
+	var skipped []Skipped
 	var walk func(dir string) error
 	walk = func(dir string) error {
 		infos, err := r.fs.ReadDir(fsPath(dir))
@@ -261,15 +273,17 @@ func (r *Reader) list(src entry.Source, sourceDirs map[string]bool) ([]listed, e
 			}
 			if fi.Mode().IsRegular() && entry.IsRecordFile(rel, src) {
 				out = append(out, listed{rel, fi})
+			} else if why := skipReason(rel, src); why != "" && fi.Mode().IsRegular() {
+				skipped = append(skipped, Skipped{File: rel, Reason: why})
 			}
 		}
 		return nil
 	}
 	if err := walk(src.Dir); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
-	return out, nil
+	return out, skipped, nil
 }
 
 // hit returns the cached parse of file when its stat data is unchanged.
@@ -399,43 +413,6 @@ func snapshotID(s *Snapshot) string {
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
-// linkSupersedes fills the missing side of one-sided supersede links and
-// reports each inference; an entry that a newer one supersedes is read as
-// superseded even when its own status line was never updated.
-func linkSupersedes(es []*entry.Entry, diags *[]entry.Diagnostic) []*entry.Entry {
-	byID := make(map[string]*entry.Entry, len(es))
-	for _, e := range es {
-		byID[e.ID] = e
-	}
-	for _, newer := range es {
-		for _, oldID := range newer.Supersedes {
-			old, ok := byID[oldID]
-			if !ok || contains(old.SupersededBy, newer.ID) {
-				continue
-			}
-			old.SupersededBy = append(old.SupersededBy, newer.ID)
-			msg := fmt.Sprintf("superseded_by %s inferred from the supersedes link in %s", newer.ID, newer.File)
-			if !entry.Inactive(old.Status) {
-				old.Status = "superseded"
-				msg += "; read as superseded"
-			}
-			*diags = append(*diags, entry.Diagnostic{File: old.File, Severity: "warning", Code: entry.CodeInferredLink, Message: msg + " (run kontext repair to write it)"})
-		}
-	}
-	for _, old := range es {
-		for _, newID := range old.SupersededBy {
-			newer, ok := byID[newID]
-			if !ok || contains(newer.Supersedes, old.ID) {
-				continue
-			}
-			newer.Supersedes = append(newer.Supersedes, old.ID)
-			*diags = append(*diags, entry.Diagnostic{File: newer.File, Severity: "warning", Code: entry.CodeInferredLink,
-				Message: fmt.Sprintf("supersedes %s inferred from the superseded_by link in %s", old.ID, old.File)})
-		}
-	}
-	return es
-}
-
 // globDiagnostics reports invalid and root-only patterns of e.
 func globDiagnostics(e *entry.Entry) []entry.Diagnostic {
 	var out []entry.Diagnostic
@@ -469,5 +446,6 @@ func clone(e *entry.Entry) *entry.Entry {
 	c := *e
 	c.Supersedes = append([]string{}, e.Supersedes...)
 	c.SupersededBy = append([]string{}, e.SupersededBy...)
+	c.Links = append([]entry.TypedLink{}, e.Links...)
 	return &c
 }

@@ -54,13 +54,17 @@ func Frontmatter(e Entry) []byte {
 	return []byte(b.String())
 }
 
-// ADR renders an ADR-style file numbered n (zero-padded to width in the
+// ADR renders an ADR-style file numbered n (0: unnumbered) (zero-padded to width in the
 // file name only): "# N. Title", the Date line, the kontext comment block
 // when there is metadata, the status section and the body.
 func ADR(n int, width int, e Entry) []byte {
 	_ = width // the heading carries the plain number; width is the file name's
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %d. %s\n\nDate: %s\n\n", n, e.Title, e.Date)
+	if n > 0 {
+		fmt.Fprintf(&b, "# %d. %s\n\nDate: %s\n\n", n, e.Title, e.Date)
+	} else { // a log4brains log names records by date and numbers none
+		fmt.Fprintf(&b, "# %s\n\nDate: %s\n\n", e.Title, e.Date)
+	}
 	meta := fields(e, false)
 	if len(meta) > 0 {
 		b.WriteString("<!-- kontext\n")

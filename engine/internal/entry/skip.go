@@ -1,0 +1,73 @@
+package entry
+
+import (
+	"path"
+	"strings"
+)
+
+// Reasons a Markdown file in a source directory is not a record. Skipped
+// files are listed (status.skipped), never reported as diagnostics.
+const (
+	SkipReadme      = "readme"
+	SkipIndex       = "index"
+	SkipTemplate    = "template file name"
+	SkipTemplateDir = "under a templates folder"
+	SkipPlaceholder = "title is a template placeholder"
+)
+
+// SkipReason says why a Markdown file of a frontmatter- or ADR-style source
+// is not a record, or "" when it is one (rel is repo-relative, src the
+// source it was found in). Templates are named template.md, *-template.md,
+// adr-template*.md (MADR 4 ships adr-template-bare-minimal.md and friends)
+// or 0000-…template…, or live under a templates/ folder below the source
+// directory. A numbered record ("0012-template-engine.md") is never a
+// template by name: every real record is written from one.
+func SkipReason(rel string, src Source) string {
+	rel = strings.ReplaceAll(rel, "\\", "/")
+	base := strings.ToLower(path.Base(rel))
+	switch base {
+	case "readme.md":
+		return SkipReadme
+	case "index.md":
+		return SkipIndex
+	}
+	if src.Style != StyleADR && src.Style != StyleFrontmatter && src.Style != "" {
+		return ""
+	}
+	inner := strings.TrimPrefix(rel, strings.TrimSuffix(src.Dir, "/")+"/")
+	if src.Dir == "" || src.Dir == "." {
+		inner = rel
+	}
+	for _, seg := range strings.Split(path.Dir(inner), "/") {
+		if s := strings.ToLower(seg); s == "templates" || s == "template" {
+			return SkipTemplateDir
+		}
+	}
+	stem := strings.TrimSuffix(base, ".md")
+	if strings.HasPrefix(base, "0000-") && strings.Contains(base, "template") {
+		return SkipTemplate // the classic "0000-template.md" of Nygard logs
+	}
+	if _, _, numbered := leadingNumber(stem); numbered {
+		return ""
+	}
+	if stem == "template" || strings.HasSuffix(stem, "-template") || strings.HasPrefix(stem, "adr-template") {
+		return SkipTemplate
+	}
+	return ""
+}
+
+// IsPlaceholderTitle reports whether an ADR's title is still its
+// template's placeholder: "TITLE", "{short title of solved problem}",
+// "[short title of solved problem and solution]", or empty after an HTML
+// comment ("# <!-- short title … -->").
+func IsPlaceholderTitle(title string) bool {
+	t := strings.TrimSpace(title)
+	if t == "" || t == "TITLE" || strings.EqualFold(t, "title") {
+		return true
+	}
+	if (strings.HasPrefix(t, "{") && strings.HasSuffix(t, "}")) || (strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]")) {
+		inner := strings.ToLower(strings.TrimSpace(t[1 : len(t)-1]))
+		return strings.HasPrefix(inner, "short title") || inner == "title"
+	}
+	return strings.HasPrefix(t, "<!--")
+}

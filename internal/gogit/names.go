@@ -1,0 +1,65 @@
+package gogit
+
+import (
+	"context"
+	"errors"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/kontext/kontext/engine/apierr"
+)
+
+// NamesOnRefs returns the names of the files directly in dir on the tips of
+// every local branch and remote-tracking ref, so that a new ADR number is
+// free on branches that are not merged yet. Only trees are read, no blobs.
+func (r *Repo) NamesOnRefs(ctx context.Context, dir string) ([]string, error) {
+	iter, err := r.st.IterReferences()
+	if err != nil {
+		return nil, apierr.Wrap(apierr.OperationFailed, err, "listing refs")
+	}
+	defer iter.Close()
+	var tips []string
+	_ = iter.ForEach(func(ref *plumbing.Reference) error {
+		if ref.Name().IsBranch() || ref.Name().IsRemote() {
+			if h, ok, err := r.refCommit(ref.Name().String()); err == nil && ok {
+				tips = append(tips, h)
+			}
+		}
+		return nil
+	})
+	seen := map[string]bool{}
+	var out []string
+	for _, sha := range tips {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c, err := r.peelToCommit(plumbing.NewHash(sha))
+		if err != nil {
+			continue
+		}
+		t, err := r.tree(c.TreeHash)
+		if err != nil {
+			return nil, apierr.Wrap(apierr.OperationFailed, err, "reading the tree of %s", sha)
+		}
+		if dir != "" && dir != "." {
+			e, err := r.findEntry(t, dir)
+			if errors.Is(err, errEntryNotFound) || errors.Is(err, errDirectoryNotFound) || (err == nil && e.Mode != filemode.Dir) {
+				continue
+			}
+			if err != nil {
+				return nil, apierr.Wrap(apierr.OperationFailed, err, "looking up %s in %s", dir, sha)
+			}
+			if t, err = r.tree(e.Hash); err != nil {
+				return nil, apierr.Wrap(apierr.OperationFailed, err, "reading %s in %s", dir, sha)
+			}
+		}
+		for _, e := range t.Entries {
+			if !seen[e.Name] {
+				seen[e.Name] = true
+				out = append(out, e.Name)
+			}
+		}
+	}
+	return out, nil
+}
