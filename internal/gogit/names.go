@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/internal/git"
 )
 
 // NamesOnRefs returns the names of the files directly in dir on the tips of
@@ -34,17 +35,17 @@ func (r *Repo) NamesOnRefs(ctx context.Context, dir string) ([]string, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		c, err := r.peelToCommit(plumbing.NewHash(sha))
+		_, c, err := r.peelToCommit(plumbing.NewHash(sha))
 		if err != nil {
 			continue
 		}
-		t, err := r.tree(c.TreeHash)
+		t, err := r.tree(c.Tree)
 		if err != nil {
 			return nil, apierr.Wrap(apierr.OperationFailed, err, "reading the tree of %s", sha)
 		}
 		if dir != "" && dir != "." {
-			e, err := r.findEntry(t, dir)
-			if errors.Is(err, errEntryNotFound) || errors.Is(err, errDirectoryNotFound) || (err == nil && e.Mode != filemode.Dir) {
+			e, err := r.objs.FindEntry(t, dir)
+			if errors.Is(err, git.ErrEntryNotFound) || errors.Is(err, git.ErrDirectoryNotFound) || errors.Is(err, git.ErrFileNotFound) || (err == nil && e.Mode != filemode.Dir) {
 				continue
 			}
 			if err != nil {
