@@ -456,7 +456,7 @@ func inboxSave(w Writer, c *InboxCandidate) error {
 	return nil
 }
 
-func (c *InboxCandidate) normalize() {
+func normalize(c *InboxCandidate) {
 	if c.History == nil {
 		c.History = []InboxEvent{}
 	}
@@ -522,7 +522,7 @@ func (e *Engine) inboxStoreNew(w Writer, c *InboxCandidate) (*InboxCandidate, []
 	if err != nil {
 		return nil, nil, err
 	}
-	old.normalize()
+	normalize(old)
 	switch old.State {
 	case inboxDismissed:
 		old.State = inboxPending
@@ -581,7 +581,7 @@ func runCapture(ctx context.Context, e *Engine, v any) (any, error) {
 			Evidence:   evidence,
 			Redactions: counts,
 		}
-		c.normalize()
+		normalize(c)
 		stored, notes, err := e.inboxStoreNew(w, c)
 		if err != nil {
 			return nil, err
@@ -641,7 +641,7 @@ func runInboxList(ctx context.Context, e *Engine, v any) (any, error) {
 		if !ok || json.Unmarshal(data, &c) != nil {
 			continue
 		}
-		c.normalize()
+		normalize(&c)
 		if want == "all" || c.State == want {
 			res.Candidates = append(res.Candidates, &c)
 		}
@@ -672,7 +672,7 @@ func (e *Engine) inboxChange(ctx context.Context, id string, change func(c *Inbo
 	if err != nil {
 		return nil, err
 	}
-	c.normalize()
+	normalize(c)
 	keep, err := change(c)
 	if err != nil {
 		return nil, err
@@ -787,7 +787,7 @@ func runInboxChallenge(ctx context.Context, e *Engine, v any) (any, error) {
 		History:  []InboxEvent{{At: now, Event: "captured"}},
 		Worktree: InboxWorktree{Root: e.opts.Root}, Redactions: counts, Extra: extra,
 	}
-	c.normalize()
+	normalize(c)
 	stored, notes, err := e.inboxStoreNew(w, c)
 	if err != nil {
 		return nil, err

@@ -167,14 +167,12 @@ func unsupported(name string, known bool, s Surface) error {
 }
 
 func dirOf(in any) string {
-	type dirred interface{ dir() string }
+	type dirred interface{ TargetDir() string }
 	if d, ok := in.(dirred); ok {
-		return d.dir()
+		return d.TargetDir()
 	}
 	return ""
 }
-
-func (d *DirInput) dir() string { return d.Dir }
 
 // ResultEnvelope encodes a successful result.
 func ResultEnvelope(res any) []byte {

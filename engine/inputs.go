@@ -11,6 +11,9 @@ type DirInput struct {
 	Dir string `json:"dir,omitempty" jsonschema:"description=Another worktree or repository to read (overrides -C). Native surfaces only."`
 }
 
+// TargetDir is the dir field (the dispatcher refuses it off native surfaces).
+func (d DirInput) TargetDir() string { return d.Dir }
+
 // StatusInput is the input of status.
 type StatusInput struct {
 	DirInput

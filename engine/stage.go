@@ -43,8 +43,6 @@ type StageEntry struct {
 	ReviewBy   string          `json:"review_by,omitempty" jsonschema:"description=YYYY-MM-DD, not before the date."`
 	Verify     string          `json:"verify,omitempty" jsonschema:"description=One command line (at most 500 characters)."`
 	Evidence   json.RawMessage `json:"evidence,omitempty" jsonschema:"description=Up to 50 {ref; quote?}: refs go into extra.external_refs and with their verification into a ## Evidence section."`
-
-	extraRefs []string // evidence refs for extra.external_refs (set by runStage)
 }
 
 // StageAmends is the amends object of drafts.stage.
@@ -205,11 +203,11 @@ func runStage(ctx context.Context, e *Engine, v any) (any, error) {
 		if err != nil {
 			return nil, "", nil, err
 		}
-		evidence, copied.extraRefs = results, refs
+		evidence = results
 		if section != "" {
 			copied.Body = strings.TrimRight(copied.Body, "\n") + section
 		}
-		files, target, notes, err := e.planNew(st, &copied, in.RequestedPath, in.Source)
+		files, target, notes, err := e.planNew(st, &copied, refs, in.RequestedPath, in.Source)
 		if err == nil {
 			related, _ = e.inboxRelated(ctx, copied.Title+"\n"+copied.Body, copied.Paths, copied.Supersedes)
 		}
@@ -340,7 +338,7 @@ func (e *Engine) cleanRequested(p string) (string, error) {
 
 // planNew validates a new entry and plans its file plus the edits of the
 // entries it supersedes.
-func (e *Engine) planNew(st *state, se *StageEntry, requested, source string) ([]change, string, []string, error) {
+func (e *Engine) planNew(st *state, se *StageEntry, extraRefs []string, requested, source string) ([]change, string, []string, error) {
 	if se == nil {
 		return nil, "", nil, jsonin.Errorf("entry", "is required")
 	}
@@ -538,7 +536,7 @@ func (e *Engine) planNew(st *state, se *StageEntry, requested, source string) ([
 		}
 		re.ExternalRefs = []string{source}
 	}
-	re.ExternalRefs = append(re.ExternalRefs, se.extraRefs...)
+	re.ExternalRefs = append(re.ExternalRefs, extraRefs...)
 	newRef := title
 	if style == entry.StyleADR {
 		newRef = fmt.Sprintf("%d. %s", adrNum, title)
