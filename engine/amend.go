@@ -8,17 +8,11 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/jsonin"
 )
-
-// AmendResult is drafts.stage with amends: the normal staging result plus
-// the id of the amended entry.
-type AmendResult struct {
-	*StageResult
-	Amended string `json:"amended"`
-}
 
 // addedHeading is the heading of one appended section.
 var addedHeading = regexp.MustCompile(`^## Added \d{4}-\d{2}-\d{2}[ \t]*$`)
@@ -30,7 +24,7 @@ var addedHeading = regexp.MustCompile(`^## Added \d{4}-\d{2}-\d{2}[ \t]*$`)
 // text, which is appended verbatim under `## Added <today>`. Everything
 // before the addition stays byte for byte; the file is parsed again and
 // every non-body field must read as before.
-func (e *Engine) runAmend(ctx context.Context, in *StageInput) (any, error) {
+func (e *Engine) runAmend(ctx context.Context, in *api.StageInput) (any, error) {
 	switch {
 	case in.CandidateID != "":
 		return nil, apierr.Invalid("amends cannot be combined with candidate_id; promote the candidate or amend an entry")
@@ -93,11 +87,11 @@ func (e *Engine) runAmend(ctx context.Context, in *StageInput) (any, error) {
 		return nil, err
 	}
 	switch r := res.(type) {
-	case *StageResult:
+	case *api.StageResult:
 		if amended == "" && r.Entry != nil {
 			amended = r.Entry.ID
 		}
-		return &AmendResult{StageResult: r, Amended: amended}, nil
+		return &api.AmendResult{StageResult: r, Amended: amended}, nil
 	case map[string]any: // a replayed receipt
 		if _, ok := r["amended"]; !ok {
 			if en, ok := r["entry"].(map[string]any); ok {
@@ -111,7 +105,7 @@ func (e *Engine) runAmend(ctx context.Context, in *StageInput) (any, error) {
 
 // amendSameFields refuses an amend whose entry names another title, kind,
 // status or paths than the entry has: those change only by supersession.
-func amendSameFields(en *entry.Entry, se *StageEntry) error {
+func amendSameFields(en *entry.Entry, se *api.StageEntry) error {
 	var diff []string
 	if t := strings.TrimSpace(se.Title); t != "" && t != en.Title {
 		diff = append(diff, fmt.Sprintf("title %q (is %q)", t, en.Title))
@@ -134,7 +128,7 @@ func amendSameFields(en *entry.Entry, se *StageEntry) error {
 }
 
 // amendIgnored names the entry fields an amend does not use.
-func amendIgnored(se *StageEntry) []string {
+func amendIgnored(se *api.StageEntry) []string {
 	var out []string
 	for _, f := range []struct {
 		name string

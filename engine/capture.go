@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/jsonin"
@@ -29,129 +30,12 @@ import (
 
 func init() {
 	register(
-		operation{name: "drafts.capture", input: func() any { return &CaptureInput{} }, run: runCapture, writes: true},
-		operation{name: "inbox.list", input: func() any { return &InboxListInput{} }, run: runInboxList, writes: true},
-		operation{name: "inbox.drop", input: func() any { return &InboxDropInput{} }, run: runInboxDrop, writes: true},
-		operation{name: "inbox.verify", input: func() any { return &InboxVerifyInput{} }, run: runInboxVerify, writes: true},
-		operation{name: "inbox.challenge", input: func() any { return &InboxChallengeInput{} }, run: runInboxChallenge, writes: true},
+		operation{name: "drafts.capture", input: func() any { return &api.CaptureInput{} }, run: runCapture, writes: true},
+		operation{name: "inbox.list", input: func() any { return &api.InboxListInput{} }, run: runInboxList, writes: true},
+		operation{name: "inbox.drop", input: func() any { return &api.InboxDropInput{} }, run: runInboxDrop, writes: true},
+		operation{name: "inbox.verify", input: func() any { return &api.InboxVerifyInput{} }, run: runInboxVerify, writes: true},
+		operation{name: "inbox.challenge", input: func() any { return &api.InboxChallengeInput{} }, run: runInboxChallenge, writes: true},
 	)
-}
-
-// CaptureEntry is the entry object of drafts.capture (and of a stored
-// candidate).
-type CaptureEntry struct {
-	Kind       string            `json:"kind" jsonschema:"required,description=decision (alias adr), convention, learning, incident or architecture."`
-	Title      string            `json:"title" jsonschema:"required,description=One line of at most 200 characters."`
-	Body       string            `json:"body,omitempty" jsonschema:"description=Markdown body."`
-	Summary    string            `json:"summary,omitempty"`
-	Paths      []string          `json:"paths,omitempty" jsonschema:"description=Glob patterns of the source paths the entry governs."`
-	Tags       []string          `json:"tags,omitempty"`
-	Status     string            `json:"status,omitempty"`
-	Supersedes []string          `json:"supersedes,omitempty" jsonschema:"description=Ids of entries this one replaces; they must exist."`
-	Extends    []string          `json:"extends,omitempty" jsonschema:"description=Ids of entries this one adds to; they must exist."`
-	Visibility string            `json:"visibility,omitempty" jsonschema:"enum=team,enum=private"`
-	Commits    []string          `json:"commits,omitempty"`
-	ReviewBy   string            `json:"review_by,omitempty" jsonschema:"description=YYYY-MM-DD."`
-	Verify     string            `json:"verify,omitempty" jsonschema:"description=One line (at most 500 characters): a command that checks the entry still holds."`
-	Evidence   []CaptureEvidence `json:"evidence,omitempty" jsonschema:"description=Up to 50 references: pr:<id>, issue:<id>, task:<id>, code:<repo>@<rev>:<path>#L<a>-<b>, url:<http(s) URL>."`
-}
-
-// CaptureEvidence is one evidence reference of an entry.
-type CaptureEvidence struct {
-	Ref   string `json:"ref" jsonschema:"required"`
-	Quote string `json:"quote,omitempty" jsonschema:"description=At most 200 characters; checked against this repository's code refs."`
-}
-
-// CaptureInput is the input of drafts.capture.
-type CaptureInput struct {
-	DirInput
-	Entry       *CaptureEntry `json:"entry" jsonschema:"required,description=The insight to keep as a local candidate (redacted before it is stored)."`
-	Source      string        `json:"source,omitempty" jsonschema:"description=Where the insight came from (a conversation, a review, …); redacted."`
-	OperationID string        `json:"operation_id,omitempty" jsonschema:"description=Makes a retry return the first result (replayed: true)."`
-}
-
-// InboxListInput is the input of inbox.list.
-type InboxListInput struct {
-	DirInput
-	State string `json:"state,omitempty" jsonschema:"enum=pending,enum=dismissed,enum=promoted,enum=all,default=pending"`
-}
-
-// InboxDropInput is the input of inbox.drop.
-type InboxDropInput struct {
-	DirInput
-	ID     string `json:"id" jsonschema:"required,description=A candidate id (cand-<12 hex>)."`
-	Reason string `json:"reason,omitempty" jsonschema:"description=Why it was dismissed (one line; redacted)."`
-}
-
-// InboxVerifyInput is the input of inbox.verify.
-type InboxVerifyInput struct {
-	DirInput
-	ID     string  `json:"id" jsonschema:"required,description=A pending candidate id (cand-<12 hex>)."`
-	Verify *string `json:"verify" jsonschema:"required,description=One line of at most 500 characters; empty removes the command."`
-}
-
-// InboxChallengeInput is the input of inbox.challenge.
-type InboxChallengeInput struct {
-	DirInput
-	ID      string `json:"id" jsonschema:"required,description=The entry that may no longer hold (id, prefix, ADR number or path)."`
-	Because string `json:"because" jsonschema:"required,description=Why it may no longer hold (redacted)."`
-}
-
-// InboxEvent is one step of a candidate's local history.
-type InboxEvent struct {
-	At     string `json:"at"`
-	Event  string `json:"event"` // captured | recaptured | dismissed | verify_set | verify_removed | promoted
-	Reason string `json:"reason,omitempty"`
-}
-
-// InboxWorktree is the worktree a candidate belongs to.
-type InboxWorktree struct {
-	Root string `json:"root"`
-}
-
-// InboxCandidate is one stored candidate of the local inbox.
-type InboxCandidate struct {
-	ID          string           `json:"id"`
-	State       string           `json:"state"` // pending | dismissed | promoted
-	Kind        string           `json:"kind"`  // an entry kind, or challenge
-	Entry       CaptureEntry     `json:"entry"`
-	Source      *string          `json:"source"`
-	CreatedAt   string           `json:"created_at"`
-	History     []InboxEvent     `json:"history"`
-	Worktree    InboxWorktree    `json:"worktree"`
-	Publication Publication      `json:"publication"`
-	Evidence    []EvidenceResult `json:"evidence"`
-	Redactions  map[string]int   `json:"redactions"`
-	Extra       map[string]any   `json:"extra,omitempty"`
-}
-
-// EvidenceResult is the outcome of one evidence reference.
-type EvidenceResult struct {
-	Ref          string `json:"ref"`
-	Kind         string `json:"kind"` // pr | issue | task | code | url
-	Quote        string `json:"quote,omitempty"`
-	Verification string `json:"verification"` // verified | quote_not_found | unverifiable | none
-}
-
-// CaptureResult is the result of drafts.capture and inbox.challenge.
-type CaptureResult struct {
-	Candidate      *InboxCandidate  `json:"candidate"`
-	Notes          []string         `json:"notes"`
-	Redactions     map[string]int   `json:"redactions"`
-	Evidence       []EvidenceResult `json:"evidence"`
-	RelatedEntries []Candidate      `json:"related_entries"`
-}
-
-// InboxListResult is the result of inbox.list.
-type InboxListResult struct {
-	Candidates []*InboxCandidate `json:"candidates"`
-}
-
-// InboxVerifyResult is the result of inbox.verify.
-type InboxVerifyResult struct {
-	ID     string       `json:"id"`
-	Verify *string      `json:"verify"`
-	Entry  CaptureEntry `json:"entry"`
 }
 
 const (
@@ -189,7 +73,7 @@ func inboxOneLine(field, s string, max int) error {
 
 // inboxCheckEntry validates and normalises a capture entry against the
 // knowledge base of st.
-func (e *Engine) inboxCheckEntry(st *state, en *CaptureEntry) error {
+func (e *Engine) inboxCheckEntry(st *state, en *api.CaptureEntry) error {
 	if strings.EqualFold(strings.TrimSpace(en.Kind), inboxChallengeKind) {
 		return jsonin.Errorf("entry.kind", "challenge candidates are written by inbox.challenge (kontext challenge <id> --because …), not captured")
 	}
@@ -344,14 +228,14 @@ func (e *Engine) inboxThisRepo(repo string) bool {
 }
 
 // inboxEvidence verifies quotes of code refs into this repository.
-func (e *Engine) inboxEvidence(ctx context.Context, refs []CaptureEvidence) []EvidenceResult {
-	out := make([]EvidenceResult, 0, len(refs))
+func (e *Engine) inboxEvidence(ctx context.Context, refs []api.CaptureEvidence) []api.EvidenceResult {
+	out := make([]api.EvidenceResult, 0, len(refs))
 	for _, ev := range refs {
 		r, err := inboxParseRef(ev.Ref)
 		if err != nil {
 			continue // validated before
 		}
-		res := EvidenceResult{Ref: ev.Ref, Kind: r.kind, Quote: ev.Quote, Verification: "none"}
+		res := api.EvidenceResult{Ref: ev.Ref, Kind: r.kind, Quote: ev.Quote, Verification: "none"}
 		if ev.Quote != "" {
 			res.Verification = e.inboxVerifyQuote(ctx, r, ev.Quote)
 		}
@@ -399,7 +283,7 @@ func inboxCandID(v any) string {
 }
 
 // inboxRelated maps entries.related for a candidate (same logic, same shape).
-func (e *Engine) inboxRelated(ctx context.Context, text string, paths, exclude []string) ([]Candidate, error) {
+func (e *Engine) inboxRelated(ctx context.Context, text string, paths, exclude []string) ([]api.Candidate, error) {
 	var pos []string
 	for _, p := range paths {
 		if !strings.HasPrefix(p, "!") {
@@ -407,23 +291,23 @@ func (e *Engine) inboxRelated(ctx context.Context, text string, paths, exclude [
 		}
 	}
 	if strings.TrimSpace(text) == "" && len(pos) == 0 {
-		return []Candidate{}, nil
+		return []api.Candidate{}, nil
 	}
-	in, _ := json.Marshal(RelatedInput{Text: text, Paths: pos, ExcludeIDs: exclude})
+	in, _ := json.Marshal(api.RelatedInput{Text: text, Paths: pos, ExcludeIDs: exclude})
 	res, err := e.Do(ctx, "entries.related", in)
 	if err != nil {
 		return nil, err
 	}
-	rr, ok := res.(*RelatedResult)
+	rr, ok := res.(*api.RelatedResult)
 	if !ok || rr.Candidates == nil {
-		return []Candidate{}, nil
+		return []api.Candidate{}, nil
 	}
 	return rr.Candidates, nil
 }
 
 // inboxLoad reads a candidate of this worktree's inbox; unknown ids
 // are not_found, candidates of another worktree worktree_conflict.
-func (e *Engine) inboxLoad(w Writer, id string) (*InboxCandidate, error) {
+func (e *Engine) inboxLoad(w Writer, id string) (*api.InboxCandidate, error) {
 	id = strings.TrimSpace(id)
 	if !inboxIDRe.MatchString(id) {
 		return nil, apierr.New(apierr.NotFound, "no candidate %q: candidate ids look like cand-<12 hex>; list them with inbox.list", id)
@@ -435,7 +319,7 @@ func (e *Engine) inboxLoad(w Writer, id string) (*InboxCandidate, error) {
 	if !ok {
 		return nil, apierr.New(apierr.NotFound, "no candidate %s in this worktree's inbox; list them with inbox.list", id)
 	}
-	var c InboxCandidate
+	var c api.InboxCandidate
 	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "candidate %s is unreadable", id)
 	}
@@ -445,7 +329,7 @@ func (e *Engine) inboxLoad(w Writer, id string) (*InboxCandidate, error) {
 	return &c, nil
 }
 
-func inboxSave(w Writer, c *InboxCandidate) error {
+func inboxSave(w Writer, c *api.InboxCandidate) error {
 	data, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return err
@@ -456,12 +340,12 @@ func inboxSave(w Writer, c *InboxCandidate) error {
 	return nil
 }
 
-func normalize(c *InboxCandidate) {
+func normalize(c *api.InboxCandidate) {
 	if c.History == nil {
-		c.History = []InboxEvent{}
+		c.History = []api.InboxEvent{}
 	}
 	if c.Evidence == nil {
-		c.Evidence = []EvidenceResult{}
+		c.Evidence = []api.EvidenceResult{}
 	}
 	if c.Redactions == nil {
 		c.Redactions = map[string]int{}
@@ -510,7 +394,7 @@ func inboxWithReceipt(ctx context.Context, w Writer, op, operationID, fp string,
 
 // inboxStoreNew writes c unless a candidate with its id exists: then the stored
 // one is returned (a dismissed one is reopened).
-func (e *Engine) inboxStoreNew(w Writer, c *InboxCandidate) (*InboxCandidate, []string, error) {
+func (e *Engine) inboxStoreNew(w Writer, c *api.InboxCandidate) (*api.InboxCandidate, []string, error) {
 	_, exists, err := w.ReadState(inboxFile(c.ID))
 	if err != nil {
 		return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "reading the inbox")
@@ -526,7 +410,7 @@ func (e *Engine) inboxStoreNew(w Writer, c *InboxCandidate) (*InboxCandidate, []
 	switch old.State {
 	case inboxDismissed:
 		old.State = inboxPending
-		old.History = append(old.History, InboxEvent{At: e.inboxStamp(), Event: "recaptured"})
+		old.History = append(old.History, api.InboxEvent{At: e.inboxStamp(), Event: "recaptured"})
 		return old, []string{"the same content was captured and dismissed before; it is pending again"}, inboxSave(w, old)
 	case inboxPromoted:
 		return old, []string{"the same content was captured and promoted before; nothing new was stored"}, nil
@@ -535,7 +419,7 @@ func (e *Engine) inboxStoreNew(w Writer, c *InboxCandidate) (*InboxCandidate, []
 }
 
 func runCapture(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*CaptureInput)
+	in := v.(*api.CaptureInput)
 	if in.Entry == nil {
 		return nil, jsonin.Errorf("entry", "is required: pass {kind, title, body, …}")
 	}
@@ -552,7 +436,7 @@ func runCapture(ctx context.Context, e *Engine, v any) (any, error) {
 		en := *in.Entry
 		en.Paths = append([]string(nil), en.Paths...)
 		en.Tags = append([]string(nil), en.Tags...)
-		en.Evidence = append([]CaptureEvidence(nil), en.Evidence...)
+		en.Evidence = append([]api.CaptureEvidence(nil), en.Evidence...)
 		if err := e.inboxCheckEntry(st, &en); err != nil {
 			return nil, err
 		}
@@ -570,14 +454,14 @@ func runCapture(ctx context.Context, e *Engine, v any) (any, error) {
 		}
 		evidence := e.inboxEvidence(ctx, en.Evidence)
 		now := e.inboxStamp()
-		c := &InboxCandidate{
+		c := &api.InboxCandidate{
 			ID: inboxCandID(struct {
-				Entry  CaptureEntry `json:"entry"`
-				Source *string      `json:"source"`
+				Entry  api.CaptureEntry `json:"entry"`
+				Source *string          `json:"source"`
 			}{en, source}),
 			State: inboxPending, Kind: en.Kind, Entry: en, Source: source, CreatedAt: now,
-			History:    []InboxEvent{{At: now, Event: "captured"}},
-			Worktree:   InboxWorktree{Root: e.opts.Root},
+			History:    []api.InboxEvent{{At: now, Event: "captured"}},
+			Worktree:   api.InboxWorktree{Root: e.opts.Root},
 			Evidence:   evidence,
 			Redactions: counts,
 		}
@@ -604,12 +488,12 @@ func runCapture(ctx context.Context, e *Engine, v any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &CaptureResult{Candidate: stored, Notes: notes, Redactions: counts, Evidence: evidence, RelatedEntries: related}, nil
+		return &api.CaptureResult{Candidate: stored, Notes: notes, Redactions: counts, Evidence: evidence, RelatedEntries: related}, nil
 	})
 }
 
 func runInboxList(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*InboxListInput)
+	in := v.(*api.InboxListInput)
 	want := in.State
 	if want == "" {
 		want = inboxPending
@@ -627,7 +511,7 @@ func runInboxList(ctx context.Context, e *Engine, v any) (any, error) {
 	if err != nil {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "listing the inbox")
 	}
-	res := &InboxListResult{Candidates: []*InboxCandidate{}}
+	res := &api.InboxListResult{Candidates: []*api.InboxCandidate{}}
 	for _, name := range names {
 		id := strings.TrimSuffix(path.Base(name), ".json")
 		if !inboxIDRe.MatchString(id) || !strings.HasSuffix(name, ".json") {
@@ -637,7 +521,7 @@ func runInboxList(ctx context.Context, e *Engine, v any) (any, error) {
 		if err != nil {
 			return nil, apierr.Wrap(apierr.OperationFailed, err, "reading %s", name)
 		}
-		var c InboxCandidate
+		var c api.InboxCandidate
 		if !ok || json.Unmarshal(data, &c) != nil {
 			continue
 		}
@@ -658,7 +542,7 @@ func runInboxList(ctx context.Context, e *Engine, v any) (any, error) {
 
 // inboxChange loads candidate id under the write lock, lets change edit it
 // (keep=false: answer the candidate unchanged), and saves it.
-func (e *Engine) inboxChange(ctx context.Context, id string, change func(c *InboxCandidate) (keep bool, err error)) (*InboxCandidate, error) {
+func (e *Engine) inboxChange(ctx context.Context, id string, change func(c *api.InboxCandidate) (keep bool, err error)) (*api.InboxCandidate, error) {
 	w, err := e.writer()
 	if err != nil {
 		return nil, err
@@ -687,18 +571,18 @@ func (e *Engine) inboxChange(ctx context.Context, id string, change func(c *Inbo
 }
 
 func runInboxDrop(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*InboxDropInput)
+	in := v.(*api.InboxDropInput)
 	if err := inboxOneLine("reason", in.Reason, 500); err != nil {
 		return nil, err
 	}
-	c, err := e.inboxChange(ctx, in.ID, func(c *InboxCandidate) (bool, error) {
+	c, err := e.inboxChange(ctx, in.ID, func(c *api.InboxCandidate) (bool, error) {
 		switch c.State {
 		case inboxDismissed:
 			return false, nil
 		case inboxPromoted:
 			return false, apierr.New(apierr.OperationConflict, "candidate %s was already promoted to an entry; retire the entry instead", c.ID)
 		}
-		ev := InboxEvent{At: e.inboxStamp(), Event: "dismissed"}
+		ev := api.InboxEvent{At: e.inboxStamp(), Event: "dismissed"}
 		if in.Reason != "" {
 			ev.Reason = inboxRedact(in.Reason, map[string]int{})
 		}
@@ -713,7 +597,7 @@ func runInboxDrop(ctx context.Context, e *Engine, v any) (any, error) {
 }
 
 func runInboxVerify(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*InboxVerifyInput)
+	in := v.(*api.InboxVerifyInput)
 	if in.Verify == nil {
 		return nil, jsonin.Errorf("verify", "is required: a one-line command, or \"\" to remove it")
 	}
@@ -721,7 +605,7 @@ func runInboxVerify(ctx context.Context, e *Engine, v any) (any, error) {
 	if err := inboxOneLine("verify", cmd, 500); err != nil {
 		return nil, err
 	}
-	c, err := e.inboxChange(ctx, in.ID, func(c *InboxCandidate) (bool, error) {
+	c, err := e.inboxChange(ctx, in.ID, func(c *api.InboxCandidate) (bool, error) {
 		if c.Kind == inboxChallengeKind {
 			return false, apierr.Invalid("candidate %s is a challenge; challenges carry no verify command", c.ID)
 		}
@@ -736,17 +620,17 @@ func runInboxVerify(ctx context.Context, e *Engine, v any) (any, error) {
 		if cmd == "" {
 			event = "verify_removed"
 		}
-		c.History = append(c.History, InboxEvent{At: e.inboxStamp(), Event: event})
+		c.History = append(c.History, api.InboxEvent{At: e.inboxStamp(), Event: event})
 		return true, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &InboxVerifyResult{ID: c.ID, Verify: strp(cmd), Entry: c.Entry}, nil
+	return &api.InboxVerifyResult{ID: c.ID, Verify: strp(cmd), Entry: c.Entry}, nil
 }
 
 func runInboxChallenge(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*InboxChallengeInput)
+	in := v.(*api.InboxChallengeInput)
 	because := strings.TrimSpace(in.Because)
 	if because == "" {
 		return nil, jsonin.Errorf("because", "is empty; say why the entry may no longer hold")
@@ -779,13 +663,13 @@ func runInboxChallenge(ctx context.Context, e *Engine, v any) (any, error) {
 	if utf8.RuneCountInString(title) > inboxMaxTitle {
 		title = string([]rune(title)[:inboxMaxTitle-1]) + "…"
 	}
-	ce := CaptureEntry{Kind: inboxChallengeKind, Title: title, Body: because, Paths: []string{}, Tags: []string{}}
+	ce := api.CaptureEntry{Kind: inboxChallengeKind, Title: title, Body: because, Paths: []string{}, Tags: []string{}}
 	now := e.inboxStamp()
-	c := &InboxCandidate{
+	c := &api.InboxCandidate{
 		ID:    inboxCandID(map[string]any{"kind": inboxChallengeKind, "against": en.ID, "against_blob": blob, "because": because}),
 		State: inboxPending, Kind: inboxChallengeKind, Entry: ce, CreatedAt: now,
-		History:  []InboxEvent{{At: now, Event: "captured"}},
-		Worktree: InboxWorktree{Root: e.opts.Root}, Redactions: counts, Extra: extra,
+		History:  []api.InboxEvent{{At: now, Event: "captured"}},
+		Worktree: api.InboxWorktree{Root: e.opts.Root}, Redactions: counts, Extra: extra,
 	}
 	normalize(c)
 	stored, notes, err := e.inboxStoreNew(w, c)
@@ -796,5 +680,5 @@ func runInboxChallenge(ctx context.Context, e *Engine, v any) (any, error) {
 	if entry.Inactive(en.Status) {
 		notes = append(notes, en.ID+" is already "+en.Status)
 	}
-	return &CaptureResult{Candidate: stored, Notes: notes, Redactions: counts, Evidence: []EvidenceResult{}, RelatedEntries: []Candidate{}}, nil
+	return &api.CaptureResult{Candidate: stored, Notes: notes, Redactions: counts, Evidence: []api.EvidenceResult{}, RelatedEntries: []api.Candidate{}}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/edit"
 	"github.com/kontext/kontext/engine/internal/entry"
@@ -16,38 +17,7 @@ import (
 )
 
 func init() {
-	register(operation{name: "drafts.confirm", input: func() any { return &ConfirmInput{} }, run: runConfirm, writes: true})
-}
-
-// ConfirmInput is the input of drafts.confirm.
-type ConfirmInput struct {
-	DirInput
-	ID          string   `json:"id,omitempty" jsonschema:"description=The entry that still holds (id, prefix, ADR number or path)."`
-	IDs         []string `json:"ids,omitempty" jsonschema:"description=Several entries; more than five are written as bulk lines."`
-	Because     string   `json:"because,omitempty" jsonschema:"description=One line (at most 500 characters) kept in the ledger."`
-	Kind        string   `json:"kind,omitempty" jsonschema:"enum=read,enum=agent,description=read when a person confirmed it in a client; agent (default) otherwise."`
-	OperationID string   `json:"operation_id,omitempty" jsonschema:"description=Makes a retry return the first result (replayed: true) instead of a second ledger line."`
-	Repair      bool     `json:"repair,omitempty" jsonschema:"description=Alone: rewrite checked of every active entry whose file lags its newest ledger confirmation; and restore missing status: superseded / superseded_by on entries that an active entry supersedes."`
-	// MigrateLegacy writes bulk lines for entries whose only verification
-	// is a checked date (kontext confirm --migrate-legacy).
-	MigrateLegacy bool `json:"migrate_legacy,omitempty" jsonschema:"description=Alone: write bulk ledger lines for entries whose only verification is a checked date."`
-}
-
-// LedgerRecord is the ledger part of a confirmation result.
-type LedgerRecord struct {
-	At      string  `json:"at"`
-	Kind    string  `json:"kind"`
-	Commit  *string `json:"commit"`
-	Because *string `json:"because"`
-	Path    string  `json:"path"`
-}
-
-// Confirmation is the result of confirming one entry.
-type Confirmation struct {
-	ID      string       `json:"id"`
-	Path    string       `json:"path"`
-	Checked string       `json:"checked"`
-	Ledger  LedgerRecord `json:"ledger"`
+	register(operation{name: "drafts.confirm", input: func() any { return &api.ConfirmInput{} }, run: runConfirm, writes: true})
 }
 
 type ledgerLine struct {
@@ -60,7 +30,7 @@ type ledgerLine struct {
 }
 
 func runConfirm(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*ConfirmInput)
+	in := v.(*api.ConfirmInput)
 	modes := 0
 	for _, set := range []bool{in.ID != "", len(in.IDs) > 0, in.Repair, in.MigrateLegacy} {
 		if set {
@@ -112,11 +82,11 @@ func runConfirm(ctx context.Context, e *Engine, v any) (any, error) {
 	case in.MigrateLegacy:
 		res, err = e.migrateLegacy(ctx, st, w, in)
 	case in.ID != "":
-		var c *Confirmation
+		var c *api.Confirmation
 		c, err = e.confirmIDs(ctx, st, w, []string{in.ID}, in, nil)
 		res = c
 	default:
-		out := &ConfirmManyResult{Confirmed: []*Confirmation{}, Failed: []FailedID{}}
+		out := &api.ConfirmManyResult{Confirmed: []*api.Confirmation{}, Failed: []api.FailedID{}}
 		_, err = e.confirmIDs(ctx, st, w, in.IDs, in, &out.Confirmed, &out.Failed)
 		res = out
 	}
@@ -131,29 +101,10 @@ func runConfirm(ctx context.Context, e *Engine, v any) (any, error) {
 	return res, nil
 }
 
-// ConfirmManyResult is drafts.confirm with ids.
-type ConfirmManyResult struct {
-	Confirmed []*Confirmation `json:"confirmed"`
-	Failed    []FailedID      `json:"failed"`
-}
-
-// MigrateResult is drafts.confirm with migrate_legacy.
-type MigrateResult struct {
-	Migrated []LedgerRecord `json:"migrated"`
-	Skipped  []Skipped      `json:"skipped"`
-}
-
-// FailedID is an id that could not be confirmed.
-type FailedID struct {
-	ID      string `json:"id"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
 // confirmIDs confirms ids in one write: entry files get their checked line,
 // the ledger gets one line each, and all of them are staged together. With
 // one id a failure is the error; with several it is listed in failed.
-func (e *Engine) confirmIDs(ctx context.Context, st *state, w Writer, ids []string, in *ConfirmInput, confirmed *[]*Confirmation, failed ...*[]FailedID) (*Confirmation, error) {
+func (e *Engine) confirmIDs(ctx context.Context, st *state, w Writer, ids []string, in *api.ConfirmInput, confirmed *[]*api.Confirmation, failed ...*[]api.FailedID) (*api.Confirmation, error) {
 	now := e.now().Format("2006-01-02T15:04:05Z")
 	kind := in.Kind
 	if kind == "" {
@@ -169,13 +120,13 @@ func (e *Engine) confirmIDs(ctx context.Context, st *state, w Writer, ids []stri
 	files := map[string][]byte{}
 	var order []string
 	var lines []string
-	var results []*Confirmation
+	var results []*api.Confirmation
 	fail := func(id string, err error) error {
 		if len(failed) == 0 {
 			return err
 		}
 		ae := apierr.As(err)
-		*failed[0] = append(*failed[0], FailedID{ID: id, Code: ae.Code, Message: ae.Message})
+		*failed[0] = append(*failed[0], api.FailedID{ID: id, Code: ae.Code, Message: ae.Message})
 		return nil
 	}
 	seen := map[string]bool{}
@@ -221,8 +172,8 @@ func (e *Engine) confirmIDs(ctx context.Context, st *state, w Writer, ids []stri
 		}
 		line, _ := json.Marshal(ledgerLine{At: now, Kind: kind, ID: en.ID, Commit: strp(st.head), By: w.Identity(), Because: because})
 		lines = append(lines, string(line))
-		results = append(results, &Confirmation{ID: en.ID, Path: en.File, Checked: now,
-			Ledger: LedgerRecord{At: now, Kind: kind, Commit: strp(st.head), Because: because, Path: st.cfg.Ledger()}})
+		results = append(results, &api.Confirmation{ID: en.ID, Path: en.File, Checked: now,
+			Ledger: api.LedgerRecord{At: now, Kind: kind, Commit: strp(st.head), Because: because, Path: st.cfg.Ledger()}})
 	}
 	if len(lines) > 0 {
 		ledgerText := string(st.snap.Ledger)
@@ -293,35 +244,11 @@ func sameEntry(en *entry.Entry, edited string) error {
 	return nil
 }
 
-// RepairResult is drafts.confirm {repair: true}.
-type RepairResult struct {
-	Repaired []Repaired `json:"repaired"`
-	Skipped  []Skipped  `json:"skipped"`
-	// SupersedesRepaired lists the entries whose files got back their
-	// reciprocal supersede metadata (repair.go).
-	SupersedesRepaired []SupersedeRepaired `json:"supersedes_repaired"`
-}
-
-// Repaired is one rewritten checked line.
-type Repaired struct {
-	ID   string  `json:"id"`
-	Path string  `json:"path"`
-	From *string `json:"from"`
-	To   string  `json:"to"`
-}
-
-// Skipped is an entry repair left alone.
-type Skipped struct {
-	ID     string `json:"id"`
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
-}
-
 // repair rewrites checked of every active entry whose file lags its newest
 // ledger confirmation, and restores missing reciprocal supersede metadata
 // (repairSupersedes).
-func (e *Engine) repair(ctx context.Context, st *state, w Writer) (*RepairResult, error) {
-	res := &RepairResult{Repaired: []Repaired{}, Skipped: []Skipped{}, SupersedesRepaired: []SupersedeRepaired{}}
+func (e *Engine) repair(ctx context.Context, st *state, w Writer) (*api.RepairResult, error) {
+	res := &api.RepairResult{Repaired: []api.Repaired{}, Skipped: []api.Skipped{}, SupersedesRepaired: []api.SupersedeRepaired{}}
 	byID := ledger.ByID(st.snap.LedgerLines)
 	var paths []string
 	for _, en := range st.snap.Entries {
@@ -341,7 +268,7 @@ func (e *Engine) repair(ctx context.Context, st *state, w Writer) (*RepairResult
 			continue
 		}
 		if err := e.confirmable(ctx, st, en); err != nil {
-			res.Skipped = append(res.Skipped, Skipped{ID: en.ID, Path: en.File, Reason: apierr.As(err).Message})
+			res.Skipped = append(res.Skipped, api.Skipped{ID: en.ID, Path: en.File, Reason: apierr.As(err).Message})
 			continue
 		}
 		to := newest.At.Format("2006-01-02T15:04:05Z")
@@ -356,14 +283,14 @@ func (e *Engine) repair(ctx context.Context, st *state, w Writer) (*RepairResult
 			err = sameEntry(en, edited)
 		}
 		if err != nil {
-			res.Skipped = append(res.Skipped, Skipped{ID: en.ID, Path: en.File, Reason: err.Error()})
+			res.Skipped = append(res.Skipped, api.Skipped{ID: en.ID, Path: en.File, Reason: err.Error()})
 			continue
 		}
 		if err := w.WriteFile(en.File, []byte(edited)); err != nil {
 			return nil, apierr.Wrap(apierr.OperationFailed, err, "writing %s", en.File)
 		}
 		paths = append(paths, en.File)
-		res.Repaired = append(res.Repaired, Repaired{ID: en.ID, Path: en.File, From: strp(en.Checked), To: to})
+		res.Repaired = append(res.Repaired, api.Repaired{ID: en.ID, Path: en.File, From: strp(en.Checked), To: to})
 	}
 	more, err := e.repairSupersedes(ctx, st, w, res)
 	if err != nil {
@@ -382,9 +309,9 @@ func (e *Engine) repair(ctx context.Context, st *state, w Writer) (*RepairResult
 // migrateLegacy writes one bulk ledger line for every active entry whose
 // only verification is its checked date, at that date: the look enters
 // the ledger as it was, and no entry file changes.
-func (e *Engine) migrateLegacy(ctx context.Context, st *state, w Writer, in *ConfirmInput) (any, error) {
+func (e *Engine) migrateLegacy(ctx context.Context, st *state, w Writer, in *api.ConfirmInput) (any, error) {
 	byID := ledger.ByID(st.snap.LedgerLines)
-	out := &MigrateResult{Migrated: []LedgerRecord{}, Skipped: []Skipped{}}
+	out := &api.MigrateResult{Migrated: []api.LedgerRecord{}, Skipped: []api.Skipped{}}
 	var lines []string
 	for _, en := range st.snap.Entries {
 		if entry.Inactive(en.Status) || en.Checked == "" || len(byID[en.ID]) > 0 {
@@ -392,7 +319,7 @@ func (e *Engine) migrateLegacy(ctx context.Context, st *state, w Writer, in *Con
 		}
 		t, ok := parseLookTime(en.Checked)
 		if !ok {
-			out.Skipped = append(out.Skipped, Skipped{ID: en.ID, Path: en.File, Reason: fmt.Sprintf("checked %q is not a date", en.Checked)})
+			out.Skipped = append(out.Skipped, api.Skipped{ID: en.ID, Path: en.File, Reason: fmt.Sprintf("checked %q is not a date", en.Checked)})
 			continue
 		}
 		at := t.Format("2006-01-02T15:04:05Z")
@@ -402,7 +329,7 @@ func (e *Engine) migrateLegacy(ctx context.Context, st *state, w Writer, in *Con
 		}
 		line, _ := json.Marshal(ledgerLine{At: at, Kind: ledger.KindBulk, ID: en.ID, Commit: strp(st.head), By: w.Identity(), Because: &because})
 		lines = append(lines, string(line))
-		out.Migrated = append(out.Migrated, LedgerRecord{At: at, Kind: ledger.KindBulk, Commit: strp(st.head), Because: &because, Path: st.cfg.Ledger()})
+		out.Migrated = append(out.Migrated, api.LedgerRecord{At: at, Kind: ledger.KindBulk, Commit: strp(st.head), Because: &because, Path: st.cfg.Ledger()})
 	}
 	if len(lines) == 0 {
 		return out, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"github.com/kontext/kontext/engine/api"
 	"sync"
 )
 
@@ -20,22 +21,6 @@ var (
 	schemas     map[string]json.RawMessage
 )
 
-// OperationSchema is one operation's input schema.
-type OperationSchema struct {
-	Input json.RawMessage `json:"input"`
-}
-
-// DescribeResult is api.describe without an operation.
-type DescribeResult struct {
-	Operations map[string]OperationSchema `json:"operations"`
-}
-
-// DescribeOneResult is api.describe for one operation.
-type DescribeOneResult struct {
-	Operation string          `json:"operation"`
-	Input     json.RawMessage `json:"input"`
-}
-
 func loadSchemas() map[string]json.RawMessage {
 	schemasOnce.Do(func() {
 		if err := json.Unmarshal(schemasJSON, &schemas); err != nil {
@@ -46,18 +31,18 @@ func loadSchemas() map[string]json.RawMessage {
 }
 
 func runDescribe(_ context.Context, _ *Engine, v any) (any, error) {
-	in := v.(*DescribeInput)
+	in := v.(*api.DescribeInput)
 	all := loadSchemas()
 	if in.Operation != "" {
 		s, ok := all[in.Operation]
 		if !ok {
 			return nil, unsupported(in.Operation, isPlanned(in.Operation), Native)
 		}
-		return &DescribeOneResult{Operation: in.Operation, Input: s}, nil
+		return &api.DescribeOneResult{Operation: in.Operation, Input: s}, nil
 	}
-	res := &DescribeResult{Operations: map[string]OperationSchema{}}
+	res := &api.DescribeResult{Operations: map[string]api.OperationSchema{}}
 	for name, s := range all {
-		res.Operations[name] = OperationSchema{Input: s}
+		res.Operations[name] = api.OperationSchema{Input: s}
 	}
 	return res, nil
 }

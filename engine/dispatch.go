@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/jsonin"
 	"github.com/kontext/kontext/engine/internal/kb"
@@ -32,17 +33,17 @@ func register(ops ...operation) { operations = append(operations, ops...) }
 
 func init() {
 	register(
-		operation{name: "status", input: func() any { return &StatusInput{} }, run: runStatus, subset: true},
-		operation{name: "setup", input: func() any { return &SetupInput{} }, run: runSetup},
-		operation{name: "api.describe", input: func() any { return &DescribeInput{} }, run: runDescribe, subset: true},
-		operation{name: "entries.list", input: func() any { return &ListInput{} }, run: runList, subset: true},
-		operation{name: "entries.get", input: func() any { return &GetInput{} }, run: runGet, subset: true},
-		operation{name: "entries.search", input: func() any { return &SearchInput{} }, run: runSearch, subset: true},
-		operation{name: "entries.governing", input: func() any { return &GoverningInput{} }, run: runGoverning, subset: true},
-		operation{name: "entries.related", input: func() any { return &RelatedInput{} }, run: runRelated, subset: true},
-		operation{name: "entries.drift", input: func() any { return &DriftInput{} }, run: runDrift, history: true},
-		operation{name: "entries.changed", input: func() any { return &ChangedInput{} }, run: runChanged, history: true},
-		operation{name: "entries.export", input: func() any { return &ExportInput{} }, run: runExport, history: true},
+		operation{name: "status", input: func() any { return &api.StatusInput{} }, run: runStatus, subset: true},
+		operation{name: "setup", input: func() any { return &api.SetupInput{} }, run: runSetup},
+		operation{name: "api.describe", input: func() any { return &api.DescribeInput{} }, run: runDescribe, subset: true},
+		operation{name: "entries.list", input: func() any { return &api.ListInput{} }, run: runList, subset: true},
+		operation{name: "entries.get", input: func() any { return &api.GetInput{} }, run: runGet, subset: true},
+		operation{name: "entries.search", input: func() any { return &api.SearchInput{} }, run: runSearch, subset: true},
+		operation{name: "entries.governing", input: func() any { return &api.GoverningInput{} }, run: runGoverning, subset: true},
+		operation{name: "entries.related", input: func() any { return &api.RelatedInput{} }, run: runRelated, subset: true},
+		operation{name: "entries.drift", input: func() any { return &api.DriftInput{} }, run: runDrift, history: true},
+		operation{name: "entries.changed", input: func() any { return &api.ChangedInput{} }, run: runChanged, history: true},
+		operation{name: "entries.export", input: func() any { return &api.ExportInput{} }, run: runExport, history: true},
 	)
 }
 

@@ -5,29 +5,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/jsonin"
 	"github.com/kontext/kontext/engine/internal/ledger"
 )
-
-// DriftEntry is a drifted entry: the read shape plus what changed.
-type DriftEntry struct {
-	*Entry
-	Path    string       `json:"path"`
-	Changed []string     `json:"changed"`
-	Commits []CommitLine `json:"commits"`
-}
-
-// DriftResult is the result of entries.drift.
-type DriftResult struct {
-	Base       *string       `json:"base"`
-	Head       string        `json:"head"`
-	BaseSource string        `json:"base_source"`
-	Warning    string        `json:"warning,omitempty"`
-	Entries    []*DriftEntry `json:"entries"`
-	Snapshot   string        `json:"snapshot"`
-}
 
 // driftKinds are the kinds drift and changed look at unless told.
 func driftKinds(kinds []string) (map[string]bool, error) {
@@ -60,7 +43,7 @@ func (e *Engine) historyFor(kinds []string) (History, map[string]bool, error) {
 }
 
 func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*DriftInput)
+	in := v.(*api.DriftInput)
 	h, kinds, err := e.historyFor(in.Kinds)
 	if err != nil {
 		return nil, err
@@ -72,7 +55,7 @@ func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 	if st.head == "" {
 		return nil, apierr.New(apierr.NoCommits, "the repository has no commits yet; drift compares commits")
 	}
-	res := &DriftResult{Head: "working", Entries: []*DriftEntry{}}
+	res := &api.DriftResult{Head: "working", Entries: []*api.DriftEntry{}}
 	working := in.Head == ""
 	eng := e
 	if !working {
@@ -152,9 +135,9 @@ func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 		}
 	}
 	var drifted []*entry.Entry
-	details := map[string]*DriftEntry{}
+	details := map[string]*api.DriftEntry{}
 	for _, en := range candidates {
-		d := &DriftEntry{Path: en.File, Changed: []string{}, Commits: []CommitLine{}}
+		d := &api.DriftEntry{Path: en.File, Changed: []string{}, Commits: []api.CommitLine{}}
 		changed := map[string]bool{}
 		var last *Commit
 		for _, hit := range lin.governed[en.ID] {
@@ -164,7 +147,7 @@ func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 			if last == nil {
 				last = hit.commit // newest first: the last commit of the range that changed governed files
 			}
-			d.Commits = append(d.Commits, CommitLine{SHA: hit.commit.SHA, Subject: hit.commit.Subject})
+			d.Commits = append(d.Commits, api.CommitLine{SHA: hit.commit.SHA, Subject: hit.commit.Subject})
 			for _, p := range hit.paths {
 				changed[p] = true
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-git/go-billy/v5"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/internal/config"
 	"github.com/kontext/kontext/engine/internal/kb"
 )
@@ -88,7 +89,7 @@ func (e *Engine) now() time.Time { return e.opts.Now().UTC() }
 type state struct {
 	snap *kb.Snapshot
 	head string
-	pub  map[string]Publication
+	pub  map[string]api.Publication
 	cfg  *config.Config
 }
 
@@ -107,5 +108,5 @@ func (e *Engine) read(ctx context.Context) (*state, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &state{snap: snap, head: head, cfg: snap.Config, pub: map[string]Publication{}}, nil
+	return &state{snap: snap, head: head, cfg: snap.Config, pub: map[string]api.Publication{}}, nil
 }

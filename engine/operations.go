@@ -11,19 +11,13 @@ import (
 
 	"github.com/go-git/go-billy/v5/util"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/jsonin"
 )
 
-// OperationsGetInput is the input of operations.get.
-type OperationsGetInput struct {
-	DirInput
-	OperationID string `json:"operation_id" jsonschema:"required,description=The operation_id of an earlier write."`
-	Fingerprint string `json:"fingerprint,omitempty" jsonschema:"description=The fingerprint the write was made with; a different stored one is operation_conflict."`
-}
-
 func init() {
-	register(operation{name: "operations.get", input: func() any { return &OperationsGetInput{} }, run: runOperationsGet, writes: true})
+	register(operation{name: "operations.get", input: func() any { return &api.OperationsGetInput{} }, run: runOperationsGet, writes: true})
 }
 
 // storedChange is one planned file write of a stored plan. Before is the
@@ -86,7 +80,7 @@ func incomplete(r *receipt, operationID string) error {
 // stored result as is (replayed stays as it was stored, false: nothing is
 // replayed here) plus state: "done".
 func runOperationsGet(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*OperationsGetInput)
+	in := v.(*api.OperationsGetInput)
 	if strings.TrimSpace(in.OperationID) == "" {
 		return nil, jsonin.Errorf("operation_id", "is required")
 	}
@@ -205,7 +199,7 @@ func (e *Engine) resumeStored(r *receipt, operationID string) (map[string]any, [
 // storedStageInput serves drafts.stage with only operation_id and
 // fingerprint: a done receipt replays, a stored plan's input is returned
 // (with the given fingerprint) so that writeOp resumes it.
-func (e *Engine) storedStageInput(in *StageInput) (*StageInput, map[string]any, error) {
+func (e *Engine) storedStageInput(in *api.StageInput) (*api.StageInput, map[string]any, error) {
 	if strings.TrimSpace(in.OperationID) == "" {
 		return nil, nil, jsonin.Errorf("operation_id", "is required to resume a stored plan")
 	}
@@ -227,7 +221,7 @@ func (e *Engine) storedStageInput(in *StageInput) (*StageInput, map[string]any, 
 	if err := e.checkRoot(r, in.OperationID); err != nil {
 		return nil, nil, err
 	}
-	var stored StageInput
+	var stored api.StageInput
 	if len(r.Input) == 0 || json.Unmarshal(r.Input, &stored) != nil {
 		return nil, nil, apierr.New(apierr.OperationIncomplete, "operation %q has no stored input to resume from; pass the entry again", in.OperationID)
 	}
@@ -249,6 +243,6 @@ func (e *Engine) resumeCandidate(id string) (map[string]any, string) {
 // writeOp runs a write without storing its input (see writeOpInput).
 func (e *Engine) writeOp(ctx context.Context, op, operationID, fp string,
 	plan func(st *state) (files []change, target string, notes []string, err error),
-	after func(st *state, res *StageResult) error) (any, error) {
+	after func(st *state, res *api.StageResult) error) (any, error) {
 	return e.writeOpInput(ctx, op, operationID, fp, nil, plan, after)
 }

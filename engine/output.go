@@ -5,82 +5,10 @@ import (
 	"regexp"
 	"sort"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/ledger"
 )
-
-// Publication says how far an entry's file has travelled towards the team.
-type Publication struct {
-	State    string  `json:"state"`
-	Revision *string `json:"revision"`
-	BlobHash *string `json:"blob_hash"`
-}
-
-// ConfigSource says where the configuration came from.
-type ConfigSource struct {
-	Kind string  `json:"kind"` // committed | worktree | defaults | snapshot
-	Path *string `json:"path"`
-}
-
-// Premise is an entry that another active entry relies on and that is no
-// longer active.
-type Premise struct {
-	ID           string   `json:"id"`
-	Status       *string  `json:"status"`
-	SupersededBy []string `json:"superseded_by"`
-}
-
-// Match is one governed path of a governing result.
-type Match struct {
-	Path        string `json:"path"`
-	Rule        string `json:"rule"`
-	Specificity int    `json:"specificity"`
-}
-
-// Entry is the read shape of an entry in every result.
-type Entry struct {
-	ID           string         `json:"id"`
-	Kind         string         `json:"kind"`
-	Title        string         `json:"title"`
-	Body         string         `json:"body"`
-	Summary      *string        `json:"summary"`
-	Status       *string        `json:"status"`
-	StatusRaw    *string        `json:"status_raw"`
-	Date         *string        `json:"date"`
-	DateRaw      *string        `json:"date_raw"`
-	ReviewBy     *string        `json:"review_by"`
-	ReviewDue    bool           `json:"review_due"`
-	Authority    bool           `json:"authority"`
-	ReadOnly     bool           `json:"read_only"`
-	Checked      *string        `json:"checked"`
-	Verify       *string        `json:"verify"`
-	Visibility   string         `json:"visibility"`
-	Paths        []string       `json:"paths"`
-	Tags         []string       `json:"tags"`
-	Supersedes   []string       `json:"supersedes"`
-	SupersededBy []string       `json:"superseded_by"`
-	Extends      []string       `json:"extends"`
-	Commits      []string       `json:"commits"`
-	File         string         `json:"file"`
-	Markdown     string         `json:"markdown"`
-	Style        string         `json:"style"`
-	ADRNumber    *int           `json:"adr_number"`
-	Revision     string         `json:"revision"`
-	Publication  Publication    `json:"publication"`
-	Extra        map[string]any `json:"extra"`
-	// History-derived fields (03-reads.md); null without git history.
-	Verification  *Verification `json:"verification"`
-	LastVerified  *Verification `json:"last_verified"`
-	Since         *Since        `json:"since"`
-	SinceVerified *Since        `json:"since_verified"`
-	Premises      []Premise     `json:"premises"`
-	Failing       bool          `json:"failing,omitempty"`
-	AmendedSince  bool          `json:"amended_since,omitempty"`
-	// Set by search and governing only.
-	Score       *float64 `json:"score,omitempty"`
-	Specificity *int     `json:"specificity,omitempty"`
-	Matches     []Match  `json:"matches,omitempty"`
-}
 
 func strp(s string) *string {
 	if s == "" {
@@ -104,7 +32,7 @@ func (e *Engine) publish(ctx context.Context, st *state, files []string) error {
 	sort.Strings(todo)
 	if e.opts.Git == nil {
 		for _, f := range todo {
-			st.pub[f] = Publication{State: "snapshot", Revision: strp(st.head), BlobHash: strp(e.blob(st, f))}
+			st.pub[f] = api.Publication{State: "snapshot", Revision: strp(st.head), BlobHash: strp(e.blob(st, f))}
 		}
 		return nil
 	}
@@ -114,7 +42,7 @@ func (e *Engine) publish(ctx context.Context, st *state, files []string) error {
 	}
 	for _, f := range todo {
 		wt := e.blob(st, f)
-		p := Publication{Revision: strp(st.head)}
+		p := api.Publication{Revision: strp(st.head)}
 		idx, inIndex := index[f]
 		switch {
 		case !inIndex:
@@ -140,7 +68,7 @@ func (e *Engine) blob(st *state, file string) string {
 }
 
 // views publishes and renders entries in order.
-func (e *Engine) views(ctx context.Context, st *state, ens []*entry.Entry) ([]*Entry, error) {
+func (e *Engine) views(ctx context.Context, st *state, ens []*entry.Entry) ([]*api.Entry, error) {
 	files := make([]string, len(ens))
 	for i, en := range ens {
 		files[i] = en.File
@@ -153,7 +81,7 @@ func (e *Engine) views(ctx context.Context, st *state, ens []*entry.Entry) ([]*E
 		return nil, err
 	}
 	byID := ledger.ByID(st.snap.LedgerLines)
-	out := make([]*Entry, len(ens))
+	out := make([]*api.Entry, len(ens))
 	for i, en := range ens {
 		out[i] = e.view(st, en)
 		if err := e.verify(ctx, st, lin, en, out[i], byID[en.ID]); err != nil {
@@ -163,12 +91,12 @@ func (e *Engine) views(ctx context.Context, st *state, ens []*entry.Entry) ([]*E
 	return out, nil
 }
 
-func (e *Engine) configSource(ctx context.Context, st *state) (ConfigSource, error) {
+func (e *Engine) configSource(ctx context.Context, st *state) (api.ConfigSource, error) {
 	if st.cfg.Path == "" {
-		return ConfigSource{Kind: "defaults"}, nil
+		return api.ConfigSource{Kind: "defaults"}, nil
 	}
 	if err := e.publish(ctx, st, []string{st.cfg.Path}); err != nil {
-		return ConfigSource{}, err
+		return api.ConfigSource{}, err
 	}
 	kind := "worktree"
 	switch st.pub[st.cfg.Path].State {
@@ -177,14 +105,14 @@ func (e *Engine) configSource(ctx context.Context, st *state) (ConfigSource, err
 	case "snapshot":
 		kind = "snapshot"
 	}
-	return ConfigSource{Kind: kind, Path: strp(st.cfg.Path)}, nil
+	return api.ConfigSource{Kind: kind, Path: strp(st.cfg.Path)}, nil
 }
 
 var wikiLink = regexp.MustCompile(`\[\[([^\[\]\s|]+)(?:\|[^\]]*)?\]\]`)
 
 // view builds the read shape of en.
-func (e *Engine) view(st *state, en *entry.Entry) *Entry {
-	v := &Entry{
+func (e *Engine) view(st *state, en *entry.Entry) *api.Entry {
+	v := &api.Entry{
 		ID: en.ID, Kind: en.Kind, Title: en.Title, Body: en.Body,
 		Summary: strp(en.Summary), Status: strp(en.Status), StatusRaw: strp(en.StatusRaw),
 		Date: strp(en.Date), DateRaw: strp(en.DateRaw), ReviewBy: strp(en.ReviewBy),
@@ -224,8 +152,8 @@ func authority(en *entry.Entry) bool {
 
 // premises lists the inactive entries an active entry relies on, except
 // the one it superseded itself.
-func (e *Engine) premises(st *state, en *entry.Entry) []Premise {
-	out := []Premise{}
+func (e *Engine) premises(st *state, en *entry.Entry) []api.Premise {
+	out := []api.Premise{}
 	if entry.Inactive(en.Status) {
 		return out
 	}
@@ -248,7 +176,7 @@ func (e *Engine) premises(st *state, en *entry.Entry) []Premise {
 		if contains(dep.SupersededBy, en.ID) {
 			continue
 		}
-		out = append(out, Premise{ID: dep.ID, Status: strp(dep.Status), SupersededBy: nonNil(dep.SupersededBy)})
+		out = append(out, api.Premise{ID: dep.ID, Status: strp(dep.Status), SupersededBy: nonNil(dep.SupersededBy)})
 	}
 	return out
 }

@@ -7,21 +7,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/jsonin"
 	"github.com/kontext/kontext/engine/internal/kb"
 	"github.com/kontext/kontext/engine/internal/match"
 )
-
-// ListResult is the result of entries.list.
-type ListResult struct {
-	Entries     []*Entry           `json:"entries"`
-	Total       int                `json:"total"`
-	NextOffset  *int               `json:"next_offset"`
-	Snapshot    string             `json:"snapshot"`
-	Diagnostics []entry.Diagnostic `json:"diagnostics"`
-}
 
 func limitOf(field string, p *int, def, max int) (int, error) {
 	if p == nil {
@@ -52,7 +44,7 @@ func normKinds(kinds []string) (map[string]bool, error) {
 }
 
 func runList(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*ListInput)
+	in := v.(*api.ListInput)
 	limit, err := limitOf("limit", in.Limit, 100, 500)
 	if err != nil {
 		return nil, err
@@ -81,7 +73,7 @@ func runList(ctx context.Context, e *Engine, v any) (any, error) {
 		}
 		picked = append(picked, en)
 	}
-	res := &ListResult{Entries: []*Entry{}, Total: len(picked), Snapshot: st.snap.ID, Diagnostics: st.snap.Diagnostics}
+	res := &api.ListResult{Entries: []*api.Entry{}, Total: len(picked), Snapshot: st.snap.ID, Diagnostics: st.snap.Diagnostics}
 	if res.Diagnostics == nil {
 		res.Diagnostics = []entry.Diagnostic{}
 	}
@@ -107,7 +99,7 @@ func anyIn(have, want []string) bool {
 }
 
 func runGet(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*GetInput)
+	in := v.(*api.GetInput)
 	st, err := e.read(ctx)
 	if err != nil {
 		return nil, err
@@ -123,15 +115,8 @@ func runGet(ctx context.Context, e *Engine, v any) (any, error) {
 	return vs[0], nil
 }
 
-// SearchResult is the result of entries.search.
-type SearchResult struct {
-	Entries  []*Entry `json:"entries"`
-	Total    int      `json:"total"`
-	Snapshot string   `json:"snapshot"`
-}
-
 func runSearch(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*SearchInput)
+	in := v.(*api.SearchInput)
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, jsonin.Errorf("query", "is empty; pass the words to search for")
 	}
@@ -143,7 +128,7 @@ func runSearch(ctx context.Context, e *Engine, v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &SearchResult{Snapshot: st.snap.ID}
+	res := &api.SearchResult{Snapshot: st.snap.ID}
 	var hits []*entry.Entry
 	var scores []float64
 	for _, h := range st.snap.Search().Search(in.Query) {
@@ -166,13 +151,6 @@ func runSearch(ctx context.Context, e *Engine, v any) (any, error) {
 	return res, nil
 }
 
-// GoverningResult is the result of entries.governing.
-type GoverningResult struct {
-	Entries  []*Entry `json:"entries"`
-	Total    int      `json:"total"`
-	Snapshot string   `json:"snapshot"`
-}
-
 // normPaths normalises input paths; a path escaping the repository is
 // invalid_input.
 func normPaths(field string, paths []string) ([]string, error) {
@@ -191,7 +169,7 @@ func normPaths(field string, paths []string) ([]string, error) {
 }
 
 func runGoverning(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*GoverningInput)
+	in := v.(*api.GoverningInput)
 	if in.Paths == nil {
 		return nil, jsonin.Errorf("paths", "is required: pass the repo-relative paths to look up")
 	}
@@ -213,15 +191,15 @@ func runGoverning(ctx context.Context, e *Engine, v any) (any, error) {
 	return e.governing(ctx, st, paths, in.ExcludeIDs, in.MinSpecificity, limit)
 }
 
-func (e *Engine) governing(ctx context.Context, st *state, paths, exclude []string, minSpec, limit int) (*GoverningResult, error) {
+func (e *Engine) governing(ctx context.Context, st *state, paths, exclude []string, minSpec, limit int) (*api.GoverningResult, error) {
 	excluded := map[string]bool{}
 	for _, id := range exclude {
 		excluded[id] = true
 	}
-	res := &GoverningResult{Snapshot: st.snap.ID}
+	res := &api.GoverningResult{Snapshot: st.snap.ID}
 	type hit struct {
 		en      *entry.Entry
-		matches []Match
+		matches []api.Match
 		best    int
 	}
 	var hits []hit
@@ -230,13 +208,13 @@ func (e *Engine) governing(ctx context.Context, st *state, paths, exclude []stri
 		if excluded[en.ID] {
 			continue
 		}
-		var ms []Match
+		var ms []api.Match
 		best := -1
 		for _, m := range r.Matches {
 			if m.Specificity < minSpec {
 				continue
 			}
-			ms = append(ms, Match{Path: m.Path, Rule: m.Rule, Specificity: m.Specificity})
+			ms = append(ms, api.Match{Path: m.Path, Rule: m.Rule, Specificity: m.Specificity})
 			best = max(best, m.Specificity)
 		}
 		if len(ms) == 0 {
@@ -273,27 +251,10 @@ func (e *Engine) governing(ctx context.Context, st *state, paths, exclude []stri
 	return res, nil
 }
 
-// Candidate is one entries.related candidate.
-type Candidate struct {
-	ID       string  `json:"id"`
-	Title    string  `json:"title"`
-	Kind     string  `json:"kind"`
-	Status   *string `json:"status,omitempty"`
-	Reason   string  `json:"reason"`
-	Label    string  `json:"label"`
-	Revision string  `json:"revision"`
-}
-
-// RelatedResult is the result of entries.related without a model.
-type RelatedResult struct {
-	Candidates []Candidate `json:"candidates"`
-	Snapshot   string      `json:"snapshot"`
-}
-
 const maxRelated = 5
 
 func runRelated(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*RelatedInput)
+	in := v.(*api.RelatedInput)
 	if useModel, err := wantsModel(in.LLM); err != nil {
 		return nil, err
 	} else if useModel {
@@ -322,14 +283,14 @@ func runRelated(ctx context.Context, e *Engine, v any) (any, error) {
 	for _, id := range in.ExcludeIDs {
 		excluded[id] = true
 	}
-	res := &RelatedResult{Candidates: []Candidate{}, Snapshot: st.snap.ID}
+	res := &api.RelatedResult{Candidates: []api.Candidate{}, Snapshot: st.snap.ID}
 	seen := map[string]bool{}
 	add := func(en *entry.Entry, reason string) {
 		if len(res.Candidates) >= maxRelated || seen[en.ID] || excluded[en.ID] || entry.Inactive(en.Status) {
 			return
 		}
 		seen[en.ID] = true
-		res.Candidates = append(res.Candidates, Candidate{ID: en.ID, Title: en.Title, Kind: en.Kind, Status: strp(en.Status),
+		res.Candidates = append(res.Candidates, api.Candidate{ID: en.ID, Title: en.Title, Kind: en.Kind, Status: strp(en.Status),
 			Reason: reason, Label: "related, check", Revision: st.snap.Blobs[en.File]})
 	}
 	if strings.TrimSpace(in.Text) != "" {

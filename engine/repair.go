@@ -9,19 +9,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/edit"
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/render"
 )
-
-// SupersedeRepaired is one entry whose file got back its reciprocal
-// supersede metadata (drafts.confirm {repair: true}).
-type SupersedeRepaired struct {
-	ID           string   `json:"id"`
-	Path         string   `json:"path"`
-	SupersededBy []string `json:"superseded_by"`
-}
 
 // repairSupersedes restores missing reciprocal supersede metadata: for
 // every active entry E that supersedes X, X's own file must say
@@ -30,7 +23,7 @@ type SupersedeRepaired struct {
 // `Superseded by [N. Title](file)`). Only those metadata lines change; the
 // files are written and returned for staging. Read-only rule files and
 // files with unstaged edits are skipped with a reason.
-func (e *Engine) repairSupersedes(ctx context.Context, st *state, w Writer, res *RepairResult) ([]string, error) {
+func (e *Engine) repairSupersedes(ctx context.Context, st *state, w Writer, res *api.RepairResult) ([]string, error) {
 	byID := map[string]*entry.Entry{}
 	for _, en := range st.snap.Entries {
 		byID[en.ID] = en
@@ -73,7 +66,7 @@ func (e *Engine) repairSupersedes(ctx context.Context, st *state, w Writer, res 
 			continue
 		}
 		skip := func(reason string) {
-			res.Skipped = append(res.Skipped, Skipped{ID: x.ID, Path: x.File, Reason: reason})
+			res.Skipped = append(res.Skipped, api.Skipped{ID: x.ID, Path: x.File, Reason: reason})
 		}
 		if x.ReadOnly && x.Style != entry.StyleADR {
 			skip(fmt.Sprintf("a read-only %s rule file; kontext does not rewrite it (superseded by %s)", x.Style, strings.Join(idsOf(newers), ", ")))
@@ -136,7 +129,7 @@ func (e *Engine) repairSupersedes(ctx context.Context, st *state, w Writer, res 
 			return nil, apierr.Wrap(apierr.OperationFailed, err, "writing %s", x.File)
 		}
 		paths = append(paths, x.File)
-		res.SupersedesRepaired = append(res.SupersedesRepaired, SupersedeRepaired{ID: x.ID, Path: x.File, SupersededBy: after.SupersededBy})
+		res.SupersedesRepaired = append(res.SupersedesRepaired, api.SupersedeRepaired{ID: x.ID, Path: x.File, SupersededBy: after.SupersededBy})
 	}
 	return paths, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/edit"
 	"github.com/kontext/kontext/engine/internal/entry"
@@ -15,33 +16,15 @@ import (
 	"github.com/kontext/kontext/engine/internal/render"
 )
 
-// RetireInput is the input of drafts.retire.
-type RetireInput struct {
-	DirInput
-	OperationID   string `json:"operation_id" jsonschema:"required,description=Stable id of this write: a retry returns the first result (replayed: true)."`
-	EntryID       string `json:"entry_id" jsonschema:"required,description=Full id, unique id prefix, ADR number or path."`
-	EntryRevision string `json:"entry_revision" jsonschema:"required,description=The entry's revision (blob id), its 12-hex prefix, or a full commit sha in which the file is unchanged."`
-	Reason        string `json:"reason" jsonschema:"required,description=Why the entry no longer applies; written under ## Retired <date>."`
-}
-
-// SetVerifyInput is the input of drafts.set_verify.
-type SetVerifyInput struct {
-	DirInput
-	OperationID   string `json:"operation_id" jsonschema:"required,description=Stable id of this write: a retry returns the first result (replayed: true)."`
-	EntryID       string `json:"entry_id" jsonschema:"required,description=Full id, unique id prefix, ADR number or path."`
-	EntryRevision string `json:"entry_revision" jsonschema:"required,description=The entry's revision (blob id), its 12-hex prefix, or a full commit sha in which the file is unchanged."`
-	Verify        string `json:"verify" jsonschema:"description=One command line (at most 500 characters); an empty string removes the verify line."`
-}
-
 func init() {
 	register(
-		operation{name: "drafts.retire", input: func() any { return &RetireInput{} }, run: runRetire, writes: true},
-		operation{name: "drafts.set_verify", input: func() any { return &SetVerifyInput{} }, run: runSetVerify, writes: true},
+		operation{name: "drafts.retire", input: func() any { return &api.RetireInput{} }, run: runRetire, writes: true},
+		operation{name: "drafts.set_verify", input: func() any { return &api.SetVerifyInput{} }, run: runSetVerify, writes: true},
 	)
 }
 
 func runRetire(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*RetireInput)
+	in := v.(*api.RetireInput)
 	reason := strings.TrimSpace(in.Reason)
 	if reason == "" {
 		return nil, jsonin.Errorf("reason", "is required: say why the entry no longer applies")
@@ -80,7 +63,7 @@ func runRetire(ctx context.Context, e *Engine, v any) (any, error) {
 		}
 		return []change{{path: en.File, data: []byte(edited)}}, en.File, []string{en.ID + " is now deprecated"}, nil
 	}
-	after := func(st *state, res *StageResult) error {
+	after := func(st *state, res *api.StageResult) error {
 		resolved, err := e.resolveChallenges(e.opts.Writer, []string{res.Entry.ID}, "retirement")
 		res.ResolvedChallenges = resolved
 		return err
@@ -89,7 +72,7 @@ func runRetire(ctx context.Context, e *Engine, v any) (any, error) {
 }
 
 func runSetVerify(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*SetVerifyInput)
+	in := v.(*api.SetVerifyInput)
 	if err := validVerify("verify", in.Verify); err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/go-git/go-billy/v5/util"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/edit"
 	"github.com/kontext/kontext/engine/internal/entry"
@@ -27,57 +28,8 @@ import (
 	"github.com/kontext/kontext/engine/internal/render"
 )
 
-// StageEntry is the entry object of drafts.stage.
-type StageEntry struct {
-	Kind       string          `json:"kind,omitempty" jsonschema:"description=decision (or adr), convention, learning, incident, architecture; inferred from requested_path when it names a kind directory."`
-	Title      string          `json:"title,omitempty" jsonschema:"description=One line; the id is YYYY-MM-DD-<slug of the title>."`
-	Body       string          `json:"body,omitempty" jsonschema:"description=Markdown body."`
-	Summary    string          `json:"summary,omitempty" jsonschema:"description=One line for lists and briefs."`
-	Paths      []string        `json:"paths,omitempty" jsonschema:"description=Glob patterns of the governed files (! excludes)."`
-	Tags       []string        `json:"tags,omitempty"`
-	Status     string          `json:"status,omitempty" jsonschema:"description=Default: proposed for decisions, active otherwise."`
-	Supersedes []string        `json:"supersedes,omitempty" jsonschema:"description=Entries this one replaces; each gets status superseded and superseded_by."`
-	Extends    []string        `json:"extends,omitempty" jsonschema:"description=Entries (not decisions) this one builds on; at most 20."`
-	Visibility string          `json:"visibility,omitempty" jsonschema:"enum=team,enum=private,description=private entries are never written into team storage."`
-	Commits    []string        `json:"commits,omitempty" jsonschema:"description=Full commit shas."`
-	ReviewBy   string          `json:"review_by,omitempty" jsonschema:"description=YYYY-MM-DD, not before the date."`
-	Verify     string          `json:"verify,omitempty" jsonschema:"description=One command line (at most 500 characters)."`
-	Evidence   json.RawMessage `json:"evidence,omitempty" jsonschema:"description=Up to 50 {ref; quote?}: refs go into extra.external_refs and with their verification into a ## Evidence section."`
-}
-
-// StageAmends is the amends object of drafts.stage.
-type StageAmends struct {
-	ID       string `json:"id" jsonschema:"required"`
-	Revision string `json:"revision" jsonschema:"required"`
-}
-
-// StageInput is the input of drafts.stage.
-type StageInput struct {
-	DirInput
-	Entry         *StageEntry  `json:"entry,omitempty" jsonschema:"description=The new entry (or pass candidate_id)."`
-	CandidateID   string       `json:"candidate_id,omitempty" jsonschema:"description=Promote this inbox candidate."`
-	OperationID   string       `json:"operation_id" jsonschema:"required,description=Stable id of this write: a retry returns the first result (replayed: true)."`
-	Source        string       `json:"source,omitempty" jsonschema:"description=A source reference (e.g. external:task/42@v7) kept in extra.external_refs."`
-	RequestedPath string       `json:"requested_path,omitempty" jsonschema:"description=A kind directory or a file inside one; infers a missing kind."`
-	Amends        *StageAmends `json:"amends,omitempty" jsonschema:"description=Append-only edit of a convention/learning/incident: entry.body is added under ## Added <date> (05-writes.md)."`
-	Fingerprint   string       `json:"fingerprint,omitempty" jsonschema:"description=A stable hash of the original candidate; replaces the input fingerprint."`
-}
-
-// StageResult is the result of drafts.stage, drafts.retire and
-// drafts.set_verify.
-type StageResult struct {
-	Entry              *Entry   `json:"entry"`
-	Path               string   `json:"path"`
-	Staged             bool     `json:"staged"`
-	Notes              []string `json:"notes"`
-	Replayed           bool     `json:"replayed"`
-	Evidence           []any    `json:"evidence"`
-	RelatedEntries     []any    `json:"related_entries"`
-	ResolvedChallenges []any    `json:"resolved_challenges"`
-}
-
 func init() {
-	register(operation{name: "drafts.stage", input: func() any { return &StageInput{} }, run: runStage, writes: true})
+	register(operation{name: "drafts.stage", input: func() any { return &api.StageInput{} }, run: runStage, writes: true})
 }
 
 // change is one planned file write.
@@ -91,7 +43,7 @@ type change struct {
 // plan (under the lock, on a fresh read), write, stage, done receipt.
 func (e *Engine) writeOpInput(ctx context.Context, op, operationID, fp string, input any,
 	plan func(st *state) (files []change, target string, notes []string, err error),
-	after func(st *state, res *StageResult) error) (any, error) {
+	after func(st *state, res *api.StageResult) error) (any, error) {
 	if strings.TrimSpace(operationID) == "" {
 		return nil, jsonin.Errorf("operation_id", "is required: a stable id of this write, reused on retries")
 	}
@@ -147,7 +99,7 @@ func (e *Engine) writeOpInput(ctx context.Context, op, operationID, fp string, i
 	if notes == nil {
 		notes = []string{}
 	}
-	res := &StageResult{Entry: views[0], Path: target, Staged: true, Notes: notes,
+	res := &api.StageResult{Entry: views[0], Path: target, Staged: true, Notes: notes,
 		Evidence: []any{}, RelatedEntries: []any{}, ResolvedChallenges: []any{}}
 	if after != nil {
 		if err := after(st2, res); err != nil {
@@ -165,7 +117,7 @@ func (e *Engine) writeOpInput(ctx context.Context, op, operationID, fp string, i
 }
 
 func runStage(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*StageInput)
+	in := v.(*api.StageInput)
 	if in.Amends != nil {
 		return e.runAmend(ctx, in) // amend.go
 	}
@@ -187,8 +139,8 @@ func runStage(ctx context.Context, e *Engine, v any) (any, error) {
 	}
 	var cand map[string]any
 	var candName string
-	var evidence []EvidenceResult
-	var related []Candidate
+	var evidence []api.EvidenceResult
+	var related []api.Candidate
 	plan := func(st *state) ([]change, string, []string, error) {
 		se := in.Entry
 		if in.CandidateID != "" {
@@ -213,7 +165,7 @@ func runStage(ctx context.Context, e *Engine, v any) (any, error) {
 		}
 		return files, target, notes, err
 	}
-	after := func(st *state, res *StageResult) error {
+	after := func(st *state, res *api.StageResult) error {
 		for _, ev := range evidence {
 			res.Evidence = append(res.Evidence, ev)
 		}
@@ -251,7 +203,7 @@ func runStage(ctx context.Context, e *Engine, v any) (any, error) {
 
 // stageCandidate reads a pending inbox candidate (tolerant of fields it
 // does not know).
-func (e *Engine) stageCandidate(id string) (*StageEntry, map[string]any, string, error) {
+func (e *Engine) stageCandidate(id string) (*api.StageEntry, map[string]any, string, error) {
 	if id != strings.TrimSpace(id) || strings.ContainsAny(id, "/\\") || strings.HasPrefix(id, ".") {
 		return nil, nil, "", jsonin.Errorf("candidate_id", "%q is not a candidate id", id)
 	}
@@ -273,7 +225,7 @@ func (e *Engine) stageCandidate(id string) (*StageEntry, map[string]any, string,
 	if k, _ := cand["kind"].(string); k == "challenge" {
 		return nil, nil, "", apierr.Invalid("candidate %s is a challenge, not an entry; it is resolved by staging a replacement that supersedes the entry", id)
 	}
-	var se StageEntry
+	var se api.StageEntry
 	if raw, ok := cand["entry"]; ok {
 		b, _ := json.Marshal(raw)
 		_ = json.Unmarshal(b, &se) // tolerant: unknown fields are ignored
@@ -338,7 +290,7 @@ func (e *Engine) cleanRequested(p string) (string, error) {
 
 // planNew validates a new entry and plans its file plus the edits of the
 // entries it supersedes.
-func (e *Engine) planNew(st *state, se *StageEntry, extraRefs []string, requested, source string) ([]change, string, []string, error) {
+func (e *Engine) planNew(st *state, se *api.StageEntry, extraRefs []string, requested, source string) ([]change, string, []string, error) {
 	if se == nil {
 		return nil, "", nil, jsonin.Errorf("entry", "is required")
 	}

@@ -8,25 +8,19 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/jsonin"
 )
 
-// ResolvedChallenge is a challenge that a staged write resolved.
-type ResolvedChallenge struct {
-	ID         string `json:"id"`
-	Against    string `json:"against"`
-	ResolvedBy string `json:"resolved_by"`
-}
-
 // stageEvidence validates an entry's evidence refs and verifies their
 // quotes. It returns the results, the refs for extra.external_refs and
 // the `## Evidence` section written into the body for the reviewer.
-func (e *Engine) stageEvidence(ctx context.Context, raw json.RawMessage) ([]EvidenceResult, []string, string, error) {
+func (e *Engine) stageEvidence(ctx context.Context, raw json.RawMessage) ([]api.EvidenceResult, []string, string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return []EvidenceResult{}, nil, "", nil
+		return []api.EvidenceResult{}, nil, "", nil
 	}
-	var refs []CaptureEvidence
+	var refs []api.CaptureEvidence
 	if err := json.Unmarshal(raw, &refs); err != nil {
 		return nil, nil, "", jsonin.Errorf("entry.evidence", "must be an array of {ref, quote?}")
 	}
@@ -82,11 +76,11 @@ func (e *Engine) resolveChallenges(w Writer, ids []string, by string) ([]any, er
 			continue
 		}
 		c.State = "dismissed"
-		c.History = append(c.History, InboxEvent{At: e.inboxStamp(), Event: "resolved", Reason: "resolved by " + by})
+		c.History = append(c.History, api.InboxEvent{At: e.inboxStamp(), Event: "resolved", Reason: "resolved by " + by})
 		if err := inboxSave(w, c); err != nil {
 			return nil, err
 		}
-		out = append(out, ResolvedChallenge{ID: c.ID, Against: target, ResolvedBy: by})
+		out = append(out, api.ResolvedChallenge{ID: c.ID, Against: target, ResolvedBy: by})
 	}
 	return out, nil
 }

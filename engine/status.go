@@ -9,39 +9,12 @@ import (
 
 	"github.com/go-git/go-billy/v5/util"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/config"
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/ledger"
 )
-
-// LLMStatus is status.llm: the actual model selection.
-type LLMStatus struct {
-	Selected  bool    `json:"selected"`
-	Adapter   *string `json:"adapter"`
-	Model     *string `json:"model,omitempty"`
-	Available bool    `json:"available"`
-	Reason    *string `json:"reason,omitempty"`
-}
-
-// StatusResult is the result of status.
-type StatusResult struct {
-	Version      string                    `json:"version"`
-	APIVersion   int                       `json:"api_version"`
-	Root         string                    `json:"root"`
-	Revision     *string                   `json:"revision"`
-	Storage      string                    `json:"storage"`
-	ConfigSource ConfigSource              `json:"config_source"`
-	Capabilities []string                  `json:"capabilities"`
-	LLM          LLMStatus                 `json:"llm"`
-	Counts       map[string]map[string]int `json:"counts"`
-	ReviewDue    []string                  `json:"review_due"`
-	Failing      []string                  `json:"failing"`
-	Diagnostics  int                       `json:"diagnostics"`
-	Snapshot     string                    `json:"snapshot"`
-	// BriefBudgetLines is [brief] budget_lines of the committed config.
-	BriefBudgetLines int `json:"brief_budget_lines"`
-}
 
 func runStatus(ctx context.Context, e *Engine, _ any) (any, error) {
 	st, err := e.read(ctx)
@@ -53,10 +26,10 @@ func runStatus(ctx context.Context, e *Engine, _ any) (any, error) {
 		return nil, err
 	}
 	reason := "no model adapter is configured"
-	res := &StatusResult{
+	res := &api.StatusResult{
 		Version: Version, APIVersion: APIVersion, Root: e.opts.Root, Revision: strp(st.head),
 		Storage: st.cfg.Storage, ConfigSource: src, Capabilities: e.capabilities(),
-		LLM:    LLMStatus{Reason: &reason},
+		LLM:    api.LLMStatus{Reason: &reason},
 		Counts: map[string]map[string]int{}, ReviewDue: []string{}, Failing: []string{},
 		Diagnostics: len(st.snap.Diagnostics), Snapshot: st.snap.ID, BriefBudgetLines: st.cfg.BudgetLines,
 	}
@@ -76,14 +49,6 @@ func runStatus(ctx context.Context, e *Engine, _ any) (any, error) {
 		}
 	}
 	return res, nil
-}
-
-// SetupResult is the result of setup.
-type SetupResult struct {
-	Root         string       `json:"root"`
-	Storage      string       `json:"storage"`
-	Created      []string     `json:"created"`
-	ConfigSource ConfigSource `json:"config_source"`
 }
 
 const setupConfig = `# kontext configuration (committed). Keys: see the README.
@@ -142,7 +107,7 @@ func runSetup(ctx context.Context, e *Engine, _ any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SetupResult{Root: e.opts.Root, Storage: st.cfg.Storage, Created: created, ConfigSource: src}, nil
+	return &api.SetupResult{Root: e.opts.Root, Storage: st.cfg.Storage, Created: created, ConfigSource: src}, nil
 }
 
 // failingIDs lists the entries whose newest verify line failed, sorted.

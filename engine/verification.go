@@ -7,41 +7,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/kb"
 	"github.com/kontext/kontext/engine/internal/ledger"
 )
-
-// Verification is a look at an entry: a ledger line, or the entry's own
-// checked field (kind "cache").
-type Verification struct {
-	At       string  `json:"at"`
-	Kind     string  `json:"kind"`
-	Commit   *string `json:"commit"`
-	By       *string `json:"by"`
-	Because  *string `json:"because"`
-	Passed   *bool   `json:"passed"`
-	Source   string  `json:"source"` // ledger | frontmatter
-	Verified bool    `json:"verified"`
-	Landed   *string `json:"landed"`
-}
-
-// Since counts the commits that changed an entry's governed files after a
-// look.
-type Since struct {
-	Commits    int          `json:"commits"`
-	Head       string       `json:"head"`
-	Paths      []string     `json:"paths"`
-	Recent     []CommitLine `json:"recent"`
-	Truncated  bool         `json:"truncated,omitempty"`
-	LowerBound bool         `json:"lower_bound,omitempty"`
-}
-
-// CommitLine is a commit as results show it.
-type CommitLine struct {
-	SHA     string `json:"sha"`
-	Subject string `json:"subject"`
-}
 
 // lineage is the history of one snapshot: the commit log, where ledger
 // lines landed, which commits changed which entries' governed files. It is
@@ -226,8 +196,8 @@ type look struct {
 }
 
 // since counts commits changing en's governed files after lk.
-func (l *lineage) since(en *entry.Entry, lk look) *Since {
-	res := &Since{Head: l.log.Head, Paths: []string{}, Recent: []CommitLine{}, LowerBound: l.log.Shallow}
+func (l *lineage) since(en *entry.Entry, lk look) *api.Since {
+	res := &api.Since{Head: l.log.Head, Paths: []string{}, Recent: []api.CommitLine{}, LowerBound: l.log.Shallow}
 	var after func(c *Commit) bool
 	switch {
 	case lk.commit != "" && l.bySHA[lk.commit] != nil:
@@ -250,7 +220,7 @@ func (l *lineage) since(en *entry.Entry, lk look) *Since {
 			paths[p] = true
 		}
 		if len(res.Recent) < 5 {
-			res.Recent = append(res.Recent, CommitLine{SHA: h.commit.SHA, Subject: h.commit.Subject})
+			res.Recent = append(res.Recent, api.CommitLine{SHA: h.commit.SHA, Subject: h.commit.Subject})
 		}
 	}
 	for p := range paths {
@@ -275,7 +245,7 @@ func parseLookTime(s string) (time.Time, bool) {
 }
 
 // verify fills the history-derived fields of v.
-func (e *Engine) verify(ctx context.Context, st *state, lin *lineage, en *entry.Entry, v *Entry, lines []*ledger.Line) error {
+func (e *Engine) verify(ctx context.Context, st *state, lin *lineage, en *entry.Entry, v *api.Entry, lines []*ledger.Line) error {
 	var newest, newestConfirm, newestLook, newestVerified, newestVerify *ledger.Line
 	for _, l := range lines {
 		if newest == nil || !l.At.Before(newest.At) {
@@ -300,8 +270,8 @@ func (e *Engine) verify(ctx context.Context, st *state, lin *lineage, en *entry.
 		v.Checked = &at
 	}
 	fileLanded := e.fileLanded(st, lin, en.File)
-	cacheLook := func() *Verification {
-		return &Verification{At: en.Checked, Kind: "cache", Source: "frontmatter", Landed: fileLanded}
+	cacheLook := func() *api.Verification {
+		return &api.Verification{At: en.Checked, Kind: "cache", Source: "frontmatter", Landed: fileLanded}
 	}
 	switch {
 	case newest != nil && (!hasChecked || !checkedAt.After(newest.At)):
@@ -355,8 +325,8 @@ func lineLook(lin *lineage, l *ledger.Line) *look {
 	return &look{commit: lin.newer(named, lin.landed[l.Text]), at: l.At}
 }
 
-func lineVerification(lin *lineage, l *ledger.Line) *Verification {
-	v := &Verification{At: l.AtRaw, Kind: l.Kind, Commit: l.Commit, By: strp(l.By), Because: strp(l.Because),
+func lineVerification(lin *lineage, l *ledger.Line) *api.Verification {
+	v := &api.Verification{At: l.AtRaw, Kind: l.Kind, Commit: l.Commit, By: strp(l.By), Because: strp(l.Because),
 		Source: "ledger", Verified: l.Verified()}
 	if l.Kind == ledger.KindVerify {
 		p := l.Passed != nil && *l.Passed

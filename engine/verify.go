@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/jsonin"
@@ -25,30 +26,6 @@ const DefaultVerifyTimeout = 120 * time.Second
 
 // outputTailBytes is how much command output a verify result keeps.
 const outputTailBytes = 2048
-
-// VerifyInput is the input of drafts.verify.
-type VerifyInput struct {
-	DirInput
-	ID      string `json:"id" jsonschema:"required,description=The entry whose pinned verify command runs (id, prefix, ADR number or path)."`
-	Because string `json:"because,omitempty" jsonschema:"description=One line (at most 500 characters) kept in the ledger."`
-}
-
-// VerifyResult is the result of drafts.verify.
-type VerifyResult struct {
-	ID            string   `json:"id"`
-	Command       string   `json:"command"`
-	CommandSHA256 string   `json:"command_sha256"`
-	Ran           bool     `json:"ran"`
-	Passed        bool     `json:"passed"`
-	ExitCode      *int     `json:"exit_code"`
-	TimedOut      bool     `json:"timed_out"`
-	OutputTail    string   `json:"output_tail"`
-	At            string   `json:"at"`
-	Commit        *string  `json:"commit"`
-	Dirty         bool     `json:"dirty"`
-	DirtyPaths    []string `json:"dirty_paths"`
-	Path          string   `json:"path"`
-}
 
 // verifyLedgerLine is a ledger line of kind verify.
 type verifyLedgerLine struct {
@@ -64,7 +41,7 @@ type verifyLedgerLine struct {
 }
 
 func init() {
-	register(operation{name: "drafts.verify", input: func() any { return &VerifyInput{} }, run: runVerify, writes: true})
+	register(operation{name: "drafts.verify", input: func() any { return &api.VerifyInput{} }, run: runVerify, writes: true})
 }
 
 // CommandSHA256 is the hex sha256 of a verify command (trust pins carry it).
@@ -77,7 +54,7 @@ func CommandSHA256(command string) string {
 func UntrustedVerifyHint(id string) string { return "kontext trust --verify " + id }
 
 func runVerify(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*VerifyInput)
+	in := v.(*api.VerifyInput)
 	if len(in.Because) > 500 || strings.ContainsAny(in.Because, "\r\n") {
 		return nil, jsonin.Errorf("because", "must be one line of at most 500 characters")
 	}
@@ -162,7 +139,7 @@ func runVerify(ctx context.Context, e *Engine, v any) (any, error) {
 	if dirty == nil {
 		dirty = []string{}
 	}
-	return &VerifyResult{ID: en.ID, Command: en.Verify, CommandSHA256: sum, Ran: true, Passed: passed, ExitCode: run.ExitCode,
+	return &api.VerifyResult{ID: en.ID, Command: en.Verify, CommandSHA256: sum, Ran: true, Passed: passed, ExitCode: run.ExitCode,
 		TimedOut: run.TimedOut, OutputTail: tail, At: at, Commit: strp(st.head), Dirty: len(dirty) > 0, DirtyPaths: dirty, Path: path}, nil
 }
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/internal/brief"
 	"github.com/kontext/kontext/internal/gogit"
@@ -48,7 +48,7 @@ func runBriefCmd(ctx context.Context, g *globals, args []string, stdout, stderr 
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	st := res.(*engine.StatusResult)
+	st := res.(*api.StatusResult)
 	if !budgetSet {
 		*budget = st.BriefBudgetLines
 	}
@@ -92,13 +92,13 @@ func runBriefCmd(ctx context.Context, g *globals, args []string, stdout, stderr 
 	}
 	repo.Paths = paths
 
-	var entries []*engine.Entry
+	var entries []*api.Entry
 	if len(paths) > 0 {
 		res, err := call(ctx, g, "entries.governing", map[string]any{"paths": paths})
 		if err != nil {
 			return fail(g, stderr, err)
 		}
-		entries = res.(*engine.GoverningResult).Entries
+		entries = res.(*api.GoverningResult).Entries
 	}
 	now, err := briefNow()
 	if err != nil {

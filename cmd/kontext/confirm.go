@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
 )
 
 // runConfirmCmd is `kontext confirm <id>… [--because …] [--kind read|agent]
@@ -39,16 +39,16 @@ func runConfirmCmd(ctx context.Context, g *globals, args []string, stdout, stder
 	}
 	code := emit(g, stdout, res, func(w io.Writer) {
 		switch r := res.(type) {
-		case *engine.Confirmation:
+		case *api.Confirmation:
 			fmt.Fprintf(w, "confirmed %s at %s (staged %s and %s)\n", r.ID, r.Checked, r.Path, r.Ledger.Path)
-		case *engine.ConfirmManyResult:
+		case *api.ConfirmManyResult:
 			for _, c := range r.Confirmed {
 				fmt.Fprintf(w, "confirmed %s at %s (%s)\n", c.ID, c.Checked, c.Ledger.Kind)
 			}
 			for _, f := range r.Failed {
 				fmt.Fprintf(w, "not confirmed %s: %s (%s)\n", f.ID, f.Message, f.Code)
 			}
-		case *engine.MigrateResult:
+		case *api.MigrateResult:
 			fmt.Fprintf(w, "wrote %d bulk ledger lines from legacy checked dates\n", len(r.Migrated))
 			for _, s := range r.Skipped {
 				fmt.Fprintf(w, "skipped %s: %s\n", s.ID, s.Reason)
@@ -56,7 +56,7 @@ func runConfirmCmd(ctx context.Context, g *globals, args []string, stdout, stder
 		}
 		fmt.Fprintln(w, "staged, not committed: review and commit as usual")
 	})
-	if many, ok := res.(*engine.ConfirmManyResult); ok && code == exitOK && len(many.Failed) > 0 {
+	if many, ok := res.(*api.ConfirmManyResult); ok && code == exitOK && len(many.Failed) > 0 {
 		return exitFailed
 	}
 	return code

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
 )
 
 func runDriftCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
@@ -24,7 +24,7 @@ func runDriftCmd(ctx context.Context, g *globals, args []string, stdout, stderr 
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	d := res.(*engine.DriftResult)
+	d := res.(*api.DriftResult)
 	code := emit(g, stdout, d, func(w io.Writer) { printDrift(w, d) })
 	if code == exitOK && *failOn && (len(d.Entries) > 0 || d.BaseSource == "fallback-none") {
 		return exitFound
@@ -32,7 +32,7 @@ func runDriftCmd(ctx context.Context, g *globals, args []string, stdout, stderr 
 	return code
 }
 
-func printDrift(w io.Writer, d *engine.DriftResult) {
+func printDrift(w io.Writer, d *api.DriftResult) {
 	base := "(none)"
 	if d.Base != nil {
 		base = shortSHA(*d.Base)
@@ -90,7 +90,7 @@ func runChangedCmd(ctx context.Context, g *globals, args []string, stdout, stder
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	r := res.(*engine.ChangedResult)
+	r := res.(*api.ChangedResult)
 	return emit(g, stdout, r, func(w io.Writer) {
 		if len(r.Changes) == 0 {
 			fmt.Fprintln(w, "no entry changed")
@@ -113,12 +113,12 @@ func runChangedCmd(ctx context.Context, g *globals, args []string, stdout, stder
 
 // CIReport is the result of kontext ci --json.
 type CIReport struct {
-	Diagnostics int                 `json:"diagnostics"`
-	Errors      int                 `json:"errors"`
-	Drift       *engine.DriftResult `json:"drift"`
-	ReviewDue   []string            `json:"review_due"`
-	Failing     []string            `json:"failing"`
-	Findings    int                 `json:"findings"`
+	Diagnostics int              `json:"diagnostics"`
+	Errors      int              `json:"errors"`
+	Drift       *api.DriftResult `json:"drift"`
+	ReviewDue   []string         `json:"review_due"`
+	Failing     []string         `json:"failing"`
+	Findings    int              `json:"findings"`
 }
 
 func runCICmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
@@ -131,17 +131,17 @@ func runCICmd(ctx context.Context, g *globals, args []string, stdout, stderr io.
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	s := res.(*engine.StatusResult)
+	s := res.(*api.StatusResult)
 	lres, err := call(ctx, g, "entries.list", map[string]any{"limit": 1})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	l := lres.(*engine.ListResult)
+	l := lres.(*api.ListResult)
 	dres, err := call(ctx, g, "entries.drift", map[string]any{})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	rep := &CIReport{Diagnostics: len(l.Diagnostics), Drift: dres.(*engine.DriftResult), ReviewDue: s.ReviewDue, Failing: s.Failing}
+	rep := &CIReport{Diagnostics: len(l.Diagnostics), Drift: dres.(*api.DriftResult), ReviewDue: s.ReviewDue, Failing: s.Failing}
 	for _, d := range l.Diagnostics {
 		if d.Severity == "error" {
 			rep.Errors++

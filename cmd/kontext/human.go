@@ -11,7 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/native"
 )
@@ -102,7 +102,7 @@ func runStatusCmd(ctx context.Context, g *globals, args []string, stdout, stderr
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	s := res.(*engine.StatusResult)
+	s := res.(*api.StatusResult)
 	return emit(g, stdout, s, func(w io.Writer) {
 		rev := "(no commits)"
 		if s.Revision != nil {
@@ -138,7 +138,7 @@ func runSetupCmd(ctx context.Context, g *globals, args []string, stdout, stderr 
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	s := res.(*engine.SetupResult)
+	s := res.(*api.SetupResult)
 	return emit(g, stdout, s, func(w io.Writer) {
 		if len(s.Created) == 0 {
 			fmt.Fprintf(w, "nothing to do: %s is set up\n", s.Root)
@@ -164,7 +164,7 @@ func runListCmd(ctx context.Context, g *globals, args []string, stdout, stderr i
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return exitUsage
 	}
-	var entries []*engine.Entry
+	var entries []*api.Entry
 	var diags int
 	offset := 0
 	for {
@@ -172,7 +172,7 @@ func runListCmd(ctx context.Context, g *globals, args []string, stdout, stderr i
 		if err != nil {
 			return fail(g, stderr, err)
 		}
-		l := res.(*engine.ListResult)
+		l := res.(*api.ListResult)
 		entries = append(entries, l.Entries...)
 		diags = len(l.Diagnostics)
 		if l.NextOffset == nil {
@@ -209,7 +209,7 @@ func runShowCmd(ctx context.Context, g *globals, args []string, stdout, stderr i
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	e := res.(*engine.Entry)
+	e := res.(*api.Entry)
 	return emit(g, stdout, e, func(w io.Writer) {
 		fmt.Fprintf(w, "%s\n%s\n", e.Title, strings.Repeat("=", min(len(e.Title), 72)))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -255,7 +255,7 @@ func runSearchCmd(ctx context.Context, g *globals, args []string, stdout, stderr
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	s := res.(*engine.SearchResult)
+	s := res.(*api.SearchResult)
 	return emit(g, stdout, s, func(w io.Writer) {
 		if len(s.Entries) == 0 {
 			fmt.Fprintln(w, "no entries match")
@@ -288,7 +288,7 @@ func runGoverningCmd(ctx context.Context, g *globals, args []string, stdout, std
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	r := res.(*engine.GoverningResult)
+	r := res.(*api.GoverningResult)
 	return emit(g, stdout, r, func(w io.Writer) {
 		for _, p := range paths {
 			fmt.Fprintf(w, "%s\n", p)

@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
 )
 
 // runCaptureCmd is `kontext capture --kind K --title T [--path P]… [--tag
@@ -66,7 +66,7 @@ func stdinIsTerminal(r io.Reader) bool {
 }
 
 func printCapture(w io.Writer, res any) {
-	r, ok := res.(*engine.CaptureResult)
+	r, ok := res.(*api.CaptureResult)
 	if !ok {
 		return
 	}
@@ -106,7 +106,7 @@ func runInboxCmd(ctx context.Context, g *globals, args []string, stdout, stderr 
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	l := res.(*engine.InboxListResult)
+	l := res.(*api.InboxListResult)
 	return emit(g, stdout, res, func(w io.Writer) {
 		o := w.(*out)
 		if len(l.Candidates) == 0 {
@@ -143,7 +143,7 @@ func runDropCmd(ctx context.Context, g *globals, args []string, stdout, stderr i
 		return fail(g, stderr, err)
 	}
 	return emit(g, stdout, res, func(w io.Writer) {
-		if c, ok := res.(*engine.InboxCandidate); ok {
+		if c, ok := res.(*api.InboxCandidate); ok {
 			fmt.Fprintf(w, "dismissed %s (%s) %s\n", c.ID, c.Kind, c.Entry.Title)
 		}
 	})
@@ -166,7 +166,7 @@ func runChallengeCmd(ctx context.Context, g *globals, args []string, stdout, std
 		return fail(g, stderr, err)
 	}
 	return emit(g, stdout, res, func(w io.Writer) {
-		r, ok := res.(*engine.CaptureResult)
+		r, ok := res.(*api.CaptureResult)
 		if !ok {
 			return
 		}

@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
 )
 
 // multiFlag is a repeatable string flag.
@@ -97,7 +97,7 @@ func stageEntryCmd(ctx context.Context, g *globals, name string, args []string, 
 		if err != nil {
 			return fail(g, stderr, err)
 		}
-		oe := old.(*engine.Entry)
+		oe := old.(*api.Entry)
 		k := oe.Kind
 		if *kind != "" {
 			k = *kind
@@ -140,7 +140,7 @@ func stageEntryCmd(ctx context.Context, g *globals, name string, args []string, 
 
 func emitStaged(g *globals, stdout io.Writer, res any) int {
 	return emit(g, stdout, res, func(w io.Writer) {
-		if r, ok := res.(*engine.StageResult); ok {
+		if r, ok := res.(*api.StageResult); ok {
 			fmt.Fprintf(w, "staged %s (%s)\n", r.Path, r.Entry.ID)
 			for _, n := range r.Notes {
 				fmt.Fprintln(w, "  "+n)
@@ -178,7 +178,7 @@ func runRetireCmd(ctx context.Context, g *globals, args []string, stdout, stderr
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	en := got.(*engine.Entry)
+	en := got.(*api.Entry)
 	res, err := call(ctx, g, "drafts.retire", map[string]any{"operation_id": newOperationID("retire"),
 		"entry_id": en.ID, "entry_revision": en.Revision, "reason": *reason})
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
 )
 
 // runPromoteCmd is `kontext promote <candidate> [--path P]`: stage a
@@ -50,7 +50,7 @@ func runRepairCmd(ctx context.Context, g *globals, args []string, stdout, stderr
 		return fail(g, stderr, err)
 	}
 	return emit(g, stdout, res, func(w io.Writer) {
-		r, ok := res.(*engine.RepairResult)
+		r, ok := res.(*api.RepairResult)
 		if !ok {
 			return
 		}

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/internal/verifyrun"
 )
@@ -41,7 +42,7 @@ func runVerifyCmd(ctx context.Context, g *globals, args []string, stdout, stderr
 		}
 		return fail(g, stderr, err)
 	}
-	r := res.(*engine.VerifyResult)
+	r := res.(*api.VerifyResult)
 	code := emit(g, stdout, r, func(w io.Writer) {
 		switch {
 		case r.TimedOut:
@@ -96,7 +97,7 @@ func runTrustCmd(ctx context.Context, g *globals, args []string, stdout, stderr 
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	en := res.(*engine.Entry)
+	en := res.(*api.Entry)
 	if en.Verify == nil || *en.Verify == "" {
 		return fail(g, stderr, apierr.Invalid("%s has no verify command; nothing to pin", en.ID))
 	}
@@ -104,7 +105,7 @@ func runTrustCmd(ctx context.Context, g *globals, args []string, stdout, stderr 
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	root := st.(*engine.StatusResult).Root
+	root := st.(*api.StatusResult).Root
 	command := *en.Verify
 	fmt.Fprintf(stdout, "%s (%s) runs this command with `sh -c` from %s:\n\n    %s\n\nsha256 %s\n\n", en.ID, en.File, root, command, engine.CommandSHA256(command))
 	fmt.Fprintf(stdout, "Pin this command for %s in %s? [y/N] ", en.ID, root)

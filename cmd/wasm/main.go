@@ -27,6 +27,7 @@ import (
 	"github.com/go-git/go-billy/v5/util"
 
 	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 )
 
@@ -410,7 +411,7 @@ func abi(_ []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, ok := res.(*engine.StatusResult)
+	st, ok := res.(*api.StatusResult)
 	if !ok {
 		return nil, fmt.Errorf("status answered %T", res)
 	}

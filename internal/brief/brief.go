@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
 )
 
 // Schema is the schema name of the JSON document.
@@ -58,7 +58,7 @@ type Input struct {
 	Repository Repository
 	// Entries are the entries of an entries.governing result for
 	// Repository.Paths, in its order (most specific first).
-	Entries      []*engine.Entry
+	Entries      []*api.Entry
 	Budget       int  // lines; 0 or less means DefaultBudget
 	Architecture bool // include the ARCHITECTURE section
 	GeneratedAt  time.Time
@@ -130,7 +130,7 @@ var groupOfKind = map[string]group{
 
 // item is one entry shown in a section.
 type item struct {
-	e           *engine.Entry
+	e           *api.Entry
 	g           group
 	head        []string // title, meta and summary lines
 	body        []string // body lines ("" none)
@@ -240,7 +240,7 @@ func (a *assembly) classify() {
 	}
 }
 
-func headLines(e *engine.Entry, g group) []string {
+func headLines(e *api.Entry, g group) []string {
 	title := fmt.Sprintf("### %s (%s)", oneLine(e.Title), e.ID)
 	status := "-"
 	if e.Status != nil {

@@ -7,28 +7,28 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
 )
 
 func sp(s string) *string { return &s }
 
-func ent(id, kind, status string, spec, bodyLines int) *engine.Entry {
+func ent(id, kind, status string, spec, bodyLines int) *api.Entry {
 	var body []string
 	for i := 0; i < bodyLines; i++ {
 		body = append(body, fmt.Sprintf("%s body line %d", id, i))
 	}
 	auth := status == "accepted" || (kind != "decision" && status == "active")
-	return &engine.Entry{
+	return &api.Entry{
 		ID: id, Kind: kind, Title: "Title of " + id, Status: sp(status), Authority: auth,
-		Visibility: "team", Body: strings.Join(body, "\n"), Premises: []engine.Premise{},
-		Specificity: &spec, Matches: []engine.Match{{Path: "src/a.go", Rule: "src/**", Specificity: spec}},
+		Visibility: "team", Body: strings.Join(body, "\n"), Premises: []api.Premise{},
+		Specificity: &spec, Matches: []api.Match{{Path: "src/a.go", Rule: "src/**", Specificity: spec}},
 	}
 }
 
 // fixture: one entry of each kind (bodies of 4 lines), most specific first
 // like entries.governing.
-func fixture() []*engine.Entry {
-	return []*engine.Entry{
+func fixture() []*api.Entry {
+	return []*api.Entry{
 		ent("dec-a", "decision", "accepted", 4, 4),
 		ent("learn", "learning", "active", 3, 4),
 		ent("prop", "decision", "proposed", 3, 4),
@@ -203,7 +203,7 @@ func TestOverBudgetWithNothingLeft(t *testing.T) {
 func TestReviewDueAndPremises(t *testing.T) {
 	es := fixture()
 	es[0].ReviewDue, es[0].ReviewBy = true, sp("2026-01-01")
-	es[3].Premises = []engine.Premise{{ID: "old", Status: sp("superseded"), SupersededBy: []string{"dec-a"}}}
+	es[3].Premises = []api.Premise{{ID: "old", Status: sp("superseded"), SupersededBy: []string{"dec-a"}}}
 	b := Assemble(Input{Entries: es, Budget: 1})
 	text := b.Text()
 	for _, want := range []string{

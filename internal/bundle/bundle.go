@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/internal/gogit"
 	"github.com/kontext/kontext/native"
@@ -42,9 +43,9 @@ type Bundle struct {
 	BaseFiles map[string]string `json:"base_files"`
 	// ChangedPaths are the files changed base..head (from their merge
 	// base), plus the uncommitted ones in working mode, sorted.
-	ChangedPaths []string             `json:"changed_paths"`
-	History      map[string]*History  `json:"history"`
-	Drift        []*engine.DriftEntry `json:"drift"`
+	ChangedPaths []string            `json:"changed_paths"`
+	History      map[string]*History `json:"history"`
+	Drift        []*api.DriftEntry   `json:"drift"`
 }
 
 // Repository describes the change a bundle is about.
@@ -70,13 +71,13 @@ type Config struct {
 
 // History holds the history-derived fields of one entry (03-reads.md).
 type History struct {
-	Verification  *engine.Verification `json:"verification"`
-	LastVerified  *engine.Verification `json:"last_verified"`
-	Since         *engine.Since        `json:"since"`
-	SinceVerified *engine.Since        `json:"since_verified"`
-	Premises      []engine.Premise     `json:"premises"`
-	Failing       bool                 `json:"failing"`
-	AmendedSince  bool                 `json:"amended_since"`
+	Verification  *api.Verification `json:"verification"`
+	LastVerified  *api.Verification `json:"last_verified"`
+	Since         *api.Since        `json:"since"`
+	SinceVerified *api.Since        `json:"since_verified"`
+	Premises      []api.Premise     `json:"premises"`
+	Failing       bool              `json:"failing"`
+	AmendedSince  bool              `json:"amended_since"`
 }
 
 // Options select what a bundle covers.
@@ -106,11 +107,11 @@ func Build(ctx context.Context, opts Options) (*Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	status := res.(*engine.StatusResult)
+	status := res.(*api.StatusResult)
 	b := &Bundle{
 		Schema: Schema, GeneratedAt: now.UTC().Format(time.RFC3339),
 		Repository:   Repository{Name: filepath.Base(status.Root), BaseSource: "fallback-none"},
-		ChangedPaths: []string{}, History: map[string]*History{}, Drift: []*engine.DriftEntry{},
+		ChangedPaths: []string{}, History: map[string]*History{}, Drift: []*api.DriftEntry{},
 	}
 	repo, err := gogit.Open(status.Root)
 	switch {
@@ -135,7 +136,7 @@ func Build(ctx context.Context, opts Options) (*Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	drift := res.(*engine.DriftResult)
+	drift := res.(*api.DriftResult)
 	b.Drift = drift.Entries
 	b.Repository.BaseSource = drift.BaseSource
 	head := *status.Revision
@@ -240,11 +241,11 @@ func (b *Bundle) history(ctx context.Context, eng *engine.Engine) error {
 		if err != nil {
 			return err
 		}
-		l := res.(*engine.ListResult)
+		l := res.(*api.ListResult)
 		for _, e := range l.Entries {
 			premises := e.Premises
 			if premises == nil {
-				premises = []engine.Premise{}
+				premises = []api.Premise{}
 			}
 			b.History[e.ID] = &History{
 				Verification: e.Verification, LastVerified: e.LastVerified, Since: e.Since,
