@@ -34,20 +34,20 @@ func changed(ctx context.Context, base, head *Engine) (*api.ChangedResult, error
 	if base == nil || head == nil {
 		return nil, apierr.Invalid("changed needs a base and a head knowledge base")
 	}
-	bs, err := base.read(ctx)
+	bs, err := base.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
-	hs, err := head.read(ctx)
+	hs, err := head.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res := &api.ChangedResult{Base: strp(bs.head), Head: strp(hs.head), Changes: []api.Change{}}
-	for _, h := range hs.snap.Entries {
-		hrev := hs.snap.Blobs[h.File]
+	res := &api.ChangedResult{Base: strp(bs.Head), Head: strp(hs.Head), Changes: []api.Change{}}
+	for _, h := range hs.Snap.Entries {
+		hrev := hs.Snap.Blobs[h.File]
 		c := api.Change{ID: h.ID, Kind: h.Kind, Title: h.Title, File: h.File, Paths: nonNil(h.Paths),
 			Revision: hrev, Status: strp(h.Status), HeadRevision: strp(hrev)}
-		b, ok := bs.snap.ByID(h.ID)
+		b, ok := bs.Snap.ByID(h.ID)
 		switch {
 		case !ok:
 			c.Change = "added"
@@ -62,15 +62,15 @@ func changed(ctx context.Context, base, head *Engine) (*api.ChangedResult, error
 			continue
 		}
 		if ok {
-			c.BaseRevision = strp(bs.snap.Blobs[b.File])
+			c.BaseRevision = strp(bs.Snap.Blobs[b.File])
 		}
 		res.Changes = append(res.Changes, c)
 	}
-	for _, b := range bs.snap.Entries {
-		if _, ok := hs.snap.ByID(b.ID); ok {
+	for _, b := range bs.Snap.Entries {
+		if _, ok := hs.Snap.ByID(b.ID); ok {
 			continue
 		}
-		brev := bs.snap.Blobs[b.File]
+		brev := bs.Snap.Blobs[b.File]
 		res.Changes = append(res.Changes, api.Change{ID: b.ID, Kind: b.Kind, Title: b.Title, File: b.File,
 			Paths: nonNil(b.Paths), Revision: brev, Status: strp(b.Status), Change: "deprecated", Removed: true,
 			BaseRevision: strp(brev)})

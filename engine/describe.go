@@ -30,8 +30,7 @@ func loadSchemas() map[string]json.RawMessage {
 	return schemas
 }
 
-func runDescribe(_ context.Context, _ *Engine, v any) (any, error) {
-	in := v.(*api.DescribeInput)
+func runDescribe(_ context.Context, _ *Engine, in *api.DescribeInput) (any, error) {
 	all := loadSchemas()
 	if in.Operation != "" {
 		s, ok := all[in.Operation]

@@ -42,17 +42,16 @@ func (e *Engine) historyFor(kinds []string) (History, map[string]bool, error) {
 	return e.opts.History, ks, err
 }
 
-func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*api.DriftInput)
+func runDrift(ctx context.Context, e *Engine, in *api.DriftInput) (any, error) {
 	h, kinds, err := e.historyFor(in.Kinds)
 	if err != nil {
 		return nil, err
 	}
-	st, err := e.read(ctx)
+	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if st.head == "" {
+	if st.Head == "" {
 		return nil, apierr.New(apierr.NoCommits, "the repository has no commits yet; drift compares commits")
 	}
 	res := &api.DriftResult{Head: "working", Entries: []*api.DriftEntry{}}
@@ -71,7 +70,7 @@ func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 		if eng, err = e.atCommit(ctx, sha); err != nil {
 			return nil, err
 		}
-		if st, err = eng.read(ctx); err != nil {
+		if st, err = eng.Read(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -91,7 +90,7 @@ func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 	}
 	res.BaseSource, res.Warning = base.Source, base.Warning
 	res.Base = strp(base.SHA)
-	res.Snapshot = st.snap.ID
+	res.Snapshot = st.Snap.ID
 	lin, err := eng.lineage(ctx, st)
 	if err != nil {
 		return nil, err
@@ -100,7 +99,7 @@ func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 		return res, nil
 	}
 	if base.SHA == "" {
-		res.Base = strp(st.head) // fallback-none: an empty range
+		res.Base = strp(st.Head) // fallback-none: an empty range
 	}
 	inBase := lin.ancestors(*res.Base)
 	var uncommitted []string
@@ -110,7 +109,7 @@ func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		knowledge := knowledgeFiles(st)
+		knowledge := st.KnowledgeFiles()
 		for _, p := range all {
 			dirtyFiles[p] = true
 			if !knowledge(p) {
@@ -120,16 +119,16 @@ func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 	}
 	var dirtyHits = map[string][]string{}
 	if len(uncommitted) > 0 {
-		for _, r := range st.snap.Governing().Lookup(uncommitted) {
-			id := st.snap.Entries[r.Owner].ID
+		for _, r := range st.Snap.Governing().Lookup(uncommitted) {
+			id := st.Snap.Entries[r.Owner].ID
 			for _, m := range r.Matches {
 				dirtyHits[id] = append(dirtyHits[id], m.Path)
 			}
 		}
 	}
-	byID := ledger.ByID(st.snap.LedgerLines)
+	byID := ledger.ByID(st.Snap.LedgerLines)
 	var candidates []*entry.Entry
-	for _, en := range st.snap.Entries {
+	for _, en := range st.Snap.Entries {
 		if kinds[en.Kind] && !entry.Inactive(en.Status) && len(en.Paths) > 0 {
 			candidates = append(candidates, en)
 		}
@@ -170,7 +169,7 @@ func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 		details[en.ID] = d
 	}
 	sort.Slice(drifted, func(i, j int) bool { return drifted[i].ID < drifted[j].ID })
-	views, err := eng.views(ctx, st, drifted)
+	views, err := eng.Views(ctx, st, drifted)
 	if err != nil {
 		return nil, err
 	}

@@ -12,8 +12,7 @@ import (
 	"github.com/kontext/kontext/engine/internal/jsonin"
 )
 
-func runChanged(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*api.ChangedInput)
+func runChanged(ctx context.Context, e *Engine, in *api.ChangedInput) (any, error) {
 	h, kinds, err := e.historyFor(in.Kinds)
 	if err != nil {
 		return nil, err
@@ -52,8 +51,7 @@ func runChanged(ctx context.Context, e *Engine, v any) (any, error) {
 
 var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
-func runExport(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*api.ExportInput)
+func runExport(ctx context.Context, e *Engine, in *api.ExportInput) (any, error) {
 	if !fullSHA.MatchString(in.Revision) {
 		return nil, jsonin.Errorf("revision", "%q is not a full 40-hex commit sha; export pins an exact reviewed commit", in.Revision)
 	}
@@ -82,15 +80,15 @@ func runExport(ctx context.Context, e *Engine, v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := eng.read(ctx)
+	st, err := eng.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
 	res := &api.ExportResult{Revision: in.Revision, ReviewRef: in.ReviewRef, Entries: []api.ExportEntry{}}
-	if st.cfg.Path != "" {
-		res.ConfigSource = api.ExportSource{Kind: "committed", Path: strp(st.cfg.Path), Blob: strp(blobOf(st.snap.ConfigText))}
+	if st.Cfg.Path != "" {
+		res.ConfigSource = api.ExportSource{Kind: "committed", Path: strp(st.Cfg.Path), Blob: strp(blobOf(st.Snap.ConfigText))}
 	} else {
-		res.ConfigSource = api.ExportSource{Kind: "defaults", Storage: strp(st.cfg.Storage)}
+		res.ConfigSource = api.ExportSource{Kind: "defaults", Storage: strp(st.Cfg.Storage)}
 	}
 	lin, err := eng.lineage(ctx, st)
 	if err != nil {
@@ -99,11 +97,11 @@ func runExport(ctx context.Context, e *Engine, v any) (any, error) {
 	keep := func(*entry.Entry) bool { return true }
 	if patterns != nil {
 		governs := map[int]bool{}
-		for _, r := range st.snap.Governing().Lookup(patterns) {
+		for _, r := range st.Snap.Governing().Lookup(patterns) {
 			governs[r.Owner] = true
 		}
 		index := map[*entry.Entry]int{}
-		for i, en := range st.snap.Entries {
+		for i, en := range st.Snap.Entries {
 			index[en] = i
 		}
 		keep = func(en *entry.Entry) bool { return governs[index[en]] }
@@ -118,12 +116,12 @@ func runExport(ctx context.Context, e *Engine, v any) (any, error) {
 			}
 		}
 	}
-	for _, en := range st.snap.Entries {
+	for _, en := range st.Snap.Entries {
 		if !authority(en) || en.Status == "proposed" || !keep(en) {
 			continue
 		}
 		x := api.ExportEntry{ID: en.ID, Kind: en.Kind, Title: en.Title, Status: strp(en.Status), File: en.File,
-			Paths: nonNil(en.Paths), Markdown: en.Markdown, Blob: st.snap.Blobs[en.File], Checked: strp(en.Checked),
+			Paths: nonNil(en.Paths), Markdown: en.Markdown, Blob: st.Snap.Blobs[en.File], Checked: strp(en.Checked),
 			Date: strp(en.Date), Verify: strp(en.Verify), ReviewBy: strp(en.ReviewBy), Supersedes: nonNil(en.Supersedes),
 			Commits: nonNil(en.Commits), Extra: en.Extra}
 		if a, ok := authors[en.File]; ok && a != "" {

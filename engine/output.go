@@ -17,12 +17,12 @@ func strp(s string) *string {
 	return &s
 }
 
-// publish computes the publication of files (entry files or the config)
+// Publish computes the publication of files (entry files or the config)
 // that are not known yet. Only what a result shows is asked of git.
-func (e *Engine) publish(ctx context.Context, st *state, files []string) error {
+func (e *Engine) Publish(ctx context.Context, st *State, files []string) error {
 	var todo []string
 	for _, f := range files {
-		if _, ok := st.pub[f]; !ok && f != "" {
+		if _, ok := st.Pub[f]; !ok && f != "" {
 			todo = append(todo, f)
 		}
 	}
@@ -32,7 +32,7 @@ func (e *Engine) publish(ctx context.Context, st *state, files []string) error {
 	sort.Strings(todo)
 	if e.opts.Git == nil {
 		for _, f := range todo {
-			st.pub[f] = api.Publication{State: "snapshot", Revision: strp(st.head), BlobHash: strp(e.blob(st, f))}
+			st.Pub[f] = api.Publication{State: "snapshot", Revision: strp(st.Head), BlobHash: strp(e.blob(st, f))}
 		}
 		return nil
 	}
@@ -42,7 +42,7 @@ func (e *Engine) publish(ctx context.Context, st *state, files []string) error {
 	}
 	for _, f := range todo {
 		wt := e.blob(st, f)
-		p := api.Publication{Revision: strp(st.head)}
+		p := api.Publication{Revision: strp(st.Head)}
 		idx, inIndex := index[f]
 		switch {
 		case !inIndex:
@@ -54,36 +54,36 @@ func (e *Engine) publish(ctx context.Context, st *state, files []string) error {
 		default:
 			p.State, p.BlobHash = "committed", strp(idx)
 		}
-		st.pub[f] = p
+		st.Pub[f] = p
 	}
 	return nil
 }
 
 // blob is the git blob id of a knowledge file's working-tree content.
-func (e *Engine) blob(st *state, file string) string {
-	if file == st.cfg.Path {
-		return blobOf(st.snap.ConfigText)
+func (e *Engine) blob(st *State, file string) string {
+	if file == st.Cfg.Path {
+		return blobOf(st.Snap.ConfigText)
 	}
-	return st.snap.Blobs[file]
+	return st.Snap.Blobs[file]
 }
 
-// views publishes and renders entries in order.
-func (e *Engine) views(ctx context.Context, st *state, ens []*entry.Entry) ([]*api.Entry, error) {
+// Views publishes and renders entries in order.
+func (e *Engine) Views(ctx context.Context, st *State, ens []*entry.Entry) ([]*api.Entry, error) {
 	files := make([]string, len(ens))
 	for i, en := range ens {
 		files[i] = en.File
 	}
-	if err := e.publish(ctx, st, files); err != nil {
+	if err := e.Publish(ctx, st, files); err != nil {
 		return nil, err
 	}
 	lin, err := e.lineage(ctx, st)
 	if err != nil {
 		return nil, err
 	}
-	byID := ledger.ByID(st.snap.LedgerLines)
+	byID := ledger.ByID(st.Snap.LedgerLines)
 	out := make([]*api.Entry, len(ens))
 	for i, en := range ens {
-		out[i] = e.view(st, en)
+		out[i] = e.View(st, en)
 		if err := e.verify(ctx, st, lin, en, out[i], byID[en.ID]); err != nil {
 			return nil, err
 		}
@@ -91,27 +91,27 @@ func (e *Engine) views(ctx context.Context, st *state, ens []*entry.Entry) ([]*a
 	return out, nil
 }
 
-func (e *Engine) configSource(ctx context.Context, st *state) (api.ConfigSource, error) {
-	if st.cfg.Path == "" {
+func (e *Engine) ConfigSource(ctx context.Context, st *State) (api.ConfigSource, error) {
+	if st.Cfg.Path == "" {
 		return api.ConfigSource{Kind: "defaults"}, nil
 	}
-	if err := e.publish(ctx, st, []string{st.cfg.Path}); err != nil {
+	if err := e.Publish(ctx, st, []string{st.Cfg.Path}); err != nil {
 		return api.ConfigSource{}, err
 	}
 	kind := "worktree"
-	switch st.pub[st.cfg.Path].State {
+	switch st.Pub[st.Cfg.Path].State {
 	case "committed":
 		kind = "committed"
 	case "snapshot":
 		kind = "snapshot"
 	}
-	return api.ConfigSource{Kind: kind, Path: strp(st.cfg.Path)}, nil
+	return api.ConfigSource{Kind: kind, Path: strp(st.Cfg.Path)}, nil
 }
 
 var wikiLink = regexp.MustCompile(`\[\[([^\[\]\s|]+)(?:\|[^\]]*)?\]\]`)
 
-// view builds the read shape of en.
-func (e *Engine) view(st *state, en *entry.Entry) *api.Entry {
+// View builds the read shape of en.
+func (e *Engine) View(st *State, en *entry.Entry) *api.Entry {
 	v := &api.Entry{
 		ID: en.ID, Kind: en.Kind, Title: en.Title, Body: en.Body,
 		Summary: strp(en.Summary), Status: strp(en.Status), StatusRaw: strp(en.StatusRaw),
@@ -121,7 +121,7 @@ func (e *Engine) view(st *state, en *entry.Entry) *api.Entry {
 		Supersedes: nonNil(en.Supersedes), SupersededBy: nonNil(en.SupersededBy),
 		Extends: nonNil(en.Extends), Commits: nonNil(en.Commits),
 		File: en.File, Markdown: en.Markdown, Style: en.Style,
-		Revision: st.snap.Blobs[en.File], Publication: st.pub[en.File], Extra: en.Extra,
+		Revision: st.Snap.Blobs[en.File], Publication: st.Pub[en.File], Extra: en.Extra,
 		Premises: e.premises(st, en),
 	}
 	if v.Visibility == "" {
@@ -134,7 +134,7 @@ func (e *Engine) view(st *state, en *entry.Entry) *api.Entry {
 		n := en.ADRNumber
 		v.ADRNumber = &n
 	}
-	v.ReviewDue = en.ReviewBy != "" && e.now().Format("2006-01-02") > en.ReviewBy
+	v.ReviewDue = en.ReviewBy != "" && e.Now().Format("2006-01-02") > en.ReviewBy
 	v.Authority = authority(en)
 	return v
 }
@@ -152,7 +152,7 @@ func authority(en *entry.Entry) bool {
 
 // premises lists the inactive entries an active entry relies on, except
 // the one it superseded itself.
-func (e *Engine) premises(st *state, en *entry.Entry) []api.Premise {
+func (e *Engine) premises(st *State, en *entry.Entry) []api.Premise {
 	out := []api.Premise{}
 	if entry.Inactive(en.Status) {
 		return out
@@ -169,7 +169,7 @@ func (e *Engine) premises(st *state, en *entry.Entry) []api.Premise {
 			continue
 		}
 		seen[id] = true
-		dep, ok := st.snap.ByID(id)
+		dep, ok := st.Snap.ByID(id)
 		if !ok || !entry.Inactive(dep.Status) {
 			continue
 		}

@@ -43,8 +43,7 @@ func normKinds(kinds []string) (map[string]bool, error) {
 	return out, nil
 }
 
-func runList(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*api.ListInput)
+func runList(ctx context.Context, e *Engine, in *api.ListInput) (any, error) {
 	limit, err := limitOf("limit", in.Limit, 100, 500)
 	if err != nil {
 		return nil, err
@@ -56,12 +55,12 @@ func runList(ctx context.Context, e *Engine, v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := e.read(ctx)
+	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var picked []*entry.Entry
-	for _, en := range st.snap.Entries {
+	for _, en := range st.Snap.Entries {
 		if in.ActiveOnly && entry.Inactive(en.Status) {
 			continue
 		}
@@ -73,12 +72,12 @@ func runList(ctx context.Context, e *Engine, v any) (any, error) {
 		}
 		picked = append(picked, en)
 	}
-	res := &api.ListResult{Entries: []*api.Entry{}, Total: len(picked), Snapshot: st.snap.ID, Diagnostics: st.snap.Diagnostics}
+	res := &api.ListResult{Entries: []*api.Entry{}, Total: len(picked), Snapshot: st.Snap.ID, Diagnostics: st.Snap.Diagnostics}
 	if res.Diagnostics == nil {
 		res.Diagnostics = []entry.Diagnostic{}
 	}
 	page := picked[min(in.Offset, len(picked)):min(in.Offset+limit, len(picked))]
-	if res.Entries, err = e.views(ctx, st, page); err != nil {
+	if res.Entries, err = e.Views(ctx, st, page); err != nil {
 		return nil, err
 	}
 	if next := in.Offset + limit; next < len(picked) {
@@ -98,25 +97,23 @@ func anyIn(have, want []string) bool {
 	return false
 }
 
-func runGet(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*api.GetInput)
-	st, err := e.read(ctx)
+func runGet(ctx context.Context, e *Engine, in *api.GetInput) (any, error) {
+	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
-	en, err := st.snap.Lookup(in.ID)
+	en, err := st.Snap.Lookup(in.ID)
 	if err != nil {
 		return nil, err
 	}
-	vs, err := e.views(ctx, st, []*entry.Entry{en})
+	vs, err := e.Views(ctx, st, []*entry.Entry{en})
 	if err != nil {
 		return nil, err
 	}
 	return vs[0], nil
 }
 
-func runSearch(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*api.SearchInput)
+func runSearch(ctx context.Context, e *Engine, in *api.SearchInput) (any, error) {
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, jsonin.Errorf("query", "is empty; pass the words to search for")
 	}
@@ -124,15 +121,15 @@ func runSearch(ctx context.Context, e *Engine, v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := e.read(ctx)
+	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res := &api.SearchResult{Snapshot: st.snap.ID}
+	res := &api.SearchResult{Snapshot: st.Snap.ID}
 	var hits []*entry.Entry
 	var scores []float64
-	for _, h := range st.snap.Search().Search(in.Query) {
-		en := st.snap.Entries[h.Doc]
+	for _, h := range st.Snap.Search().Search(in.Query) {
+		en := st.Snap.Entries[h.Doc]
 		if in.ActiveOnly && entry.Inactive(en.Status) {
 			continue
 		}
@@ -142,7 +139,7 @@ func runSearch(ctx context.Context, e *Engine, v any) (any, error) {
 			scores = append(scores, h.Score)
 		}
 	}
-	if res.Entries, err = e.views(ctx, st, hits); err != nil {
+	if res.Entries, err = e.Views(ctx, st, hits); err != nil {
 		return nil, err
 	}
 	for i := range res.Entries {
@@ -168,8 +165,7 @@ func normPaths(field string, paths []string) ([]string, error) {
 	return out, nil
 }
 
-func runGoverning(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*api.GoverningInput)
+func runGoverning(ctx context.Context, e *Engine, in *api.GoverningInput) (any, error) {
 	if in.Paths == nil {
 		return nil, jsonin.Errorf("paths", "is required: pass the repo-relative paths to look up")
 	}
@@ -184,27 +180,27 @@ func runGoverning(ctx context.Context, e *Engine, v any) (any, error) {
 	if in.MinSpecificity < 0 {
 		return nil, jsonin.Errorf("min_specificity", "must be 0 or more")
 	}
-	st, err := e.read(ctx)
+	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return e.governing(ctx, st, paths, in.ExcludeIDs, in.MinSpecificity, limit)
 }
 
-func (e *Engine) governing(ctx context.Context, st *state, paths, exclude []string, minSpec, limit int) (*api.GoverningResult, error) {
+func (e *Engine) governing(ctx context.Context, st *State, paths, exclude []string, minSpec, limit int) (*api.GoverningResult, error) {
 	excluded := map[string]bool{}
 	for _, id := range exclude {
 		excluded[id] = true
 	}
-	res := &api.GoverningResult{Snapshot: st.snap.ID}
+	res := &api.GoverningResult{Snapshot: st.Snap.ID}
 	type hit struct {
 		en      *entry.Entry
 		matches []api.Match
 		best    int
 	}
 	var hits []hit
-	for _, r := range st.snap.Governing().Lookup(paths) {
-		en := st.snap.Entries[r.Owner]
+	for _, r := range st.Snap.Governing().Lookup(paths) {
+		en := st.Snap.Entries[r.Owner]
 		if excluded[en.ID] {
 			continue
 		}
@@ -240,7 +236,7 @@ func (e *Engine) governing(ctx context.Context, st *state, paths, exclude []stri
 	for i, h := range hits {
 		ens[i] = h.en
 	}
-	views, err := e.views(ctx, st, ens)
+	views, err := e.Views(ctx, st, ens)
 	if err != nil {
 		return nil, err
 	}
@@ -253,8 +249,7 @@ func (e *Engine) governing(ctx context.Context, st *state, paths, exclude []stri
 
 const maxRelated = 5
 
-func runRelated(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*api.RelatedInput)
+func runRelated(ctx context.Context, e *Engine, in *api.RelatedInput) (any, error) {
 	if useModel, err := wantsModel(in.LLM); err != nil {
 		return nil, err
 	} else if useModel {
@@ -275,7 +270,7 @@ func runRelated(ctx context.Context, e *Engine, v any) (any, error) {
 		}
 		patterns = append(patterns, p)
 	}
-	st, err := e.read(ctx)
+	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -283,7 +278,7 @@ func runRelated(ctx context.Context, e *Engine, v any) (any, error) {
 	for _, id := range in.ExcludeIDs {
 		excluded[id] = true
 	}
-	res := &api.RelatedResult{Candidates: []api.Candidate{}, Snapshot: st.snap.ID}
+	res := &api.RelatedResult{Candidates: []api.Candidate{}, Snapshot: st.Snap.ID}
 	seen := map[string]bool{}
 	add := func(en *entry.Entry, reason string) {
 		if len(res.Candidates) >= maxRelated || seen[en.ID] || excluded[en.ID] || entry.Inactive(en.Status) {
@@ -291,10 +286,10 @@ func runRelated(ctx context.Context, e *Engine, v any) (any, error) {
 		}
 		seen[en.ID] = true
 		res.Candidates = append(res.Candidates, api.Candidate{ID: en.ID, Title: en.Title, Kind: en.Kind, Status: strp(en.Status),
-			Reason: reason, Label: "related, check", Revision: st.snap.Blobs[en.File]})
+			Reason: reason, Label: "related, check", Revision: st.Snap.Blobs[en.File]})
 	}
 	if strings.TrimSpace(in.Text) != "" {
-		ix, active := st.snap.ActiveSearch()
+		ix, active := st.Snap.ActiveSearch()
 		for _, h := range ix.Similar(in.Text) {
 			add(active[h.Doc], "similar wording: "+strings.Join(h.Terms, ", "))
 		}
@@ -307,7 +302,7 @@ func runRelated(ctx context.Context, e *Engine, v any) (any, error) {
 			spec int
 		}
 		var hits []hit
-		for _, en := range st.snap.Entries {
+		for _, en := range st.Snap.Entries {
 			if rule, spec, ok := overlapping(en, patterns); ok {
 				hits = append(hits, hit{en, rule, spec})
 			}

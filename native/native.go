@@ -14,6 +14,7 @@ import (
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/drafts"
 	"github.com/kontext/kontext/internal/gogit"
 	"github.com/kontext/kontext/internal/verifyrun"
 )
@@ -86,7 +87,9 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := engine.Options{Root: abs, Now: now, Surface: engine.Native}
+	// The write operations are passed in here, explicitly: the engine
+	// itself never links them (the WASM build has none).
+	opts := engine.Options{Root: abs, Now: now, Surface: engine.Native, Operations: drafts.Operations()}
 	repo, err := gogit.Open(abs)
 	switch {
 	case errors.Is(err, gogit.ErrNoRepository):

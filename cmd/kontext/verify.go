@@ -11,9 +11,9 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/drafts"
 	"github.com/kontext/kontext/internal/verifyrun"
 )
 
@@ -107,7 +107,7 @@ func runTrustCmd(ctx context.Context, g *globals, args []string, stdout, stderr 
 	}
 	root := st.(*api.StatusResult).Root
 	command := *en.Verify
-	fmt.Fprintf(stdout, "%s (%s) runs this command with `sh -c` from %s:\n\n    %s\n\nsha256 %s\n\n", en.ID, en.File, root, command, engine.CommandSHA256(command))
+	fmt.Fprintf(stdout, "%s (%s) runs this command with `sh -c` from %s:\n\n    %s\n\nsha256 %s\n\n", en.ID, en.File, root, command, drafts.CommandSHA256(command))
 	fmt.Fprintf(stdout, "Pin this command for %s in %s? [y/N] ", en.ID, root)
 	answer, _ := bufio.NewReader(stdin).ReadString('\n')
 	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {

@@ -3,6 +3,7 @@ package verifyrun
 import (
 	"bytes"
 	"errors"
+	"github.com/kontext/kontext/engine/drafts"
 	"github.com/kontext/kontext/internal/writer"
 	"io/fs"
 	"os"
@@ -60,7 +61,7 @@ func (Trust) Pinned(repository, id, command string) bool {
 
 func pinMatches(p Pin, repository, id, command string) bool {
 	return filepath.Clean(p.Repository) == filepath.Clean(repository) && p.ID == id &&
-		p.Command == command && p.CommandSHA256 == engine.CommandSHA256(command)
+		p.Command == command && p.CommandSHA256 == drafts.CommandSHA256(command)
 }
 
 func readPins() ([]Pin, error) {
@@ -104,7 +105,7 @@ func AddPin(repository, id, command string, now time.Time) (string, error) {
 		}
 	}
 	block, err := toml.Marshal(trustFile{Verify: []Pin{{Repository: repository, ID: id, Command: command,
-		CommandSHA256: engine.CommandSHA256(command), PinnedAt: now.UTC().Format("2006-01-02T15:04:05Z")}}})
+		CommandSHA256: drafts.CommandSHA256(command), PinnedAt: now.UTC().Format("2006-01-02T15:04:05Z")}}})
 	if err != nil {
 		return "", err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/invopop/jsonschema"
 
 	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/drafts"
 )
 
 func main() {
@@ -39,7 +40,7 @@ func Generate() ([]byte, error) {
 		ExpandedStruct:             true,
 		AllowAdditionalProperties:  false,
 	}
-	types := engine.InputTypes()
+	types := engine.InputTypes(drafts.Operations()...)
 	names := make([]string, 0, len(types))
 	for n := range types {
 		names = append(names, n)

@@ -1,9 +1,4 @@
-//go:build !js
-
-// Write operations are native only: the in-memory (WASM) engine has no
-// Writer, so they are left out of its build to keep the wasm small.
-
-package engine
+package drafts
 
 import (
 	"context"
@@ -13,11 +8,13 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/go-git/go-billy/v5/util"
 
+	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/edit"
@@ -28,96 +25,7 @@ import (
 	"github.com/kontext/kontext/engine/internal/render"
 )
 
-func init() {
-	register(operation{name: "drafts.stage", input: func() any { return &api.StageInput{} }, run: runStage, writes: true})
-}
-
-// change is one planned file write.
-type change struct {
-	path  string
-	data  []byte
-	isNew bool
-}
-
-// writeOp runs a write with an operation_id: replay, lock, plan receipt,
-// plan (under the lock, on a fresh read), write, stage, done receipt.
-func (e *Engine) writeOpInput(ctx context.Context, op, operationID, fp string, input any,
-	plan func(st *state) (files []change, target string, notes []string, err error),
-	after func(st *state, res *api.StageResult) error) (any, error) {
-	if strings.TrimSpace(operationID) == "" {
-		return nil, jsonin.Errorf("operation_id", "is required: a stable id of this write, reused on retries")
-	}
-	w, err := e.writer()
-	if err != nil {
-		return nil, err
-	}
-	// An unfinished plan is resumed under the lock (planOp).
-	if res, err := replay(w, op, operationID, fp); res != nil || (err != nil && apierr.CodeOf(err) != apierr.OperationIncomplete) {
-		return res, err
-	}
-	unlock, err := w.Lock(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	replayed, files, target, notes, err := e.planOp(ctx, w, op, operationID, fp, input, plan)
-	if replayed != nil || err != nil {
-		return replayed, err
-	}
-	var paths []string
-	for _, f := range files {
-		if err := w.WriteFile(f.path, f.data); err != nil {
-			return nil, apierr.Wrap(apierr.OperationFailed, err, "writing %s", f.path)
-		}
-		paths = append(paths, f.path)
-	}
-	faultpoint("after_write")
-	if len(paths) > 0 {
-		if err := w.Stage(ctx, paths...); err != nil {
-			return nil, err
-		}
-	}
-	faultpoint("after_stage")
-	e.Forget(paths...)
-	st2, err := e.read(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var en *entry.Entry
-	for _, x := range st2.snap.Entries {
-		if x.File == target {
-			en = x
-		}
-	}
-	if en == nil {
-		return nil, apierr.New(apierr.OperationFailed, "%s was written but does not read as an entry; check kontext list --all diagnostics", target)
-	}
-	views, err := e.views(ctx, st2, []*entry.Entry{en})
-	if err != nil {
-		return nil, err
-	}
-	if notes == nil {
-		notes = []string{}
-	}
-	res := &api.StageResult{Entry: views[0], Path: target, Staged: true, Notes: notes,
-		Evidence: []any{}, RelatedEntries: []any{}, ResolvedChallenges: []any{}}
-	if after != nil {
-		if err := after(st2, res); err != nil {
-			return nil, err
-		}
-	}
-	done, err := json.Marshal(res)
-	if err == nil {
-		err = e.storeOpReceipt(w, receipt{State: "done", Operation: op, Fingerprint: fp, Result: done}, operationID)
-	}
-	if err != nil {
-		return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the receipt")
-	}
-	return res, nil
-}
-
-func runStage(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*api.StageInput)
+func runStage(ctx context.Context, e *draft, in *api.StageInput) (any, error) {
 	if in.Amends != nil {
 		return e.runAmend(ctx, in) // amend.go
 	}
@@ -141,7 +49,7 @@ func runStage(ctx context.Context, e *Engine, v any) (any, error) {
 	var candName string
 	var evidence []api.EvidenceResult
 	var related []api.Candidate
-	plan := func(st *state) ([]change, string, []string, error) {
+	plan := func(st *engine.State) ([]change, string, []string, error) {
 		se := in.Entry
 		if in.CandidateID != "" {
 			var err error
@@ -165,7 +73,7 @@ func runStage(ctx context.Context, e *Engine, v any) (any, error) {
 		}
 		return files, target, notes, err
 	}
-	after := func(st *state, res *api.StageResult) error {
+	after := func(st *engine.State, res *api.StageResult) error {
 		for _, ev := range evidence {
 			res.Evidence = append(res.Evidence, ev)
 		}
@@ -174,7 +82,7 @@ func runStage(ctx context.Context, e *Engine, v any) (any, error) {
 				res.RelatedEntries = append(res.RelatedEntries, c)
 			}
 		}
-		resolved, err := e.resolveChallenges(e.opts.Writer, res.Entry.Supersedes, res.Entry.ID)
+		resolved, err := e.resolveChallenges(e.Options().Writer, res.Entry.Supersedes, res.Entry.ID)
 		if err != nil {
 			return err
 		}
@@ -187,12 +95,12 @@ func runStage(ctx context.Context, e *Engine, v any) (any, error) {
 		}
 		cand["state"] = "promoted"
 		hist, _ := cand["history"].([]any)
-		cand["history"] = append(hist, map[string]any{"at": e.now().Format("2006-01-02T15:04:05Z"), "event": "promoted", "entry": res.Entry.ID})
+		cand["history"] = append(hist, map[string]any{"at": e.Now().Format("2006-01-02T15:04:05Z"), "event": "promoted", "entry": res.Entry.ID})
 		data, err := json.MarshalIndent(cand, "", "  ")
 		if err != nil {
 			return apierr.Wrap(apierr.OperationFailed, err, "updating candidate %s", in.CandidateID)
 		}
-		if err := e.opts.Writer.WriteState(candName, data); err != nil {
+		if err := e.Options().Writer.WriteState(candName, data); err != nil {
 			return apierr.Wrap(apierr.OperationFailed, err, "updating candidate %s", in.CandidateID)
 		}
 		res.Notes = append(res.Notes, "promoted candidate "+in.CandidateID)
@@ -203,12 +111,12 @@ func runStage(ctx context.Context, e *Engine, v any) (any, error) {
 
 // stageCandidate reads a pending inbox candidate (tolerant of fields it
 // does not know).
-func (e *Engine) stageCandidate(id string) (*api.StageEntry, map[string]any, string, error) {
+func (e *draft) stageCandidate(id string) (*api.StageEntry, map[string]any, string, error) {
 	if id != strings.TrimSpace(id) || strings.ContainsAny(id, "/\\") || strings.HasPrefix(id, ".") {
 		return nil, nil, "", jsonin.Errorf("candidate_id", "%q is not a candidate id", id)
 	}
 	name := "inbox/" + id + ".json"
-	data, ok, err := e.opts.Writer.ReadState(name)
+	data, ok, err := e.Options().Writer.ReadState(name)
 	if err != nil {
 		return nil, nil, "", apierr.Wrap(apierr.OperationFailed, err, "reading candidate %s", id)
 	}
@@ -243,9 +151,9 @@ var (
 
 // kindDir finds the configured kind whose own directory holds rel (or is
 // rel); "" when none. readOnly is set when rel lies in an include.
-func kindDir(st *state, rel string) (kind string, readOnly bool) {
+func kindDir(st *engine.State, rel string) (kind string, readOnly bool) {
 	best := -1
-	for _, src := range st.cfg.Sources() {
+	for _, src := range st.Cfg.Sources() {
 		d := src.Dir
 		if d == "." {
 			d = ""
@@ -261,7 +169,7 @@ func kindDir(st *state, rel string) (kind string, readOnly bool) {
 
 // cleanRequested validates a requested path: repo-relative, no "..", no
 // symlink on the way.
-func (e *Engine) cleanRequested(p string) (string, error) {
+func (e *draft) cleanRequested(p string) (string, error) {
 	raw := p
 	p = strings.TrimSpace(p)
 	if p == "" || strings.Contains(p, "\\") || strings.HasPrefix(p, "/") || filepath.IsAbs(p) || (len(p) > 1 && p[1] == ':') {
@@ -273,7 +181,7 @@ func (e *Engine) cleanRequested(p string) (string, error) {
 		}
 	}
 	p = path.Clean(p)
-	fs := e.reader.FS()
+	fs := e.FS()
 	cur := ""
 	for _, seg := range strings.Split(p, "/") {
 		cur = path.Join(cur, seg)
@@ -290,7 +198,7 @@ func (e *Engine) cleanRequested(p string) (string, error) {
 
 // planNew validates a new entry and plans its file plus the edits of the
 // entries it supersedes.
-func (e *Engine) planNew(st *state, se *api.StageEntry, extraRefs []string, requested, source string) ([]change, string, []string, error) {
+func (e *draft) planNew(st *engine.State, se *api.StageEntry, extraRefs []string, requested, source string) ([]change, string, []string, error) {
 	if se == nil {
 		return nil, "", nil, jsonin.Errorf("entry", "is required")
 	}
@@ -320,7 +228,7 @@ func (e *Engine) planNew(st *state, se *api.StageEntry, extraRefs []string, requ
 	if reqKind != "" && reqKind != kind {
 		return nil, "", nil, jsonin.Errorf("requested_path", "%q is in the %s directory, not %s's", requested, reqKind, kind)
 	}
-	kc := st.cfg.Kinds[kind]
+	kc := st.Cfg.Kinds[kind]
 	if kc == nil {
 		return nil, "", nil, jsonin.Errorf("entry.kind", "kind %q is not configured", kind)
 	}
@@ -350,7 +258,7 @@ func (e *Engine) planNew(st *state, se *api.StageEntry, extraRefs []string, requ
 	if kind == "decision" {
 		allowed = []string{"proposed", "accepted", "rejected"}
 	}
-	if !contains(allowed, status) {
+	if !slices.Contains(allowed, status) {
 		return nil, "", nil, jsonin.Errorf("entry.status", "a new %s is %s, got %q", kind, strings.Join(allowed, " or "), se.Status)
 	}
 	if strings.ContainsAny(se.Summary, "\r\n") {
@@ -378,7 +286,7 @@ func (e *Engine) planNew(st *state, se *api.StageEntry, extraRefs []string, requ
 			return nil, "", nil, jsonin.Errorf("entry.commits", "%q is not a full commit sha", c)
 		}
 	}
-	date := e.now().Format("2006-01-02")
+	date := e.Now().Format("2006-01-02")
 	if se.ReviewBy != "" {
 		if !ymd.MatchString(se.ReviewBy) {
 			return nil, "", nil, jsonin.Errorf("entry.review_by", "must be YYYY-MM-DD, got %q", se.ReviewBy)
@@ -392,7 +300,7 @@ func (e *Engine) planNew(st *state, se *api.StageEntry, extraRefs []string, requ
 	}
 	var extends []string
 	for _, ref := range se.Extends {
-		en, err := st.snap.Lookup(ref)
+		en, err := st.Snap.Lookup(ref)
 		if err != nil {
 			if apierr.CodeOf(err) == apierr.NotFound {
 				return nil, "", nil, apierr.New(apierr.UnknownEntry, "entry.extends: the repository has no entry %q", ref)
@@ -402,13 +310,13 @@ func (e *Engine) planNew(st *state, se *api.StageEntry, extraRefs []string, requ
 		if en.Kind == "decision" {
 			return nil, "", nil, apierr.New(apierr.DecisionNotAmended, "%s is a decision; decisions are not extended, supersede it instead", en.ID)
 		}
-		if !contains(extends, en.ID) {
+		if !slices.Contains(extends, en.ID) {
 			extends = append(extends, en.ID)
 		}
 	}
 	var olds []*entry.Entry
 	for _, ref := range se.Supersedes {
-		en, err := st.snap.Lookup(ref)
+		en, err := st.Snap.Lookup(ref)
 		if err != nil {
 			if apierr.CodeOf(err) == apierr.NotFound {
 				return nil, "", nil, apierr.New(apierr.UnknownEntry, "entry.supersedes: the repository has no entry %q", ref)
@@ -431,7 +339,7 @@ func (e *Engine) planNew(st *state, se *api.StageEntry, extraRefs []string, requ
 	}
 
 	// Target file and id.
-	fs := e.reader.FS()
+	fs := e.FS()
 	exists := func(p string) bool { _, err := fs.Lstat(p); return err == nil }
 	dir := kc.Dir
 	slug := fold.Slug(title, 60)
@@ -450,7 +358,7 @@ func (e *Engine) planNew(st *state, se *api.StageEntry, extraRefs []string, requ
 				adrNum = n
 			}
 		}
-		if other, ok := st.snap.ByID(id); ok && other.File != target {
+		if other, ok := st.Snap.ByID(id); ok && other.File != target {
 			return nil, "", nil, apierr.New(apierr.OperationConflict, "the id %s is taken by %s", id, other.File)
 		}
 	} else {
@@ -468,7 +376,7 @@ func (e *Engine) planNew(st *state, se *api.StageEntry, extraRefs []string, requ
 				id = date + "-" + s
 			}
 			target = path.Join(dir, id+".md")
-			if _, taken := st.snap.ByID(id); !taken && !exists(target) {
+			if _, taken := st.Snap.ByID(id); !taken && !exists(target) {
 				break
 			}
 		}
@@ -538,7 +446,7 @@ var leadingDigits = regexp.MustCompile(`^(\d+)-`)
 
 // nextADR returns the next ADR number of dir and the zero-padded width its
 // files use (default 4).
-func nextADR(st *state, fs interface {
+func nextADR(st *engine.State, fs interface {
 	ReadDir(string) ([]os.FileInfo, error)
 }, dir string) (int, int) {
 	max, width := 0, 0
@@ -561,7 +469,7 @@ func nextADR(st *state, fs interface {
 			consider(fi.Name())
 		}
 	}
-	for _, en := range st.snap.Entries {
+	for _, en := range st.Snap.Entries {
 		if path.Dir(en.File) == dir {
 			consider(path.Base(en.File))
 		}

@@ -1,14 +1,14 @@
-//go:build !js
-
-package engine
+package drafts
 
 import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/edit"
@@ -23,14 +23,14 @@ import (
 // `Superseded by [N. Title](file)`). Only those metadata lines change; the
 // files are written and returned for staging. Read-only rule files and
 // files with unstaged edits are skipped with a reason.
-func (e *Engine) repairSupersedes(ctx context.Context, st *state, w Writer, res *api.RepairResult) ([]string, error) {
+func (e *draft) repairSupersedes(ctx context.Context, st *engine.State, w engine.Writer, res *api.RepairResult) ([]string, error) {
 	byID := map[string]*entry.Entry{}
-	for _, en := range st.snap.Entries {
+	for _, en := range st.Snap.Entries {
 		byID[en.ID] = en
 	}
 	// olds[X] = the active entries that supersede X, in id order.
 	olds := map[string][]*entry.Entry{}
-	for _, newer := range st.snap.Entries {
+	for _, newer := range st.Snap.Entries {
 		if entry.Inactive(newer.Status) {
 			continue
 		}
@@ -57,7 +57,7 @@ func (e *Engine) repairSupersedes(ctx context.Context, st *state, w Writer, res 
 		sort.Slice(newers, func(i, j int) bool { return newers[i].ID < newers[j].ID })
 		var missing []*entry.Entry
 		for _, n := range newers {
-			if !contains(own.SupersededBy, n.ID) {
+			if !slices.Contains(own.SupersededBy, n.ID) {
 				missing = append(missing, n)
 			}
 		}
@@ -72,10 +72,10 @@ func (e *Engine) repairSupersedes(ctx context.Context, st *state, w Writer, res 
 			skip(fmt.Sprintf("a read-only %s rule file; kontext does not rewrite it (superseded by %s)", x.Style, strings.Join(idsOf(newers), ", ")))
 			continue
 		}
-		if err := e.publish(ctx, st, []string{x.File}); err != nil {
+		if err := e.Publish(ctx, st, []string{x.File}); err != nil {
 			return nil, err
 		}
-		if s := st.pub[x.File].State; s == "modified" {
+		if s := st.Pub[x.File].State; s == "modified" {
 			skip(x.File + " has unstaged edits; stage or discard them first")
 			continue
 		}
@@ -115,7 +115,7 @@ func (e *Engine) repairSupersedes(ctx context.Context, st *state, w Writer, res 
 		if err == nil {
 			after, _ = entry.Parse(x.File, []byte(edited), src)
 			for _, n := range newers {
-				if after == nil || !contains(after.SupersededBy, n.ID) {
+				if after == nil || !slices.Contains(after.SupersededBy, n.ID) {
 					err = fmt.Errorf("superseded_by does not read back with %s", n.ID)
 					break
 				}

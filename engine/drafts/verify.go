@@ -1,6 +1,4 @@
-//go:build !js
-
-package engine
+package drafts
 
 import (
 	"context"
@@ -13,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/entry"
@@ -40,10 +39,6 @@ type verifyLedgerLine struct {
 	CommandSHA256 string  `json:"command_sha256"`
 }
 
-func init() {
-	register(operation{name: "drafts.verify", input: func() any { return &api.VerifyInput{} }, run: runVerify, writes: true})
-}
-
 // CommandSHA256 is the hex sha256 of a verify command (trust pins carry it).
 func CommandSHA256(command string) string {
 	h := sha256.Sum256([]byte(command))
@@ -53,8 +48,7 @@ func CommandSHA256(command string) string {
 // UntrustedVerifyHint is what a person runs to pin an entry's command.
 func UntrustedVerifyHint(id string) string { return "kontext trust --verify " + id }
 
-func runVerify(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*api.VerifyInput)
+func runVerify(ctx context.Context, e *draft, in *api.VerifyInput) (any, error) {
 	if len(in.Because) > 500 || strings.ContainsAny(in.Because, "\r\n") {
 		return nil, jsonin.Errorf("because", "must be one line of at most 500 characters")
 	}
@@ -62,11 +56,11 @@ func runVerify(ctx context.Context, e *Engine, v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := e.read(ctx)
+	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
-	en, err := st.snap.Lookup(in.ID)
+	en, err := st.Snap.Lookup(in.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -77,12 +71,12 @@ func runVerify(ctx context.Context, e *Engine, v any) (any, error) {
 		return nil, apierr.New(apierr.OperationConflict, "%s is %s; only active entries are verified", en.ID, en.Status)
 	}
 	sum := CommandSHA256(en.Verify)
-	if e.opts.Trust == nil || !e.opts.Trust.Pinned(e.opts.Root, en.ID, en.Verify) {
+	if e.Options().Trust == nil || !e.Options().Trust.Pinned(e.Options().Root, en.ID, en.Verify) {
 		ae := apierr.New(apierr.UntrustedVerify, "the verify command of %s is not pinned in your trust file, so it was not run; a person shows it and pins it with %q", en.ID, UntrustedVerifyHint(en.ID))
 		ae.Extra = map[string]any{"id": en.ID, "command": en.Verify, "command_sha256": sum, "hint": UntrustedVerifyHint(en.ID)}
 		return nil, ae
 	}
-	if e.opts.Runner == nil {
+	if e.Options().Runner == nil {
 		return nil, apierr.New(apierr.UnsupportedOperation, "verify runs need the native CLI")
 	}
 	req, err := e.verifyRequest(en.Verify)
@@ -93,9 +87,9 @@ func runVerify(ctx context.Context, e *Engine, v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	at := e.now().Format("2006-01-02T15:04:05Z")
+	at := e.Now().Format("2006-01-02T15:04:05Z")
 	// The command runs without the write lock: only the ledger append takes it.
-	run, err := e.opts.Runner.Run(ctx, req)
+	run, err := e.Options().Runner.Run(ctx, req)
 	if err != nil {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "running the verify command of %s", en.ID)
 	}
@@ -117,18 +111,18 @@ func runVerify(ctx context.Context, e *Engine, v any) (any, error) {
 	}
 	defer unlock()
 	e.Forget() // read what is on disk now, under the lock
-	now, err := e.read(ctx)
+	now, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
-	line, _ := json.Marshal(verifyLedgerLine{At: at, Kind: ledger.KindVerify, ID: en.ID, Commit: strp(st.head), By: w.Identity(),
+	line, _ := json.Marshal(verifyLedgerLine{At: at, Kind: ledger.KindVerify, ID: en.ID, Commit: strp(st.Head), By: w.Identity(),
 		Because: strp(because), Passed: passed, ExitCode: run.ExitCode, CommandSHA256: sum})
-	text := string(now.snap.Ledger)
+	text := string(now.Snap.Ledger)
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
 	text += string(line) + "\n"
-	path := now.cfg.Ledger()
+	path := now.Cfg.Ledger()
 	if err := w.WriteFile(path, []byte(text)); err != nil {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "writing %s", path)
 	}
@@ -140,22 +134,22 @@ func runVerify(ctx context.Context, e *Engine, v any) (any, error) {
 		dirty = []string{}
 	}
 	return &api.VerifyResult{ID: en.ID, Command: en.Verify, CommandSHA256: sum, Ran: true, Passed: passed, ExitCode: run.ExitCode,
-		TimedOut: run.TimedOut, OutputTail: tail, At: at, Commit: strp(st.head), Dirty: len(dirty) > 0, DirtyPaths: dirty, Path: path}, nil
+		TimedOut: run.TimedOut, OutputTail: tail, At: at, Commit: strp(st.Head), Dirty: len(dirty) > 0, DirtyPaths: dirty, Path: path}, nil
 }
 
 // verifyRequest builds the run request from the runner's local settings.
-func (e *Engine) verifyRequest(command string) (RunRequest, error) {
-	var s VerifySettings
-	if src, ok := e.opts.Runner.(VerifySettingsSource); ok {
+func (e *draft) verifyRequest(command string) (engine.RunRequest, error) {
+	var s engine.VerifySettings
+	if src, ok := e.Options().Runner.(engine.VerifySettingsSource); ok {
 		var err error
 		if s, err = src.VerifySettings(); err != nil {
-			return RunRequest{}, err
+			return engine.RunRequest{}, err
 		}
 	}
 	if s.Timeout <= 0 {
 		s.Timeout = DefaultVerifyTimeout
 	}
-	return RunRequest{Command: command, Dir: e.opts.Root, Env: VerifyEnv(s.Environ, s.PassEnv), Timeout: s.Timeout}, nil
+	return engine.RunRequest{Command: command, Dir: e.Options().Root, Env: VerifyEnv(s.Environ, s.PassEnv), Timeout: s.Timeout}, nil
 }
 
 // verifyEnvNames is the environment allow-list of verify runs (LC_* too).
@@ -204,15 +198,15 @@ func outputTail(out []byte) string {
 
 // dirtyPaths lists the uncommitted changes to en's file or its governed
 // paths (knowledge files other than en's own file are not governed).
-func (e *Engine) dirtyPaths(ctx context.Context, st *state, en *entry.Entry) ([]string, error) {
-	if e.opts.History == nil {
+func (e *draft) dirtyPaths(ctx context.Context, st *engine.State, en *entry.Entry) ([]string, error) {
+	if e.Options().History == nil {
 		return nil, nil
 	}
-	all, err := e.opts.History.Uncommitted(ctx)
+	all, err := e.Options().History.Uncommitted(ctx)
 	if err != nil {
 		return nil, err
 	}
-	knowledge := knowledgeFiles(st)
+	knowledge := st.KnowledgeFiles()
 	hits := map[string]bool{}
 	var governed []string
 	for _, p := range all {
@@ -223,8 +217,8 @@ func (e *Engine) dirtyPaths(ctx context.Context, st *state, en *entry.Entry) ([]
 		}
 	}
 	if len(governed) > 0 && len(en.Paths) > 0 {
-		for _, r := range st.snap.Governing().Lookup(governed) {
-			if st.snap.Entries[r.Owner] != en {
+		for _, r := range st.Snap.Governing().Lookup(governed) {
+			if st.Snap.Entries[r.Owner] != en {
 				continue
 			}
 			for _, m := range r.Matches {

@@ -1,6 +1,4 @@
-//go:build !js
-
-package engine
+package drafts
 
 import (
 	"context"
@@ -8,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/edit"
@@ -15,10 +14,6 @@ import (
 	"github.com/kontext/kontext/engine/internal/jsonin"
 	"github.com/kontext/kontext/engine/internal/ledger"
 )
-
-func init() {
-	register(operation{name: "drafts.confirm", input: func() any { return &api.ConfirmInput{} }, run: runConfirm, writes: true})
-}
 
 type ledgerLine struct {
 	At      string  `json:"at"`
@@ -29,8 +24,7 @@ type ledgerLine struct {
 	Because *string `json:"because"`
 }
 
-func runConfirm(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*api.ConfirmInput)
+func runConfirm(ctx context.Context, e *draft, in *api.ConfirmInput) (any, error) {
 	modes := 0
 	for _, set := range []bool{in.ID != "", len(in.IDs) > 0, in.Repair, in.MigrateLegacy} {
 		if set {
@@ -71,7 +65,7 @@ func runConfirm(ctx context.Context, e *Engine, v any) (any, error) {
 		}
 	}
 	e.Forget() // read what is on disk now, under the lock
-	st, err := e.read(ctx)
+	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -104,8 +98,8 @@ func runConfirm(ctx context.Context, e *Engine, v any) (any, error) {
 // confirmIDs confirms ids in one write: entry files get their checked line,
 // the ledger gets one line each, and all of them are staged together. With
 // one id a failure is the error; with several it is listed in failed.
-func (e *Engine) confirmIDs(ctx context.Context, st *state, w Writer, ids []string, in *api.ConfirmInput, confirmed *[]*api.Confirmation, failed ...*[]api.FailedID) (*api.Confirmation, error) {
-	now := e.now().Format("2006-01-02T15:04:05Z")
+func (e *draft) confirmIDs(ctx context.Context, st *engine.State, w engine.Writer, ids []string, in *api.ConfirmInput, confirmed *[]*api.Confirmation, failed ...*[]api.FailedID) (*api.Confirmation, error) {
+	now := e.Now().Format("2006-01-02T15:04:05Z")
 	kind := in.Kind
 	if kind == "" {
 		kind = ledger.KindAgent
@@ -131,7 +125,7 @@ func (e *Engine) confirmIDs(ctx context.Context, st *state, w Writer, ids []stri
 	}
 	seen := map[string]bool{}
 	for _, ref := range ids {
-		en, err := st.snap.Lookup(ref)
+		en, err := st.Snap.Lookup(ref)
 		if err == nil && seen[en.ID] {
 			continue
 		}
@@ -170,19 +164,19 @@ func (e *Engine) confirmIDs(ctx context.Context, st *state, w Writer, ids []stri
 			}
 			files[en.File] = []byte(edited)
 		}
-		line, _ := json.Marshal(ledgerLine{At: now, Kind: kind, ID: en.ID, Commit: strp(st.head), By: w.Identity(), Because: because})
+		line, _ := json.Marshal(ledgerLine{At: now, Kind: kind, ID: en.ID, Commit: strp(st.Head), By: w.Identity(), Because: because})
 		lines = append(lines, string(line))
 		results = append(results, &api.Confirmation{ID: en.ID, Path: en.File, Checked: now,
-			Ledger: api.LedgerRecord{At: now, Kind: kind, Commit: strp(st.head), Because: because, Path: st.cfg.Ledger()}})
+			Ledger: api.LedgerRecord{At: now, Kind: kind, Commit: strp(st.Head), Because: because, Path: st.Cfg.Ledger()}})
 	}
 	if len(lines) > 0 {
-		ledgerText := string(st.snap.Ledger)
+		ledgerText := string(st.Snap.Ledger)
 		if ledgerText != "" && !strings.HasSuffix(ledgerText, "\n") {
 			ledgerText += "\n"
 		}
 		ledgerText += strings.Join(lines, "\n") + "\n"
-		files[st.cfg.Ledger()] = []byte(ledgerText)
-		order = append(order, st.cfg.Ledger())
+		files[st.Cfg.Ledger()] = []byte(ledgerText)
+		order = append(order, st.Cfg.Ledger())
 		for _, p := range order {
 			if err := w.WriteFile(p, files[p]); err != nil {
 				return nil, apierr.Wrap(apierr.OperationFailed, err, "writing %s", p)
@@ -204,24 +198,24 @@ func (e *Engine) confirmIDs(ctx context.Context, st *state, w Writer, ids []stri
 
 // confirmable checks that en may be confirmed: active, committed once, no
 // unstaged edits.
-func (e *Engine) confirmable(ctx context.Context, st *state, en *entry.Entry) error {
+func (e *draft) confirmable(ctx context.Context, st *engine.State, en *entry.Entry) error {
 	if entry.Inactive(en.Status) {
 		return apierr.New(apierr.OperationConflict, "%s is %s; only active entries are confirmed", en.ID, en.Status)
 	}
 	if en.ReadOnly {
 		return nil // only the ledger line is written
 	}
-	if err := e.publish(ctx, st, []string{en.File}); err != nil {
+	if err := e.Publish(ctx, st, []string{en.File}); err != nil {
 		return err
 	}
-	switch st.pub[en.File].State {
+	switch st.Pub[en.File].State {
 	case "untracked":
 		return apierr.New(apierr.OperationConflict, "%s was never committed; commit it before confirming it", en.File)
 	case "modified":
 		return apierr.New(apierr.OperationConflict, "%s has unstaged edits; stage or discard them first", en.File)
 	}
-	if e.opts.Git != nil {
-		_, head, err := e.opts.Git.Blobs(ctx, []string{en.File})
+	if e.Options().Git != nil {
+		_, head, err := e.Options().Git.Blobs(ctx, []string{en.File})
 		if err != nil {
 			return err
 		}
@@ -247,11 +241,11 @@ func sameEntry(en *entry.Entry, edited string) error {
 // repair rewrites checked of every active entry whose file lags its newest
 // ledger confirmation, and restores missing reciprocal supersede metadata
 // (repairSupersedes).
-func (e *Engine) repair(ctx context.Context, st *state, w Writer) (*api.RepairResult, error) {
+func (e *draft) repair(ctx context.Context, st *engine.State, w engine.Writer) (*api.RepairResult, error) {
 	res := &api.RepairResult{Repaired: []api.Repaired{}, Skipped: []api.Skipped{}, SupersedesRepaired: []api.SupersedeRepaired{}}
-	byID := ledger.ByID(st.snap.LedgerLines)
+	byID := ledger.ByID(st.Snap.LedgerLines)
 	var paths []string
-	for _, en := range st.snap.Entries {
+	for _, en := range st.Snap.Entries {
 		if entry.Inactive(en.Status) || en.ReadOnly {
 			continue
 		}
@@ -264,7 +258,7 @@ func (e *Engine) repair(ctx context.Context, st *state, w Writer) (*api.RepairRe
 		if newest == nil {
 			continue
 		}
-		if t, ok := parseLookTime(en.Checked); ok && !newest.At.After(t) {
+		if t, ok := engine.ParseLookTime(en.Checked); ok && !newest.At.After(t) {
 			continue
 		}
 		if err := e.confirmable(ctx, st, en); err != nil {
@@ -309,15 +303,15 @@ func (e *Engine) repair(ctx context.Context, st *state, w Writer) (*api.RepairRe
 // migrateLegacy writes one bulk ledger line for every active entry whose
 // only verification is its checked date, at that date: the look enters
 // the ledger as it was, and no entry file changes.
-func (e *Engine) migrateLegacy(ctx context.Context, st *state, w Writer, in *api.ConfirmInput) (any, error) {
-	byID := ledger.ByID(st.snap.LedgerLines)
+func (e *draft) migrateLegacy(ctx context.Context, st *engine.State, w engine.Writer, in *api.ConfirmInput) (any, error) {
+	byID := ledger.ByID(st.Snap.LedgerLines)
 	out := &api.MigrateResult{Migrated: []api.LedgerRecord{}, Skipped: []api.Skipped{}}
 	var lines []string
-	for _, en := range st.snap.Entries {
+	for _, en := range st.Snap.Entries {
 		if entry.Inactive(en.Status) || en.Checked == "" || len(byID[en.ID]) > 0 {
 			continue
 		}
-		t, ok := parseLookTime(en.Checked)
+		t, ok := engine.ParseLookTime(en.Checked)
 		if !ok {
 			out.Skipped = append(out.Skipped, api.Skipped{ID: en.ID, Path: en.File, Reason: fmt.Sprintf("checked %q is not a date", en.Checked)})
 			continue
@@ -327,24 +321,24 @@ func (e *Engine) migrateLegacy(ctx context.Context, st *state, w Writer, in *api
 		if in.Because != "" {
 			because = in.Because
 		}
-		line, _ := json.Marshal(ledgerLine{At: at, Kind: ledger.KindBulk, ID: en.ID, Commit: strp(st.head), By: w.Identity(), Because: &because})
+		line, _ := json.Marshal(ledgerLine{At: at, Kind: ledger.KindBulk, ID: en.ID, Commit: strp(st.Head), By: w.Identity(), Because: &because})
 		lines = append(lines, string(line))
-		out.Migrated = append(out.Migrated, api.LedgerRecord{At: at, Kind: ledger.KindBulk, Commit: strp(st.head), Because: &because, Path: st.cfg.Ledger()})
+		out.Migrated = append(out.Migrated, api.LedgerRecord{At: at, Kind: ledger.KindBulk, Commit: strp(st.Head), Because: &because, Path: st.Cfg.Ledger()})
 	}
 	if len(lines) == 0 {
 		return out, nil
 	}
-	text := string(st.snap.Ledger)
+	text := string(st.Snap.Ledger)
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
 	text += strings.Join(lines, "\n") + "\n"
-	if err := w.WriteFile(st.cfg.Ledger(), []byte(text)); err != nil {
-		return nil, apierr.Wrap(apierr.OperationFailed, err, "writing %s", st.cfg.Ledger())
+	if err := w.WriteFile(st.Cfg.Ledger(), []byte(text)); err != nil {
+		return nil, apierr.Wrap(apierr.OperationFailed, err, "writing %s", st.Cfg.Ledger())
 	}
-	if err := w.Stage(ctx, st.cfg.Ledger()); err != nil {
+	if err := w.Stage(ctx, st.Cfg.Ledger()); err != nil {
 		return nil, err
 	}
-	e.Forget(st.cfg.Ledger())
+	e.Forget(st.Cfg.Ledger())
 	return out, nil
 }

@@ -1,6 +1,4 @@
-//go:build !js
-
-package engine
+package drafts
 
 import (
 	"context"
@@ -16,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/entry"
@@ -27,16 +26,6 @@ import (
 // This file owns the local inbox: drafts.capture, inbox.list, inbox.drop,
 // inbox.verify and inbox.challenge. Candidates live in this worktree's
 // local state (<git-dir>/kontext/inbox/<id>.json), never in team storage.
-
-func init() {
-	register(
-		operation{name: "drafts.capture", input: func() any { return &api.CaptureInput{} }, run: runCapture, writes: true},
-		operation{name: "inbox.list", input: func() any { return &api.InboxListInput{} }, run: runInboxList, writes: true},
-		operation{name: "inbox.drop", input: func() any { return &api.InboxDropInput{} }, run: runInboxDrop, writes: true},
-		operation{name: "inbox.verify", input: func() any { return &api.InboxVerifyInput{} }, run: runInboxVerify, writes: true},
-		operation{name: "inbox.challenge", input: func() any { return &api.InboxChallengeInput{} }, run: runInboxChallenge, writes: true},
-	)
-}
 
 const (
 	inboxPending       = "pending"
@@ -53,7 +42,7 @@ var inboxIDRe = regexp.MustCompile(`^cand-[0-9a-f]{12}$`)
 
 func inboxFile(id string) string { return "inbox/" + id + ".json" }
 
-func (e *Engine) inboxStamp() string { return e.now().Format("2006-01-02T15:04:05Z") }
+func (e *draft) inboxStamp() string { return e.Now().Format("2006-01-02T15:04:05Z") }
 
 // inboxRedact redacts s, adding its findings to counts.
 func inboxRedact(s string, counts map[string]int) string {
@@ -73,7 +62,7 @@ func inboxOneLine(field, s string, max int) error {
 
 // inboxCheckEntry validates and normalises a capture entry against the
 // knowledge base of st.
-func (e *Engine) inboxCheckEntry(st *state, en *api.CaptureEntry) error {
+func (e *draft) inboxCheckEntry(st *engine.State, en *api.CaptureEntry) error {
 	if strings.EqualFold(strings.TrimSpace(en.Kind), inboxChallengeKind) {
 		return jsonin.Errorf("entry.kind", "challenge candidates are written by inbox.challenge (kontext challenge <id> --because …), not captured")
 	}
@@ -117,7 +106,7 @@ func (e *Engine) inboxCheckEntry(st *state, en *api.CaptureEntry) error {
 	}
 	for field, ids := range map[string][]string{"extends": en.Extends, "supersedes": en.Supersedes} {
 		for _, id := range ids {
-			if _, ok := st.snap.ByID(strings.TrimSpace(id)); !ok {
+			if _, ok := st.Snap.ByID(strings.TrimSpace(id)); !ok {
 				return apierr.New(apierr.UnknownEntry, "entry.%s names %q, which this repository does not have; list entries with entries.list", field, id)
 			}
 		}
@@ -215,11 +204,11 @@ func inboxParseRef(ref string) (*inboxRef, error) {
 
 // inboxThisRepo reports whether a code ref's repository names this one: ".",
 // the root's directory name, or owner/<that name>.
-func (e *Engine) inboxThisRepo(repo string) bool {
+func (e *draft) inboxThisRepo(repo string) bool {
 	if repo == "." {
 		return true
 	}
-	base := path.Base(strings.ReplaceAll(e.opts.Root, "\\", "/"))
+	base := path.Base(strings.ReplaceAll(e.Options().Root, "\\", "/"))
 	if base == "" || base == "." || base == "/" {
 		return false
 	}
@@ -228,7 +217,7 @@ func (e *Engine) inboxThisRepo(repo string) bool {
 }
 
 // inboxEvidence verifies quotes of code refs into this repository.
-func (e *Engine) inboxEvidence(ctx context.Context, refs []api.CaptureEvidence) []api.EvidenceResult {
+func (e *draft) inboxEvidence(ctx context.Context, refs []api.CaptureEvidence) []api.EvidenceResult {
 	out := make([]api.EvidenceResult, 0, len(refs))
 	for _, ev := range refs {
 		r, err := inboxParseRef(ev.Ref)
@@ -244,15 +233,15 @@ func (e *Engine) inboxEvidence(ctx context.Context, refs []api.CaptureEvidence) 
 	return out
 }
 
-func (e *Engine) inboxVerifyQuote(ctx context.Context, r *inboxRef, quote string) string {
-	if r.kind != "code" || e.opts.History == nil || !e.inboxThisRepo(r.repo) {
+func (e *draft) inboxVerifyQuote(ctx context.Context, r *inboxRef, quote string) string {
+	if r.kind != "code" || e.Options().History == nil || !e.inboxThisRepo(r.repo) {
 		return "unverifiable"
 	}
-	sha, err := e.opts.History.Resolve(ctx, r.rev)
+	sha, err := e.Options().History.Resolve(ctx, r.rev)
 	if err != nil {
 		return "unverifiable"
 	}
-	data, ok, err := e.opts.History.FileAt(ctx, sha, r.path)
+	data, ok, err := e.Options().History.FileAt(ctx, sha, r.path)
 	if err != nil {
 		return "unverifiable"
 	}
@@ -283,7 +272,7 @@ func inboxCandID(v any) string {
 }
 
 // inboxRelated maps entries.related for a candidate (same logic, same shape).
-func (e *Engine) inboxRelated(ctx context.Context, text string, paths, exclude []string) ([]api.Candidate, error) {
+func (e *draft) inboxRelated(ctx context.Context, text string, paths, exclude []string) ([]api.Candidate, error) {
 	var pos []string
 	for _, p := range paths {
 		if !strings.HasPrefix(p, "!") {
@@ -307,7 +296,7 @@ func (e *Engine) inboxRelated(ctx context.Context, text string, paths, exclude [
 
 // inboxLoad reads a candidate of this worktree's inbox; unknown ids
 // are not_found, candidates of another worktree worktree_conflict.
-func (e *Engine) inboxLoad(w Writer, id string) (*api.InboxCandidate, error) {
+func (e *draft) inboxLoad(w engine.Writer, id string) (*api.InboxCandidate, error) {
 	id = strings.TrimSpace(id)
 	if !inboxIDRe.MatchString(id) {
 		return nil, apierr.New(apierr.NotFound, "no candidate %q: candidate ids look like cand-<12 hex>; list them with inbox.list", id)
@@ -323,13 +312,13 @@ func (e *Engine) inboxLoad(w Writer, id string) (*api.InboxCandidate, error) {
 	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "candidate %s is unreadable", id)
 	}
-	if c.Worktree.Root != "" && e.opts.Root != "" && c.Worktree.Root != e.opts.Root {
+	if c.Worktree.Root != "" && e.Options().Root != "" && c.Worktree.Root != e.Options().Root {
 		return nil, apierr.New(apierr.WorktreeConflict, "candidate %s belongs to the worktree at %s; change it from there", id, c.Worktree.Root)
 	}
 	return &c, nil
 }
 
-func inboxSave(w Writer, c *api.InboxCandidate) error {
+func inboxSave(w engine.Writer, c *api.InboxCandidate) error {
 	data, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return err
@@ -359,42 +348,9 @@ func normalize(c *api.InboxCandidate) {
 	c.Publication.State = "local"
 }
 
-// inboxWithReceipt runs write under the lock, with the replay/plan/receipt
-// protocol when operationID is set.
-func inboxWithReceipt(ctx context.Context, w Writer, op, operationID, fp string, write func() (any, error)) (any, error) {
-	if operationID != "" {
-		if res, err := replay(w, op, operationID, fp); res != nil || err != nil {
-			return res, err
-		}
-	}
-	unlock, err := w.Lock(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	if operationID != "" {
-		if res, err := replay(w, op, operationID, fp); res != nil || err != nil {
-			return res, err
-		}
-		if err := storeReceipt(w, op, operationID, fp, "planned", nil); err != nil {
-			return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the plan")
-		}
-	}
-	res, err := write()
-	if err != nil {
-		return nil, err
-	}
-	if operationID != "" {
-		if err := storeReceipt(w, op, operationID, fp, "done", res); err != nil {
-			return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the receipt")
-		}
-	}
-	return res, nil
-}
-
 // inboxStoreNew writes c unless a candidate with its id exists: then the stored
 // one is returned (a dismissed one is reopened).
-func (e *Engine) inboxStoreNew(w Writer, c *api.InboxCandidate) (*api.InboxCandidate, []string, error) {
+func (e *draft) inboxStoreNew(w engine.Writer, c *api.InboxCandidate) (*api.InboxCandidate, []string, error) {
 	_, exists, err := w.ReadState(inboxFile(c.ID))
 	if err != nil {
 		return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "reading the inbox")
@@ -418,8 +374,7 @@ func (e *Engine) inboxStoreNew(w Writer, c *api.InboxCandidate) (*api.InboxCandi
 	return old, []string{"the same content is already pending in the inbox; nothing new was stored"}, nil
 }
 
-func runCapture(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*api.CaptureInput)
+func runCapture(ctx context.Context, e *draft, in *api.CaptureInput) (any, error) {
 	if in.Entry == nil {
 		return nil, jsonin.Errorf("entry", "is required: pass {kind, title, body, …}")
 	}
@@ -429,7 +384,7 @@ func runCapture(ctx context.Context, e *Engine, v any) (any, error) {
 	}
 	fp := fingerprint(in)
 	return inboxWithReceipt(ctx, w, "drafts.capture", in.OperationID, fp, func() (any, error) {
-		st, err := e.read(ctx)
+		st, err := e.Read(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -461,7 +416,7 @@ func runCapture(ctx context.Context, e *Engine, v any) (any, error) {
 			}{en, source}),
 			State: inboxPending, Kind: en.Kind, Entry: en, Source: source, CreatedAt: now,
 			History:    []api.InboxEvent{{At: now, Event: "captured"}},
-			Worktree:   api.InboxWorktree{Root: e.opts.Root},
+			Worktree:   api.InboxWorktree{Root: e.Options().Root},
 			Evidence:   evidence,
 			Redactions: counts,
 		}
@@ -492,8 +447,7 @@ func runCapture(ctx context.Context, e *Engine, v any) (any, error) {
 	})
 }
 
-func runInboxList(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*api.InboxListInput)
+func runInboxList(ctx context.Context, e *draft, in *api.InboxListInput) (any, error) {
 	want := in.State
 	if want == "" {
 		want = inboxPending
@@ -542,7 +496,7 @@ func runInboxList(ctx context.Context, e *Engine, v any) (any, error) {
 
 // inboxChange loads candidate id under the write lock, lets change edit it
 // (keep=false: answer the candidate unchanged), and saves it.
-func (e *Engine) inboxChange(ctx context.Context, id string, change func(c *api.InboxCandidate) (keep bool, err error)) (*api.InboxCandidate, error) {
+func (e *draft) inboxChange(ctx context.Context, id string, change func(c *api.InboxCandidate) (keep bool, err error)) (*api.InboxCandidate, error) {
 	w, err := e.writer()
 	if err != nil {
 		return nil, err
@@ -570,8 +524,7 @@ func (e *Engine) inboxChange(ctx context.Context, id string, change func(c *api.
 	return c, nil
 }
 
-func runInboxDrop(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*api.InboxDropInput)
+func runInboxDrop(ctx context.Context, e *draft, in *api.InboxDropInput) (any, error) {
 	if err := inboxOneLine("reason", in.Reason, 500); err != nil {
 		return nil, err
 	}
@@ -596,8 +549,7 @@ func runInboxDrop(ctx context.Context, e *Engine, v any) (any, error) {
 	return c, nil
 }
 
-func runInboxVerify(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*api.InboxVerifyInput)
+func runInboxVerify(ctx context.Context, e *draft, in *api.InboxVerifyInput) (any, error) {
 	if in.Verify == nil {
 		return nil, jsonin.Errorf("verify", "is required: a one-line command, or \"\" to remove it")
 	}
@@ -629,8 +581,7 @@ func runInboxVerify(ctx context.Context, e *Engine, v any) (any, error) {
 	return &api.InboxVerifyResult{ID: c.ID, Verify: strp(cmd), Entry: c.Entry}, nil
 }
 
-func runInboxChallenge(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*api.InboxChallengeInput)
+func runInboxChallenge(ctx context.Context, e *draft, in *api.InboxChallengeInput) (any, error) {
 	because := strings.TrimSpace(in.Because)
 	if because == "" {
 		return nil, jsonin.Errorf("because", "is empty; say why the entry may no longer hold")
@@ -647,18 +598,18 @@ func runInboxChallenge(ctx context.Context, e *Engine, v any) (any, error) {
 		return nil, err
 	}
 	defer unlock()
-	st, err := e.read(ctx)
+	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
-	en, err := st.snap.Lookup(in.ID)
+	en, err := st.Snap.Lookup(in.ID)
 	if err != nil {
 		return nil, err
 	}
 	counts := map[string]int{}
 	because = inboxRedact(because, counts)
-	blob := st.snap.Blobs[en.File]
-	extra := map[string]any{"against": en.ID, "against_revision": strp(st.head), "against_blob": strp(blob), "because": because}
+	blob := st.Snap.Blobs[en.File]
+	extra := map[string]any{"against": en.ID, "against_revision": strp(st.Head), "against_blob": strp(blob), "because": because}
 	title := "Challenge: " + en.Title
 	if utf8.RuneCountInString(title) > inboxMaxTitle {
 		title = string([]rune(title)[:inboxMaxTitle-1]) + "…"
@@ -669,7 +620,7 @@ func runInboxChallenge(ctx context.Context, e *Engine, v any) (any, error) {
 		ID:    inboxCandID(map[string]any{"kind": inboxChallengeKind, "against": en.ID, "against_blob": blob, "because": because}),
 		State: inboxPending, Kind: inboxChallengeKind, Entry: ce, CreatedAt: now,
 		History:  []api.InboxEvent{{At: now, Event: "captured"}},
-		Worktree: api.InboxWorktree{Root: e.opts.Root}, Redactions: counts, Extra: extra,
+		Worktree: api.InboxWorktree{Root: e.Options().Root}, Redactions: counts, Extra: extra,
 	}
 	normalize(c)
 	stored, notes, err := e.inboxStoreNew(w, c)

@@ -1,6 +1,6 @@
 //go:build faultinject
 
-package engine
+package drafts
 
 import "os"
 

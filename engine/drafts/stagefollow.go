@@ -1,6 +1,4 @@
-//go:build !js
-
-package engine
+package drafts
 
 import (
 	"context"
@@ -8,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/jsonin"
@@ -16,7 +15,7 @@ import (
 // stageEvidence validates an entry's evidence refs and verifies their
 // quotes. It returns the results, the refs for extra.external_refs and
 // the `## Evidence` section written into the body for the reviewer.
-func (e *Engine) stageEvidence(ctx context.Context, raw json.RawMessage) ([]api.EvidenceResult, []string, string, error) {
+func (e *draft) stageEvidence(ctx context.Context, raw json.RawMessage) ([]api.EvidenceResult, []string, string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return []api.EvidenceResult{}, nil, "", nil
 	}
@@ -52,7 +51,7 @@ func (e *Engine) stageEvidence(ctx context.Context, raw json.RawMessage) ([]api.
 
 // resolveChallenges dismisses this worktree's pending challenges against
 // ids (superseded or retired by this write) and lists them.
-func (e *Engine) resolveChallenges(w Writer, ids []string, by string) ([]any, error) {
+func (e *draft) resolveChallenges(w engine.Writer, ids []string, by string) ([]any, error) {
 	out := []any{}
 	if len(ids) == 0 {
 		return out, nil

@@ -1,12 +1,11 @@
-//go:build !js
-
-package engine
+package drafts
 
 import (
 	"context"
 	"fmt"
 	"strings"
 
+	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/edit"
@@ -16,15 +15,7 @@ import (
 	"github.com/kontext/kontext/engine/internal/render"
 )
 
-func init() {
-	register(
-		operation{name: "drafts.retire", input: func() any { return &api.RetireInput{} }, run: runRetire, writes: true},
-		operation{name: "drafts.set_verify", input: func() any { return &api.SetVerifyInput{} }, run: runSetVerify, writes: true},
-	)
-}
-
-func runRetire(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*api.RetireInput)
+func runRetire(ctx context.Context, e *draft, in *api.RetireInput) (any, error) {
 	reason := strings.TrimSpace(in.Reason)
 	if reason == "" {
 		return nil, jsonin.Errorf("reason", "is required: say why the entry no longer applies")
@@ -32,7 +23,7 @@ func runRetire(ctx context.Context, e *Engine, v any) (any, error) {
 	if len(reason) > 4000 {
 		return nil, jsonin.Errorf("reason", "is longer than 4000 characters")
 	}
-	plan := func(st *state) ([]change, string, []string, error) {
+	plan := func(st *engine.State) ([]change, string, []string, error) {
 		en, err := e.editable(ctx, st, in.EntryID, in.EntryRevision)
 		if err != nil {
 			return nil, "", nil, err
@@ -57,27 +48,26 @@ func runRetire(ctx context.Context, e *Engine, v any) (any, error) {
 		if !strings.HasSuffix(edited, "\n") {
 			edited += nl
 		}
-		edited += nl + "## Retired " + e.now().Format("2006-01-02") + nl + nl + strings.ReplaceAll(reason, "\n", nl) + nl
+		edited += nl + "## Retired " + e.Now().Format("2006-01-02") + nl + nl + strings.ReplaceAll(reason, "\n", nl) + nl
 		if err := checkEdited(en, edited, "deprecated"); err != nil {
 			return nil, "", nil, apierr.Wrap(apierr.OperationFailed, err, "retiring %s", en.File)
 		}
 		return []change{{path: en.File, data: []byte(edited)}}, en.File, []string{en.ID + " is now deprecated"}, nil
 	}
-	after := func(st *state, res *api.StageResult) error {
-		resolved, err := e.resolveChallenges(e.opts.Writer, []string{res.Entry.ID}, "retirement")
+	after := func(st *engine.State, res *api.StageResult) error {
+		resolved, err := e.resolveChallenges(e.Options().Writer, []string{res.Entry.ID}, "retirement")
 		res.ResolvedChallenges = resolved
 		return err
 	}
 	return e.writeOpInput(ctx, "drafts.retire", in.OperationID, fingerprint(in), in, plan, after)
 }
 
-func runSetVerify(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*api.SetVerifyInput)
+func runSetVerify(ctx context.Context, e *draft, in *api.SetVerifyInput) (any, error) {
 	if err := validVerify("verify", in.Verify); err != nil {
 		return nil, err
 	}
 	verify := strings.TrimSpace(in.Verify)
-	plan := func(st *state) ([]change, string, []string, error) {
+	plan := func(st *engine.State) ([]change, string, []string, error) {
 		en, err := e.editable(ctx, st, in.EntryID, in.EntryRevision)
 		if err != nil {
 			return nil, "", nil, err
@@ -114,8 +104,8 @@ func runSetVerify(ctx context.Context, e *Engine, v any) (any, error) {
 
 // editable resolves an entry that a write changes in place: writable, at
 // the revision the caller read, without local or staged changes.
-func (e *Engine) editable(ctx context.Context, st *state, ref, rev string) (*entry.Entry, error) {
-	en, err := st.snap.Lookup(ref)
+func (e *draft) editable(ctx context.Context, st *engine.State, ref, rev string) (*entry.Entry, error) {
+	en, err := st.Snap.Lookup(ref)
 	if err != nil {
 		return nil, err
 	}
@@ -125,12 +115,12 @@ func (e *Engine) editable(ctx context.Context, st *state, ref, rev string) (*ent
 	if err := e.checkRevision(ctx, st, en, rev); err != nil {
 		return nil, err
 	}
-	if err := e.publish(ctx, st, []string{en.File}); err != nil {
+	if err := e.Publish(ctx, st, []string{en.File}); err != nil {
 		return nil, err
 	}
-	switch st.pub[en.File].State {
+	switch st.Pub[en.File].State {
 	case "modified", "staged":
-		return nil, apierr.New(apierr.OperationConflict, "%s has %s changes; commit or discard them first", en.File, st.pub[en.File].State)
+		return nil, apierr.New(apierr.OperationConflict, "%s has %s changes; commit or discard them first", en.File, st.Pub[en.File].State)
 	}
 	return en, nil
 }
@@ -138,8 +128,8 @@ func (e *Engine) editable(ctx context.Context, st *state, ref, rev string) (*ent
 // checkRevision applies the one notion of revision (02-api.md): the blob
 // id, its 12-hex prefix, or a full commit sha in which the file's blob is
 // the current one.
-func (e *Engine) checkRevision(ctx context.Context, st *state, en *entry.Entry, rev string) error {
-	cur := st.snap.Blobs[en.File]
+func (e *draft) checkRevision(ctx context.Context, st *engine.State, en *entry.Entry, rev string) error {
+	cur := st.Snap.Blobs[en.File]
 	r := strings.ToLower(strings.TrimSpace(rev))
 	hex := r != ""
 	for _, c := range r {
@@ -157,8 +147,8 @@ func (e *Engine) checkRevision(ctx context.Context, st *state, en *entry.Entry, 
 		}
 		return jsonin.Errorf("entry_revision", "%q is not the 12-hex prefix of %s's current revision; pass the full revision", rev, en.ID)
 	case len(r) == 40 || len(r) == 64:
-		if e.opts.History != nil {
-			data, ok, err := e.opts.History.FileAt(ctx, r, en.File)
+		if e.Options().History != nil {
+			data, ok, err := e.Options().History.FileAt(ctx, r, en.File)
 			if err == nil && ok && kb.BlobID(data) == cur {
 				return nil
 			}

@@ -1,6 +1,4 @@
-//go:build !js
-
-package engine
+package drafts
 
 import (
 	"context"
@@ -8,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/entry"
@@ -24,7 +23,7 @@ var addedHeading = regexp.MustCompile(`^## Added \d{4}-\d{2}-\d{2}[ \t]*$`)
 // text, which is appended verbatim under `## Added <today>`. Everything
 // before the addition stays byte for byte; the file is parsed again and
 // every non-body field must read as before.
-func (e *Engine) runAmend(ctx context.Context, in *api.StageInput) (any, error) {
+func (e *draft) runAmend(ctx context.Context, in *api.StageInput) (any, error) {
 	switch {
 	case in.CandidateID != "":
 		return nil, apierr.Invalid("amends cannot be combined with candidate_id; promote the candidate or amend an entry")
@@ -46,8 +45,8 @@ func (e *Engine) runAmend(ctx context.Context, in *api.StageInput) (any, error) 
 		fp = fingerprint(in)
 	}
 	var amended string
-	plan := func(st *state) ([]change, string, []string, error) {
-		en, err := st.snap.Lookup(in.Amends.ID)
+	plan := func(st *engine.State) ([]change, string, []string, error) {
+		en, err := st.Snap.Lookup(in.Amends.ID)
 		if err != nil {
 			return nil, "", nil, err
 		}
@@ -71,7 +70,7 @@ func (e *Engine) runAmend(ctx context.Context, in *api.StageInput) (any, error) 
 		if err := amendSameFields(en, in.Entry); err != nil {
 			return nil, "", nil, err
 		}
-		data, err := amendText(en, in.Entry.Body, e.now().Format("2006-01-02"))
+		data, err := amendText(en, in.Entry.Body, e.Now().Format("2006-01-02"))
 		if err != nil {
 			return nil, "", nil, err
 		}

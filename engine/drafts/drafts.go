@@ -1,0 +1,54 @@
+// Package drafts holds kontext's write operations: staging new entries,
+// amends, supersedes, retirements, confirmations, verify runs, the local
+// inbox and setup. Each operation plans its file changes on a fresh read
+// taken under the write lock; transaction.go owns the one sequence every
+// write follows (receipt → lock → plan → write → stage → receipt).
+//
+// The engine never imports this package: a native opener passes
+// Operations() to engine.New, so a build that does not import drafts (the
+// WASM engine) links no write code at all.
+package drafts
+
+import (
+	"context"
+
+	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
+)
+
+// draft is the engine seen from a write operation.
+type draft struct{ *engine.Engine }
+
+// row builds the dispatch row of a write operation.
+func row[I, O any](name string, run func(ctx context.Context, e *draft, in *I) (O, error)) engine.Operation {
+	return engine.Op(name, engine.NeedsWriter, func(ctx context.Context, e *engine.Engine, in *I) (O, error) {
+		return run(ctx, &draft{e}, in)
+	})
+}
+
+// Operations are the write rows of the dispatch table.
+func Operations() []engine.Operation {
+	return []engine.Operation{
+		row("setup", runSetup),
+		row("drafts.stage", runStage),
+		row("drafts.confirm", runConfirm),
+		row("drafts.retire", runRetire),
+		row("drafts.set_verify", runSetVerify),
+		row("drafts.verify", runVerify),
+		row("drafts.capture", runCapture),
+		row("inbox.list", runInboxList),
+		row("inbox.drop", runInboxDrop),
+		row("inbox.verify", runInboxVerify),
+		row("inbox.challenge", runInboxChallenge),
+		row("operations.get", runOperationsGet),
+	}
+}
+
+var _ = api.SetupInput{}
+
+func strp(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
