@@ -40,65 +40,25 @@ func runConfirm(ctx context.Context, e *draft, in *api.ConfirmInput) (any, error
 	if len(in.Because) > 500 || strings.ContainsAny(in.Because, "\r\n") {
 		return nil, jsonin.Errorf("because", "must be one line of at most 500 characters")
 	}
-	w, err := e.writer()
-	if err != nil {
-		return nil, err
-	}
-	fp := fingerprint(in)
-	if in.OperationID != "" {
-		if res, err := replay(w, "drafts.confirm", in.OperationID, fp); res != nil || err != nil {
-			return res, err
+	return e.recorded(ctx, "drafts.confirm", in.OperationID, fingerprint(in), func(st *engine.State, by string, p *plan) (any, error) {
+		switch {
+		case in.Repair:
+			return e.repair(ctx, st, p)
+		case in.MigrateLegacy:
+			return e.migrateLegacy(st, by, p, in)
+		case in.ID != "":
+			return e.confirmIDs(ctx, st, by, p, []string{in.ID}, in, nil)
 		}
-	}
-	unlock, err := w.Lock(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	if in.OperationID != "" {
-		// Re-check under the lock: a concurrent retry may have finished.
-		if res, err := replay(w, "drafts.confirm", in.OperationID, fp); res != nil || err != nil {
-			return res, err
-		}
-		if err := storeReceipt(w, "drafts.confirm", in.OperationID, fp, "planned", nil); err != nil {
-			return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the plan")
-		}
-	}
-	e.Forget() // read what is on disk now, under the lock
-	st, err := e.Read(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var res any
-	switch {
-	case in.Repair:
-		res, err = e.repair(ctx, st, w)
-	case in.MigrateLegacy:
-		res, err = e.migrateLegacy(ctx, st, w, in)
-	case in.ID != "":
-		var c *api.Confirmation
-		c, err = e.confirmIDs(ctx, st, w, []string{in.ID}, in, nil)
-		res = c
-	default:
 		out := &api.ConfirmManyResult{Confirmed: []*api.Confirmation{}, Failed: []api.FailedID{}}
-		_, err = e.confirmIDs(ctx, st, w, in.IDs, in, &out.Confirmed, &out.Failed)
-		res = out
-	}
-	if err != nil {
-		return nil, err
-	}
-	if in.OperationID != "" {
-		if err := storeReceipt(w, "drafts.confirm", in.OperationID, fp, "done", res); err != nil {
-			return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the receipt")
-		}
-	}
-	return res, nil
+		_, err := e.confirmIDs(ctx, st, by, p, in.IDs, in, &out.Confirmed, &out.Failed)
+		return out, err
+	})
 }
 
 // confirmIDs confirms ids in one write: entry files get their checked line,
 // the ledger gets one line each, and all of them are staged together. With
 // one id a failure is the error; with several it is listed in failed.
-func (e *draft) confirmIDs(ctx context.Context, st *engine.State, w engine.Writer, ids []string, in *api.ConfirmInput, confirmed *[]*api.Confirmation, failed ...*[]api.FailedID) (*api.Confirmation, error) {
+func (e *draft) confirmIDs(ctx context.Context, st *engine.State, by string, p *plan, ids []string, in *api.ConfirmInput, confirmed *[]*api.Confirmation, failed ...*[]api.FailedID) (*api.Confirmation, error) {
 	now := e.Now().Format("2006-01-02T15:04:05Z")
 	kind := in.Kind
 	if kind == "" {
@@ -164,7 +124,7 @@ func (e *draft) confirmIDs(ctx context.Context, st *engine.State, w engine.Write
 			}
 			files[en.File] = []byte(edited)
 		}
-		line, _ := json.Marshal(ledgerLine{At: now, Kind: kind, ID: en.ID, Commit: strp(st.Head), By: w.Identity(), Because: because})
+		line, _ := json.Marshal(ledgerLine{At: now, Kind: kind, ID: en.ID, Commit: strp(st.Head), By: by, Because: because})
 		lines = append(lines, string(line))
 		results = append(results, &api.Confirmation{ID: en.ID, Path: en.File, Checked: now,
 			Ledger: api.LedgerRecord{At: now, Kind: kind, Commit: strp(st.Head), Because: because, Path: st.Cfg.Ledger()}})
@@ -177,15 +137,9 @@ func (e *draft) confirmIDs(ctx context.Context, st *engine.State, w engine.Write
 		ledgerText += strings.Join(lines, "\n") + "\n"
 		files[st.Cfg.Ledger()] = []byte(ledgerText)
 		order = append(order, st.Cfg.Ledger())
-		for _, p := range order {
-			if err := w.WriteFile(p, files[p]); err != nil {
-				return nil, apierr.Wrap(apierr.OperationFailed, err, "writing %s", p)
-			}
+		for _, f := range order {
+			p.write(f, files[f])
 		}
-		if err := w.Stage(ctx, order...); err != nil {
-			return nil, err
-		}
-		e.Forget(order...)
 	}
 	if confirmed != nil {
 		*confirmed = append(*confirmed, results...)
@@ -241,10 +195,9 @@ func sameEntry(en *entry.Entry, edited string) error {
 // repair rewrites checked of every active entry whose file lags its newest
 // ledger confirmation, and restores missing reciprocal supersede metadata
 // (repairSupersedes).
-func (e *draft) repair(ctx context.Context, st *engine.State, w engine.Writer) (*api.RepairResult, error) {
+func (e *draft) repair(ctx context.Context, st *engine.State, p *plan) (*api.RepairResult, error) {
 	res := &api.RepairResult{Repaired: []api.Repaired{}, Skipped: []api.Skipped{}, SupersedesRepaired: []api.SupersedeRepaired{}}
 	byID := ledger.ByID(st.Snap.LedgerLines)
-	var paths []string
 	for _, en := range st.Snap.Entries {
 		if entry.Inactive(en.Status) || en.ReadOnly {
 			continue
@@ -280,22 +233,11 @@ func (e *draft) repair(ctx context.Context, st *engine.State, w engine.Writer) (
 			res.Skipped = append(res.Skipped, api.Skipped{ID: en.ID, Path: en.File, Reason: err.Error()})
 			continue
 		}
-		if err := w.WriteFile(en.File, []byte(edited)); err != nil {
-			return nil, apierr.Wrap(apierr.OperationFailed, err, "writing %s", en.File)
-		}
-		paths = append(paths, en.File)
+		p.write(en.File, []byte(edited))
 		res.Repaired = append(res.Repaired, api.Repaired{ID: en.ID, Path: en.File, From: strp(en.Checked), To: to})
 	}
-	more, err := e.repairSupersedes(ctx, st, w, res)
-	if err != nil {
+	if err := e.repairSupersedes(ctx, st, p, res); err != nil {
 		return nil, err
-	}
-	paths = append(paths, more...)
-	if len(paths) > 0 {
-		if err := w.Stage(ctx, paths...); err != nil {
-			return nil, err
-		}
-		e.Forget(paths...)
 	}
 	return res, nil
 }
@@ -303,7 +245,7 @@ func (e *draft) repair(ctx context.Context, st *engine.State, w engine.Writer) (
 // migrateLegacy writes one bulk ledger line for every active entry whose
 // only verification is its checked date, at that date: the look enters
 // the ledger as it was, and no entry file changes.
-func (e *draft) migrateLegacy(ctx context.Context, st *engine.State, w engine.Writer, in *api.ConfirmInput) (any, error) {
+func (e *draft) migrateLegacy(st *engine.State, by string, p *plan, in *api.ConfirmInput) (any, error) {
 	byID := ledger.ByID(st.Snap.LedgerLines)
 	out := &api.MigrateResult{Migrated: []api.LedgerRecord{}, Skipped: []api.Skipped{}}
 	var lines []string
@@ -321,7 +263,7 @@ func (e *draft) migrateLegacy(ctx context.Context, st *engine.State, w engine.Wr
 		if in.Because != "" {
 			because = in.Because
 		}
-		line, _ := json.Marshal(ledgerLine{At: at, Kind: ledger.KindBulk, ID: en.ID, Commit: strp(st.Head), By: w.Identity(), Because: &because})
+		line, _ := json.Marshal(ledgerLine{At: at, Kind: ledger.KindBulk, ID: en.ID, Commit: strp(st.Head), By: by, Because: &because})
 		lines = append(lines, string(line))
 		out.Migrated = append(out.Migrated, api.LedgerRecord{At: at, Kind: ledger.KindBulk, Commit: strp(st.Head), Because: &because, Path: st.Cfg.Ledger()})
 	}
@@ -333,12 +275,6 @@ func (e *draft) migrateLegacy(ctx context.Context, st *engine.State, w engine.Wr
 		text += "\n"
 	}
 	text += strings.Join(lines, "\n") + "\n"
-	if err := w.WriteFile(st.Cfg.Ledger(), []byte(text)); err != nil {
-		return nil, apierr.Wrap(apierr.OperationFailed, err, "writing %s", st.Cfg.Ledger())
-	}
-	if err := w.Stage(ctx, st.Cfg.Ledger()); err != nil {
-		return nil, err
-	}
-	e.Forget(st.Cfg.Ledger())
+	p.write(st.Cfg.Ledger(), []byte(text))
 	return out, nil
 }

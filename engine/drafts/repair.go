@@ -10,7 +10,6 @@ import (
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
-	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/edit"
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/render"
@@ -23,7 +22,7 @@ import (
 // `Superseded by [N. Title](file)`). Only those metadata lines change; the
 // files are written and returned for staging. Read-only rule files and
 // files with unstaged edits are skipped with a reason.
-func (e *draft) repairSupersedes(ctx context.Context, st *engine.State, w engine.Writer, res *api.RepairResult) ([]string, error) {
+func (e *draft) repairSupersedes(ctx context.Context, st *engine.State, p *plan, res *api.RepairResult) error {
 	byID := map[string]*entry.Entry{}
 	for _, en := range st.Snap.Entries {
 		byID[en.ID] = en
@@ -45,7 +44,6 @@ func (e *draft) repairSupersedes(ctx context.Context, st *engine.State, w engine
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	var paths []string
 	for _, id := range ids {
 		x := byID[id]
 		src := entry.Source{Kind: x.Kind, Style: x.Style, ReadOnly: x.ReadOnly}
@@ -73,7 +71,7 @@ func (e *draft) repairSupersedes(ctx context.Context, st *engine.State, w engine
 			continue
 		}
 		if err := e.Publish(ctx, st, []string{x.File}); err != nil {
-			return nil, err
+			return err
 		}
 		if s := st.Pub[x.File].State; s == "modified" {
 			skip(x.File + " has unstaged edits; stage or discard them first")
@@ -125,13 +123,10 @@ func (e *draft) repairSupersedes(ctx context.Context, st *engine.State, w engine
 			skip(err.Error())
 			continue
 		}
-		if err := w.WriteFile(x.File, []byte(edited)); err != nil {
-			return nil, apierr.Wrap(apierr.OperationFailed, err, "writing %s", x.File)
-		}
-		paths = append(paths, x.File)
+		p.write(x.File, []byte(edited))
 		res.SupersedesRepaired = append(res.SupersedesRepaired, api.SupersedeRepaired{ID: x.ID, Path: x.File, SupersededBy: after.SupersededBy})
 	}
-	return paths, nil
+	return nil
 }
 
 func idsOf(es []*entry.Entry) []string {

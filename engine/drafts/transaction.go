@@ -403,3 +403,82 @@ func (e *draft) unrecorded(ctx context.Context, plan func(st *engine.State) (fil
 	e.Forget()
 	return e.Read(ctx)
 }
+
+// plan collects the files a write changes; the transaction writes and
+// stages them. A second write of a path replaces the first.
+type plan struct{ files []change }
+
+func (p *plan) write(path string, data []byte) {
+	for i := range p.files {
+		if p.files[i].path == path {
+			p.files[i].data = data
+			return
+		}
+	}
+	p.files = append(p.files, change{path: path, data: data})
+}
+
+// recorded runs a write whose plan is computed and written in one go
+// (confirm, repair, verify's ledger line): with an operation_id a finished
+// one replays and a "planned" receipt is stored before anything is
+// written; then, under the lock, plan runs on a fresh read, its files are
+// written and staged, and the "done" receipt keeps the result.
+func (e *draft) recorded(ctx context.Context, op, operationID, fp string, run func(st *engine.State, by string, p *plan) (any, error)) (any, error) {
+	w, err := e.writer()
+	if err != nil {
+		return nil, err
+	}
+	if operationID != "" {
+		if res, err := replay(w, op, operationID, fp); res != nil || err != nil {
+			return res, err
+		}
+	}
+	unlock, err := w.Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if operationID != "" {
+		// Re-check under the lock: a concurrent retry may have finished.
+		if res, err := replay(w, op, operationID, fp); res != nil || err != nil {
+			return res, err
+		}
+		if err := storeReceipt(w, op, operationID, fp, "planned", nil); err != nil {
+			return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the plan")
+		}
+	}
+	e.Forget() // read what is on disk now, under the lock
+	st, err := e.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{}
+	res, err := run(st, w.Identity(), p)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := e.apply(ctx, w, p.files, true); err != nil {
+		return nil, err
+	}
+	if operationID != "" {
+		if err := storeReceipt(w, op, operationID, fp, "done", res); err != nil {
+			return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the receipt")
+		}
+	}
+	return res, nil
+}
+
+// locally runs a change of this worktree's local state (the inbox) under
+// the write lock; nothing in the worktree or the index changes.
+func (e *draft) locally(ctx context.Context, change func(w engine.Writer) error) error {
+	w, err := e.writer()
+	if err != nil {
+		return err
+	}
+	unlock, err := w.Lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return change(w)
+}

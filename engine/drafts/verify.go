@@ -52,8 +52,7 @@ func runVerify(ctx context.Context, e *draft, in *api.VerifyInput) (any, error) 
 	if len(in.Because) > 500 || strings.ContainsAny(in.Because, "\r\n") {
 		return nil, jsonin.Errorf("because", "must be one line of at most 500 characters")
 	}
-	w, err := e.writer()
-	if err != nil {
+	if _, err := e.writer(); err != nil {
 		return nil, err
 	}
 	st, err := e.Read(ctx)
@@ -105,31 +104,20 @@ func runVerify(ctx context.Context, e *draft, in *api.VerifyInput) (any, error) 
 			because += " " + note
 		}
 	}
-	unlock, err := w.Lock(ctx)
-	if err != nil {
+	var path string
+	if _, err := e.recorded(ctx, "drafts.verify", "", "", func(now *engine.State, by string, p *plan) (any, error) {
+		line, _ := json.Marshal(verifyLedgerLine{At: at, Kind: ledger.KindVerify, ID: en.ID, Commit: strp(st.Head), By: by,
+			Because: strp(because), Passed: passed, ExitCode: run.ExitCode, CommandSHA256: sum})
+		text := string(now.Snap.Ledger)
+		if text != "" && !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		path = now.Cfg.Ledger()
+		p.write(path, []byte(text+string(line)+"\n"))
+		return nil, nil
+	}); err != nil {
 		return nil, err
 	}
-	defer unlock()
-	e.Forget() // read what is on disk now, under the lock
-	now, err := e.Read(ctx)
-	if err != nil {
-		return nil, err
-	}
-	line, _ := json.Marshal(verifyLedgerLine{At: at, Kind: ledger.KindVerify, ID: en.ID, Commit: strp(st.Head), By: w.Identity(),
-		Because: strp(because), Passed: passed, ExitCode: run.ExitCode, CommandSHA256: sum})
-	text := string(now.Snap.Ledger)
-	if text != "" && !strings.HasSuffix(text, "\n") {
-		text += "\n"
-	}
-	text += string(line) + "\n"
-	path := now.Cfg.Ledger()
-	if err := w.WriteFile(path, []byte(text)); err != nil {
-		return nil, apierr.Wrap(apierr.OperationFailed, err, "writing %s", path)
-	}
-	if err := w.Stage(ctx, path); err != nil {
-		return nil, err
-	}
-	e.Forget(path)
 	if dirty == nil {
 		dirty = []string{}
 	}

@@ -497,28 +497,21 @@ func runInboxList(ctx context.Context, e *draft, in *api.InboxListInput) (any, e
 // inboxChange loads candidate id under the write lock, lets change edit it
 // (keep=false: answer the candidate unchanged), and saves it.
 func (e *draft) inboxChange(ctx context.Context, id string, change func(c *api.InboxCandidate) (keep bool, err error)) (*api.InboxCandidate, error) {
-	w, err := e.writer()
+	var c *api.InboxCandidate
+	err := e.locally(ctx, func(w engine.Writer) error {
+		var err error
+		c, err = e.inboxLoad(w, id)
+		if err != nil {
+			return err
+		}
+		normalize(c)
+		keep, err := change(c)
+		if err != nil || !keep {
+			return err
+		}
+		return inboxSave(w, c)
+	})
 	if err != nil {
-		return nil, err
-	}
-	unlock, err := w.Lock(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	c, err := e.inboxLoad(w, id)
-	if err != nil {
-		return nil, err
-	}
-	normalize(c)
-	keep, err := change(c)
-	if err != nil {
-		return nil, err
-	}
-	if !keep {
-		return c, nil
-	}
-	if err := inboxSave(w, c); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -589,41 +582,40 @@ func runInboxChallenge(ctx context.Context, e *draft, in *api.InboxChallengeInpu
 	if utf8.RuneCountInString(because) > inboxMaxBecause {
 		return nil, jsonin.Errorf("because", "is longer than %d characters", inboxMaxBecause)
 	}
-	w, err := e.writer()
-	if err != nil {
-		return nil, err
-	}
-	unlock, err := w.Lock(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	st, err := e.Read(ctx)
-	if err != nil {
-		return nil, err
-	}
-	en, err := st.Snap.Lookup(in.ID)
-	if err != nil {
-		return nil, err
-	}
-	counts := map[string]int{}
-	because = inboxRedact(because, counts)
-	blob := st.Snap.Blobs[en.File]
-	extra := map[string]any{"against": en.ID, "against_revision": strp(st.Head), "against_blob": strp(blob), "because": because}
-	title := "Challenge: " + en.Title
-	if utf8.RuneCountInString(title) > inboxMaxTitle {
-		title = string([]rune(title)[:inboxMaxTitle-1]) + "…"
-	}
-	ce := api.CaptureEntry{Kind: inboxChallengeKind, Title: title, Body: because, Paths: []string{}, Tags: []string{}}
-	now := e.inboxStamp()
-	c := &api.InboxCandidate{
-		ID:    inboxCandID(map[string]any{"kind": inboxChallengeKind, "against": en.ID, "against_blob": blob, "because": because}),
-		State: inboxPending, Kind: inboxChallengeKind, Entry: ce, CreatedAt: now,
-		History:  []api.InboxEvent{{At: now, Event: "captured"}},
-		Worktree: api.InboxWorktree{Root: e.Options().Root}, Redactions: counts, Extra: extra,
-	}
-	normalize(c)
-	stored, notes, err := e.inboxStoreNew(w, c)
+	var (
+		en     *entry.Entry
+		stored *api.InboxCandidate
+		notes  []string
+		counts = map[string]int{}
+	)
+	err := e.locally(ctx, func(w engine.Writer) error {
+		st, err := e.Read(ctx)
+		if err != nil {
+			return err
+		}
+		en, err = st.Snap.Lookup(in.ID)
+		if err != nil {
+			return err
+		}
+		because = inboxRedact(because, counts)
+		blob := st.Snap.Blobs[en.File]
+		extra := map[string]any{"against": en.ID, "against_revision": strp(st.Head), "against_blob": strp(blob), "because": because}
+		title := "Challenge: " + en.Title
+		if utf8.RuneCountInString(title) > inboxMaxTitle {
+			title = string([]rune(title)[:inboxMaxTitle-1]) + "…"
+		}
+		ce := api.CaptureEntry{Kind: inboxChallengeKind, Title: title, Body: because, Paths: []string{}, Tags: []string{}}
+		now := e.inboxStamp()
+		c := &api.InboxCandidate{
+			ID:    inboxCandID(map[string]any{"kind": inboxChallengeKind, "against": en.ID, "against_blob": blob, "because": because}),
+			State: inboxPending, Kind: inboxChallengeKind, Entry: ce, CreatedAt: now,
+			History:  []api.InboxEvent{{At: now, Event: "captured"}},
+			Worktree: api.InboxWorktree{Root: e.Options().Root}, Redactions: counts, Extra: extra,
+		}
+		normalize(c)
+		stored, notes, err = e.inboxStoreNew(w, c)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
