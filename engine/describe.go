@@ -8,9 +8,9 @@ import (
 	"sync"
 )
 
-//go:generate go run ./internal/schemagen -o schemas.json
+//go:generate go run ./internal/apigen -schemas schemas.json -dts ../wasm/index.d.ts
 
-// schemasJSON holds the input schemas generated from the input types by
+// schemasJSON holds the input schemas generated from engine/api by
 // go generate, so no reflection library is linked into the wasm.
 //
 //go:embed schemas.json

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/jsonin"
 	"github.com/kontext/kontext/engine/internal/kb"
@@ -17,6 +19,10 @@ import (
 type Operation struct {
 	name  string
 	needs Needs
+	// input and results are the Go types of the input and of the result
+	// shapes, for the generators of schemas and TypeScript declarations.
+	input   reflect.Type
+	results []reflect.Type
 	// newInput returns a pointer to a fresh input value (decoding, schemas).
 	newInput func() any
 	// run runs the operation on a decoded input from newInput.
@@ -42,6 +48,8 @@ func Op[I, O any](name string, needs Needs, run func(ctx context.Context, e *Eng
 	return Operation{
 		name:     name,
 		needs:    needs,
+		input:    reflect.TypeFor[I](),
+		results:  []reflect.Type{reflect.TypeFor[O]()},
 		newInput: func() any { return new(I) },
 		run: func(ctx context.Context, e *Engine, in any) (any, error) {
 			// The only assertion: newInput above made in a *I.
@@ -53,6 +61,29 @@ func Op[I, O any](name string, needs Needs, run func(ctx context.Context, e *Eng
 // Name is the operation's name in the API.
 func (o Operation) Name() string { return o.name }
 
+// Needs says what the operation needs.
+func (o Operation) Needs() Needs { return o.needs }
+
+// Input is the Go type of the operation's input.
+func (o Operation) Input() reflect.Type { return o.input }
+
+// Results are the Go types of the operation's result shapes.
+func (o Operation) Results() []reflect.Type { return o.results }
+
+// Returning documents the result shapes of a row whose run function
+// returns any (several shapes, or a stored result a retry replays).
+func (o Operation) Returning(shapes ...any) Operation {
+	o.results = nil
+	for _, s := range shapes {
+		o.results = append(o.results, reflect.TypeOf(s))
+	}
+	return o
+}
+
+// Table is the whole dispatch table of an engine opened with rows as
+// Options.Operations, in order.
+func Table(rows ...Operation) []Operation { return append(readOperations(), rows...) }
+
 // readOperations are the rows the engine itself implements: the reads,
 // served on every surface that has what they need. Write rows come from
 // engine/drafts through Options.Operations (a native opener passes them),
@@ -60,7 +91,7 @@ func (o Operation) Name() string { return o.name }
 func readOperations() []Operation {
 	return []Operation{
 		Op("status", Subset, runStatus),
-		Op("api.describe", Subset, runDescribe),
+		Op("api.describe", Subset, runDescribe).Returning(&api.DescribeResult{}, &api.DescribeOneResult{}),
 		Op("entries.list", Subset, runList),
 		Op("entries.get", Subset, runGet),
 		Op("entries.search", Subset, runSearch),
@@ -93,7 +124,7 @@ func (e *Engine) lookupOp(name string) (*Operation, bool) {
 // the engine's own, by name (for schema generation and documentation).
 func InputTypes(rows ...Operation) map[string]any {
 	out := map[string]any{}
-	for _, op := range append(readOperations(), rows...) {
+	for _, op := range Table(rows...) {
 		out[op.name] = op.newInput()
 	}
 	return out

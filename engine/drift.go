@@ -42,7 +42,7 @@ func (e *Engine) historyFor(kinds []string) (History, map[string]bool, error) {
 	return e.opts.History, ks, err
 }
 
-func runDrift(ctx context.Context, e *Engine, in *api.DriftInput) (any, error) {
+func runDrift(ctx context.Context, e *Engine, in *api.DriftInput) (*api.DriftResult, error) {
 	h, kinds, err := e.historyFor(in.Kinds)
 	if err != nil {
 		return nil, err

@@ -76,8 +76,7 @@ func New(opts Options) *Engine {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	ops := append(readOperations(), opts.Operations...)
-	return &Engine{opts: opts, ops: ops, reader: kb.NewReader(opts.FS)}
+	return &Engine{opts: opts, ops: Table(opts.Operations...), reader: kb.NewReader(opts.FS)}
 }
 
 // Forget drops cached parses of paths (all when none are given). Callers

@@ -12,7 +12,7 @@ import (
 	"github.com/kontext/kontext/engine/internal/jsonin"
 )
 
-func runChanged(ctx context.Context, e *Engine, in *api.ChangedInput) (any, error) {
+func runChanged(ctx context.Context, e *Engine, in *api.ChangedInput) (*api.ChangedResult, error) {
 	h, kinds, err := e.historyFor(in.Kinds)
 	if err != nil {
 		return nil, err
@@ -51,7 +51,7 @@ func runChanged(ctx context.Context, e *Engine, in *api.ChangedInput) (any, erro
 
 var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
-func runExport(ctx context.Context, e *Engine, in *api.ExportInput) (any, error) {
+func runExport(ctx context.Context, e *Engine, in *api.ExportInput) (*api.ExportResult, error) {
 	if !fullSHA.MatchString(in.Revision) {
 		return nil, jsonin.Errorf("revision", "%q is not a full 40-hex commit sha; export pins an exact reviewed commit", in.Revision)
 	}

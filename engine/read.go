@@ -43,7 +43,7 @@ func normKinds(kinds []string) (map[string]bool, error) {
 	return out, nil
 }
 
-func runList(ctx context.Context, e *Engine, in *api.ListInput) (any, error) {
+func runList(ctx context.Context, e *Engine, in *api.ListInput) (*api.ListResult, error) {
 	limit, err := limitOf("limit", in.Limit, 100, 500)
 	if err != nil {
 		return nil, err
@@ -97,7 +97,7 @@ func anyIn(have, want []string) bool {
 	return false
 }
 
-func runGet(ctx context.Context, e *Engine, in *api.GetInput) (any, error) {
+func runGet(ctx context.Context, e *Engine, in *api.GetInput) (*api.Entry, error) {
 	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
@@ -113,7 +113,7 @@ func runGet(ctx context.Context, e *Engine, in *api.GetInput) (any, error) {
 	return vs[0], nil
 }
 
-func runSearch(ctx context.Context, e *Engine, in *api.SearchInput) (any, error) {
+func runSearch(ctx context.Context, e *Engine, in *api.SearchInput) (*api.SearchResult, error) {
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, jsonin.Errorf("query", "is empty; pass the words to search for")
 	}
@@ -165,7 +165,7 @@ func normPaths(field string, paths []string) ([]string, error) {
 	return out, nil
 }
 
-func runGoverning(ctx context.Context, e *Engine, in *api.GoverningInput) (any, error) {
+func runGoverning(ctx context.Context, e *Engine, in *api.GoverningInput) (*api.GoverningResult, error) {
 	if in.Paths == nil {
 		return nil, jsonin.Errorf("paths", "is required: pass the repo-relative paths to look up")
 	}
@@ -249,7 +249,7 @@ func (e *Engine) governing(ctx context.Context, st *State, paths, exclude []stri
 
 const maxRelated = 5
 
-func runRelated(ctx context.Context, e *Engine, in *api.RelatedInput) (any, error) {
+func runRelated(ctx context.Context, e *Engine, in *api.RelatedInput) (*api.RelatedResult, error) {
 	if useModel, err := wantsModel(in.LLM); err != nil {
 		return nil, err
 	} else if useModel {

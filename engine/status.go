@@ -8,7 +8,7 @@ import (
 	"github.com/kontext/kontext/engine/internal/ledger"
 )
 
-func runStatus(ctx context.Context, e *Engine, _ *api.StatusInput) (any, error) {
+func runStatus(ctx context.Context, e *Engine, _ *api.StatusInput) (*api.StatusResult, error) {
 	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err

@@ -17,7 +17,7 @@ import (
 	"github.com/kontext/kontext/engine/apierr"
 )
 
-// Exit codes (07-surfaces.md).
+// Exit codes (README "The human CLI").
 const (
 	exitOK          = 0
 	exitFailed      = 1

@@ -3,15 +3,15 @@ package api
 // ConfirmInput is the input of drafts.confirm.
 type ConfirmInput struct {
 	DirInput
-	ID          string   `json:"id,omitempty" jsonschema:"description=The entry that still holds (id, prefix, ADR number or path)."`
-	IDs         []string `json:"ids,omitempty" jsonschema:"description=Several entries; more than five are written as bulk lines."`
-	Because     string   `json:"because,omitempty" jsonschema:"description=One line (at most 500 characters) kept in the ledger."`
-	Kind        string   `json:"kind,omitempty" jsonschema:"enum=read,enum=agent,description=read when a person confirmed it in a client; agent (default) otherwise."`
-	OperationID string   `json:"operation_id,omitempty" jsonschema:"description=Makes a retry return the first result (replayed: true) instead of a second ledger line."`
-	Repair      bool     `json:"repair,omitempty" jsonschema:"description=Alone: rewrite checked of every active entry whose file lags its newest ledger confirmation; and restore missing status: superseded / superseded_by on entries that an active entry supersedes."`
+	ID          string   `json:"id,omitempty" jsonschema_description:"The entry that still holds (id, prefix, ADR number or path)."`
+	IDs         []string `json:"ids,omitempty" jsonschema_description:"Several entries; more than five are written as bulk lines."`
+	Because     string   `json:"because,omitempty" jsonschema_description:"One line (at most 500 characters) kept in the ledger."`
+	Kind        string   `json:"kind,omitempty" jsonschema:"enum=read,enum=agent" jsonschema_description:"read when a person confirmed it in a client; agent (default) otherwise."`
+	OperationID string   `json:"operation_id,omitempty" jsonschema_description:"Makes a retry return the first result (replayed: true) instead of a second ledger line."`
+	Repair      bool     `json:"repair,omitempty" jsonschema_description:"Alone: rewrite checked of every active entry whose file lags its newest ledger confirmation; and restore missing status: superseded / superseded_by on entries that an active entry supersedes."`
 	// MigrateLegacy writes bulk lines for entries whose only verification
 	// is a checked date (kontext confirm --migrate-legacy).
-	MigrateLegacy bool `json:"migrate_legacy,omitempty" jsonschema:"description=Alone: write bulk ledger lines for entries whose only verification is a checked date."`
+	MigrateLegacy bool `json:"migrate_legacy,omitempty" jsonschema_description:"Alone: write bulk ledger lines for entries whose only verification is a checked date."`
 }
 
 // LedgerRecord is the ledger part of a confirmation result.

@@ -59,7 +59,7 @@ type Entry struct {
 	Revision     string         `json:"revision"`
 	Publication  Publication    `json:"publication"`
 	Extra        map[string]any `json:"extra"`
-	// History-derived fields (03-reads.md); null without git history.
+	// History-derived fields (README, the verification fields); null without git history.
 	Verification  *Verification `json:"verification"`
 	LastVerified  *Verification `json:"last_verified"`
 	Since         *Since        `json:"since"`

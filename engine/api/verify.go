@@ -3,8 +3,8 @@ package api
 // VerifyInput is the input of drafts.verify.
 type VerifyInput struct {
 	DirInput
-	ID      string `json:"id" jsonschema:"required,description=The entry whose pinned verify command runs (id, prefix, ADR number or path)."`
-	Because string `json:"because,omitempty" jsonschema:"description=One line (at most 500 characters) kept in the ledger."`
+	ID      string `json:"id" jsonschema:"required" jsonschema_description:"The entry whose pinned verify command runs (id, prefix, ADR number or path)."`
+	Because string `json:"because,omitempty" jsonschema_description:"One line (at most 500 characters) kept in the ledger."`
 }
 
 // VerifyResult is the result of drafts.verify.

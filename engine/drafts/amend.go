@@ -17,7 +17,7 @@ import (
 var addedHeading = regexp.MustCompile(`^## Added \d{4}-\d{2}-\d{2}[ \t]*$`)
 
 // runAmend is drafts.stage {amends: {id, revision}, entry: {body}}: an
-// append-only edit of a convention, learning or incident (05-writes.md).
+// append-only edit of a convention, learning or incident.
 // entry.body is either the current body followed by `## Added <date>`
 // sections (the shape drafts.extend returns), only such sections, or plain
 // text, which is appended verbatim under `## Added <today>`. Everything

@@ -30,12 +30,12 @@ func row[I, O any](name string, run func(ctx context.Context, e *draft, in *I) (
 func Operations() []engine.Operation {
 	return []engine.Operation{
 		row("setup", runSetup),
-		row("drafts.stage", runStage),
-		row("drafts.confirm", runConfirm),
-		row("drafts.retire", runRetire),
-		row("drafts.set_verify", runSetVerify),
+		row("drafts.stage", runStage).Returning(&api.StageResult{}, &api.AmendResult{}),
+		row("drafts.confirm", runConfirm).Returning(&api.Confirmation{}, &api.ConfirmManyResult{}, &api.RepairResult{}, &api.MigrateResult{}),
+		row("drafts.retire", runRetire).Returning(&api.StageResult{}),
+		row("drafts.set_verify", runSetVerify).Returning(&api.StageResult{}),
 		row("drafts.verify", runVerify),
-		row("drafts.capture", runCapture),
+		row("drafts.capture", runCapture).Returning(&api.CaptureResult{}),
 		row("inbox.list", runInboxList),
 		row("inbox.drop", runInboxDrop),
 		row("inbox.verify", runInboxVerify),
@@ -43,8 +43,6 @@ func Operations() []engine.Operation {
 		row("operations.get", runOperationsGet),
 	}
 }
-
-var _ = api.SetupInput{}
 
 func strp(s string) *string {
 	if s == "" {

@@ -447,7 +447,7 @@ func runCapture(ctx context.Context, e *draft, in *api.CaptureInput) (any, error
 	})
 }
 
-func runInboxList(ctx context.Context, e *draft, in *api.InboxListInput) (any, error) {
+func runInboxList(ctx context.Context, e *draft, in *api.InboxListInput) (*api.InboxListResult, error) {
 	want := in.State
 	if want == "" {
 		want = inboxPending
@@ -517,7 +517,7 @@ func (e *draft) inboxChange(ctx context.Context, id string, change func(c *api.I
 	return c, nil
 }
 
-func runInboxDrop(ctx context.Context, e *draft, in *api.InboxDropInput) (any, error) {
+func runInboxDrop(ctx context.Context, e *draft, in *api.InboxDropInput) (*api.InboxCandidate, error) {
 	if err := inboxOneLine("reason", in.Reason, 500); err != nil {
 		return nil, err
 	}
@@ -542,7 +542,7 @@ func runInboxDrop(ctx context.Context, e *draft, in *api.InboxDropInput) (any, e
 	return c, nil
 }
 
-func runInboxVerify(ctx context.Context, e *draft, in *api.InboxVerifyInput) (any, error) {
+func runInboxVerify(ctx context.Context, e *draft, in *api.InboxVerifyInput) (*api.InboxVerifyResult, error) {
 	if in.Verify == nil {
 		return nil, jsonin.Errorf("verify", "is required: a one-line command, or \"\" to remove it")
 	}
@@ -574,7 +574,7 @@ func runInboxVerify(ctx context.Context, e *draft, in *api.InboxVerifyInput) (an
 	return &api.InboxVerifyResult{ID: c.ID, Verify: strp(cmd), Entry: c.Entry}, nil
 }
 
-func runInboxChallenge(ctx context.Context, e *draft, in *api.InboxChallengeInput) (any, error) {
+func runInboxChallenge(ctx context.Context, e *draft, in *api.InboxChallengeInput) (*api.CaptureResult, error) {
 	because := strings.TrimSpace(in.Because)
 	if because == "" {
 		return nil, jsonin.Errorf("because", "is empty; say why the entry may no longer hold")

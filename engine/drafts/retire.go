@@ -125,7 +125,7 @@ func (e *draft) editable(ctx context.Context, st *engine.State, ref, rev string)
 	return en, nil
 }
 
-// checkRevision applies the one notion of revision (02-api.md): the blob
+// checkRevision applies the one notion of revision (README "The application API"): the blob
 // id, its 12-hex prefix, or a full commit sha in which the file's blob is
 // the current one.
 func (e *draft) checkRevision(ctx context.Context, st *engine.State, en *entry.Entry, rev string) error {

@@ -48,7 +48,7 @@ func CommandSHA256(command string) string {
 // UntrustedVerifyHint is what a person runs to pin an entry's command.
 func UntrustedVerifyHint(id string) string { return "kontext trust --verify " + id }
 
-func runVerify(ctx context.Context, e *draft, in *api.VerifyInput) (any, error) {
+func runVerify(ctx context.Context, e *draft, in *api.VerifyInput) (*api.VerifyResult, error) {
 	if len(in.Because) > 500 || strings.ContainsAny(in.Because, "\r\n") {
 		return nil, jsonin.Errorf("because", "must be one line of at most 500 characters")
 	}

@@ -1,6 +1,6 @@
 // Package brief assembles the document of `kontext brief` (schema
 // kontext.brief/v1): the knowledge that governs a set of paths, in the
-// fixed authority order of 07-surfaces.md, cut to a line budget, with
+// fixed authority order (README "Briefs for agents and reviewers"), cut to a line budget, with
 // every item it left out named under EXCLUDED.
 //
 // It owns the document's shape (sections, entry items, the EXCLUDED and

@@ -69,7 +69,7 @@ type Config struct {
 	Text string `json:"text"`
 }
 
-// History holds the history-derived fields of one entry (03-reads.md).
+// History holds the history-derived fields of one entry (README "The application API").
 type History struct {
 	Verification  *api.Verification `json:"verification"`
 	LastVerified  *api.Verification `json:"last_verified"`

@@ -158,7 +158,7 @@ func (t tool) inputSchema() map[string]any {
 func envelopeSchema() map[string]any {
 	return map[string]any{
 		"type":        "object",
-		"description": "The kontext API envelope (02-api.md): ok with result, or not ok with error.",
+		"description": "The kontext API envelope: ok with result, or not ok with error.",
 		"properties": map[string]any{
 			"schema_version": map[string]any{"type": "integer", "const": 1},
 			"ok":             map[string]any{"type": "boolean"},
