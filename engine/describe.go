@@ -45,3 +45,10 @@ func runDescribe(_ context.Context, _ *Engine, in *api.DescribeInput) (any, erro
 	}
 	return res, nil
 }
+
+// InputSchema is the generated JSON Schema of op's input (false for an
+// operation without one). MCP tool schemas are cut from it.
+func InputSchema(op string) (json.RawMessage, bool) {
+	s, ok := loadSchemas()[op]
+	return s, ok
+}
