@@ -100,6 +100,9 @@ func readOperations() []Operation {
 		Op("entries.drift", NeedsHistory, runDrift),
 		Op("entries.changed", NeedsHistory, runChanged),
 		Op("entries.export", NeedsHistory, runExport),
+		Op("repository.state", NeedsHistory, runRepositoryState),
+		Op("context.brief", 0, runBrief),
+		Op("verify.pin", 0, runVerifyPin),
 	}
 }
 

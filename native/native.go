@@ -120,3 +120,12 @@ func clock() (func() time.Time, error) {
 	}
 	return func() time.Time { return t }, nil
 }
+
+// PinVerify pins command as the verify command of entry id of the
+// repository at root in the user's trust file and returns its path.
+// Pinning is terminal-only (kontext trust --verify): it is never an API
+// operation, so no agent can pin what it then runs; verify.pin only reads
+// the pin state.
+func PinVerify(root, id, command string, now time.Time) (string, error) {
+	return verifyrun.AddPin(root, id, command, now)
+}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kontext/kontext/engine/drafts"
+	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/internal/verifyrun"
 )
 
@@ -78,7 +78,7 @@ func TestVerifyUntrustedRunsNothing(t *testing.T) {
 	e := verifyErr(r, `{"id":"mark"}`)
 	cmd := "sh ./mark.sh"
 	if e["code"] != "untrusted_verify" || e["id"] != "mark" || e["command"] != cmd ||
-		e["command_sha256"] != drafts.CommandSHA256(cmd) || e["hint"] != "kontext trust --verify mark" {
+		e["command_sha256"] != engine.CommandSHA256(cmd) || e["hint"] != "kontext trust --verify mark" {
 		t.Fatalf("error %v", e)
 	}
 	// A pin of another command, another id or another repository is no pin.
@@ -122,7 +122,7 @@ func TestVerifyPinnedPasses(t *testing.T) {
 	pin(t, root, "ok", "sh ./ok.sh")
 	res := r.api("drafts.verify", `{"id":"ok","because":"after the refactor"}`)
 	head := r.git("rev-parse", "HEAD")
-	want := map[string]any{"id": "ok", "command": "sh ./ok.sh", "command_sha256": drafts.CommandSHA256("sh ./ok.sh"), "ran": true,
+	want := map[string]any{"id": "ok", "command": "sh ./ok.sh", "command_sha256": engine.CommandSHA256("sh ./ok.sh"), "ran": true,
 		"passed": true, "exit_code": 0.0, "timed_out": false, "output_tail": "all good\n", "at": "2026-11-30T12:34:56Z",
 		"commit": head, "dirty": false, "dirty_paths": []any{}, "path": ".ai/confirmations.log"}
 	if got, _ := json.Marshal(res); string(got) != mustJSON(t, want) {
@@ -132,7 +132,7 @@ func TestVerifyPinnedPasses(t *testing.T) {
 		t.Fatalf("staged %q", staged)
 	}
 	line := r.git("show", ":.ai/confirmations.log")
-	wantLine := `{"at":"2026-11-30T12:34:56Z","kind":"verify","id":"ok","commit":"` + head + `","by":"Vera Verifier","because":"after the refactor","passed":true,"exit_code":0,"command_sha256":"` + drafts.CommandSHA256("sh ./ok.sh") + `"}`
+	wantLine := `{"at":"2026-11-30T12:34:56Z","kind":"verify","id":"ok","commit":"` + head + `","by":"Vera Verifier","because":"after the refactor","passed":true,"exit_code":0,"command_sha256":"` + engine.CommandSHA256("sh ./ok.sh") + `"}`
 	if line != wantLine {
 		t.Fatalf("ledger\n%s\nwant\n%s", line, wantLine)
 	}

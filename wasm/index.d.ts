@@ -100,6 +100,9 @@ export interface Operations {
   "entries.drift": { input: DriftInput; result: DriftResult };
   "entries.changed": { input: ChangedInput; result: ChangedResult };
   "entries.export": { input: ExportInput; result: ExportResult };
+  "repository.state": { input: RepositoryStateInput; result: RepositoryState };
+  "context.brief": { input: BriefInput; result: Brief };
+  "verify.pin": { input: VerifyPinInput; result: VerifyPin };
   "setup": { input: SetupInput; result: SetupResult };
   "drafts.stage": { input: StageInput; result: StageResult | AmendResult };
   "drafts.confirm": { input: ConfirmInput; result: Confirmation | ConfirmManyResult | RepairResult | MigrateResult };
@@ -127,6 +130,55 @@ export interface AmendResult {
   related_entries: unknown[];
   resolved_challenges: unknown[];
   amended: string;
+}
+
+export interface Brief {
+  schema: string;
+  generated_at: string;
+  repository: BriefRepository;
+  sections: BriefSection[];
+  excluded: BriefExcluded[];
+  budget: BriefBudget;
+  over_budget?: boolean;
+}
+
+export interface BriefBudget {
+  lines: number;
+  limit: number;
+  dropped: number;
+}
+
+export interface BriefExcluded {
+  item: string;
+  reason: string;
+}
+
+export interface BriefInput {
+  /** Another worktree or repository to read (overrides -C). Native surfaces only. */
+  dir?: string;
+  /** Repo-relative paths to brief; default: the files changed since diff, else the uncommitted files. */
+  paths?: string[];
+  /** A git revision: brief the files changed since its merge base with HEAD, plus uncommitted ones. Not with paths. */
+  diff?: string;
+  /** At most this many lines; lower-authority content is dropped first. Default: [brief] budget_lines of the config (300). */
+  budget_lines?: number;
+  /** Include the ARCHITECTURE section. */
+  architecture?: boolean;
+}
+
+export interface BriefRepository {
+  root: string;
+  branch: string;
+  head: string;
+  dirty: boolean;
+  paths: string[];
+  paths_from: string;
+}
+
+export interface BriefSection {
+  id: string;
+  lines: number;
+  text: string;
 }
 
 export interface Candidate {
@@ -219,6 +271,11 @@ export interface ChangedResult {
   base: string | null;
   head: string | null;
   changes: Change[];
+}
+
+export interface ChangedSince {
+  base: string;
+  paths: string[];
 }
 
 export interface CommitLine {
@@ -670,6 +727,22 @@ export interface Repaired {
   to: string;
 }
 
+export interface RepositoryState {
+  root: string;
+  branch: string;
+  head: string | null;
+  dirty: boolean;
+  uncommitted: string[];
+  changed_since?: ChangedSince;
+}
+
+export interface RepositoryStateInput {
+  /** Another worktree or repository to read (overrides -C). Native surfaces only. */
+  dir?: string;
+  /** A git revision: also list the files changed since its merge base with HEAD (plus uncommitted ones). */
+  since?: string;
+}
+
 export interface RetireInput {
   /** Another worktree or repository to read (overrides -C). Native surfaces only. */
   dir?: string;
@@ -850,6 +923,20 @@ export interface VerifyInput {
   id: string;
   /** One line (at most 500 characters) kept in the ledger. */
   because?: string;
+}
+
+export interface VerifyPin {
+  id: string;
+  command: string | null;
+  command_sha256: string | null;
+  pinned: boolean;
+}
+
+export interface VerifyPinInput {
+  /** Another worktree or repository to read (overrides -C). Native surfaces only. */
+  dir?: string;
+  /** The entry whose verify command is looked up (id, prefix, ADR number or path). */
+  id: string;
 }
 
 export interface VerifyResult {

@@ -6,12 +6,13 @@ import (
 	"io"
 
 	"github.com/kontext/kontext/engine/api"
+	"github.com/kontext/kontext/engine/drafts"
 )
 
 // runConfirmCmd is `kontext confirm <id>… [--because …] [--kind read|agent]
 // [--migrate-legacy]`: a person at a terminal confirms that entries still
 // hold (ledger kind read unless told).
-func runConfirmCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runConfirmCmd(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, _ io.Reader) int {
 	fs := flags("confirm", stderr)
 	because := fs.String("because", "", "why the entries still hold (one line, kept in the ledger)")
 	kind := fs.String("kind", "read", "read (a person looked) or agent")
@@ -20,20 +21,20 @@ func runConfirmCmd(ctx context.Context, g *globals, args []string, stdout, stder
 	if err != nil {
 		return exitUsage
 	}
-	input := map[string]any{"because": *because}
+	input := &api.ConfirmInput{Because: *because}
 	switch {
 	case *migrate && len(ids) > 0:
 		return usageErr(g, stderr, "pass ids or --migrate-legacy, not both")
 	case *migrate:
-		input["migrate_legacy"] = true
+		input.MigrateLegacy = true
 	case len(ids) == 0:
 		return usageErr(g, stderr, "usage: kontext confirm <id>… [--because \"…\"]")
 	case len(ids) == 1:
-		input["id"], input["kind"] = ids[0], *kind
+		input.ID, input.Kind = ids[0], *kind
 	default:
-		input["ids"], input["kind"] = ids, *kind
+		input.IDs, input.Kind = ids, *kind
 	}
-	res, err := call(ctx, g, "drafts.confirm", input)
+	res, err := write(ctx, g, drafts.Confirm, input)
 	if err != nil {
 		return fail(g, stderr, err)
 	}

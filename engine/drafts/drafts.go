@@ -50,3 +50,58 @@ func strp(s string) *string {
 	}
 	return &s
 }
+
+// Typed functions of the write operations for Go callers (the CLI, MCP):
+// the same rows and checks as a request, without JSON. Operations that may
+// answer a stored result (a retry) return it as any.
+
+func call[I, O any](ctx context.Context, e *engine.Engine, name string, run func(context.Context, *draft, *I) (O, error), in *I) (O, error) {
+	return engine.Invoke(ctx, e, name, func(ctx context.Context, e *engine.Engine, in *I) (O, error) {
+		return run(ctx, &draft{e}, in)
+	}, in)
+}
+
+// Setup runs setup.
+func Setup(ctx context.Context, e *engine.Engine) (*api.SetupResult, error) {
+	return call(ctx, e, "setup", runSetup, &api.SetupInput{})
+}
+
+// Stage runs drafts.stage (*api.StageResult, *api.AmendResult or a replay).
+func Stage(ctx context.Context, e *engine.Engine, in *api.StageInput) (any, error) {
+	return call(ctx, e, "drafts.stage", runStage, in)
+}
+
+// Confirm runs drafts.confirm.
+func Confirm(ctx context.Context, e *engine.Engine, in *api.ConfirmInput) (any, error) {
+	return call(ctx, e, "drafts.confirm", runConfirm, in)
+}
+
+// Retire runs drafts.retire.
+func Retire(ctx context.Context, e *engine.Engine, in *api.RetireInput) (any, error) {
+	return call(ctx, e, "drafts.retire", runRetire, in)
+}
+
+// Verify runs drafts.verify.
+func Verify(ctx context.Context, e *engine.Engine, in *api.VerifyInput) (*api.VerifyResult, error) {
+	return call(ctx, e, "drafts.verify", runVerify, in)
+}
+
+// Capture runs drafts.capture.
+func Capture(ctx context.Context, e *engine.Engine, in *api.CaptureInput) (any, error) {
+	return call(ctx, e, "drafts.capture", runCapture, in)
+}
+
+// InboxList runs inbox.list.
+func InboxList(ctx context.Context, e *engine.Engine, in *api.InboxListInput) (*api.InboxListResult, error) {
+	return call(ctx, e, "inbox.list", runInboxList, in)
+}
+
+// InboxDrop runs inbox.drop.
+func InboxDrop(ctx context.Context, e *engine.Engine, in *api.InboxDropInput) (*api.InboxCandidate, error) {
+	return call(ctx, e, "inbox.drop", runInboxDrop, in)
+}
+
+// Challenge runs inbox.challenge.
+func Challenge(ctx context.Context, e *engine.Engine, in *api.InboxChallengeInput) (*api.CaptureResult, error) {
+	return call(ctx, e, "inbox.challenge", runInboxChallenge, in)
+}

@@ -2,8 +2,6 @@ package drafts
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"sort"
 	"strconv"
@@ -39,15 +37,6 @@ type verifyLedgerLine struct {
 	CommandSHA256 string  `json:"command_sha256"`
 }
 
-// CommandSHA256 is the hex sha256 of a verify command (trust pins carry it).
-func CommandSHA256(command string) string {
-	h := sha256.Sum256([]byte(command))
-	return hex.EncodeToString(h[:])
-}
-
-// UntrustedVerifyHint is what a person runs to pin an entry's command.
-func UntrustedVerifyHint(id string) string { return "kontext trust --verify " + id }
-
 func runVerify(ctx context.Context, e *draft, in *api.VerifyInput) (*api.VerifyResult, error) {
 	if len(in.Because) > 500 || strings.ContainsAny(in.Because, "\r\n") {
 		return nil, jsonin.Errorf("because", "must be one line of at most 500 characters")
@@ -69,10 +58,10 @@ func runVerify(ctx context.Context, e *draft, in *api.VerifyInput) (*api.VerifyR
 	if entry.Inactive(en.Status) {
 		return nil, apierr.New(apierr.OperationConflict, "%s is %s; only active entries are verified", en.ID, en.Status)
 	}
-	sum := CommandSHA256(en.Verify)
+	sum := engine.CommandSHA256(en.Verify)
 	if e.Options().Trust == nil || !e.Options().Trust.Pinned(e.Options().Root, en.ID, en.Verify) {
-		ae := apierr.New(apierr.UntrustedVerify, "the verify command of %s is not pinned in your trust file, so it was not run; a person shows it and pins it with %q", en.ID, UntrustedVerifyHint(en.ID))
-		ae.Extra = map[string]any{"id": en.ID, "command": en.Verify, "command_sha256": sum, "hint": UntrustedVerifyHint(en.ID)}
+		ae := apierr.New(apierr.UntrustedVerify, "the verify command of %s is not pinned in your trust file, so it was not run; a person shows it and pins it with %q", en.ID, engine.UntrustedVerifyHint(en.ID))
+		ae.Extra = map[string]any{"id": en.ID, "command": en.Verify, "command_sha256": sum, "hint": engine.UntrustedVerifyHint(en.ID)}
 		return nil, ae
 	}
 	if e.Options().Runner == nil {

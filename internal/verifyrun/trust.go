@@ -3,7 +3,6 @@ package verifyrun
 import (
 	"bytes"
 	"errors"
-	"github.com/kontext/kontext/engine/drafts"
 	"github.com/kontext/kontext/internal/writer"
 	"io/fs"
 	"os"
@@ -61,7 +60,7 @@ func (Trust) Pinned(repository, id, command string) bool {
 
 func pinMatches(p Pin, repository, id, command string) bool {
 	return filepath.Clean(p.Repository) == filepath.Clean(repository) && p.ID == id &&
-		p.Command == command && p.CommandSHA256 == drafts.CommandSHA256(command)
+		p.Command == command && p.CommandSHA256 == engine.CommandSHA256(command)
 }
 
 func readPins() ([]Pin, error) {
@@ -105,7 +104,7 @@ func AddPin(repository, id, command string, now time.Time) (string, error) {
 		}
 	}
 	block, err := toml.Marshal(trustFile{Verify: []Pin{{Repository: repository, ID: id, Command: command,
-		CommandSHA256: drafts.CommandSHA256(command), PinnedAt: now.UTC().Format("2006-01-02T15:04:05Z")}}})
+		CommandSHA256: engine.CommandSHA256(command), PinnedAt: now.UTC().Format("2006-01-02T15:04:05Z")}}})
 	if err != nil {
 		return "", err
 	}

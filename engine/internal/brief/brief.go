@@ -40,22 +40,9 @@ const (
 	SecBudget       = "budget"
 )
 
-// Repository is what the brief says about the repository and the paths
-// it is about.
-type Repository struct {
-	Root   string   `json:"root"`
-	Branch string   `json:"branch"` // "" when HEAD is detached or there is no git
-	Head   string   `json:"head"`   // "" before the first commit or without git
-	Dirty  bool     `json:"dirty"`
-	Paths  []string `json:"paths"`
-	// PathsFrom says where the paths came from: "given", "changed since
-	// <base>" or "uncommitted".
-	PathsFrom string `json:"paths_from"`
-}
-
 // Input is everything Assemble needs.
 type Input struct {
-	Repository Repository
+	Repository api.BriefRepository
 	// Entries are the entries of an entries.governing result for
 	// Repository.Paths, in its order (most specific first).
 	Entries      []*api.Entry
@@ -64,51 +51,14 @@ type Input struct {
 	GeneratedAt  time.Time
 }
 
-// Brief is the assembled document.
-type Brief struct {
-	Schema      string     `json:"schema"`
-	GeneratedAt string     `json:"generated_at"`
-	Repository  Repository `json:"repository"`
-	Sections    []Section  `json:"sections"`
-	Excluded    []Excluded `json:"excluded"`
-	Budget      Budget     `json:"budget"`
-}
-
-// Section is one section of the document; Text is exactly what the text
-// rendering prints for it (its heading, its lines and a separating blank
-// line), Lines its line count.
-type Section struct {
-	ID    string `json:"id"`
-	Lines int    `json:"lines"`
-	Text  string `json:"text"`
-}
-
-// Excluded is one item left out of the document, with the reason.
-type Excluded struct {
-	Item   string `json:"item"`
-	Reason string `json:"reason"`
-}
-
-// Budget is the line budget: Lines of the document against Limit, and how
-// many bodies and titles were Dropped to fit.
-type Budget struct {
-	Lines   int `json:"lines"`
-	Limit   int `json:"limit"`
-	Dropped int `json:"dropped"`
-}
-
 // Text is the text rendering: the sections' texts in order.
-func (b *Brief) Text() string {
+func Text(b *api.Brief) string {
 	var sb strings.Builder
 	for _, s := range b.Sections {
 		sb.WriteString(s.Text)
 	}
 	return sb.String()
 }
-
-// OverBudget reports that the document exceeds its budget with nothing
-// left to drop (the CLI exits 10).
-func (b *Brief) OverBudget() bool { return b.Budget.Lines > b.Budget.Limit }
 
 // group is where an entry goes.
 type group int
@@ -145,7 +95,7 @@ type step struct {
 }
 
 // Assemble builds the brief of in.
-func Assemble(in Input) *Brief {
+func Assemble(in Input) *api.Brief {
 	limit := in.Budget
 	if limit <= 0 {
 		limit = DefaultBudget
@@ -191,11 +141,11 @@ func Assemble(in Input) *Brief {
 
 type assembly struct {
 	in      Input
-	repo    Repository
+	repo    api.BriefRepository
 	limit   int
 	groups  [nGroups][]*item
-	order   []*item    // every shown item in document order
-	notIn   []Excluded // left out for a reason other than the budget
+	order   []*item             // every shown item in document order
+	notIn   []api.BriefExcluded // left out for a reason other than the budget
 	dropped int
 }
 
@@ -211,25 +161,25 @@ func (a *assembly) classify() {
 		g, known := groupOfKind[e.Kind]
 		switch {
 		case !known:
-			a.notIn = append(a.notIn, Excluded{e.ID, fmt.Sprintf("unknown kind %q", e.Kind)})
+			a.notIn = append(a.notIn, api.BriefExcluded{Item: e.ID, Reason: fmt.Sprintf("unknown kind %q", e.Kind)})
 			continue
 		case inactive[status]:
 			r := fmt.Sprintf("%s: not in force", status)
 			if len(e.SupersededBy) > 0 {
 				r = fmt.Sprintf("superseded by %s: not in force", strings.Join(e.SupersededBy, ", "))
 			}
-			a.notIn = append(a.notIn, Excluded{e.ID, r})
+			a.notIn = append(a.notIn, api.BriefExcluded{Item: e.ID, Reason: r})
 			continue
 		case e.Visibility == "private":
-			a.notIn = append(a.notIn, Excluded{e.ID, "private entry: not a team rule"})
+			a.notIn = append(a.notIn, api.BriefExcluded{Item: e.ID, Reason: "private entry: not a team rule"})
 			continue
 		case g == gDecision && !e.Authority:
 			g = gProposed // proposed (or no status yet): listed as proposed, never as a rule
 		case !e.Authority:
-			a.notIn = append(a.notIn, Excluded{e.ID, "no authority: not a rule"})
+			a.notIn = append(a.notIn, api.BriefExcluded{Item: e.ID, Reason: "no authority: not a rule"})
 			continue
 		case g == gArchitecture && !a.in.Architecture:
-			a.notIn = append(a.notIn, Excluded{e.ID, "architecture note: not asked for (kontext brief --architecture)"})
+			a.notIn = append(a.notIn, api.BriefExcluded{Item: e.ID, Reason: "architecture note: not asked for (kontext brief --architecture)"})
 			continue
 		}
 		it := &item{e: e, g: g, head: headLines(e, g), body: bodyLines(e.Body)}
@@ -301,7 +251,7 @@ func bodyLines(body string) []string {
 
 // layout returns the sections (id, heading and lines, without the blank
 // separator) and the excluded items of the current drop state.
-func (a *assembly) layout(total int) ([]string, [][]string, []Excluded) {
+func (a *assembly) layout(total int) ([]string, [][]string, []api.BriefExcluded) {
 	r := a.repo
 	branch := r.Branch
 	if branch == "" {
@@ -333,7 +283,7 @@ func (a *assembly) layout(total int) ([]string, [][]string, []Excluded) {
 		fmt.Sprintf("paths   %d %s: %s", len(r.Paths), from, paths),
 	}}
 
-	var excluded []Excluded
+	var excluded []api.BriefExcluded
 	entrySection := func(id, heading string, groups ...group) {
 		lines := []string{heading}
 		shown, cut := 0, 0
@@ -396,9 +346,9 @@ func (a *assembly) layout(total int) ([]string, [][]string, []Excluded) {
 			prem = append(prem, fmt.Sprintf("- %s relies on %s, now %s", e.ID, p.ID, what))
 		}
 		if it.titleDrop {
-			excluded = append(excluded, Excluded{e.ID, fmt.Sprintf("%s left out for the budget (title and body): kontext show %s", kindLabel(it.g), e.ID)})
+			excluded = append(excluded, api.BriefExcluded{Item: e.ID, Reason: fmt.Sprintf("%s left out for the budget (title and body): kontext show %s", kindLabel(it.g), e.ID)})
 		} else if it.bodyDropped {
-			excluded = append(excluded, Excluded{e.ID, fmt.Sprintf("%s body left out for the budget (%d lines)", kindLabel(it.g), len(it.body))})
+			excluded = append(excluded, api.BriefExcluded{Item: e.ID, Reason: fmt.Sprintf("%s body left out for the budget (%d lines)", kindLabel(it.g), len(it.body))})
 		}
 	}
 	excluded = append(excluded, a.notIn...)
@@ -439,22 +389,25 @@ func (a *assembly) measure() int {
 	return n
 }
 
-func (a *assembly) render() *Brief {
+func (a *assembly) render() *api.Brief {
 	total := a.measure()
 	ids, secs, excluded := a.layout(total)
-	b := &Brief{
+	b := &api.Brief{
 		Schema: Schema, GeneratedAt: a.in.GeneratedAt.UTC().Format(time.RFC3339),
 		Repository: a.repo, Excluded: excluded,
-		Budget: Budget{Lines: total, Limit: a.limit, Dropped: a.dropped},
+		Budget: api.BriefBudget{Lines: total, Limit: a.limit, Dropped: a.dropped},
 	}
 	if b.Excluded == nil {
-		b.Excluded = []Excluded{}
+		b.Excluded = []api.BriefExcluded{}
 	}
 	for i, s := range secs {
 		if i < len(secs)-1 {
 			s = append(s, "")
 		}
-		b.Sections = append(b.Sections, Section{ID: ids[i], Lines: len(s), Text: strings.Join(s, "\n") + "\n"})
+		b.Sections = append(b.Sections, api.BriefSection{ID: ids[i], Lines: len(s), Text: strings.Join(s, "\n") + "\n"})
 	}
+	// Still over with nothing left to drop: said in the document (the CLI
+	// exits 10 on it).
+	b.OverBudget = b.Budget.Lines > b.Budget.Limit
 	return b
 }

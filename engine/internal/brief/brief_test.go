@@ -40,9 +40,9 @@ func fixture() []*api.Entry {
 	}
 }
 
-func assemble(budget int, arch bool) *Brief {
+func assemble(budget int, arch bool) *api.Brief {
 	return Assemble(Input{
-		Repository:   Repository{Root: "/r", Branch: "main", Head: "abc", Paths: []string{"src/a.go"}},
+		Repository:   api.BriefRepository{Root: "/r", Branch: "main", Head: "abc", Paths: []string{"src/a.go"}},
 		Entries:      fixture(),
 		Budget:       budget,
 		Architecture: arch,
@@ -50,7 +50,7 @@ func assemble(budget int, arch bool) *Brief {
 	})
 }
 
-func sectionIDs(b *Brief) []string {
+func sectionIDs(b *api.Brief) []string {
 	var ids []string
 	for _, s := range b.Sections {
 		ids = append(ids, s.ID)
@@ -64,11 +64,11 @@ func TestAuthorityOrder(t *testing.T) {
 	if got := strings.Join(sectionIDs(b), " "); got != want {
 		t.Errorf("sections %s, want %s", got, want)
 	}
-	text := b.Text()
+	text := Text(b)
 	if i, j := strings.Index(text, "(dec-a)"), strings.Index(text, "(dec-b)"); i < 0 || j < i {
 		t.Errorf("accepted decisions not most specific first:\n%s", text)
 	}
-	if b.Budget.Dropped != 0 || b.OverBudget() || strings.Contains(text, "kontext show") {
+	if b.Budget.Dropped != 0 || b.OverBudget || strings.Contains(text, "kontext show") {
 		t.Errorf("a large budget dropped something: %+v", b.Budget)
 	}
 	// Without --architecture there is no ARCHITECTURE section and the note
@@ -92,12 +92,12 @@ func TestProposedIsNeverARule(t *testing.T) {
 	if strings.Contains(rules, "prop") || !strings.Contains(proposed, "### [proposed, not a rule] Title of prop (prop)") {
 		t.Errorf("proposed decision listed as a rule:\n%s", dec)
 	}
-	if strings.Contains(b.Text(), "(old)") {
+	if strings.Contains(Text(b), "(old)") {
 		t.Error("superseded decision shown")
 	}
 }
 
-func hasExcluded(b *Brief, item, reason string) bool {
+func hasExcluded(b *api.Brief, item, reason string) bool {
 	for _, x := range b.Excluded {
 		if x.Item == item && strings.Contains(x.Reason, reason) {
 			return true
@@ -118,13 +118,13 @@ func TestBudgetDropOrder(t *testing.T) {
 	prevDropped := 0
 	for budget := full; budget >= 1; budget-- {
 		b := assemble(budget, true)
-		if !b.OverBudget() && b.Budget.Lines > budget {
+		if !b.OverBudget && b.Budget.Lines > budget {
 			t.Fatalf("budget %d: %d lines", budget, b.Budget.Lines)
 		}
-		if b.Budget.Lines != strings.Count(b.Text(), "\n") {
-			t.Fatalf("budget %d: lines %d, text has %d", budget, b.Budget.Lines, strings.Count(b.Text(), "\n"))
+		if b.Budget.Lines != strings.Count(Text(b), "\n") {
+			t.Fatalf("budget %d: lines %d, text has %d", budget, b.Budget.Lines, strings.Count(Text(b), "\n"))
 		}
-		text := b.Text()
+		text := Text(b)
 		bodies, titles := map[string]bool{}, map[string]bool{}
 		for _, x := range b.Excluded {
 			switch {
@@ -181,7 +181,7 @@ func TestBudgetDropOrder(t *testing.T) {
 
 func TestOverBudgetWithNothingLeft(t *testing.T) {
 	b := assemble(10, true)
-	if !b.OverBudget() {
+	if !b.OverBudget {
 		t.Fatalf("budget 10 fits? %+v", b.Budget)
 	}
 	if b.Budget.Dropped != 7*2 {
@@ -205,7 +205,7 @@ func TestReviewDueAndPremises(t *testing.T) {
 	es[0].ReviewDue, es[0].ReviewBy = true, sp("2026-01-01")
 	es[3].Premises = []api.Premise{{ID: "old", Status: sp("superseded"), SupersededBy: []string{"dec-a"}}}
 	b := Assemble(Input{Entries: es, Budget: 1})
-	text := b.Text()
+	text := Text(b)
 	for _, want := range []string{
 		"## REVIEW DUE\n- dec-a (review by 2026-01-01): Title of dec-a\n",
 		"## PREMISES CHANGED\n- conv relies on old, now superseded by dec-a\n",
@@ -224,15 +224,15 @@ func TestTextJSONParity(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var back Brief
+		var back api.Brief
 		if err := json.Unmarshal(data, &back); err != nil {
 			t.Fatal(err)
 		}
 		if back.Schema != Schema || back.GeneratedAt != "2026-01-01T00:00:00Z" {
 			t.Errorf("schema %q generated_at %q", back.Schema, back.GeneratedAt)
 		}
-		text := b.Text()
-		if back.Text() != text {
+		text := Text(b)
+		if Text(&back) != text {
 			t.Errorf("budget %d: JSON sections joined differ from the text", budget)
 		}
 		sum := 0
