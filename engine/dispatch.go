@@ -103,6 +103,7 @@ func readOperations() []Operation {
 		Op("repository.state", NeedsHistory, runRepositoryState),
 		Op("context.brief", 0, runBrief),
 		Op("verify.pin", 0, runVerifyPin),
+		Op("bundle.build", 0, runBundle),
 	}
 }
 

@@ -88,3 +88,8 @@ func (e *Engine) Brief(ctx context.Context, in *api.BriefInput) (*api.Brief, err
 func (e *Engine) VerifyPin(ctx context.Context, in *api.VerifyPinInput) (*api.VerifyPin, error) {
 	return Invoke(ctx, e, "verify.pin", runVerifyPin, in)
 }
+
+// Bundle answers bundle.build.
+func (e *Engine) Bundle(ctx context.Context, in *api.BundleInput) (*api.Bundle, error) {
+	return Invoke(ctx, e, "bundle.build", runBundle, in)
+}

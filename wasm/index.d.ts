@@ -103,6 +103,7 @@ export interface Operations {
   "repository.state": { input: RepositoryStateInput; result: RepositoryState };
   "context.brief": { input: BriefInput; result: Brief };
   "verify.pin": { input: VerifyPinInput; result: VerifyPin };
+  "bundle.build": { input: BundleInput; result: Bundle };
   "setup": { input: SetupInput; result: SetupResult };
   "drafts.stage": { input: StageInput; result: StageResult | AmendResult };
   "drafts.confirm": { input: ConfirmInput; result: Confirmation | ConfirmManyResult | RepairResult | MigrateResult };
@@ -179,6 +180,50 @@ export interface BriefSection {
   id: string;
   lines: number;
   text: string;
+}
+
+export interface Bundle {
+  schema: string;
+  generated_at: string;
+  repository: BundleRepository;
+  config: BundleConfig | null;
+  files: Record<string, string>;
+  base_files: Record<string, string>;
+  changed_paths: string[];
+  history: Record<string, BundleHistory>;
+  drift: DriftEntry[];
+}
+
+export interface BundleConfig {
+  path: string;
+  text: string;
+}
+
+export interface BundleHistory {
+  verification: Verification | null;
+  last_verified: Verification | null;
+  since: Since | null;
+  since_verified: Since | null;
+  premises: Premise[];
+  failing: boolean;
+  amended_since: boolean;
+}
+
+export interface BundleInput {
+  /** Another worktree or repository to read (overrides -C). Native surfaces only. */
+  dir?: string;
+  /** Base revision; default: the drift base (entries.drift). */
+  base?: string;
+  /** Head revision; default: HEAD plus the working tree. */
+  head?: string;
+}
+
+export interface BundleRepository {
+  name: string;
+  head: string | null;
+  base: string | null;
+  base_source: string;
+  dirty: boolean;
 }
 
 export interface Candidate {
