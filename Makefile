@@ -52,12 +52,15 @@ vet:
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 
-# The engine must build for js/wasm and must not link go-git.
+# The engine must build for js/wasm and must not link go-git; the WASM
+# build must not link the write operations (engine/drafts).
 wasm-check:
 	GOOS=js GOARCH=wasm $(GO) build ./engine/... ./cmd/wasm
 	GOOS=js GOARCH=wasm $(GO) vet ./cmd/wasm
 	@if GOOS=js GOARCH=wasm $(GO) list -deps ./engine/... ./cmd/wasm | grep -q '^github.com/go-git/go-git/'; then \
 	  echo "engine links go-git under js/wasm; keep git behind the engine.Git interface"; exit 1; fi
+	@if GOOS=js GOARCH=wasm $(GO) list -deps ./cmd/wasm | grep -q '^github.com/kontext/kontext/engine/drafts'; then \
+	  echo "cmd/wasm links engine/drafts; the WASM engine must not carry the write operations"; exit 1; fi
 	@echo "wasm-check: engine and cmd/wasm build for js/wasm without go-git"
 
 # The npm package @kontext/engine (wasm/): kontext.wasm, its gzip copy,
@@ -89,6 +92,8 @@ test-web: assets
 	KONTEXT_REVIEW_BIN=$(CURDIR)/$(WASM_BUILD)/kontext-review KONTEXT_REVIEW_DEMO=$(CURDIR)/$(WASM_BUILD)/review-demo \
 	  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 node --test web/test/*.test.mjs
 
+# Regenerates what comes from the API's Go types (engine/api): the input
+# schemas (engine/schemas.json) and wasm/index.d.ts.
 generate:
 	$(GO) generate ./engine
 
