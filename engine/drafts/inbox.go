@@ -383,7 +383,7 @@ func runCapture(ctx context.Context, e *draft, in *api.CaptureInput) (any, error
 		return nil, err
 	}
 	fp := fingerprint(in)
-	return inboxWithReceipt(ctx, w, "drafts.capture", in.OperationID, fp, func() (any, error) {
+	return receipted(ctx, w, "drafts.capture", in.OperationID, fp, func() (any, error) {
 		st, err := e.Read(ctx)
 		if err != nil {
 			return nil, err

@@ -315,9 +315,9 @@ func (e *draft) writeOpInput(ctx context.Context, op, operationID, fp string, in
 	return res, nil
 }
 
-// inboxWithReceipt runs write under the lock, with the replay/plan/receipt
-// protocol when operationID is set.
-func inboxWithReceipt(ctx context.Context, w engine.Writer, op, operationID, fp string, write func() (any, error)) (any, error) {
+// receipted runs write under the lock, with the replay/plan/receipt
+// protocol when operationID is set (capture, and recorded's writes).
+func receipted(ctx context.Context, w engine.Writer, op, operationID, fp string, write func() (any, error)) (any, error) {
 	if operationID != "" {
 		if res, err := replay(w, op, operationID, fp); res != nil || err != nil {
 			return res, err
@@ -428,44 +428,22 @@ func (e *draft) recorded(ctx context.Context, op, operationID, fp string, run fu
 	if err != nil {
 		return nil, err
 	}
-	if operationID != "" {
-		if res, err := replay(w, op, operationID, fp); res != nil || err != nil {
-			return res, err
+	return receipted(ctx, w, op, operationID, fp, func() (any, error) {
+		e.Forget() // read what is on disk now, under the lock
+		st, err := e.Read(ctx)
+		if err != nil {
+			return nil, err
 		}
-	}
-	unlock, err := w.Lock(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	if operationID != "" {
-		// Re-check under the lock: a concurrent retry may have finished.
-		if res, err := replay(w, op, operationID, fp); res != nil || err != nil {
-			return res, err
+		p := &plan{}
+		res, err := run(st, w.Identity(), p)
+		if err != nil {
+			return nil, err
 		}
-		if err := storeReceipt(w, op, operationID, fp, "planned", nil); err != nil {
-			return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the plan")
+		if _, err := e.apply(ctx, w, p.files, true); err != nil {
+			return nil, err
 		}
-	}
-	e.Forget() // read what is on disk now, under the lock
-	st, err := e.Read(ctx)
-	if err != nil {
-		return nil, err
-	}
-	p := &plan{}
-	res, err := run(st, w.Identity(), p)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := e.apply(ctx, w, p.files, true); err != nil {
-		return nil, err
-	}
-	if operationID != "" {
-		if err := storeReceipt(w, op, operationID, fp, "done", res); err != nil {
-			return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the receipt")
-		}
-	}
-	return res, nil
+		return res, nil
+	})
 }
 
 // locally runs a change of this worktree's local state (the inbox) under
