@@ -85,9 +85,10 @@ func (o Operation) Returning(shapes ...any) Operation {
 func Table(rows ...Operation) []Operation { return append(readOperations(), rows...) }
 
 // readOperations are the rows the engine itself implements: the reads,
-// served on every surface that has what they need. Write rows come from
-// engine/drafts through Options.Operations (a native opener passes them),
-// so a build that never imports drafts (the WASM) links no write code.
+// served on every surface that has what they need. The write rows
+// (engine/drafts) and the native worktree's reads (engine/worktree) come
+// through Options.Operations (a native opener passes them), so a build
+// that never imports those packages (the WASM) links none of their code.
 func readOperations() []Operation {
 	return []Operation{
 		Op("status", Subset, runStatus),
@@ -100,10 +101,6 @@ func readOperations() []Operation {
 		Op("entries.drift", NeedsHistory, runDrift),
 		Op("entries.changed", NeedsHistory, runChanged),
 		Op("entries.export", NeedsHistory, runExport),
-		Op("repository.state", NeedsHistory, runRepositoryState),
-		Op("context.brief", 0, runBrief),
-		Op("verify.pin", 0, runVerifyPin),
-		Op("bundle.build", 0, runBundle),
 	}
 }
 

@@ -69,3 +69,6 @@ func knowledgeOf(cfg *config.Config) *Knowledge {
 func (e *Engine) AtCommit(ctx context.Context, sha string) (*Engine, error) {
 	return e.atCommit(ctx, sha)
 }
+
+// KnowledgeOf returns the layout of the configuration a read used.
+func KnowledgeOf(st *State) *Knowledge { return knowledgeOf(st.Cfg) }

@@ -73,23 +73,3 @@ func (e *Engine) ChangedBetween(ctx context.Context, in *api.ChangedInput) (*api
 func (e *Engine) Export(ctx context.Context, in *api.ExportInput) (*api.ExportResult, error) {
 	return Invoke(ctx, e, "entries.export", runExport, in)
 }
-
-// RepositoryState answers repository.state.
-func (e *Engine) RepositoryState(ctx context.Context, in *api.RepositoryStateInput) (*api.RepositoryState, error) {
-	return Invoke(ctx, e, "repository.state", runRepositoryState, in)
-}
-
-// Brief answers context.brief.
-func (e *Engine) Brief(ctx context.Context, in *api.BriefInput) (*api.Brief, error) {
-	return Invoke(ctx, e, "context.brief", runBrief, in)
-}
-
-// VerifyPin answers verify.pin.
-func (e *Engine) VerifyPin(ctx context.Context, in *api.VerifyPinInput) (*api.VerifyPin, error) {
-	return Invoke(ctx, e, "verify.pin", runVerifyPin, in)
-}
-
-// Bundle answers bundle.build.
-func (e *Engine) Bundle(ctx context.Context, in *api.BundleInput) (*api.Bundle, error) {
-	return Invoke(ctx, e, "bundle.build", runBundle, in)
-}

@@ -15,6 +15,7 @@ import (
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/drafts"
+	"github.com/kontext/kontext/engine/worktree"
 	"github.com/kontext/kontext/internal/gogit"
 	"github.com/kontext/kontext/internal/verifyrun"
 )
@@ -89,7 +90,7 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 	}
 	// The write operations are passed in here, explicitly: the engine
 	// itself never links them (the WASM build has none).
-	opts := engine.Options{Root: abs, Now: now, Surface: engine.Native, Operations: drafts.Operations()}
+	opts := engine.Options{Root: abs, Now: now, Surface: engine.Native, Operations: Operations()}
 	repo, err := gogit.Open(abs)
 	switch {
 	case errors.Is(err, gogit.ErrNoRepository):
@@ -106,6 +107,13 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 	}
 	opts.FS = osfs.New(opts.Root, osfs.WithBoundOS())
 	return engine.New(opts), nil
+}
+
+// Operations are the rows a native engine serves besides the engine's own
+// reads: the writes (engine/drafts) and the worktree's reads
+// (engine/worktree).
+func Operations() []engine.Operation {
+	return append(drafts.Operations(), worktree.Operations()...)
 }
 
 // clock honours KONTEXT_NOW (RFC 3339) for tests and goldens.

@@ -100,10 +100,6 @@ export interface Operations {
   "entries.drift": { input: DriftInput; result: DriftResult };
   "entries.changed": { input: ChangedInput; result: ChangedResult };
   "entries.export": { input: ExportInput; result: ExportResult };
-  "repository.state": { input: RepositoryStateInput; result: RepositoryState };
-  "context.brief": { input: BriefInput; result: Brief };
-  "verify.pin": { input: VerifyPinInput; result: VerifyPin };
-  "bundle.build": { input: BundleInput; result: Bundle };
   "setup": { input: SetupInput; result: SetupResult };
   "drafts.stage": { input: StageInput; result: StageResult | AmendResult };
   "drafts.confirm": { input: ConfirmInput; result: Confirmation | ConfirmManyResult | RepairResult | MigrateResult };
@@ -116,6 +112,10 @@ export interface Operations {
   "inbox.verify": { input: InboxVerifyInput; result: InboxVerifyResult };
   "inbox.challenge": { input: InboxChallengeInput; result: CaptureResult };
   "operations.get": { input: OperationsGetInput; result: unknown };
+  "repository.state": { input: RepositoryStateInput; result: RepositoryState };
+  "context.brief": { input: BriefInput; result: Brief };
+  "verify.pin": { input: VerifyPinInput; result: VerifyPin };
+  "bundle.build": { input: BundleInput; result: Bundle };
 }
 
 /** The operations the in-memory (WASM) engine serves: the read subset. */

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kontext/kontext/engine/api"
+	"github.com/kontext/kontext/engine/worktree"
 )
 
 // exitOverBudget: the brief exceeds its budget with nothing left to drop.
@@ -45,7 +46,7 @@ func runBriefCmd(ctx context.Context, g *factory, args []string, stdout, stderr 
 	if budgetSet {
 		in.BudgetLines = budget
 	}
-	b, err := e.Brief(ctx, in)
+	b, err := worktree.Brief(ctx, e, in)
 	if err != nil {
 		return fail(g, stderr, err)
 	}

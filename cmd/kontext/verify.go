@@ -15,6 +15,7 @@ import (
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/drafts"
+	"github.com/kontext/kontext/engine/worktree"
 	"github.com/kontext/kontext/native"
 )
 
@@ -97,7 +98,7 @@ func runTrustCmd(ctx context.Context, g *factory, args []string, stdout, stderr 
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	pin, err := read(ctx, g, (*engine.Engine).VerifyPin, &api.VerifyPinInput{ID: en.ID})
+	pin, err := write(ctx, g, worktree.VerifyPin, &api.VerifyPinInput{ID: en.ID})
 	if err != nil {
 		return fail(g, stderr, err)
 	}

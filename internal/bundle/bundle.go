@@ -17,14 +17,14 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/worktree"
 	"github.com/kontext/kontext/native"
 )
 
 // Schema is the schema id of the bundles this package writes.
-const Schema = engine.BundleSchema
+const Schema = worktree.BundleSchema
 
 // The document's types live in engine/api (the result of bundle.build).
 type (
@@ -57,7 +57,7 @@ func Build(ctx context.Context, opts Options) (*Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := eng.Bundle(ctx, &api.BundleInput{Base: opts.Base, Head: opts.Head})
+	b, err := worktree.Bundle(ctx, eng, &api.BundleInput{Base: opts.Base, Head: opts.Head})
 	if err != nil {
 		return nil, err
 	}

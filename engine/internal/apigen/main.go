@@ -21,6 +21,7 @@ import (
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/drafts"
+	"github.com/kontext/kontext/engine/worktree"
 )
 
 // Generated is the first line of every generated text file.
@@ -44,7 +45,13 @@ func main() {
 }
 
 // table is every operation: the engine's reads and drafts' writes.
-func table() []engine.Operation { return engine.Table(drafts.Operations()...) }
+func table() []engine.Operation { return engine.Table(native()...) }
+
+// native are the rows a native opener adds (native.Operations; apigen
+// cannot import native, which links go-git).
+func native() []engine.Operation {
+	return append(drafts.Operations(), worktree.Operations()...)
+}
 
 // Generate returns the schemas document: {"<operation>": <schema>, …}.
 func Generate() ([]byte, error) {
@@ -54,7 +61,7 @@ func Generate() ([]byte, error) {
 		ExpandedStruct:             true,
 		AllowAdditionalProperties:  false,
 	}
-	types := engine.InputTypes(drafts.Operations()...)
+	types := engine.InputTypes(native()...)
 	names := make([]string, 0, len(types))
 	for n := range types {
 		names = append(names, n)

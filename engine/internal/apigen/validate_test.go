@@ -10,7 +10,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/kontext/kontext/engine"
-	"github.com/kontext/kontext/engine/drafts"
 )
 
 // TestSchemasAgreeWithDecoder checks the generated schemas against the
@@ -26,10 +25,10 @@ func TestSchemasAgreeWithDecoder(t *testing.T) {
 	if err := json.Unmarshal(data, &all); err != nil {
 		t.Fatal(err)
 	}
-	if len(all) != len(engine.InputTypes(drafts.Operations()...)) {
-		t.Fatalf("%d schemas for %d operations", len(all), len(engine.InputTypes(drafts.Operations()...)))
+	if len(all) != len(engine.InputTypes(native()...)) {
+		t.Fatalf("%d schemas for %d operations", len(all), len(engine.InputTypes(native()...)))
 	}
-	e := engine.New(engine.Options{FS: memfs.New(), Surface: engine.Native, Operations: drafts.Operations()})
+	e := engine.New(engine.Options{FS: memfs.New(), Surface: engine.Native, Operations: native()})
 	cases := []struct {
 		op, input string
 		ok        bool

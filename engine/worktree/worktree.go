@@ -1,24 +1,24 @@
-package engine
+// Package worktree holds the read operations that only a native worktree
+// answers: repository.state, context.brief, bundle.build and verify.pin —
+// what surfaces used to ask git for directly. Like engine/drafts it is
+// passed to engine.New by the native opener (Operations), so the WASM
+// engine links none of it.
+package worktree
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"strings"
 
+	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/brief"
 	"github.com/kontext/kontext/engine/internal/jsonin"
 )
 
-// The operations that answer what surfaces used to ask git for directly:
-// the repository's state, the brief of some paths, and whether a verify
-// command is pinned.
-
 // runRepositoryState answers repository.state.
-func runRepositoryState(ctx context.Context, e *Engine, in *api.RepositoryStateInput) (*api.RepositoryState, error) {
-	h := e.opts.History
+func runRepositoryState(ctx context.Context, e *engine.Engine, in *api.RepositoryStateInput) (*api.RepositoryState, error) {
+	h := e.Options().History
 	if h == nil {
 		return nil, apierr.New(apierr.UnsupportedOperation, "repository.state needs a git repository; run it with the native CLI inside one")
 	}
@@ -29,21 +29,26 @@ func runRepositoryState(ctx context.Context, e *Engine, in *api.RepositoryStateI
 	if err != nil {
 		return nil, err
 	}
-	res := &api.RepositoryState{Root: e.opts.Root, Head: strp(st.Head)}
+	res := &api.RepositoryState{Root: e.Options().Root, Head: strp(st.Head)}
 	if res.Branch, err = h.Branch(); err != nil {
 		return nil, err
 	}
 	if res.Uncommitted, err = h.Uncommitted(ctx); err != nil {
 		return nil, err
 	}
-	res.Uncommitted = nonNil(res.Uncommitted)
+	if res.Uncommitted == nil {
+		res.Uncommitted = []string{}
+	}
 	res.Dirty = len(res.Uncommitted) > 0
 	if in.Since != "" {
 		paths, err := h.ChangedSince(ctx, in.Since)
 		if err != nil {
 			return nil, err
 		}
-		res.ChangedSince = &api.ChangedSince{Base: in.Since, Paths: nonNil(paths)}
+		if paths == nil {
+			paths = []string{}
+		}
+		res.ChangedSince = &api.ChangedSince{Base: in.Since, Paths: paths}
 	}
 	return res, nil
 }
@@ -52,7 +57,7 @@ func runRepositoryState(ctx context.Context, e *Engine, in *api.RepositoryStateI
 // changed since diff, or uncommitted) assembled into the kontext.brief/v1
 // document, cut to the budget. Over budget is over_budget: true in the
 // result; exiting 10 on it is the CLI's rule.
-func runBrief(ctx context.Context, e *Engine, in *api.BriefInput) (*api.Brief, error) {
+func runBrief(ctx context.Context, e *engine.Engine, in *api.BriefInput) (*api.Brief, error) {
 	switch {
 	case in.Diff != "" && len(in.Paths) > 0:
 		return nil, apierr.Invalid("pass paths or diff, not both")
@@ -69,11 +74,11 @@ func runBrief(ctx context.Context, e *Engine, in *api.BriefInput) (*api.Brief, e
 	if in.BudgetLines != nil {
 		budget = *in.BudgetLines
 	}
-	repo := api.BriefRepository{Root: e.opts.Root, Head: st.Head, PathsFrom: "given"}
+	repo := api.BriefRepository{Root: e.Options().Root, Head: st.Head, PathsFrom: "given"}
 	paths := append([]string(nil), in.Paths...)
-	if h := e.opts.History; h == nil {
+	if h := e.Options().History; h == nil {
 		if in.Diff != "" {
-			return nil, jsonin.Errorf("diff", "needs a git repository; %s is not in one", e.opts.Root)
+			return nil, jsonin.Errorf("diff", "needs a git repository; %s is not in one", e.Options().Root)
 		}
 	} else {
 		if repo.Branch, err = h.Branch(); err != nil {
@@ -101,7 +106,7 @@ func runBrief(ctx context.Context, e *Engine, in *api.BriefInput) (*api.Brief, e
 	repo.Paths = paths
 	var entries []*api.Entry
 	if len(paths) > 0 {
-		g, err := runGoverning(ctx, e, &api.GoverningInput{Paths: paths})
+		g, err := e.Governing(ctx, &api.GoverningInput{Paths: paths})
 		if err != nil {
 			return nil, err
 		}
@@ -113,7 +118,7 @@ func runBrief(ctx context.Context, e *Engine, in *api.BriefInput) (*api.Brief, e
 
 // runVerifyPin answers verify.pin: the entry's verify command and whether
 // the user pinned it. Pinning is never an operation.
-func runVerifyPin(ctx context.Context, e *Engine, in *api.VerifyPinInput) (*api.VerifyPin, error) {
+func runVerifyPin(ctx context.Context, e *engine.Engine, in *api.VerifyPinInput) (*api.VerifyPin, error) {
 	if strings.TrimSpace(in.ID) == "" {
 		return nil, jsonin.Errorf("id", "is required")
 	}
@@ -127,18 +132,48 @@ func runVerifyPin(ctx context.Context, e *Engine, in *api.VerifyPinInput) (*api.
 	}
 	res := &api.VerifyPin{ID: en.ID}
 	if en.Verify != "" {
-		sum := CommandSHA256(en.Verify)
+		sum := engine.CommandSHA256(en.Verify)
 		res.Command, res.CommandSHA256 = &en.Verify, &sum
-		res.Pinned = e.opts.Trust != nil && e.opts.Trust.Pinned(e.opts.Root, en.ID, en.Verify)
+		res.Pinned = e.Options().Trust != nil && e.Options().Trust.Pinned(e.Options().Root, en.ID, en.Verify)
 	}
 	return res, nil
 }
 
-// CommandSHA256 is the hex sha256 of a verify command (trust pins carry it).
-func CommandSHA256(command string) string {
-	h := sha256.Sum256([]byte(command))
-	return hex.EncodeToString(h[:])
+// Operations are the rows of this package's operations.
+func Operations() []engine.Operation {
+	return []engine.Operation{
+		engine.Op("repository.state", engine.NeedsHistory, runRepositoryState),
+		engine.Op("context.brief", 0, runBrief),
+		engine.Op("verify.pin", 0, runVerifyPin),
+		engine.Op("bundle.build", 0, runBundle),
+	}
 }
 
-// UntrustedVerifyHint is what a person runs to pin an entry's command.
-func UntrustedVerifyHint(id string) string { return "kontext trust --verify " + id }
+// Typed functions for Go callers (the CLI, internal/bundle).
+
+// RepositoryState answers repository.state.
+func RepositoryState(ctx context.Context, e *engine.Engine, in *api.RepositoryStateInput) (*api.RepositoryState, error) {
+	return engine.Invoke(ctx, e, "repository.state", runRepositoryState, in)
+}
+
+// Brief answers context.brief.
+func Brief(ctx context.Context, e *engine.Engine, in *api.BriefInput) (*api.Brief, error) {
+	return engine.Invoke(ctx, e, "context.brief", runBrief, in)
+}
+
+// VerifyPin answers verify.pin.
+func VerifyPin(ctx context.Context, e *engine.Engine, in *api.VerifyPinInput) (*api.VerifyPin, error) {
+	return engine.Invoke(ctx, e, "verify.pin", runVerifyPin, in)
+}
+
+// Bundle answers bundle.build.
+func Bundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api.Bundle, error) {
+	return engine.Invoke(ctx, e, "bundle.build", runBundle, in)
+}
+
+func strp(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

@@ -1,4 +1,4 @@
-package engine
+package worktree
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-git/go-billy/v5/util"
 
+	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 )
@@ -22,29 +23,29 @@ const BundleSchema = "kontext.bundle/v1"
 // and base, the paths it touches, every entry's history-derived fields and
 // the drift result, in one document the WASM engine (review console, edge
 // worker) loads; history is computed here because the browser has no git.
-func runBundle(ctx context.Context, e *Engine, in *api.BundleInput) (*api.Bundle, error) {
+func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api.Bundle, error) {
 	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
 	b := &api.Bundle{
 		Schema: BundleSchema, GeneratedAt: e.Now().Format(time.RFC3339),
-		Repository:   api.BundleRepository{Name: filepath.Base(e.opts.Root), BaseSource: "fallback-none"},
+		Repository:   api.BundleRepository{Name: filepath.Base(e.Options().Root), BaseSource: "fallback-none"},
 		ChangedPaths: []string{}, History: map[string]*api.BundleHistory{}, Drift: []*api.DriftEntry{},
 	}
-	h := e.opts.History
+	h := e.Options().History
 	working := in.Head == ""
 	if h == nil || st.Head == "" {
 		// Outside git or before the first commit: the working tree alone.
 		if !working || in.Base != "" {
 			return nil, apierr.Invalid("base and head need a git repository with commits")
 		}
-		if err := e.bundleWorkingTree(ctx, b, st); err != nil {
+		if err := bundleWorkingTree(ctx, e, b, st); err != nil {
 			return nil, err
 		}
 		return b, bundleHistory(ctx, e, b)
 	}
-	drift, err := runDrift(ctx, e, &api.DriftInput{Base: in.Base, Head: in.Head})
+	drift, err := e.Drift(ctx, &api.DriftInput{Base: in.Base, Head: in.Head})
 	if err != nil {
 		return nil, err
 	}
@@ -62,14 +63,14 @@ func runBundle(ctx context.Context, e *Engine, in *api.BundleInput) (*api.Bundle
 	}
 	histEng := e
 	if working {
-		if err := e.bundleWorkingTree(ctx, b, st); err != nil {
+		if err := bundleWorkingTree(ctx, e, b, st); err != nil {
 			return nil, err
 		}
 	} else {
 		if b.Files, b.Config, err = bundleAt(ctx, h, head); err != nil {
 			return nil, err
 		}
-		if histEng, err = e.atCommit(ctx, head); err != nil {
+		if histEng, err = e.AtCommit(ctx, head); err != nil {
 			return nil, err
 		}
 	}
@@ -86,10 +87,10 @@ func runBundle(ctx context.Context, e *Engine, in *api.BundleInput) (*api.Bundle
 
 // bundleWorkingTree fills files, config and (with git) dirty and the
 // uncommitted part of changed_paths from the working tree.
-func (e *Engine) bundleWorkingTree(ctx context.Context, b *api.Bundle, st *State) error {
-	k := knowledgeOf(st.Cfg)
+func bundleWorkingTree(ctx context.Context, e *engine.Engine, b *api.Bundle, st *engine.State) error {
+	k := engine.KnowledgeOf(st)
 	var err error
-	if b.Files, err = e.readKnowledge(ctx, k); err != nil {
+	if b.Files, err = readKnowledge(ctx, e, k); err != nil {
 		return err
 	}
 	if k.Config != "" {
@@ -97,10 +98,11 @@ func (e *Engine) bundleWorkingTree(ctx context.Context, b *api.Bundle, st *State
 			b.Config = &api.BundleConfig{Path: k.Config, Text: text}
 		}
 	}
-	if e.opts.History == nil {
+	h := e.Options().History
+	if h == nil {
 		return nil
 	}
-	dirty, err := e.opts.History.Uncommitted(ctx)
+	dirty, err := h.Uncommitted(ctx)
 	if err != nil {
 		return err
 	}
@@ -112,7 +114,7 @@ func (e *Engine) bundleWorkingTree(ctx context.Context, b *api.Bundle, st *State
 // bundleChanged adds the committed changes of base..head (from their
 // merge base) to changed_paths; uncommitted ones were added in working
 // mode.
-func bundleChanged(ctx context.Context, h History, b *api.Bundle, base, head string) error {
+func bundleChanged(ctx context.Context, h engine.History, b *api.Bundle, base, head string) error {
 	set := map[string]bool{}
 	for _, p := range b.ChangedPaths {
 		set[p] = true
@@ -143,11 +145,11 @@ func bundleChanged(ctx context.Context, h History, b *api.Bundle, base, head str
 
 // bundleHistory pages through entries.list and keeps each entry's history
 // fields.
-func bundleHistory(ctx context.Context, e *Engine, b *api.Bundle) error {
+func bundleHistory(ctx context.Context, e *engine.Engine, b *api.Bundle) error {
 	offset := 0
 	limit := 500
 	for {
-		l, err := runList(ctx, e, &api.ListInput{Limit: &limit, Offset: offset})
+		l, err := e.List(ctx, &api.ListInput{Limit: &limit, Offset: offset})
 		if err != nil {
 			return err
 		}
@@ -170,9 +172,9 @@ func bundleHistory(ctx context.Context, e *Engine, b *api.Bundle) error {
 
 // bundleAt returns the knowledge files and the configuration committed in
 // sha, read with the configuration committed there.
-func bundleAt(ctx context.Context, h History, sha string) (map[string]string, *api.BundleConfig, error) {
+func bundleAt(ctx context.Context, h engine.History, sha string) (map[string]string, *api.BundleConfig, error) {
 	var cfg *api.BundleConfig
-	for _, cand := range ConfigCandidates() {
+	for _, cand := range engine.ConfigCandidates() {
 		data, ok, err := h.FileAt(ctx, sha, cand)
 		if err != nil {
 			return nil, nil, err
@@ -182,12 +184,12 @@ func bundleAt(ctx context.Context, h History, sha string) (map[string]string, *a
 			break
 		}
 	}
-	var k *Knowledge
+	var k *engine.Knowledge
 	var err error
 	if cfg == nil {
-		k, err = KnowledgeAt("", nil)
+		k, err = engine.KnowledgeAt("", nil)
 	} else {
-		k, err = KnowledgeAt(cfg.Path, []byte(cfg.Text))
+		k, err = engine.KnowledgeAt(cfg.Path, []byte(cfg.Text))
 	}
 	if err != nil {
 		return nil, nil, err
@@ -214,7 +216,7 @@ var bundleSkipDirs = map[string]bool{".git": true, "node_modules": true}
 // readKnowledge reads the knowledge files of k from the engine's
 // filesystem (the working tree natively). Symlinks and other non-regular
 // files are skipped.
-func (e *Engine) readKnowledge(ctx context.Context, k *Knowledge) (map[string]string, error) {
+func readKnowledge(ctx context.Context, e *engine.Engine, k *engine.Knowledge) (map[string]string, error) {
 	fsys := e.FS()
 	files := map[string]string{}
 	add := func(rel string) error {
