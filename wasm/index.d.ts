@@ -106,12 +106,12 @@ export interface Operations {
   "drafts.retire": { input: RetireInput; result: StageResult };
   "drafts.set_verify": { input: SetVerifyInput; result: StageResult };
   "drafts.verify": { input: VerifyInput; result: VerifyResult };
+  "operations.get": { input: OperationsGetInput; result: unknown };
   "drafts.capture": { input: CaptureInput; result: CaptureResult };
   "inbox.list": { input: InboxListInput; result: InboxListResult };
   "inbox.drop": { input: InboxDropInput; result: InboxCandidate };
   "inbox.verify": { input: InboxVerifyInput; result: InboxVerifyResult };
   "inbox.challenge": { input: InboxChallengeInput; result: CaptureResult };
-  "operations.get": { input: OperationsGetInput; result: unknown };
   "repository.state": { input: RepositoryStateInput; result: RepositoryState };
   "context.brief": { input: BriefInput; result: Brief };
   "verify.pin": { input: VerifyPinInput; result: VerifyPin };

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
+	"github.com/kontext/kontext/engine/drafts/inbox"
 )
 
 // draft is the engine seen from a write operation.
@@ -28,21 +29,27 @@ func row[I, O any](name string, run func(ctx context.Context, e *draft, in *I) (
 
 // Operations are the write rows of the dispatch table.
 func Operations() []engine.Operation {
-	return []engine.Operation{
+	return append([]engine.Operation{
 		row("setup", runSetup),
 		row("drafts.stage", runStage).Returning(&api.StageResult{}, &api.AmendResult{}),
 		row("drafts.confirm", runConfirm).Returning(&api.Confirmation{}, &api.ConfirmManyResult{}, &api.RepairResult{}, &api.MigrateResult{}),
 		row("drafts.retire", runRetire).Returning(&api.StageResult{}),
 		row("drafts.set_verify", runSetVerify).Returning(&api.StageResult{}),
 		row("drafts.verify", runVerify),
-		row("drafts.capture", runCapture).Returning(&api.CaptureResult{}),
-		row("inbox.list", runInboxList),
-		row("inbox.drop", runInboxDrop),
-		row("inbox.verify", runInboxVerify),
-		row("inbox.challenge", runInboxChallenge),
 		row("operations.get", runOperationsGet),
-	}
+	}, inbox.Operations(func(e *engine.Engine) inbox.Tx { return &draft{e} })...)
 }
+
+// The transaction as the inbox sees it (inbox.Tx).
+
+func (e *draft) Writer() (engine.Writer, error) { return e.writer() }
+func (e *draft) Locally(ctx context.Context, change func(w engine.Writer) error) error {
+	return e.locally(ctx, change)
+}
+func (e *draft) Receipted(ctx context.Context, w engine.Writer, op, operationID, fp string, write func() (any, error)) (any, error) {
+	return receipted(ctx, w, op, operationID, fp, write)
+}
+func (e *draft) Fingerprint(v any) string { return fingerprint(v) }
 
 func strp(s string) *string {
 	if s == "" {
@@ -88,20 +95,20 @@ func Verify(ctx context.Context, e *engine.Engine, in *api.VerifyInput) (*api.Ve
 
 // Capture runs drafts.capture.
 func Capture(ctx context.Context, e *engine.Engine, in *api.CaptureInput) (any, error) {
-	return call(ctx, e, "drafts.capture", runCapture, in)
+	return inbox.Capture(ctx, e, &draft{e}, in)
 }
 
 // InboxList runs inbox.list.
 func InboxList(ctx context.Context, e *engine.Engine, in *api.InboxListInput) (*api.InboxListResult, error) {
-	return call(ctx, e, "inbox.list", runInboxList, in)
+	return inbox.List(ctx, e, &draft{e}, in)
 }
 
 // InboxDrop runs inbox.drop.
 func InboxDrop(ctx context.Context, e *engine.Engine, in *api.InboxDropInput) (*api.InboxCandidate, error) {
-	return call(ctx, e, "inbox.drop", runInboxDrop, in)
+	return inbox.Drop(ctx, e, &draft{e}, in)
 }
 
 // Challenge runs inbox.challenge.
 func Challenge(ctx context.Context, e *engine.Engine, in *api.InboxChallengeInput) (*api.CaptureResult, error) {
-	return call(ctx, e, "inbox.challenge", runInboxChallenge, in)
+	return inbox.Challenge(ctx, e, &draft{e}, in)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/drafts/inbox"
 	"github.com/kontext/kontext/engine/internal/edit"
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/fold"
@@ -69,7 +70,7 @@ func runStage(ctx context.Context, e *draft, in *api.StageInput) (any, error) {
 		}
 		files, target, notes, err := e.planNew(st, &copied, refs, in.RequestedPath, in.Source)
 		if err == nil {
-			related, _ = e.inboxRelated(ctx, copied.Title+"\n"+copied.Body, copied.Paths, copied.Supersedes)
+			related, _ = inbox.Related(ctx, e.Engine, copied.Title+"\n"+copied.Body, copied.Paths, copied.Supersedes)
 		}
 		return files, target, notes, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/drafts/inbox"
 	"github.com/kontext/kontext/engine/internal/jsonin"
 )
 
@@ -23,12 +24,12 @@ func (e *draft) stageEvidence(ctx context.Context, raw json.RawMessage) ([]api.E
 	if err := json.Unmarshal(raw, &refs); err != nil {
 		return nil, nil, "", jsonin.Errorf("entry.evidence", "must be an array of {ref, quote?}")
 	}
-	if len(refs) > inboxMaxEvidence {
-		return nil, nil, "", jsonin.Errorf("entry.evidence", "holds %d references; the limit is %d", len(refs), inboxMaxEvidence)
+	if len(refs) > inbox.MaxEvidence {
+		return nil, nil, "", jsonin.Errorf("entry.evidence", "holds %d references; the limit is %d", len(refs), inbox.MaxEvidence)
 	}
 	var ids []string
 	for i, r := range refs {
-		if _, err := inboxParseRef(r.Ref); err != nil {
+		if err := inbox.ParseRef(r.Ref); err != nil {
 			return nil, nil, "", jsonin.Errorf(fmt.Sprintf("entry.evidence[%d].ref", i), "%v", err)
 		}
 		if len([]rune(r.Quote)) > 200 || strings.ContainsAny(r.Quote, "\r\n") {
@@ -36,7 +37,7 @@ func (e *draft) stageEvidence(ctx context.Context, raw json.RawMessage) ([]api.E
 		}
 		ids = append(ids, r.Ref)
 	}
-	results := e.inboxEvidence(ctx, refs)
+	results := inbox.Evidence(ctx, e.Engine, refs)
 	var b strings.Builder
 	b.WriteString("\n\n## Evidence\n\n")
 	for _, r := range results {
@@ -66,7 +67,7 @@ func (e *draft) resolveChallenges(w engine.Writer, ids []string, by string) ([]a
 	}
 	for _, name := range names {
 		id := strings.TrimSuffix(strings.TrimPrefix(name, "inbox/"), ".json")
-		c, err := e.inboxLoad(w, id)
+		c, err := inbox.Load(e.Engine, w, id)
 		if err != nil {
 			continue // another worktree's or unreadable: not ours to resolve
 		}
@@ -75,8 +76,8 @@ func (e *draft) resolveChallenges(w engine.Writer, ids []string, by string) ([]a
 			continue
 		}
 		c.State = "dismissed"
-		c.History = append(c.History, api.InboxEvent{At: e.inboxStamp(), Event: "resolved", Reason: "resolved by " + by})
-		if err := inboxSave(w, c); err != nil {
+		c.History = append(c.History, api.InboxEvent{At: inbox.Stamp(e.Engine), Event: "resolved", Reason: "resolved by " + by})
+		if err := inbox.Save(w, c); err != nil {
 			return nil, err
 		}
 		out = append(out, api.ResolvedChallenge{ID: c.ID, Against: target, ResolvedBy: by})

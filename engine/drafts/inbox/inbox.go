@@ -1,4 +1,10 @@
-package drafts
+// Package inbox is the local inbox of a worktree: captured candidates and
+// challenges (drafts.capture, inbox.list/drop/verify/challenge), kept
+// redacted under <git-dir>/kontext/inbox/ and never committed. Its writes
+// go through the drafts transaction (Tx); engine/drafts builds the rows
+// and uses the evidence, related-entry and candidate functions for
+// drafts.stage.
+package inbox
 
 import (
 	"context"
@@ -42,7 +48,7 @@ var inboxIDRe = regexp.MustCompile(`^cand-[0-9a-f]{12}$`)
 
 func inboxFile(id string) string { return "inbox/" + id + ".json" }
 
-func (e *draft) inboxStamp() string { return e.Now().Format("2006-01-02T15:04:05Z") }
+func (e *box) inboxStamp() string { return e.Now().Format("2006-01-02T15:04:05Z") }
 
 // inboxRedact redacts s, adding its findings to counts.
 func inboxRedact(s string, counts map[string]int) string {
@@ -62,7 +68,7 @@ func inboxOneLine(field, s string, max int) error {
 
 // inboxCheckEntry validates and normalises a capture entry against the
 // knowledge base of st.
-func (e *draft) inboxCheckEntry(st *engine.State, en *api.CaptureEntry) error {
+func (e *box) inboxCheckEntry(st *engine.State, en *api.CaptureEntry) error {
 	if strings.EqualFold(strings.TrimSpace(en.Kind), inboxChallengeKind) {
 		return jsonin.Errorf("entry.kind", "challenge candidates are written by inbox.challenge (kontext challenge <id> --because …), not captured")
 	}
@@ -204,7 +210,7 @@ func inboxParseRef(ref string) (*inboxRef, error) {
 
 // inboxThisRepo reports whether a code ref's repository names this one: ".",
 // the root's directory name, or owner/<that name>.
-func (e *draft) inboxThisRepo(repo string) bool {
+func (e *box) inboxThisRepo(repo string) bool {
 	if repo == "." {
 		return true
 	}
@@ -217,7 +223,7 @@ func (e *draft) inboxThisRepo(repo string) bool {
 }
 
 // inboxEvidence verifies quotes of code refs into this repository.
-func (e *draft) inboxEvidence(ctx context.Context, refs []api.CaptureEvidence) []api.EvidenceResult {
+func (e *box) inboxEvidence(ctx context.Context, refs []api.CaptureEvidence) []api.EvidenceResult {
 	out := make([]api.EvidenceResult, 0, len(refs))
 	for _, ev := range refs {
 		r, err := inboxParseRef(ev.Ref)
@@ -233,7 +239,7 @@ func (e *draft) inboxEvidence(ctx context.Context, refs []api.CaptureEvidence) [
 	return out
 }
 
-func (e *draft) inboxVerifyQuote(ctx context.Context, r *inboxRef, quote string) string {
+func (e *box) inboxVerifyQuote(ctx context.Context, r *inboxRef, quote string) string {
 	if r.kind != "code" || e.Options().History == nil || !e.inboxThisRepo(r.repo) {
 		return "unverifiable"
 	}
@@ -272,7 +278,7 @@ func inboxCandID(v any) string {
 }
 
 // inboxRelated maps entries.related for a candidate (same logic, same shape).
-func (e *draft) inboxRelated(ctx context.Context, text string, paths, exclude []string) ([]api.Candidate, error) {
+func (e *box) inboxRelated(ctx context.Context, text string, paths, exclude []string) ([]api.Candidate, error) {
 	var pos []string
 	for _, p := range paths {
 		if !strings.HasPrefix(p, "!") {
@@ -296,7 +302,7 @@ func (e *draft) inboxRelated(ctx context.Context, text string, paths, exclude []
 
 // inboxLoad reads a candidate of this worktree's inbox; unknown ids
 // are not_found, candidates of another worktree worktree_conflict.
-func (e *draft) inboxLoad(w engine.Writer, id string) (*api.InboxCandidate, error) {
+func (e *box) inboxLoad(w engine.Writer, id string) (*api.InboxCandidate, error) {
 	id = strings.TrimSpace(id)
 	if !inboxIDRe.MatchString(id) {
 		return nil, apierr.New(apierr.NotFound, "no candidate %q: candidate ids look like cand-<12 hex>; list them with inbox.list", id)
@@ -350,7 +356,7 @@ func normalize(c *api.InboxCandidate) {
 
 // inboxStoreNew writes c unless a candidate with its id exists: then the stored
 // one is returned (a dismissed one is reopened).
-func (e *draft) inboxStoreNew(w engine.Writer, c *api.InboxCandidate) (*api.InboxCandidate, []string, error) {
+func (e *box) inboxStoreNew(w engine.Writer, c *api.InboxCandidate) (*api.InboxCandidate, []string, error) {
 	_, exists, err := w.ReadState(inboxFile(c.ID))
 	if err != nil {
 		return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "reading the inbox")
@@ -374,16 +380,16 @@ func (e *draft) inboxStoreNew(w engine.Writer, c *api.InboxCandidate) (*api.Inbo
 	return old, []string{"the same content is already pending in the inbox; nothing new was stored"}, nil
 }
 
-func runCapture(ctx context.Context, e *draft, in *api.CaptureInput) (any, error) {
+func runCapture(ctx context.Context, e *box, in *api.CaptureInput) (any, error) {
 	if in.Entry == nil {
 		return nil, jsonin.Errorf("entry", "is required: pass {kind, title, body, …}")
 	}
-	w, err := e.writer()
+	w, err := e.tx.Writer()
 	if err != nil {
 		return nil, err
 	}
-	fp := fingerprint(in)
-	return receipted(ctx, w, "drafts.capture", in.OperationID, fp, func() (any, error) {
+	fp := e.tx.Fingerprint(in)
+	return e.tx.Receipted(ctx, w, "drafts.capture", in.OperationID, fp, func() (any, error) {
 		st, err := e.Read(ctx)
 		if err != nil {
 			return nil, err
@@ -447,7 +453,7 @@ func runCapture(ctx context.Context, e *draft, in *api.CaptureInput) (any, error
 	})
 }
 
-func runInboxList(ctx context.Context, e *draft, in *api.InboxListInput) (*api.InboxListResult, error) {
+func runInboxList(ctx context.Context, e *box, in *api.InboxListInput) (*api.InboxListResult, error) {
 	want := in.State
 	if want == "" {
 		want = inboxPending
@@ -457,7 +463,7 @@ func runInboxList(ctx context.Context, e *draft, in *api.InboxListInput) (*api.I
 	default:
 		return nil, jsonin.Errorf("state", "must be pending, dismissed, promoted or all, got %q", in.State)
 	}
-	w, err := e.writer()
+	w, err := e.tx.Writer()
 	if err != nil {
 		return nil, err
 	}
@@ -496,9 +502,9 @@ func runInboxList(ctx context.Context, e *draft, in *api.InboxListInput) (*api.I
 
 // inboxChange loads candidate id under the write lock, lets change edit it
 // (keep=false: answer the candidate unchanged), and saves it.
-func (e *draft) inboxChange(ctx context.Context, id string, change func(c *api.InboxCandidate) (keep bool, err error)) (*api.InboxCandidate, error) {
+func (e *box) inboxChange(ctx context.Context, id string, change func(c *api.InboxCandidate) (keep bool, err error)) (*api.InboxCandidate, error) {
 	var c *api.InboxCandidate
-	err := e.locally(ctx, func(w engine.Writer) error {
+	err := e.tx.Locally(ctx, func(w engine.Writer) error {
 		var err error
 		c, err = e.inboxLoad(w, id)
 		if err != nil {
@@ -517,7 +523,7 @@ func (e *draft) inboxChange(ctx context.Context, id string, change func(c *api.I
 	return c, nil
 }
 
-func runInboxDrop(ctx context.Context, e *draft, in *api.InboxDropInput) (*api.InboxCandidate, error) {
+func runInboxDrop(ctx context.Context, e *box, in *api.InboxDropInput) (*api.InboxCandidate, error) {
 	if err := inboxOneLine("reason", in.Reason, 500); err != nil {
 		return nil, err
 	}
@@ -542,7 +548,7 @@ func runInboxDrop(ctx context.Context, e *draft, in *api.InboxDropInput) (*api.I
 	return c, nil
 }
 
-func runInboxVerify(ctx context.Context, e *draft, in *api.InboxVerifyInput) (*api.InboxVerifyResult, error) {
+func runInboxVerify(ctx context.Context, e *box, in *api.InboxVerifyInput) (*api.InboxVerifyResult, error) {
 	if in.Verify == nil {
 		return nil, jsonin.Errorf("verify", "is required: a one-line command, or \"\" to remove it")
 	}
@@ -574,7 +580,7 @@ func runInboxVerify(ctx context.Context, e *draft, in *api.InboxVerifyInput) (*a
 	return &api.InboxVerifyResult{ID: c.ID, Verify: strp(cmd), Entry: c.Entry}, nil
 }
 
-func runInboxChallenge(ctx context.Context, e *draft, in *api.InboxChallengeInput) (*api.CaptureResult, error) {
+func runInboxChallenge(ctx context.Context, e *box, in *api.InboxChallengeInput) (*api.CaptureResult, error) {
 	because := strings.TrimSpace(in.Because)
 	if because == "" {
 		return nil, jsonin.Errorf("because", "is empty; say why the entry may no longer hold")
@@ -588,7 +594,7 @@ func runInboxChallenge(ctx context.Context, e *draft, in *api.InboxChallengeInpu
 		notes  []string
 		counts = map[string]int{}
 	)
-	err := e.locally(ctx, func(w engine.Writer) error {
+	err := e.tx.Locally(ctx, func(w engine.Writer) error {
 		st, err := e.Read(ctx)
 		if err != nil {
 			return err
@@ -624,4 +630,104 @@ func runInboxChallenge(ctx context.Context, e *draft, in *api.InboxChallengeInpu
 		notes = append(notes, en.ID+" is already "+en.Status)
 	}
 	return &api.CaptureResult{Candidate: stored, Notes: notes, Redactions: counts, Evidence: []api.EvidenceResult{}, RelatedEntries: []api.Candidate{}}, nil
+}
+
+// Tx is what the inbox needs of the drafts transaction.
+type Tx interface {
+	// Writer is the engine's Writer (unsupported_operation without one).
+	Writer() (engine.Writer, error)
+	// Locally runs a change of local state under the write lock.
+	Locally(ctx context.Context, change func(w engine.Writer) error) error
+	// Receipted runs write under the lock with the replay/receipt
+	// protocol when operationID is set.
+	Receipted(ctx context.Context, w engine.Writer, op, operationID, fp string, write func() (any, error)) (any, error)
+	// Fingerprint is the stable hash of an input.
+	Fingerprint(v any) string
+}
+
+// box is the engine seen from an inbox operation.
+type box struct {
+	*engine.Engine
+	tx Tx
+}
+
+// MaxEvidence is the most evidence references one entry carries.
+const MaxEvidence = inboxMaxEvidence
+
+func row[I, O any](tx func(*engine.Engine) Tx, name string, run func(context.Context, *box, *I) (O, error)) engine.Operation {
+	return engine.Op(name, engine.NeedsWriter, func(ctx context.Context, e *engine.Engine, in *I) (O, error) {
+		return run(ctx, &box{e, tx(e)}, in)
+	})
+}
+
+// Operations are the inbox rows; tx gives each call the drafts
+// transaction of its engine.
+func Operations(tx func(*engine.Engine) Tx) []engine.Operation {
+	return []engine.Operation{
+		row(tx, "drafts.capture", runCapture).Returning(&api.CaptureResult{}),
+		row(tx, "inbox.list", runInboxList),
+		row(tx, "inbox.drop", runInboxDrop),
+		row(tx, "inbox.verify", runInboxVerify),
+		row(tx, "inbox.challenge", runInboxChallenge),
+	}
+}
+
+func call[I, O any](ctx context.Context, e *engine.Engine, tx Tx, name string, run func(context.Context, *box, *I) (O, error), in *I) (O, error) {
+	return engine.Invoke(ctx, e, name, func(ctx context.Context, e *engine.Engine, in *I) (O, error) {
+		return run(ctx, &box{e, tx}, in)
+	}, in)
+}
+
+// Capture runs drafts.capture for a Go caller.
+func Capture(ctx context.Context, e *engine.Engine, tx Tx, in *api.CaptureInput) (any, error) {
+	return call(ctx, e, tx, "drafts.capture", runCapture, in)
+}
+
+// List runs inbox.list for a Go caller.
+func List(ctx context.Context, e *engine.Engine, tx Tx, in *api.InboxListInput) (*api.InboxListResult, error) {
+	return call(ctx, e, tx, "inbox.list", runInboxList, in)
+}
+
+// Drop runs inbox.drop for a Go caller.
+func Drop(ctx context.Context, e *engine.Engine, tx Tx, in *api.InboxDropInput) (*api.InboxCandidate, error) {
+	return call(ctx, e, tx, "inbox.drop", runInboxDrop, in)
+}
+
+// Challenge runs inbox.challenge for a Go caller.
+func Challenge(ctx context.Context, e *engine.Engine, tx Tx, in *api.InboxChallengeInput) (*api.CaptureResult, error) {
+	return call(ctx, e, tx, "inbox.challenge", runInboxChallenge, in)
+}
+
+// Evidence verifies evidence references (drafts.stage's evidence).
+func Evidence(ctx context.Context, e *engine.Engine, refs []api.CaptureEvidence) []api.EvidenceResult {
+	return (&box{Engine: e}).inboxEvidence(ctx, refs)
+}
+
+// ParseRef checks one evidence reference.
+func ParseRef(ref string) error {
+	_, err := inboxParseRef(ref)
+	return err
+}
+
+// Related lists entries similar to a new insight (text and paths).
+func Related(ctx context.Context, e *engine.Engine, text string, paths, exclude []string) ([]api.Candidate, error) {
+	return (&box{Engine: e}).inboxRelated(ctx, text, paths, exclude)
+}
+
+// Load reads candidate id of the worktree's inbox.
+func Load(e *engine.Engine, w engine.Writer, id string) (*api.InboxCandidate, error) {
+	return (&box{Engine: e}).inboxLoad(w, id)
+}
+
+// Save stores a candidate.
+func Save(w engine.Writer, c *api.InboxCandidate) error { return inboxSave(w, c) }
+
+// Stamp is the time of an inbox event, now.
+func Stamp(e *engine.Engine) string { return (&box{Engine: e}).inboxStamp() }
+
+func strp(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
