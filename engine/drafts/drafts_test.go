@@ -171,3 +171,34 @@ func TestWritesAreUnsupportedWithoutAWriter(t *testing.T) {
 		t.Fatalf("setup without a Writer: %q", env.Error.Code)
 	}
 }
+
+func TestInboxCaptureListDrop(t *testing.T) {
+	e, w := open(t)
+	call(t, e, "setup", `{}`)
+	in := `{"entry":{"kind":"learning","title":"Tokens leak","body":"key password=hunter2 here"}}`
+	res := call(t, e, "drafts.capture", in)
+	cand, _ := res["candidate"].(map[string]any)
+	id, _ := cand["id"].(string)
+	if !strings.HasPrefix(id, "cand-") || len(w.staged) != 0 {
+		t.Fatalf("capture: %v, staged %v", res, w.staged)
+	}
+	entry, _ := cand["entry"].(map[string]any)
+	if body, _ := entry["body"].(string); strings.Contains(body, "hunter2") {
+		t.Fatalf("the secret was stored: %q", body)
+	}
+	if again := call(t, e, "drafts.capture", in); again["candidate"].(map[string]any)["id"] != id {
+		t.Fatalf("the same text captured twice got another id: %v", again)
+	}
+	if l := call(t, e, "inbox.list", `{}`); len(l["candidates"].([]any)) != 1 {
+		t.Fatalf("list: %v", l)
+	}
+	if d := call(t, e, "inbox.drop", `{"id":"`+id+`","reason":"dup"}`); d["state"] != "dismissed" {
+		t.Fatalf("drop: %v", d)
+	}
+	if l := call(t, e, "inbox.list", `{}`); len(l["candidates"].([]any)) != 0 {
+		t.Fatalf("list after drop: %v", l)
+	}
+	if len(w.written) != 1 { // only setup's config: the inbox is local state
+		t.Fatalf("the inbox wrote worktree files: %v", w.written)
+	}
+}
