@@ -15,7 +15,8 @@ const maxStdin = 2 << 20
 
 // runAPI is `kontext api <operation> [<json>|-]`: exactly one JSON document
 // on stdout, non-zero exit on error.
-func runAPI(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, stdin io.Reader) int {
+func runAPI(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr, stdin := g.io.Out, g.io.ErrOut, g.io.In
 	if len(args) < 1 || len(args) > 2 {
 		env := engine.ErrorEnvelope(apierr.Invalid("usage: kontext api <operation> [<json>|-]"))
 		stdout.Write(append(env, '\n'))

@@ -16,7 +16,8 @@ const exitOverBudget = 10
 // runBriefCmd is `kontext brief [<path>…] [--diff <base>] [--budget-lines N]
 // [--architecture] [--json]`: the context.brief operation; exit 10 when
 // the brief is over budget with nothing left to drop (a CLI rule).
-func runBriefCmd(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runBriefCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("brief", stderr)
 	diff := fs.String("diff", "", "brief the files changed since this revision (its merge base with HEAD) plus uncommitted ones")
 	budget := fs.Int("budget-lines", 0, "at most this many lines; lower-authority content is dropped first (default: [brief] budget_lines of the config, 300)")

@@ -12,7 +12,8 @@ import (
 // runConfirmCmd is `kontext confirm <id>… [--because …] [--kind read|agent]
 // [--migrate-legacy]`: a person at a terminal confirms that entries still
 // hold (ledger kind read unless told).
-func runConfirmCmd(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runConfirmCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("confirm", stderr)
 	because := fs.String("because", "", "why the entries still hold (one line, kept in the ledger)")
 	kind := fs.String("kind", "read", "read (a person looked) or agent")

@@ -11,7 +11,8 @@ import (
 	"github.com/kontext/kontext/engine/api"
 )
 
-func runDriftCmd(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runDriftCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("drift", stderr)
 	base := fs.String("base", "", "base revision (default: merge base with origin/HEAD, origin/main, the upstream…)")
 	head := fs.String("head", "", "head revision (default: HEAD plus the working tree)")
@@ -75,7 +76,8 @@ func shortSHA(s string) string {
 	return s
 }
 
-func runChangedCmd(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runChangedCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("changed", stderr)
 	var kinds multi
 	fs.Var(&kinds, "kind", "only this kind (repeatable)")
@@ -120,7 +122,8 @@ type CIReport struct {
 	Findings    int              `json:"findings"`
 }
 
-func runCICmd(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runCICmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("ci", stderr)
 	strict := fs.Bool("strict", false, "exit 3 on any finding (including no drift base)")
 	if _, err := parseInterleaved(fs, args); err != nil {

@@ -86,7 +86,8 @@ func usageErr(g *factory, stderr io.Writer, format string, a ...any) int {
 	return fail(g, stderr, apierr.Invalid(format, a...))
 }
 
-func runStatusCmd(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runStatusCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	s, err := g.status(ctx)
 	if err != nil {
 		return fail(g, stderr, err)
@@ -121,7 +122,8 @@ func runStatusCmd(ctx context.Context, g *factory, args []string, stdout, stderr
 	})
 }
 
-func runSetupCmd(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runSetupCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	e, err := g.engine()
 	if err != nil {
 		return fail(g, stderr, err)
@@ -146,7 +148,8 @@ type multi []string
 func (m *multi) String() string     { return strings.Join(*m, ",") }
 func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
-func runListCmd(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runListCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("list", stderr)
 	var kinds, tags multi
 	fs.Var(&kinds, "kind", "only this kind (repeatable)")
@@ -191,7 +194,8 @@ func runListCmd(ctx context.Context, g *factory, args []string, stdout, stderr i
 	})
 }
 
-func runShowCmd(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runShowCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	if len(args) != 1 {
 		return usageErr(g, stderr, "usage: kontext show <id>")
 	}
@@ -230,7 +234,8 @@ func runShowCmd(ctx context.Context, g *factory, args []string, stdout, stderr i
 	})
 }
 
-func runSearchCmd(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runSearchCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("search", stderr)
 	limit := fs.Int("limit", 20, "at most this many hits")
 	pos, err := parseInterleaved(fs, args)
@@ -262,7 +267,8 @@ func runSearchCmd(ctx context.Context, g *factory, args []string, stdout, stderr
 	})
 }
 
-func runGoverningCmd(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runGoverningCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("governing", stderr)
 	minSpec := fs.Int("min-specificity", 0, "drop matches less specific than N")
 	paths, err := parseInterleaved(fs, args)

@@ -19,7 +19,8 @@ import (
 // T]… [--source S] [--body B]`: keep an insight as a local inbox candidate
 // (redacted). The body comes from --body, else from stdin when it is not a
 // terminal.
-func runCaptureCmd(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, stdin io.Reader) int {
+func runCaptureCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr, stdin := g.io.Out, g.io.ErrOut, g.io.In
 	fs := flags("capture", stderr)
 	kind := fs.String("kind", "", "decision (adr), convention, learning, incident or architecture")
 	title := fs.String("title", "", "one-line title (at most 200 characters)")
@@ -83,7 +84,8 @@ func printCapture(w io.Writer, res any) {
 }
 
 // runInboxCmd is `kontext inbox [--state S]`: the local candidates.
-func runInboxCmd(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runInboxCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("inbox", stderr)
 	state := fs.String("state", "pending", "pending, dismissed, promoted or all")
 	rest, err := parseInterleaved(fs, args)
@@ -114,7 +116,8 @@ func runInboxCmd(ctx context.Context, g *factory, args []string, stdout, stderr 
 }
 
 // runDropCmd is `kontext drop <candidate> [--reason R]`.
-func runDropCmd(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runDropCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("drop", stderr)
 	reason := fs.String("reason", "", "why it is dismissed (one line)")
 	ids, err := parseInterleaved(fs, args)
@@ -135,7 +138,8 @@ func runDropCmd(ctx context.Context, g *factory, args []string, stdout, stderr i
 
 // runChallengeCmd is `kontext challenge <id> --because "…"`: an inbox
 // candidate saying an entry may no longer hold.
-func runChallengeCmd(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runChallengeCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("challenge", stderr)
 	because := fs.String("because", "", "why the entry may no longer hold")
 	ids, err := parseInterleaved(fs, args)

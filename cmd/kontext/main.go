@@ -46,7 +46,7 @@ type command struct {
 	args    string
 	summary string
 	example string
-	run     func(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, stdin io.Reader) int
+	run     func(ctx context.Context, g *factory, args []string) int
 }
 
 var commands []command
@@ -113,7 +113,7 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, streams IOStreams) int {
-	stdout, stderr, stdin := streams.Out, streams.ErrOut, streams.In
+	stdout, stderr := streams.Out, streams.ErrOut
 	g := &factory{dir: ".", color: "auto", io: streams}
 	rest, version, help, err := parseGlobals(g, args)
 	if err != nil {
@@ -154,7 +154,7 @@ func run(ctx context.Context, args []string, streams IOStreams) int {
 			return exitOK
 		}
 	}
-	return c.run(ctx, g, rest[1:], stdout, stderr, stdin)
+	return c.run(ctx, g, rest[1:])
 }
 
 // parseGlobals takes the global flags out of args wherever they stand

@@ -141,19 +141,22 @@ func emitStaged(g *factory, stdout io.Writer, res any) int {
 
 // runNewCmd is `kontext new <kind> "<title>" [--path P]… [--tag T]…
 // [--supersedes ID]… [--summary S] [--body B]`.
-func runNewCmd(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, stdin io.Reader) int {
+func runNewCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr, stdin := g.io.Out, g.io.ErrOut, g.io.In
 	return stageEntryCmd(ctx, g, "new", args, stdout, stderr, stdin, false)
 }
 
 // runSupersedeCmd is `kontext supersede <id> "<new title>" [--path P]…`:
 // stages a new entry that supersedes id.
-func runSupersedeCmd(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, stdin io.Reader) int {
+func runSupersedeCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr, stdin := g.io.Out, g.io.ErrOut, g.io.In
 	return stageEntryCmd(ctx, g, "supersede", args, stdout, stderr, stdin, true)
 }
 
 // runRetireCmd is `kontext retire <id> --reason "…"`: the entry's current
 // revision is read first, then it is retired (status deprecated).
-func runRetireCmd(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runRetireCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("retire", stderr)
 	reason := fs.String("reason", "", "why the entry no longer applies")
 	pos, err := parseInterleaved(fs, args)

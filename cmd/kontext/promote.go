@@ -13,7 +13,8 @@ import (
 // runPromoteCmd is `kontext promote <candidate> [--path P]`: stage a
 // captured inbox candidate as a new entry (drafts.stage {candidate_id});
 // --path is the requested path (a kind directory or a file inside one).
-func runPromoteCmd(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runPromoteCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("promote", stderr)
 	reqPath := fs.String("path", "", "where to write it: a kind directory or a file inside one")
 	ids, err := parseInterleaved(fs, args)
@@ -33,7 +34,8 @@ func runPromoteCmd(ctx context.Context, g *factory, args []string, stdout, stder
 // runRepairCmd is `kontext repair`: drafts.confirm {repair: true} rewrites
 // lagging checked lines from the ledger and restores missing reciprocal
 // supersede metadata; the changed files are staged.
-func runRepairCmd(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runRepairCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("repair", stderr)
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {

@@ -25,7 +25,8 @@ const exitVerifyFailed = 3
 
 // runVerifyCmd is `kontext verify <id> [--because "…"]`: runs the entry's
 // pinned verify command and stages a verify ledger line.
-func runVerifyCmd(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runVerifyCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("verify", stderr)
 	because := fs.String("because", "", "why it was run (one line, kept in the ledger)")
 	ids, err := parseInterleaved(fs, args)
@@ -80,7 +81,8 @@ var stdinTerminal = func(stdin io.Reader) bool {
 // runTrustCmd is `kontext trust --verify <id>`: from a terminal only, it
 // shows the entry's exact verify command and, when the person answers y,
 // pins it for this repository in the user's trust file.
-func runTrustCmd(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer, stdin io.Reader) int {
+func runTrustCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr, stdin := g.io.Out, g.io.ErrOut, g.io.In
 	fs := flags("trust", stderr)
 	id := fs.String("verify", "", "the entry whose verify command to pin")
 	rest, err := parseInterleaved(fs, args)
