@@ -35,7 +35,7 @@ func runConfirmCmd(ctx context.Context, g *factory, args []string) int {
 	default:
 		input.IDs, input.Kind = ids, *kind
 	}
-	res, err := write(ctx, g, drafts.Confirm, input)
+	res, err := call(ctx, g, drafts.Confirm, input)
 	if err != nil {
 		return fail(g, stderr, err)
 	}

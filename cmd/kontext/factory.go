@@ -61,9 +61,10 @@ func read[I, O any](ctx context.Context, g *factory, op func(*engine.Engine, con
 	return op(e, ctx, in)
 }
 
-// write runs a typed write (an engine/drafts function) on the
-// invocation's engine, e.g. write(ctx, g, drafts.Stage, &api.StageInput{…}).
-func write[I, O any](ctx context.Context, g *factory, op func(context.Context, *engine.Engine, *I) (O, error), in *I) (O, error) {
+// call runs a typed operation function of engine/drafts or
+// engine/worktree on the invocation's engine, e.g.
+// call(ctx, g, drafts.Stage, &api.StageInput{…}).
+func call[I, O any](ctx context.Context, g *factory, op func(context.Context, *engine.Engine, *I) (O, error), in *I) (O, error) {
 	e, err := g.engine()
 	if err != nil {
 		var zero O

@@ -44,7 +44,7 @@ func runCaptureCmd(ctx context.Context, g *factory, args []string) int {
 		}
 		text = string(data)
 	}
-	res, err := write(ctx, g, drafts.Capture, &api.CaptureInput{Source: *source,
+	res, err := call(ctx, g, drafts.Capture, &api.CaptureInput{Source: *source,
 		Entry: &api.CaptureEntry{Kind: *kind, Title: *title, Body: text, Paths: paths, Tags: tags}})
 	if err != nil {
 		return fail(g, stderr, err)
@@ -95,7 +95,7 @@ func runInboxCmd(ctx context.Context, g *factory, args []string) int {
 	if len(rest) > 0 {
 		return usageErr(g, stderr, "usage: kontext inbox [--state pending|dismissed|promoted|all]")
 	}
-	l, err := write(ctx, g, drafts.InboxList, &api.InboxListInput{State: *state})
+	l, err := call(ctx, g, drafts.InboxList, &api.InboxListInput{State: *state})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
@@ -127,7 +127,7 @@ func runDropCmd(ctx context.Context, g *factory, args []string) int {
 	if len(ids) != 1 {
 		return usageErr(g, stderr, "usage: kontext drop <candidate> [--reason \"…\"]")
 	}
-	c, err := write(ctx, g, drafts.InboxDrop, &api.InboxDropInput{ID: ids[0], Reason: *reason})
+	c, err := call(ctx, g, drafts.InboxDrop, &api.InboxDropInput{ID: ids[0], Reason: *reason})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
@@ -149,7 +149,7 @@ func runChallengeCmd(ctx context.Context, g *factory, args []string) int {
 	if len(ids) != 1 || strings.TrimSpace(*because) == "" {
 		return usageErr(g, stderr, "usage: kontext challenge <id> --because \"…\"")
 	}
-	r, err := write(ctx, g, drafts.Challenge, &api.InboxChallengeInput{ID: ids[0], Because: *because})
+	r, err := call(ctx, g, drafts.Challenge, &api.InboxChallengeInput{ID: ids[0], Because: *because})
 	if err != nil {
 		return fail(g, stderr, err)
 	}

@@ -120,7 +120,7 @@ func stageEntryCmd(ctx context.Context, g *factory, name string, args []string, 
 	if strings.TrimSpace(b) != "" {
 		entryIn.Body = b
 	}
-	res, err := write(ctx, g, drafts.Stage, &api.StageInput{OperationID: newOperationID(name), Entry: entryIn})
+	res, err := call(ctx, g, drafts.Stage, &api.StageInput{OperationID: newOperationID(name), Entry: entryIn})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
@@ -170,7 +170,7 @@ func runRetireCmd(ctx context.Context, g *factory, args []string) int {
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	res, err := write(ctx, g, drafts.Retire, &api.RetireInput{OperationID: newOperationID("retire"),
+	res, err := call(ctx, g, drafts.Retire, &api.RetireInput{OperationID: newOperationID("retire"),
 		EntryID: en.ID, EntryRevision: en.Revision, Reason: *reason})
 	if err != nil {
 		return fail(g, stderr, err)

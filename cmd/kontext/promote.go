@@ -24,7 +24,7 @@ func runPromoteCmd(ctx context.Context, g *factory, args []string) int {
 	if len(ids) != 1 {
 		return usageErr(g, stderr, "usage: kontext promote <candidate> [--path P]")
 	}
-	res, err := write(ctx, g, drafts.Stage, &api.StageInput{CandidateID: ids[0], OperationID: newOperationID("promote"), RequestedPath: *reqPath})
+	res, err := call(ctx, g, drafts.Stage, &api.StageInput{CandidateID: ids[0], OperationID: newOperationID("promote"), RequestedPath: *reqPath})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
@@ -44,7 +44,7 @@ func runRepairCmd(ctx context.Context, g *factory, args []string) int {
 	if len(rest) > 0 {
 		return usageErr(g, stderr, "usage: kontext repair")
 	}
-	res, err := write(ctx, g, drafts.Confirm, &api.ConfirmInput{Repair: true})
+	res, err := call(ctx, g, drafts.Confirm, &api.ConfirmInput{Repair: true})
 	if err != nil {
 		return fail(g, stderr, err)
 	}

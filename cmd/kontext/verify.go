@@ -36,7 +36,7 @@ func runVerifyCmd(ctx context.Context, g *factory, args []string) int {
 	if len(ids) != 1 {
 		return usageErr(g, stderr, "usage: kontext verify <id> [--because \"…\"]")
 	}
-	r, err := write(ctx, g, drafts.Verify, &api.VerifyInput{ID: ids[0], Because: *because})
+	r, err := call(ctx, g, drafts.Verify, &api.VerifyInput{ID: ids[0], Because: *because})
 	if err != nil {
 		if ae := apierr.As(err); ae.Code == apierr.UntrustedVerify && !g.json {
 			fmt.Fprintf(stderr, "kontext: the verify command of %v is not pinned, so it was not run:\n\n    %v\n\n", ae.Extra["id"], ae.Extra["command"])
@@ -100,7 +100,7 @@ func runTrustCmd(ctx context.Context, g *factory, args []string) int {
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	pin, err := write(ctx, g, worktree.VerifyPin, &api.VerifyPinInput{ID: en.ID})
+	pin, err := call(ctx, g, worktree.VerifyPin, &api.VerifyPinInput{ID: en.ID})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
