@@ -69,7 +69,8 @@ vet:
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 
-# The engine must build for js/wasm and must not link go-git; neither
+# The engine must build for js/wasm and must not link go-git; the WASM
+# build must not link the write operations (engine/drafts); neither
 # kontext nor the wasm may link esbuild.
 wasm-check:
 	GOOS=js GOARCH=wasm $(GO) build ./engine/... ./cmd/wasm
@@ -78,7 +79,9 @@ wasm-check:
 	  echo "engine links go-git under js/wasm; keep git behind the engine.Git interface"; exit 1; fi
 	@if { GOOS=js GOARCH=wasm $(GO) list -deps ./cmd/wasm; $(GO) list -deps ./cmd/kontext; } | grep -q '^github.com/evanw/esbuild'; then \
 	  echo "esbuild is linked into kontext or the wasm; it belongs to build/webbundle only"; exit 1; fi
-	@echo "wasm-check: engine and cmd/wasm build for js/wasm without go-git; esbuild only in build/webbundle"
+	@if GOOS=js GOARCH=wasm $(GO) list -deps ./cmd/wasm | grep -q '^github.com/kontext/kontext/engine/drafts'; then \
+	  echo "cmd/wasm links engine/drafts; the WASM engine must not carry the write operations"; exit 1; fi
+	@echo "wasm-check: engine and cmd/wasm build for js/wasm without go-git or the writes; esbuild only in build/webbundle"
 
 # The npm package @kontext/engine (wasm/): kontext.wasm, its gzip copy,
 # Go's wasm_exec.js and the npm pack tarball (all gitignored).
@@ -109,6 +112,8 @@ test-web: assets
 	KONTEXT_REVIEW_BIN=$(CURDIR)/$(WASM_BUILD)/kontext-review KONTEXT_REVIEW_DEMO=$(CURDIR)/$(WASM_BUILD)/review-demo \
 	  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 node --test web/test/*.test.mjs
 
+# Regenerates what comes from the API's Go types (engine/api): the input
+# schemas (engine/schemas.json) and wasm/index.d.ts.
 generate:
 	$(GO) generate ./engine
 

@@ -5,35 +5,10 @@ import (
 	"regexp"
 	"sort"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/entry"
 )
-
-// ChangedResult is the result of Changed: the entries changed between two
-// snapshots (the shape of entries.changed).
-type ChangedResult struct {
-	Base    *string  `json:"base"`
-	Head    *string  `json:"head"`
-	Changes []Change `json:"changes"`
-}
-
-// Change is one changed entry. Revision and Status are head's (base's for
-// a removed entry); BaseRevision and HeadRevision are the blob ids of the
-// entry's file on each side (null where the entry is absent).
-type Change struct {
-	ID           string   `json:"id"`
-	Kind         string   `json:"kind"`
-	Title        string   `json:"title"`
-	File         string   `json:"file"`
-	Paths        []string `json:"paths"`
-	Revision     string   `json:"revision"`
-	Status       *string  `json:"status"`
-	Change       string   `json:"change"` // added | revised | superseded | deprecated
-	SupersededBy []string `json:"superseded_by,omitempty"`
-	Removed      bool     `json:"removed,omitempty"`
-	BaseRevision *string  `json:"base_revision"`
-	HeadRevision *string  `json:"head_revision"`
-}
 
 // Changed compares the entries of two engines' snapshots and returns the
 // JSON envelope of a ChangedResult. Entries are matched by id, so an entry
@@ -55,24 +30,24 @@ func Changed(ctx context.Context, base, head *Engine) (out []byte) {
 	return ResultEnvelope(res)
 }
 
-func changed(ctx context.Context, base, head *Engine) (*ChangedResult, error) {
+func changed(ctx context.Context, base, head *Engine) (*api.ChangedResult, error) {
 	if base == nil || head == nil {
 		return nil, apierr.Invalid("changed needs a base and a head knowledge base")
 	}
-	bs, err := base.read(ctx)
+	bs, err := base.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
-	hs, err := head.read(ctx)
+	hs, err := head.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res := &ChangedResult{Base: strp(bs.head), Head: strp(hs.head), Changes: []Change{}}
-	for _, h := range hs.snap.Entries {
-		hrev := hs.snap.Blobs[h.File]
-		c := Change{ID: h.ID, Kind: h.Kind, Title: h.Title, File: h.File, Paths: nonNil(h.Paths),
+	res := &api.ChangedResult{Base: strp(bs.Head), Head: strp(hs.Head), Changes: []api.Change{}}
+	for _, h := range hs.Snap.Entries {
+		hrev := hs.Snap.Blobs[h.File]
+		c := api.Change{ID: h.ID, Kind: h.Kind, Title: h.Title, File: h.File, Paths: nonNil(h.Paths),
 			Revision: hrev, Status: strp(h.Status), HeadRevision: strp(hrev)}
-		b, ok := bs.snap.ByID(h.ID)
+		b, ok := bs.Snap.ByID(h.ID)
 		switch {
 		case !ok:
 			c.Change = "added"
@@ -87,16 +62,16 @@ func changed(ctx context.Context, base, head *Engine) (*ChangedResult, error) {
 			continue
 		}
 		if ok {
-			c.BaseRevision = strp(bs.snap.Blobs[b.File])
+			c.BaseRevision = strp(bs.Snap.Blobs[b.File])
 		}
 		res.Changes = append(res.Changes, c)
 	}
-	for _, b := range bs.snap.Entries {
-		if _, ok := hs.snap.ByID(b.ID); ok {
+	for _, b := range bs.Snap.Entries {
+		if _, ok := hs.Snap.ByID(b.ID); ok {
 			continue
 		}
-		brev := bs.snap.Blobs[b.File]
-		res.Changes = append(res.Changes, Change{ID: b.ID, Kind: b.Kind, Title: b.Title, File: b.File,
+		brev := bs.Snap.Blobs[b.File]
+		res.Changes = append(res.Changes, api.Change{ID: b.ID, Kind: b.Kind, Title: b.Title, File: b.File,
 			Paths: nonNil(b.Paths), Revision: brev, Status: strp(b.Status), Change: "deprecated", Removed: true,
 			BaseRevision: strp(brev)})
 	}

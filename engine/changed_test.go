@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-billy/v5/util"
 
 	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
 )
 
 func snapEngine(t *testing.T, rev string, files map[string]string) *engine.Engine {
@@ -54,8 +55,8 @@ func TestChanged(t *testing.T) {
 		".ai/incidents/was-inactive.md": fm("deprecated", "", "Already retired."),
 	})
 	var env struct {
-		OK     bool                 `json:"ok"`
-		Result engine.ChangedResult `json:"result"`
+		OK     bool              `json:"ok"`
+		Result api.ChangedResult `json:"result"`
 	}
 	raw := engine.Changed(context.Background(), base, head)
 	if err := json.Unmarshal(raw, &env); err != nil || !env.OK {
@@ -99,7 +100,7 @@ func TestChanged(t *testing.T) {
 
 	// Same snapshot on both sides: nothing changed.
 	var same struct {
-		Result engine.ChangedResult `json:"result"`
+		Result api.ChangedResult `json:"result"`
 	}
 	if err := json.Unmarshal(engine.Changed(context.Background(), head, head), &same); err != nil || len(same.Result.Changes) != 0 {
 		t.Errorf("head vs head: %+v %v", same.Result, err)

@@ -31,7 +31,7 @@ func (g *committedGit) Blobs(_ context.Context, paths []string) (map[string]stri
 }
 
 // atCommit returns an engine over the knowledge files committed in sha,
-// read with the configuration committed there (or the defaults; local
+// Read with the configuration committed there (or the defaults; local
 // configuration never applies).
 func (e *Engine) atCommit(ctx context.Context, sha string) (*Engine, error) {
 	h := e.opts.History

@@ -4,12 +4,13 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"github.com/kontext/kontext/engine/api"
 	"sync"
 )
 
-//go:generate go run ./internal/schemagen -o schemas.json
+//go:generate go run ./internal/apigen -schemas schemas.json -dts ../wasm/index.d.ts
 
-// schemasJSON holds the input schemas generated from the input types by
+// schemasJSON holds the input schemas generated from engine/api by
 // go generate, so no reflection library is linked into the wasm.
 //
 //go:embed schemas.json
@@ -20,22 +21,6 @@ var (
 	schemas     map[string]json.RawMessage
 )
 
-// OperationSchema is one operation's input schema.
-type OperationSchema struct {
-	Input json.RawMessage `json:"input"`
-}
-
-// DescribeResult is api.describe without an operation.
-type DescribeResult struct {
-	Operations map[string]OperationSchema `json:"operations"`
-}
-
-// DescribeOneResult is api.describe for one operation.
-type DescribeOneResult struct {
-	Operation string          `json:"operation"`
-	Input     json.RawMessage `json:"input"`
-}
-
 func loadSchemas() map[string]json.RawMessage {
 	schemasOnce.Do(func() {
 		if err := json.Unmarshal(schemasJSON, &schemas); err != nil {
@@ -45,19 +30,25 @@ func loadSchemas() map[string]json.RawMessage {
 	return schemas
 }
 
-func runDescribe(_ context.Context, _ *Engine, v any) (any, error) {
-	in := v.(*DescribeInput)
+func runDescribe(_ context.Context, _ *Engine, in *api.DescribeInput) (any, error) {
 	all := loadSchemas()
 	if in.Operation != "" {
 		s, ok := all[in.Operation]
 		if !ok {
 			return nil, unsupported(in.Operation, isPlanned(in.Operation), Native)
 		}
-		return &DescribeOneResult{Operation: in.Operation, Input: s}, nil
+		return &api.DescribeOneResult{Operation: in.Operation, Input: s}, nil
 	}
-	res := &DescribeResult{Operations: map[string]OperationSchema{}}
+	res := &api.DescribeResult{Operations: map[string]api.OperationSchema{}}
 	for name, s := range all {
-		res.Operations[name] = OperationSchema{Input: s}
+		res.Operations[name] = api.OperationSchema{Input: s}
 	}
 	return res, nil
+}
+
+// InputSchema is the generated JSON Schema of op's input (false for an
+// operation without one). MCP tool schemas are cut from it.
+func InputSchema(op string) (json.RawMessage, bool) {
+	s, ok := loadSchemas()[op]
+	return s, ok
 }

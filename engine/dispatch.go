@@ -5,45 +5,103 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/jsonin"
 	"github.com/kontext/kontext/engine/internal/kb"
 )
 
-// operation is one row of the dispatch table.
-type operation struct {
-	name    string
-	input   func() any // a pointer to a fresh input struct
-	run     func(ctx context.Context, e *Engine, in any) (any, error)
-	subset  bool // served by the Snapshot (WASM) surface too
-	history bool // needs git history (native only)
-	writes  bool // needs a Writer (native only)
+// Operation is one row of the dispatch table: a name, a typed run
+// function, and what the operation needs. Build rows with Op.
+type Operation struct {
+	name  string
+	needs Needs
+	// input and results are the Go types of the input and of the result
+	// shapes, for the generators of schemas and TypeScript declarations.
+	input   reflect.Type
+	results []reflect.Type
+	// newInput returns a pointer to a fresh input value (decoding, schemas).
+	newInput func() any
+	// run runs the operation on a decoded input from newInput.
+	run func(ctx context.Context, e *Engine, in any) (any, error)
 }
 
-// operations is the one dispatch table of every surface (filled in init:
-// runStatus reads it back through capabilities). Files that own a group of
-// operations add their rows with register from their own init.
-var operations []operation
+// Needs says what an operation needs from the engine it runs on.
+type Needs uint8
 
-// register adds rows to the dispatch table (from init functions).
-func register(ops ...operation) { operations = append(operations, ops...) }
+const (
+	// Subset marks an operation the Snapshot (WASM) surface serves too.
+	Subset Needs = 1 << iota
+	// NeedsHistory marks an operation that needs git history (native only).
+	NeedsHistory
+	// NeedsWriter marks an operation that writes (native only, with a Writer).
+	NeedsWriter
+)
 
-func init() {
-	register(
-		operation{name: "status", input: func() any { return &StatusInput{} }, run: runStatus, subset: true},
-		operation{name: "setup", input: func() any { return &SetupInput{} }, run: runSetup},
-		operation{name: "api.describe", input: func() any { return &DescribeInput{} }, run: runDescribe, subset: true},
-		operation{name: "entries.list", input: func() any { return &ListInput{} }, run: runList, subset: true},
-		operation{name: "entries.get", input: func() any { return &GetInput{} }, run: runGet, subset: true},
-		operation{name: "entries.search", input: func() any { return &SearchInput{} }, run: runSearch, subset: true},
-		operation{name: "entries.governing", input: func() any { return &GoverningInput{} }, run: runGoverning, subset: true},
-		operation{name: "entries.related", input: func() any { return &RelatedInput{} }, run: runRelated, subset: true},
-		operation{name: "entries.drift", input: func() any { return &DriftInput{} }, run: runDrift, history: true},
-		operation{name: "entries.changed", input: func() any { return &ChangedInput{} }, run: runChanged, history: true},
-		operation{name: "entries.export", input: func() any { return &ExportInput{} }, run: runExport, history: true},
-	)
+// Op builds the row of operation name from its typed run function. The
+// dispatcher decodes the JSON input strictly into a fresh I and hands run a
+// pointer to it; typed Go callers use Call with the same row.
+func Op[I, O any](name string, needs Needs, run func(ctx context.Context, e *Engine, in *I) (O, error)) Operation {
+	return Operation{
+		name:     name,
+		needs:    needs,
+		input:    reflect.TypeFor[I](),
+		results:  []reflect.Type{reflect.TypeFor[O]()},
+		newInput: func() any { return new(I) },
+		run: func(ctx context.Context, e *Engine, in any) (any, error) {
+			// The only assertion: newInput above made in a *I.
+			return run(ctx, e, in.(*I))
+		},
+	}
+}
+
+// Name is the operation's name in the API.
+func (o Operation) Name() string { return o.name }
+
+// Needs says what the operation needs.
+func (o Operation) Needs() Needs { return o.needs }
+
+// Input is the Go type of the operation's input.
+func (o Operation) Input() reflect.Type { return o.input }
+
+// Results are the Go types of the operation's result shapes.
+func (o Operation) Results() []reflect.Type { return o.results }
+
+// Returning documents the result shapes of a row whose run function
+// returns any (several shapes, or a stored result a retry replays).
+func (o Operation) Returning(shapes ...any) Operation {
+	o.results = nil
+	for _, s := range shapes {
+		o.results = append(o.results, reflect.TypeOf(s))
+	}
+	return o
+}
+
+// Table is the whole dispatch table of an engine opened with rows as
+// Options.Operations, in order.
+func Table(rows ...Operation) []Operation { return append(readOperations(), rows...) }
+
+// readOperations are the rows the engine itself implements: the reads,
+// served on every surface that has what they need. The write rows
+// (engine/drafts) and the native worktree's reads (engine/worktree) come
+// through Options.Operations (a native opener passes them), so a build
+// that never imports those packages (the WASM) links none of their code.
+func readOperations() []Operation {
+	return []Operation{
+		Op("status", Subset, runStatus),
+		Op("api.describe", Subset, runDescribe).Returning(&api.DescribeResult{}, &api.DescribeOneResult{}),
+		Op("entries.list", Subset, runList),
+		Op("entries.get", Subset, runGet),
+		Op("entries.search", Subset, runSearch),
+		Op("entries.governing", Subset, runGoverning),
+		Op("entries.related", Subset, runRelated),
+		Op("entries.drift", NeedsHistory, runDrift),
+		Op("entries.changed", NeedsHistory, runChanged),
+		Op("entries.export", NeedsHistory, runExport),
+	}
 }
 
 // planned are operations of the API that this version does not implement
@@ -54,34 +112,34 @@ var planned = []string{
 	"guidance.propose",
 }
 
-func lookupOp(name string) (*operation, bool) {
-	for i := range operations {
-		if operations[i].name == name {
-			return &operations[i], true
+func (e *Engine) lookupOp(name string) (*Operation, bool) {
+	for i := range e.ops {
+		if e.ops[i].name == name {
+			return &e.ops[i], true
 		}
 	}
 	return nil, false
 }
 
-// InputTypes returns a fresh input value of every implemented operation,
-// by name (for schema generation and documentation).
-func InputTypes() map[string]any {
-	out := make(map[string]any, len(operations))
-	for _, op := range operations {
-		out[op.name] = op.input()
+// InputTypes returns a fresh input value of every operation of rows plus
+// the engine's own, by name (for schema generation and documentation).
+func InputTypes(rows ...Operation) map[string]any {
+	out := map[string]any{}
+	for _, op := range Table(rows...) {
+		out[op.name] = op.newInput()
 	}
 	return out
 }
 
 // serves reports whether this engine's surface serves op.
-func (e *Engine) serves(op *operation) bool { return e.opts.Surface == Native || op.subset }
+func (e *Engine) serves(op *Operation) bool { return e.opts.Surface == Native || op.needs&Subset != 0 }
 
 // capabilities lists what this surface really supports: its operations,
 // plus the history capability strings where git history is at hand.
 func (e *Engine) capabilities() []string {
 	var caps []string
-	for _, op := range operations {
-		if e.serves(&op) && (!op.history || e.opts.History != nil) && (!op.writes || e.opts.Writer != nil) {
+	for _, op := range e.ops {
+		if e.serves(&op) && (op.needs&NeedsHistory == 0 || e.opts.History != nil) && (op.needs&NeedsWriter == 0 || e.opts.Writer != nil) {
 			caps = append(caps, op.name)
 		}
 	}
@@ -123,14 +181,14 @@ func (e *Engine) Request(ctx context.Context, op string, input []byte) (out []by
 
 // Do runs one operation and returns its result value (not yet encoded).
 func (e *Engine) Do(ctx context.Context, name string, input []byte) (any, error) {
-	o, ok := lookupOp(name)
+	o, ok := e.lookupOp(name)
 	if !ok || !e.serves(o) {
 		return nil, unsupported(name, ok || isPlanned(name), e.opts.Surface)
 	}
 	if len(bytes.TrimSpace(input)) == 0 {
 		input = []byte("{}")
 	}
-	in := o.input()
+	in := o.newInput()
 	if err := jsonin.Decode(input, in); err != nil {
 		return nil, err
 	}
@@ -167,14 +225,12 @@ func unsupported(name string, known bool, s Surface) error {
 }
 
 func dirOf(in any) string {
-	type dirred interface{ dir() string }
+	type dirred interface{ TargetDir() string }
 	if d, ok := in.(dirred); ok {
-		return d.dir()
+		return d.TargetDir()
 	}
 	return ""
 }
-
-func (d *DirInput) dir() string { return d.Dir }
 
 // ResultEnvelope encodes a successful result.
 func ResultEnvelope(res any) []byte {

@@ -5,29 +5,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/jsonin"
 	"github.com/kontext/kontext/engine/internal/ledger"
 )
-
-// DriftEntry is a drifted entry: the read shape plus what changed.
-type DriftEntry struct {
-	*Entry
-	Path    string       `json:"path"`
-	Changed []string     `json:"changed"`
-	Commits []CommitLine `json:"commits"`
-}
-
-// DriftResult is the result of entries.drift.
-type DriftResult struct {
-	Base       *string       `json:"base"`
-	Head       string        `json:"head"`
-	BaseSource string        `json:"base_source"`
-	Warning    string        `json:"warning,omitempty"`
-	Entries    []*DriftEntry `json:"entries"`
-	Snapshot   string        `json:"snapshot"`
-}
 
 // driftKinds are the kinds drift and changed look at unless told.
 func driftKinds(kinds []string) (map[string]bool, error) {
@@ -59,20 +42,19 @@ func (e *Engine) historyFor(kinds []string) (History, map[string]bool, error) {
 	return e.opts.History, ks, err
 }
 
-func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*DriftInput)
+func runDrift(ctx context.Context, e *Engine, in *api.DriftInput) (*api.DriftResult, error) {
 	h, kinds, err := e.historyFor(in.Kinds)
 	if err != nil {
 		return nil, err
 	}
-	st, err := e.read(ctx)
+	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if st.head == "" {
+	if st.Head == "" {
 		return nil, apierr.New(apierr.NoCommits, "the repository has no commits yet; drift compares commits")
 	}
-	res := &DriftResult{Head: "working", Entries: []*DriftEntry{}}
+	res := &api.DriftResult{Head: "working", Entries: []*api.DriftEntry{}}
 	working := in.Head == ""
 	eng := e
 	if !working {
@@ -88,7 +70,7 @@ func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 		if eng, err = e.atCommit(ctx, sha); err != nil {
 			return nil, err
 		}
-		if st, err = eng.read(ctx); err != nil {
+		if st, err = eng.Read(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -108,7 +90,7 @@ func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 	}
 	res.BaseSource, res.Warning = base.Source, base.Warning
 	res.Base = strp(base.SHA)
-	res.Snapshot = st.snap.ID
+	res.Snapshot = st.Snap.ID
 	lin, err := eng.lineage(ctx, st)
 	if err != nil {
 		return nil, err
@@ -117,7 +99,7 @@ func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 		return res, nil
 	}
 	if base.SHA == "" {
-		res.Base = strp(st.head) // fallback-none: an empty range
+		res.Base = strp(st.Head) // fallback-none: an empty range
 	}
 	inBase := lin.ancestors(*res.Base)
 	var uncommitted []string
@@ -127,7 +109,7 @@ func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		knowledge := knowledgeFiles(st)
+		knowledge := st.KnowledgeFiles()
 		for _, p := range all {
 			dirtyFiles[p] = true
 			if !knowledge(p) {
@@ -137,24 +119,24 @@ func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 	}
 	var dirtyHits = map[string][]string{}
 	if len(uncommitted) > 0 {
-		for _, r := range st.snap.Governing().Lookup(uncommitted) {
-			id := st.snap.Entries[r.Owner].ID
+		for _, r := range st.Snap.Governing().Lookup(uncommitted) {
+			id := st.Snap.Entries[r.Owner].ID
 			for _, m := range r.Matches {
 				dirtyHits[id] = append(dirtyHits[id], m.Path)
 			}
 		}
 	}
-	byID := ledger.ByID(st.snap.LedgerLines)
+	byID := ledger.ByID(st.Snap.LedgerLines)
 	var candidates []*entry.Entry
-	for _, en := range st.snap.Entries {
+	for _, en := range st.Snap.Entries {
 		if kinds[en.Kind] && !entry.Inactive(en.Status) && len(en.Paths) > 0 {
 			candidates = append(candidates, en)
 		}
 	}
 	var drifted []*entry.Entry
-	details := map[string]*DriftEntry{}
+	details := map[string]*api.DriftEntry{}
 	for _, en := range candidates {
-		d := &DriftEntry{Path: en.File, Changed: []string{}, Commits: []CommitLine{}}
+		d := &api.DriftEntry{Path: en.File, Changed: []string{}, Commits: []api.CommitLine{}}
 		changed := map[string]bool{}
 		var last *Commit
 		for _, hit := range lin.governed[en.ID] {
@@ -164,7 +146,7 @@ func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 			if last == nil {
 				last = hit.commit // newest first: the last commit of the range that changed governed files
 			}
-			d.Commits = append(d.Commits, CommitLine{SHA: hit.commit.SHA, Subject: hit.commit.Subject})
+			d.Commits = append(d.Commits, api.CommitLine{SHA: hit.commit.SHA, Subject: hit.commit.Subject})
 			for _, p := range hit.paths {
 				changed[p] = true
 			}
@@ -187,7 +169,7 @@ func runDrift(ctx context.Context, e *Engine, v any) (any, error) {
 		details[en.ID] = d
 	}
 	sort.Slice(drifted, func(i, j int) bool { return drifted[i].ID < drifted[j].ID })
-	views, err := eng.views(ctx, st, drifted)
+	views, err := eng.Views(ctx, st, drifted)
 	if err != nil {
 		return nil, err
 	}

@@ -7,10 +7,10 @@ package engine
 
 import (
 	"context"
+	"github.com/go-git/go-billy/v5"
 	"time"
 
-	"github.com/go-git/go-billy/v5"
-
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/internal/config"
 	"github.com/kontext/kontext/engine/internal/kb"
 )
@@ -57,12 +57,16 @@ type Options struct {
 	// Now is the clock (UTC); nil means time.Now. Native surfaces honour
 	// KONTEXT_NOW through it.
 	Now func() time.Time
+	// Operations are rows served besides the engine's reads: a native
+	// opener passes engine/drafts' write operations here.
+	Operations []Operation
 }
 
 // Engine answers API requests over one repository or file set. It is safe
 // for concurrent use and caches parsed entries between requests.
 type Engine struct {
 	opts         Options
+	ops          []Operation // the dispatch table: reads, then opts.Operations
 	reader       *kb.Reader
 	lineageCache lineageCache
 }
@@ -72,7 +76,7 @@ func New(opts Options) *Engine {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Engine{opts: opts, reader: kb.NewReader(opts.FS)}
+	return &Engine{opts: opts, ops: Table(opts.Operations...), reader: kb.NewReader(opts.FS)}
 }
 
 // Forget drops cached parses of paths (all when none are given). Callers
@@ -82,17 +86,18 @@ func (e *Engine) Forget(paths ...string) { e.reader.Forget(paths...) }
 // SetRevision changes publication.revision of a Snapshot surface.
 func (e *Engine) SetRevision(rev string) { e.opts.Revision = rev }
 
-func (e *Engine) now() time.Time { return e.opts.Now().UTC() }
+func (e *Engine) Now() time.Time { return e.opts.Now().UTC() }
 
-// state is one read: the snapshot plus what git says about its files.
-type state struct {
-	snap *kb.Snapshot
-	head string
-	pub  map[string]Publication
-	cfg  *config.Config
+// State is one read: the snapshot plus what git says about its files.
+// Write operations (engine/drafts) plan on one, taken under the write lock.
+type State struct {
+	Snap *kb.Snapshot
+	Head string // the HEAD commit ("" before the first commit or off git)
+	Pub  map[string]api.Publication
+	Cfg  *config.Config
 }
 
-func (e *Engine) read(ctx context.Context) (*state, error) {
+func (e *Engine) Read(ctx context.Context) (*State, error) {
 	head := ""
 	if e.opts.Git != nil {
 		h, err := e.opts.Git.Head(ctx)
@@ -107,5 +112,12 @@ func (e *Engine) read(ctx context.Context) (*state, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &state{snap: snap, head: head, cfg: snap.Config, pub: map[string]Publication{}}, nil
+	return &State{Snap: snap, Head: head, Cfg: snap.Config, Pub: map[string]api.Publication{}}, nil
 }
+
+// Options returns the options the engine was opened with (write
+// operations reach the Writer, Runner and Trust through them).
+func (e *Engine) Options() Options { return e.opts }
+
+// FS is the filesystem the engine reads.
+func (e *Engine) FS() billy.Filesystem { return e.reader.FS() }

@@ -6,13 +6,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/jsonin"
 )
 
-func runChanged(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*ChangedInput)
+func runChanged(ctx context.Context, e *Engine, in *api.ChangedInput) (*api.ChangedResult, error) {
 	h, kinds, err := e.historyFor(in.Kinds)
 	if err != nil {
 		return nil, err
@@ -51,44 +51,7 @@ func runChanged(ctx context.Context, e *Engine, v any) (any, error) {
 
 var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
-// ExportEntry is one committed entry of entries.export.
-type ExportEntry struct {
-	ID         string         `json:"id"`
-	Kind       string         `json:"kind"`
-	Title      string         `json:"title"`
-	Status     *string        `json:"status"`
-	File       string         `json:"file"`
-	Paths      []string       `json:"paths"`
-	Markdown   string         `json:"markdown"`
-	Blob       string         `json:"blob"`
-	Checked    *string        `json:"checked"`
-	Date       *string        `json:"date"`
-	Verify     *string        `json:"verify"`
-	ReviewBy   *string        `json:"review_by"`
-	Supersedes []string       `json:"supersedes"`
-	Commits    []string       `json:"commits"`
-	Author     *string        `json:"author"`
-	Extra      map[string]any `json:"extra"`
-}
-
-// ExportSource is entries.export's config_source.
-type ExportSource struct {
-	Kind    string  `json:"kind"` // committed | defaults
-	Path    *string `json:"path,omitempty"`
-	Blob    *string `json:"blob,omitempty"`
-	Storage *string `json:"storage,omitempty"`
-}
-
-// ExportResult is the result of entries.export.
-type ExportResult struct {
-	Revision     string        `json:"revision"`
-	ReviewRef    string        `json:"review_ref"`
-	ConfigSource ExportSource  `json:"config_source"`
-	Entries      []ExportEntry `json:"entries"`
-}
-
-func runExport(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*ExportInput)
+func runExport(ctx context.Context, e *Engine, in *api.ExportInput) (*api.ExportResult, error) {
 	if !fullSHA.MatchString(in.Revision) {
 		return nil, jsonin.Errorf("revision", "%q is not a full 40-hex commit sha; export pins an exact reviewed commit", in.Revision)
 	}
@@ -117,15 +80,15 @@ func runExport(ctx context.Context, e *Engine, v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := eng.read(ctx)
+	st, err := eng.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res := &ExportResult{Revision: in.Revision, ReviewRef: in.ReviewRef, Entries: []ExportEntry{}}
-	if st.cfg.Path != "" {
-		res.ConfigSource = ExportSource{Kind: "committed", Path: strp(st.cfg.Path), Blob: strp(blobOf(st.snap.ConfigText))}
+	res := &api.ExportResult{Revision: in.Revision, ReviewRef: in.ReviewRef, Entries: []api.ExportEntry{}}
+	if st.Cfg.Path != "" {
+		res.ConfigSource = api.ExportSource{Kind: "committed", Path: strp(st.Cfg.Path), Blob: strp(blobOf(st.Snap.ConfigText))}
 	} else {
-		res.ConfigSource = ExportSource{Kind: "defaults", Storage: strp(st.cfg.Storage)}
+		res.ConfigSource = api.ExportSource{Kind: "defaults", Storage: strp(st.Cfg.Storage)}
 	}
 	lin, err := eng.lineage(ctx, st)
 	if err != nil {
@@ -134,11 +97,11 @@ func runExport(ctx context.Context, e *Engine, v any) (any, error) {
 	keep := func(*entry.Entry) bool { return true }
 	if patterns != nil {
 		governs := map[int]bool{}
-		for _, r := range st.snap.Governing().Lookup(patterns) {
+		for _, r := range st.Snap.Governing().Lookup(patterns) {
 			governs[r.Owner] = true
 		}
 		index := map[*entry.Entry]int{}
-		for i, en := range st.snap.Entries {
+		for i, en := range st.Snap.Entries {
 			index[en] = i
 		}
 		keep = func(en *entry.Entry) bool { return governs[index[en]] }
@@ -153,12 +116,12 @@ func runExport(ctx context.Context, e *Engine, v any) (any, error) {
 			}
 		}
 	}
-	for _, en := range st.snap.Entries {
+	for _, en := range st.Snap.Entries {
 		if !authority(en) || en.Status == "proposed" || !keep(en) {
 			continue
 		}
-		x := ExportEntry{ID: en.ID, Kind: en.Kind, Title: en.Title, Status: strp(en.Status), File: en.File,
-			Paths: nonNil(en.Paths), Markdown: en.Markdown, Blob: st.snap.Blobs[en.File], Checked: strp(en.Checked),
+		x := api.ExportEntry{ID: en.ID, Kind: en.Kind, Title: en.Title, Status: strp(en.Status), File: en.File,
+			Paths: nonNil(en.Paths), Markdown: en.Markdown, Blob: st.Snap.Blobs[en.File], Checked: strp(en.Checked),
 			Date: strp(en.Date), Verify: strp(en.Verify), ReviewBy: strp(en.ReviewBy), Supersedes: nonNil(en.Supersedes),
 			Commits: nonNil(en.Commits), Extra: en.Extra}
 		if a, ok := authors[en.File]; ok && a != "" {

@@ -58,6 +58,13 @@ type History interface {
 	// Uncommitted lists the paths with staged, unstaged or untracked (not
 	// ignored) changes, sorted.
 	Uncommitted(ctx context.Context) ([]string, error)
+	// Branch is the short name of the branch HEAD is on; "" when detached.
+	Branch() (string, error)
+	// ChangedSince lists the files changed since base: from the merge base
+	// of base and HEAD to HEAD, plus the uncommitted ones; sorted.
+	ChangedSince(ctx context.Context, base string) ([]string, error)
+	// Diff lists the paths that differ between two commits, sorted.
+	Diff(ctx context.Context, from, to string) ([]string, error)
 }
 
 // TreeFile is one committed file.

@@ -27,11 +27,11 @@ type Knowledge struct {
 // Knowledge returns the layout of the configuration the engine reads now
 // (the working tree's on a native surface).
 func (e *Engine) Knowledge(ctx context.Context) (*Knowledge, error) {
-	st, err := e.read(ctx)
+	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return knowledgeOf(st.cfg), nil
+	return knowledgeOf(st.Cfg), nil
 }
 
 // KnowledgeAt returns the layout of a committed configuration: its
@@ -48,7 +48,7 @@ func KnowledgeAt(configPath string, text []byte) (*Knowledge, error) {
 }
 
 func knowledgeOf(cfg *config.Config) *Knowledge {
-	k := &Knowledge{Config: cfg.Path, Contains: knowledgeFiles(&state{cfg: cfg})}
+	k := &Knowledge{Config: cfg.Path, Contains: (&State{Cfg: cfg}).KnowledgeFiles()}
 	seen := map[string]bool{}
 	add := func(d string) {
 		if !seen[d] {
@@ -69,3 +69,6 @@ func knowledgeOf(cfg *config.Config) *Knowledge {
 func (e *Engine) AtCommit(ctx context.Context, sha string) (*Engine, error) {
 	return e.atCommit(ctx, sha)
 }
+
+// KnowledgeOf returns the layout of the configuration a read used.
+func KnowledgeOf(st *State) *Knowledge { return knowledgeOf(st.Cfg) }

@@ -5,92 +5,10 @@ import (
 	"regexp"
 	"sort"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/ledger"
 )
-
-// Publication says how far an entry's file has travelled towards the team.
-type Publication struct {
-	State    string  `json:"state"`
-	Revision *string `json:"revision"`
-	BlobHash *string `json:"blob_hash"`
-}
-
-// ConfigSource says where the configuration came from.
-type ConfigSource struct {
-	Kind string  `json:"kind"` // committed | worktree | defaults | snapshot
-	Path *string `json:"path"`
-}
-
-// Premise is an entry that another active entry relies on and that is no
-// longer active.
-type Premise struct {
-	ID           string   `json:"id"`
-	Status       *string  `json:"status"`
-	SupersededBy []string `json:"superseded_by"`
-}
-
-// Link is a typed relation to another record other than supersession
-// ("amends", "refined by", …): type lower-cased as written, target the
-// record's id (as written when it resolves to none), text as written.
-type Link struct {
-	Type   string `json:"type"`
-	Target string `json:"target"`
-	Text   string `json:"text"`
-}
-
-// Match is one governed path of a governing result.
-type Match struct {
-	Path        string `json:"path"`
-	Rule        string `json:"rule"`
-	Specificity int    `json:"specificity"`
-}
-
-// Entry is the read shape of an entry in every result.
-type Entry struct {
-	ID           string         `json:"id"`
-	Kind         string         `json:"kind"`
-	Title        string         `json:"title"`
-	Body         string         `json:"body"`
-	Summary      *string        `json:"summary"`
-	Status       *string        `json:"status"`
-	StatusRaw    *string        `json:"status_raw"`
-	Date         *string        `json:"date"`
-	DateRaw      *string        `json:"date_raw"`
-	ReviewBy     *string        `json:"review_by"`
-	ReviewDue    bool           `json:"review_due"`
-	Authority    bool           `json:"authority"`
-	ReadOnly     bool           `json:"read_only"`
-	Checked      *string        `json:"checked"`
-	Verify       *string        `json:"verify"`
-	Visibility   string         `json:"visibility"`
-	Paths        []string       `json:"paths"`
-	Tags         []string       `json:"tags"`
-	Supersedes   []string       `json:"supersedes"`
-	SupersededBy []string       `json:"superseded_by"`
-	Extends      []string       `json:"extends"`
-	Links        []Link         `json:"links"`
-	Commits      []string       `json:"commits"`
-	File         string         `json:"file"`
-	Markdown     string         `json:"markdown"`
-	Style        string         `json:"style"`
-	ADRNumber    *int           `json:"adr_number"`
-	Revision     string         `json:"revision"`
-	Publication  Publication    `json:"publication"`
-	Extra        map[string]any `json:"extra"`
-	// History-derived fields (03-reads.md); null without git history.
-	Verification  *Verification `json:"verification"`
-	LastVerified  *Verification `json:"last_verified"`
-	Since         *Since        `json:"since"`
-	SinceVerified *Since        `json:"since_verified"`
-	Premises      []Premise     `json:"premises"`
-	Failing       bool          `json:"failing,omitempty"`
-	AmendedSince  bool          `json:"amended_since,omitempty"`
-	// Set by search and governing only.
-	Score       *float64 `json:"score,omitempty"`
-	Specificity *int     `json:"specificity,omitempty"`
-	Matches     []Match  `json:"matches,omitempty"`
-}
 
 func strp(s string) *string {
 	if s == "" {
@@ -99,12 +17,12 @@ func strp(s string) *string {
 	return &s
 }
 
-// publish computes the publication of files (entry files or the config)
+// Publish computes the publication of files (entry files or the config)
 // that are not known yet. Only what a result shows is asked of git.
-func (e *Engine) publish(ctx context.Context, st *state, files []string) error {
+func (e *Engine) Publish(ctx context.Context, st *State, files []string) error {
 	var todo []string
 	for _, f := range files {
-		if _, ok := st.pub[f]; !ok && f != "" {
+		if _, ok := st.Pub[f]; !ok && f != "" {
 			todo = append(todo, f)
 		}
 	}
@@ -114,7 +32,7 @@ func (e *Engine) publish(ctx context.Context, st *state, files []string) error {
 	sort.Strings(todo)
 	if e.opts.Git == nil {
 		for _, f := range todo {
-			st.pub[f] = Publication{State: "snapshot", Revision: strp(st.head), BlobHash: strp(e.blob(st, f))}
+			st.Pub[f] = api.Publication{State: "snapshot", Revision: strp(st.Head), BlobHash: strp(e.blob(st, f))}
 		}
 		return nil
 	}
@@ -124,7 +42,7 @@ func (e *Engine) publish(ctx context.Context, st *state, files []string) error {
 	}
 	for _, f := range todo {
 		wt := e.blob(st, f)
-		p := Publication{Revision: strp(st.head)}
+		p := api.Publication{Revision: strp(st.Head)}
 		idx, inIndex := index[f]
 		switch {
 		case !inIndex:
@@ -136,36 +54,36 @@ func (e *Engine) publish(ctx context.Context, st *state, files []string) error {
 		default:
 			p.State, p.BlobHash = "committed", strp(idx)
 		}
-		st.pub[f] = p
+		st.Pub[f] = p
 	}
 	return nil
 }
 
 // blob is the git blob id of a knowledge file's working-tree content.
-func (e *Engine) blob(st *state, file string) string {
-	if file == st.cfg.Path {
-		return blobOf(st.snap.ConfigText)
+func (e *Engine) blob(st *State, file string) string {
+	if file == st.Cfg.Path {
+		return blobOf(st.Snap.ConfigText)
 	}
-	return st.snap.Blobs[file]
+	return st.Snap.Blobs[file]
 }
 
-// views publishes and renders entries in order.
-func (e *Engine) views(ctx context.Context, st *state, ens []*entry.Entry) ([]*Entry, error) {
+// Views publishes and renders entries in order.
+func (e *Engine) Views(ctx context.Context, st *State, ens []*entry.Entry) ([]*api.Entry, error) {
 	files := make([]string, len(ens))
 	for i, en := range ens {
 		files[i] = en.File
 	}
-	if err := e.publish(ctx, st, files); err != nil {
+	if err := e.Publish(ctx, st, files); err != nil {
 		return nil, err
 	}
 	lin, err := e.lineage(ctx, st)
 	if err != nil {
 		return nil, err
 	}
-	byID := ledger.ByID(st.snap.LedgerLines)
-	out := make([]*Entry, len(ens))
+	byID := ledger.ByID(st.Snap.LedgerLines)
+	out := make([]*api.Entry, len(ens))
 	for i, en := range ens {
-		out[i] = e.view(st, en)
+		out[i] = e.View(st, en)
 		if err := e.verify(ctx, st, lin, en, out[i], byID[en.ID]); err != nil {
 			return nil, err
 		}
@@ -173,28 +91,28 @@ func (e *Engine) views(ctx context.Context, st *state, ens []*entry.Entry) ([]*E
 	return out, nil
 }
 
-func (e *Engine) configSource(ctx context.Context, st *state) (ConfigSource, error) {
-	if st.cfg.Path == "" {
-		return ConfigSource{Kind: "defaults"}, nil
+func (e *Engine) ConfigSource(ctx context.Context, st *State) (api.ConfigSource, error) {
+	if st.Cfg.Path == "" {
+		return api.ConfigSource{Kind: "defaults"}, nil
 	}
-	if err := e.publish(ctx, st, []string{st.cfg.Path}); err != nil {
-		return ConfigSource{}, err
+	if err := e.Publish(ctx, st, []string{st.Cfg.Path}); err != nil {
+		return api.ConfigSource{}, err
 	}
 	kind := "worktree"
-	switch st.pub[st.cfg.Path].State {
+	switch st.Pub[st.Cfg.Path].State {
 	case "committed":
 		kind = "committed"
 	case "snapshot":
 		kind = "snapshot"
 	}
-	return ConfigSource{Kind: kind, Path: strp(st.cfg.Path)}, nil
+	return api.ConfigSource{Kind: kind, Path: strp(st.Cfg.Path)}, nil
 }
 
 var wikiLink = regexp.MustCompile(`\[\[([^\[\]\s|]+)(?:\|[^\]]*)?\]\]`)
 
-// view builds the read shape of en.
-func (e *Engine) view(st *state, en *entry.Entry) *Entry {
-	v := &Entry{
+// View builds the read shape of en.
+func (e *Engine) View(st *State, en *entry.Entry) *api.Entry {
+	v := &api.Entry{
 		ID: en.ID, Kind: en.Kind, Title: en.Title, Body: en.Body,
 		Summary: strp(en.Summary), Status: strp(en.Status), StatusRaw: strp(en.StatusRaw),
 		Date: strp(en.Date), DateRaw: strp(en.DateRaw), ReviewBy: strp(en.ReviewBy),
@@ -203,11 +121,11 @@ func (e *Engine) view(st *state, en *entry.Entry) *Entry {
 		Supersedes: nonNil(en.Supersedes), SupersededBy: nonNil(en.SupersededBy),
 		Extends: nonNil(en.Extends), Commits: nonNil(en.Commits),
 		File: en.File, Markdown: en.Markdown, Style: en.Style,
-		Revision: st.snap.Blobs[en.File], Publication: st.pub[en.File], Extra: en.Extra,
-		Premises: e.premises(st, en), Links: []Link{},
+		Revision: st.Snap.Blobs[en.File], Publication: st.Pub[en.File], Extra: en.Extra,
+		Premises: e.premises(st, en), Links: []api.Link{},
 	}
 	for _, l := range en.Links {
-		v.Links = append(v.Links, Link(l))
+		v.Links = append(v.Links, api.Link(l))
 	}
 	if v.Visibility == "" {
 		v.Visibility = "team"
@@ -219,7 +137,7 @@ func (e *Engine) view(st *state, en *entry.Entry) *Entry {
 		n := en.ADRNumber
 		v.ADRNumber = &n
 	}
-	v.ReviewDue = en.ReviewBy != "" && e.now().Format("2006-01-02") > en.ReviewBy
+	v.ReviewDue = en.ReviewBy != "" && e.Now().Format("2006-01-02") > en.ReviewBy
 	v.Authority = authority(en)
 	return v
 }
@@ -237,8 +155,8 @@ func authority(en *entry.Entry) bool {
 
 // premises lists the inactive entries an active entry relies on, except
 // the one it superseded itself.
-func (e *Engine) premises(st *state, en *entry.Entry) []Premise {
-	out := []Premise{}
+func (e *Engine) premises(st *State, en *entry.Entry) []api.Premise {
+	out := []api.Premise{}
 	if entry.Inactive(en.Status) {
 		return out
 	}
@@ -257,14 +175,14 @@ func (e *Engine) premises(st *state, en *entry.Entry) []Premise {
 			continue
 		}
 		seen[id] = true
-		dep, ok := st.snap.ByID(id)
+		dep, ok := st.Snap.ByID(id)
 		if !ok || !entry.Inactive(dep.Status) {
 			continue
 		}
 		if contains(dep.SupersededBy, en.ID) {
 			continue
 		}
-		out = append(out, Premise{ID: dep.ID, Status: strp(dep.Status), SupersededBy: nonNil(dep.SupersededBy)})
+		out = append(out, api.Premise{ID: dep.ID, Status: strp(dep.Status), SupersededBy: nonNil(dep.SupersededBy)})
 	}
 	return out
 }

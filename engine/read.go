@@ -7,21 +7,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/jsonin"
 	"github.com/kontext/kontext/engine/internal/kb"
 	"github.com/kontext/kontext/engine/internal/match"
 )
-
-// ListResult is the result of entries.list.
-type ListResult struct {
-	Entries     []*Entry           `json:"entries"`
-	Total       int                `json:"total"`
-	NextOffset  *int               `json:"next_offset"`
-	Snapshot    string             `json:"snapshot"`
-	Diagnostics []entry.Diagnostic `json:"diagnostics"`
-}
 
 func limitOf(field string, p *int, def, max int) (int, error) {
 	if p == nil {
@@ -51,8 +43,7 @@ func normKinds(kinds []string) (map[string]bool, error) {
 	return out, nil
 }
 
-func runList(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*ListInput)
+func runList(ctx context.Context, e *Engine, in *api.ListInput) (*api.ListResult, error) {
 	limit, err := limitOf("limit", in.Limit, 100, 500)
 	if err != nil {
 		return nil, err
@@ -64,12 +55,12 @@ func runList(ctx context.Context, e *Engine, v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := e.read(ctx)
+	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var picked []*entry.Entry
-	for _, en := range st.snap.Entries {
+	for _, en := range st.Snap.Entries {
 		if in.ActiveOnly && entry.Inactive(en.Status) {
 			continue
 		}
@@ -81,12 +72,12 @@ func runList(ctx context.Context, e *Engine, v any) (any, error) {
 		}
 		picked = append(picked, en)
 	}
-	res := &ListResult{Entries: []*Entry{}, Total: len(picked), Snapshot: st.snap.ID, Diagnostics: st.snap.Diagnostics}
+	res := &api.ListResult{Entries: []*api.Entry{}, Total: len(picked), Snapshot: st.Snap.ID, Diagnostics: st.Snap.Diagnostics}
 	if res.Diagnostics == nil {
 		res.Diagnostics = []entry.Diagnostic{}
 	}
 	page := picked[min(in.Offset, len(picked)):min(in.Offset+limit, len(picked))]
-	if res.Entries, err = e.views(ctx, st, page); err != nil {
+	if res.Entries, err = e.Views(ctx, st, page); err != nil {
 		return nil, err
 	}
 	if next := in.Offset + limit; next < len(picked) {
@@ -106,32 +97,23 @@ func anyIn(have, want []string) bool {
 	return false
 }
 
-func runGet(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*GetInput)
-	st, err := e.read(ctx)
+func runGet(ctx context.Context, e *Engine, in *api.GetInput) (*api.Entry, error) {
+	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
-	en, err := st.snap.Lookup(in.ID)
+	en, err := st.Snap.Lookup(in.ID)
 	if err != nil {
 		return nil, err
 	}
-	vs, err := e.views(ctx, st, []*entry.Entry{en})
+	vs, err := e.Views(ctx, st, []*entry.Entry{en})
 	if err != nil {
 		return nil, err
 	}
 	return vs[0], nil
 }
 
-// SearchResult is the result of entries.search.
-type SearchResult struct {
-	Entries  []*Entry `json:"entries"`
-	Total    int      `json:"total"`
-	Snapshot string   `json:"snapshot"`
-}
-
-func runSearch(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*SearchInput)
+func runSearch(ctx context.Context, e *Engine, in *api.SearchInput) (*api.SearchResult, error) {
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, jsonin.Errorf("query", "is empty; pass the words to search for")
 	}
@@ -139,15 +121,15 @@ func runSearch(ctx context.Context, e *Engine, v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := e.read(ctx)
+	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res := &SearchResult{Snapshot: st.snap.ID}
+	res := &api.SearchResult{Snapshot: st.Snap.ID}
 	var hits []*entry.Entry
 	var scores []float64
-	for _, h := range st.snap.Search().Search(in.Query) {
-		en := st.snap.Entries[h.Doc]
+	for _, h := range st.Snap.Search().Search(in.Query) {
+		en := st.Snap.Entries[h.Doc]
 		if in.ActiveOnly && entry.Inactive(en.Status) {
 			continue
 		}
@@ -157,20 +139,13 @@ func runSearch(ctx context.Context, e *Engine, v any) (any, error) {
 			scores = append(scores, h.Score)
 		}
 	}
-	if res.Entries, err = e.views(ctx, st, hits); err != nil {
+	if res.Entries, err = e.Views(ctx, st, hits); err != nil {
 		return nil, err
 	}
 	for i := range res.Entries {
 		res.Entries[i].Score = &scores[i]
 	}
 	return res, nil
-}
-
-// GoverningResult is the result of entries.governing.
-type GoverningResult struct {
-	Entries  []*Entry `json:"entries"`
-	Total    int      `json:"total"`
-	Snapshot string   `json:"snapshot"`
 }
 
 // normPaths normalises input paths; a path escaping the repository is
@@ -190,8 +165,7 @@ func normPaths(field string, paths []string) ([]string, error) {
 	return out, nil
 }
 
-func runGoverning(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*GoverningInput)
+func runGoverning(ctx context.Context, e *Engine, in *api.GoverningInput) (*api.GoverningResult, error) {
 	if in.Paths == nil {
 		return nil, jsonin.Errorf("paths", "is required: pass the repo-relative paths to look up")
 	}
@@ -206,37 +180,37 @@ func runGoverning(ctx context.Context, e *Engine, v any) (any, error) {
 	if in.MinSpecificity < 0 {
 		return nil, jsonin.Errorf("min_specificity", "must be 0 or more")
 	}
-	st, err := e.read(ctx)
+	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return e.governing(ctx, st, paths, in.ExcludeIDs, in.MinSpecificity, limit)
 }
 
-func (e *Engine) governing(ctx context.Context, st *state, paths, exclude []string, minSpec, limit int) (*GoverningResult, error) {
+func (e *Engine) governing(ctx context.Context, st *State, paths, exclude []string, minSpec, limit int) (*api.GoverningResult, error) {
 	excluded := map[string]bool{}
 	for _, id := range exclude {
 		excluded[id] = true
 	}
-	res := &GoverningResult{Snapshot: st.snap.ID}
+	res := &api.GoverningResult{Snapshot: st.Snap.ID}
 	type hit struct {
 		en      *entry.Entry
-		matches []Match
+		matches []api.Match
 		best    int
 	}
 	var hits []hit
-	for _, r := range st.snap.Governing().Lookup(paths) {
-		en := st.snap.Entries[r.Owner]
+	for _, r := range st.Snap.Governing().Lookup(paths) {
+		en := st.Snap.Entries[r.Owner]
 		if excluded[en.ID] {
 			continue
 		}
-		var ms []Match
+		var ms []api.Match
 		best := -1
 		for _, m := range r.Matches {
 			if m.Specificity < minSpec {
 				continue
 			}
-			ms = append(ms, Match{Path: m.Path, Rule: m.Rule, Specificity: m.Specificity})
+			ms = append(ms, api.Match{Path: m.Path, Rule: m.Rule, Specificity: m.Specificity})
 			best = max(best, m.Specificity)
 		}
 		if len(ms) == 0 {
@@ -262,7 +236,7 @@ func (e *Engine) governing(ctx context.Context, st *state, paths, exclude []stri
 	for i, h := range hits {
 		ens[i] = h.en
 	}
-	views, err := e.views(ctx, st, ens)
+	views, err := e.Views(ctx, st, ens)
 	if err != nil {
 		return nil, err
 	}
@@ -273,27 +247,9 @@ func (e *Engine) governing(ctx context.Context, st *state, paths, exclude []stri
 	return res, nil
 }
 
-// Candidate is one entries.related candidate.
-type Candidate struct {
-	ID       string  `json:"id"`
-	Title    string  `json:"title"`
-	Kind     string  `json:"kind"`
-	Status   *string `json:"status,omitempty"`
-	Reason   string  `json:"reason"`
-	Label    string  `json:"label"`
-	Revision string  `json:"revision"`
-}
-
-// RelatedResult is the result of entries.related without a model.
-type RelatedResult struct {
-	Candidates []Candidate `json:"candidates"`
-	Snapshot   string      `json:"snapshot"`
-}
-
 const maxRelated = 5
 
-func runRelated(ctx context.Context, e *Engine, v any) (any, error) {
-	in := v.(*RelatedInput)
+func runRelated(ctx context.Context, e *Engine, in *api.RelatedInput) (*api.RelatedResult, error) {
 	if useModel, err := wantsModel(in.LLM); err != nil {
 		return nil, err
 	} else if useModel {
@@ -314,7 +270,7 @@ func runRelated(ctx context.Context, e *Engine, v any) (any, error) {
 		}
 		patterns = append(patterns, p)
 	}
-	st, err := e.read(ctx)
+	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -322,18 +278,18 @@ func runRelated(ctx context.Context, e *Engine, v any) (any, error) {
 	for _, id := range in.ExcludeIDs {
 		excluded[id] = true
 	}
-	res := &RelatedResult{Candidates: []Candidate{}, Snapshot: st.snap.ID}
+	res := &api.RelatedResult{Candidates: []api.Candidate{}, Snapshot: st.Snap.ID}
 	seen := map[string]bool{}
 	add := func(en *entry.Entry, reason string) {
 		if len(res.Candidates) >= maxRelated || seen[en.ID] || excluded[en.ID] || entry.Inactive(en.Status) {
 			return
 		}
 		seen[en.ID] = true
-		res.Candidates = append(res.Candidates, Candidate{ID: en.ID, Title: en.Title, Kind: en.Kind, Status: strp(en.Status),
-			Reason: reason, Label: "related, check", Revision: st.snap.Blobs[en.File]})
+		res.Candidates = append(res.Candidates, api.Candidate{ID: en.ID, Title: en.Title, Kind: en.Kind, Status: strp(en.Status),
+			Reason: reason, Label: "related, check", Revision: st.Snap.Blobs[en.File]})
 	}
 	if strings.TrimSpace(in.Text) != "" {
-		ix, active := st.snap.ActiveSearch()
+		ix, active := st.Snap.ActiveSearch()
 		for _, h := range ix.Similar(in.Text) {
 			add(active[h.Doc], "similar wording: "+strings.Join(h.Terms, ", "))
 		}
@@ -346,7 +302,7 @@ func runRelated(ctx context.Context, e *Engine, v any) (any, error) {
 			spec int
 		}
 		var hits []hit
-		for _, en := range st.snap.Entries {
+		for _, en := range st.Snap.Entries {
 			if rule, spec, ok := overlapping(en, patterns); ok {
 				hits = append(hits, hit{en, rule, spec})
 			}

@@ -64,6 +64,8 @@ type Writer interface {
 	Lock(ctx context.Context) (unlock func(), err error)
 	// WriteFile writes a repo-relative file atomically.
 	WriteFile(rel string, data []byte) error
+	// MkdirAll creates a repo-relative directory and its parents.
+	MkdirAll(rel string) error
 	// Stage adds exactly these files to the git index.
 	Stage(ctx context.Context, paths ...string) error
 	// ReadState and WriteState access local state below <git-dir>/kontext/.

@@ -7,41 +7,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/kb"
 	"github.com/kontext/kontext/engine/internal/ledger"
 )
-
-// Verification is a look at an entry: a ledger line, or the entry's own
-// checked field (kind "cache").
-type Verification struct {
-	At       string  `json:"at"`
-	Kind     string  `json:"kind"`
-	Commit   *string `json:"commit"`
-	By       *string `json:"by"`
-	Because  *string `json:"because"`
-	Passed   *bool   `json:"passed"`
-	Source   string  `json:"source"` // ledger | frontmatter
-	Verified bool    `json:"verified"`
-	Landed   *string `json:"landed"`
-}
-
-// Since counts the commits that changed an entry's governed files after a
-// look.
-type Since struct {
-	Commits    int          `json:"commits"`
-	Head       string       `json:"head"`
-	Paths      []string     `json:"paths"`
-	Recent     []CommitLine `json:"recent"`
-	Truncated  bool         `json:"truncated,omitempty"`
-	LowerBound bool         `json:"lower_bound,omitempty"`
-}
-
-// CommitLine is a commit as results show it.
-type CommitLine struct {
-	SHA     string `json:"sha"`
-	Subject string `json:"subject"`
-}
 
 // lineage is the history of one snapshot: the commit log, where ledger
 // lines landed, which commits changed which entries' governed files. It is
@@ -70,17 +40,17 @@ type lineageCache struct {
 
 // lineage returns the history of st's snapshot, or nil when the engine has
 // no history or the repository no commits.
-func (e *Engine) lineage(ctx context.Context, st *state) (*lineage, error) {
-	if e.opts.History == nil || st.head == "" {
+func (e *Engine) lineage(ctx context.Context, st *State) (*lineage, error) {
+	if e.opts.History == nil || st.Head == "" {
 		return nil, nil
 	}
 	c := &e.lineageCache
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.snapshot == st.snap.ID && c.lin != nil {
+	if c.snapshot == st.Snap.ID && c.lin != nil {
 		return c.lin, nil
 	}
-	log, err := e.opts.History.Log(ctx, st.head, st.cfg.MaxCommits)
+	log, err := e.opts.History.Log(ctx, st.Head, st.Cfg.MaxCommits)
 	if err != nil || log == nil {
 		return nil, err
 	}
@@ -90,9 +60,9 @@ func (e *Engine) lineage(ctx context.Context, st *state) (*lineage, error) {
 		lin.bySHA[c.SHA] = c
 		lin.order[c.SHA] = i
 	}
-	knowledge := knowledgeFiles(st)
-	ix := st.snap.Governing()
-	ledgerPath := st.cfg.Ledger()
+	knowledge := st.KnowledgeFiles()
+	ix := st.Snap.Governing()
+	ledgerPath := st.Cfg.Ledger()
 	var ledgerCommits []*Commit
 	for _, c := range log.Commits {
 		if c.Merge {
@@ -115,7 +85,7 @@ func (e *Engine) lineage(ctx context.Context, st *state) (*lineage, error) {
 			continue
 		}
 		for _, r := range ix.Lookup(code) {
-			id := st.snap.Entries[r.Owner].ID
+			id := st.Snap.Entries[r.Owner].ID
 			paths := make([]string, 0, len(r.Matches))
 			for _, m := range r.Matches {
 				paths = append(paths, m.Path)
@@ -141,18 +111,18 @@ func (e *Engine) lineage(ctx context.Context, st *state) (*lineage, error) {
 			}
 		}
 	}
-	c.snapshot, c.lin = st.snap.ID, lin
+	c.snapshot, c.lin = st.Snap.ID, lin
 	return lin, nil
 }
 
-// knowledgeFiles returns the predicate for files excluded from drift and
+// KnowledgeFiles returns the predicate for files excluded from drift and
 // since counting: every file under a source dir, the config and the ledger.
-func knowledgeFiles(st *state) func(string) bool {
+func (st *State) KnowledgeFiles() func(string) bool {
 	var dirs []string
-	for _, s := range st.cfg.Sources() {
+	for _, s := range st.Cfg.Sources() {
 		dirs = append(dirs, s.Dir)
 	}
-	cfgPath, ledgerPath := st.cfg.Path, st.cfg.Ledger()
+	cfgPath, ledgerPath := st.Cfg.Path, st.Cfg.Ledger()
 	return func(p string) bool {
 		if p == cfgPath || p == ledgerPath {
 			return true
@@ -226,8 +196,8 @@ type look struct {
 }
 
 // since counts commits changing en's governed files after lk.
-func (l *lineage) since(en *entry.Entry, lk look) *Since {
-	res := &Since{Head: l.log.Head, Paths: []string{}, Recent: []CommitLine{}, LowerBound: l.log.Shallow}
+func (l *lineage) since(en *entry.Entry, lk look) *api.Since {
+	res := &api.Since{Head: l.log.Head, Paths: []string{}, Recent: []api.CommitLine{}, LowerBound: l.log.Shallow}
 	var after func(c *Commit) bool
 	switch {
 	case lk.commit != "" && l.bySHA[lk.commit] != nil:
@@ -250,7 +220,7 @@ func (l *lineage) since(en *entry.Entry, lk look) *Since {
 			paths[p] = true
 		}
 		if len(res.Recent) < 5 {
-			res.Recent = append(res.Recent, CommitLine{SHA: h.commit.SHA, Subject: h.commit.Subject})
+			res.Recent = append(res.Recent, api.CommitLine{SHA: h.commit.SHA, Subject: h.commit.Subject})
 		}
 	}
 	for p := range paths {
@@ -263,8 +233,8 @@ func (l *lineage) since(en *entry.Entry, lk look) *Since {
 	return res
 }
 
-// parseLookTime reads a checked value (YYYY-MM-DD or RFC 3339).
-func parseLookTime(s string) (time.Time, bool) {
+// ParseLookTime reads a checked value (YYYY-MM-DD or RFC 3339).
+func ParseLookTime(s string) (time.Time, bool) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t.UTC(), true
 	}
@@ -275,7 +245,7 @@ func parseLookTime(s string) (time.Time, bool) {
 }
 
 // verify fills the history-derived fields of v.
-func (e *Engine) verify(ctx context.Context, st *state, lin *lineage, en *entry.Entry, v *Entry, lines []*ledger.Line) error {
+func (e *Engine) verify(ctx context.Context, st *State, lin *lineage, en *entry.Entry, v *api.Entry, lines []*ledger.Line) error {
 	var newest, newestConfirm, newestLook, newestVerified, newestVerify *ledger.Line
 	for _, l := range lines {
 		if newest == nil || !l.At.Before(newest.At) {
@@ -294,14 +264,14 @@ func (e *Engine) verify(ctx context.Context, st *state, lin *lineage, en *entry.
 			newestVerify = l
 		}
 	}
-	checkedAt, hasChecked := parseLookTime(en.Checked)
+	checkedAt, hasChecked := ParseLookTime(en.Checked)
 	if newestConfirm != nil && (!hasChecked || newestConfirm.At.After(checkedAt)) {
 		at := newestConfirm.AtRaw
 		v.Checked = &at
 	}
 	fileLanded := e.fileLanded(st, lin, en.File)
-	cacheLook := func() *Verification {
-		return &Verification{At: en.Checked, Kind: "cache", Source: "frontmatter", Landed: fileLanded}
+	cacheLook := func() *api.Verification {
+		return &api.Verification{At: en.Checked, Kind: "cache", Source: "frontmatter", Landed: fileLanded}
 	}
 	switch {
 	case newest != nil && (!hasChecked || !checkedAt.After(newest.At)):
@@ -355,8 +325,8 @@ func lineLook(lin *lineage, l *ledger.Line) *look {
 	return &look{commit: lin.newer(named, lin.landed[l.Text]), at: l.At}
 }
 
-func lineVerification(lin *lineage, l *ledger.Line) *Verification {
-	v := &Verification{At: l.AtRaw, Kind: l.Kind, Commit: l.Commit, By: strp(l.By), Because: strp(l.Because),
+func lineVerification(lin *lineage, l *ledger.Line) *api.Verification {
+	v := &api.Verification{At: l.AtRaw, Kind: l.Kind, Commit: l.Commit, By: strp(l.By), Because: strp(l.Because),
 		Source: "ledger", Verified: l.Verified()}
 	if l.Kind == ledger.KindVerify {
 		p := l.Passed != nil && *l.Passed
@@ -372,11 +342,11 @@ func lineVerification(lin *lineage, l *ledger.Line) *Verification {
 
 // fileLanded is the last commit that changed file, or nil while the file
 // has uncommitted changes (or no history is known).
-func (e *Engine) fileLanded(st *state, lin *lineage, file string) *string {
+func (e *Engine) fileLanded(st *State, lin *lineage, file string) *string {
 	if lin == nil {
 		return nil
 	}
-	if p := st.pub[file]; p.State != "committed" {
+	if p := st.Pub[file]; p.State != "committed" {
 		return nil
 	}
 	if sha, ok := lin.lastEdit[file]; ok {
@@ -387,7 +357,7 @@ func (e *Engine) fileLanded(st *state, lin *lineage, file string) *string {
 
 // amendedSince reports whether en's body differs from its body in commit
 // (the last verifying look).
-func (e *Engine) amendedSince(ctx context.Context, st *state, en *entry.Entry, commit string) (bool, error) {
+func (e *Engine) amendedSince(ctx context.Context, st *State, en *entry.Entry, commit string) (bool, error) {
 	if commit == "" {
 		return false, nil
 	}
@@ -395,7 +365,7 @@ func (e *Engine) amendedSince(ctx context.Context, st *state, en *entry.Entry, c
 	if err != nil || !ok {
 		return false, err // not committed yet at the look: nothing to compare
 	}
-	if kb.BlobID(data) == st.snap.Blobs[en.File] {
+	if kb.BlobID(data) == st.Snap.Blobs[en.File] {
 		return false, nil
 	}
 	src := entry.Source{Kind: en.Kind, Style: en.Style}

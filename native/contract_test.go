@@ -61,6 +61,7 @@ func checkGolden(t *testing.T, name, root string, env []byte) {
 }
 
 func TestContractDemo(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // verify.pin reads no real trust file
 	dir := testrepo.Demo(t)
 	cases := []contractCase{
 		{"status", "status", `{}`},
@@ -107,6 +108,12 @@ func TestContractDemo(t *testing.T) {
 		{"export", "entries.export", `{"revision":"a924cb6149ef8f49ebabb7a5dfe0f58dd2bc3efd","review_ref":"refs/heads/main","paths":["src/billing/tax/vat.go"]}`},
 		{"export_short_sha", "entries.export", `{"revision":"a924cb6149ef","review_ref":"refs/heads/main"}`},
 		{"export_stale", "entries.export", `{"revision":"0000000000000000000000000000000000000000","review_ref":"refs/heads/main"}`},
+		{"repository_state", "repository.state", `{"since":"HEAD~1"}`},
+		{"repository_state_dash", "repository.state", `{"since":"-x"}`},
+		{"brief", "context.brief", `{"paths":["src/billing/tax/vat.go"],"budget_lines":60}`},
+		{"brief_over_budget", "context.brief", `{"paths":["src/billing/tax/vat.go"],"budget_lines":5}`},
+		{"brief_paths_and_diff", "context.brief", `{"paths":["a.go"],"diff":"HEAD~1"}`},
+		{"verify_pin", "verify.pin", `{"id":"2026-01-14-vat-is-rounded-per-line"}`},
 		{"export_missing_ref", "entries.export", `{"revision":"a924cb6149ef8f49ebabb7a5dfe0f58dd2bc3efd","review_ref":"refs/remotes/origin/main"}`},
 	}
 	for _, c := range cases {

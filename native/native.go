@@ -14,6 +14,8 @@ import (
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/drafts"
+	"github.com/kontext/kontext/engine/worktree"
 	"github.com/kontext/kontext/internal/gogit"
 	"github.com/kontext/kontext/internal/verifyrun"
 )
@@ -86,7 +88,9 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := engine.Options{Root: abs, Now: now, Surface: engine.Native}
+	// The write operations are passed in here, explicitly: the engine
+	// itself never links them (the WASM build has none).
+	opts := engine.Options{Root: abs, Now: now, Surface: engine.Native, Operations: Operations()}
 	repo, err := gogit.Open(abs)
 	switch {
 	case errors.Is(err, gogit.ErrNoRepository):
@@ -105,6 +109,13 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 	return engine.New(opts), nil
 }
 
+// Operations are the rows a native engine serves besides the engine's own
+// reads: the writes (engine/drafts) and the worktree's reads
+// (engine/worktree).
+func Operations() []engine.Operation {
+	return append(drafts.Operations(), worktree.Operations()...)
+}
+
 // clock honours KONTEXT_NOW (RFC 3339) for tests and goldens.
 func clock() (func() time.Time, error) {
 	v := os.Getenv("KONTEXT_NOW")
@@ -116,4 +127,13 @@ func clock() (func() time.Time, error) {
 		return nil, apierr.Invalid("KONTEXT_NOW=%q is not an RFC 3339 time such as 2026-01-02T15:04:05Z", v)
 	}
 	return func() time.Time { return t }, nil
+}
+
+// PinVerify pins command as the verify command of entry id of the
+// repository at root in the user's trust file and returns its path.
+// Pinning is terminal-only (kontext trust --verify): it is never an API
+// operation, so no agent can pin what it then runs; verify.pin only reads
+// the pin state.
+func PinVerify(root, id, command string, now time.Time) (string, error) {
+	return verifyrun.AddPin(root, id, command, now)
 }

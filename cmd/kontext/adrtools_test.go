@@ -59,7 +59,7 @@ func tool(t *testing.T, dir string, env []string, name string, args ...string) s
 func kontextIn(t *testing.T, dir string, args ...string) (string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(context.Background(), append([]string{"-C", dir}, args...), &out, &errb, strings.NewReader(""))
+	code := run(context.Background(), append([]string{"-C", dir}, args...), IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errb})
 	if errb.Len() > 0 && code != 0 && code != exitFound {
 		t.Logf("kontext %s: %s", strings.Join(args, " "), errb.String())
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
@@ -16,7 +15,8 @@ const maxStdin = 2 << 20
 
 // runAPI is `kontext api <operation> [<json>|-]`: exactly one JSON document
 // on stdout, non-zero exit on error.
-func runAPI(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, stdin io.Reader) int {
+func runAPI(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr, stdin := g.io.Out, g.io.ErrOut, g.io.In
 	if len(args) < 1 || len(args) > 2 {
 		env := engine.ErrorEnvelope(apierr.Invalid("usage: kontext api <operation> [<json>|-]"))
 		stdout.Write(append(env, '\n'))
@@ -39,7 +39,7 @@ func runAPI(ctx context.Context, g *globals, args []string, stdout, stderr io.Wr
 	}
 	out := native.Request(ctx, g.dir, op, input)
 	if _, err := stdout.Write(append(out, '\n')); err != nil {
-		fmt.Fprintf(os.Stderr, "kontext: writing the answer failed: %v\n", err)
+		fmt.Fprintf(stderr, "kontext: writing the answer failed: %v\n", err)
 		return exitFailed
 	}
 	return exitForEnvelope(out)

@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kontext/kontext/internal/brief"
+	"github.com/kontext/kontext/engine/api"
 )
 
 func runBrief(t *testing.T, dir string, json bool, args ...string) (string, string, int) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := runBriefCmd(context.Background(), &globals{dir: dir, json: json}, args, &stdout, &stderr, nil)
+	code := runBriefCmd(context.Background(), &factory{dir: dir, json: json, io: Streams(nil, &stdout, &stderr)}, args)
 	return stdout.String(), stderr.String(), code
 }
 
@@ -32,12 +32,12 @@ func TestBriefDemo(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("--json exit %d", code)
 	}
-	var b brief.Brief
+	var b api.Brief
 	if err := json.Unmarshal([]byte(js), &b); err != nil {
 		t.Fatal(err)
 	}
-	if b.Text() != text {
-		t.Errorf("JSON sections differ from the text:\n%s\n---\n%s", b.Text(), text)
+	if briefText(&b) != text {
+		t.Errorf("JSON sections differ from the text:\n%s\n---\n%s", briefText(&b), text)
 	}
 	if b.Budget.Lines > 60 || b.Budget.Dropped == 0 || !strings.Contains(text, "kontext show 2026-") {
 		t.Errorf("budget %+v: want ≤ 60 lines with drops", b.Budget)
@@ -60,4 +60,12 @@ func TestBriefDemo(t *testing.T) {
 	if code != exitOK || !strings.Contains(text, "changed since HEAD~1") {
 		t.Errorf("--diff HEAD~1: exit %d (%s)\n%s", code, stderr, text)
 	}
+}
+
+func briefText(b *api.Brief) string {
+	var sb strings.Builder
+	for _, s := range b.Sections {
+		sb.WriteString(s.Text)
+	}
+	return sb.String()
 }

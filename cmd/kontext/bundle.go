@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/kontext/kontext/internal/bundle"
 )
@@ -11,7 +10,8 @@ import (
 // runBundleCmd writes a knowledge bundle (kontext.bundle/v1) for the
 // review console or the edge worker: to a file (atomically) or, with
 // -o -, to stdout.
-func runBundleCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runBundleCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("bundle", stderr)
 	base := fs.String("base", "", "base revision (default: merge base with origin/HEAD, origin/main, the upstream…)")
 	head := fs.String("head", "", "head revision (default: HEAD plus the working tree)")

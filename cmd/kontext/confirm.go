@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
+	"github.com/kontext/kontext/engine/drafts"
 )
 
 // runConfirmCmd is `kontext confirm <id>… [--because …] [--kind read|agent]
 // [--migrate-legacy]`: a person at a terminal confirms that entries still
 // hold (ledger kind read unless told).
-func runConfirmCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runConfirmCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("confirm", stderr)
 	because := fs.String("because", "", "why the entries still hold (one line, kept in the ledger)")
 	kind := fs.String("kind", "read", "read (a person looked) or agent")
@@ -20,35 +22,35 @@ func runConfirmCmd(ctx context.Context, g *globals, args []string, stdout, stder
 	if err != nil {
 		return exitUsage
 	}
-	input := map[string]any{"because": *because}
+	input := &api.ConfirmInput{Because: *because}
 	switch {
 	case *migrate && len(ids) > 0:
 		return usageErr(g, stderr, "pass ids or --migrate-legacy, not both")
 	case *migrate:
-		input["migrate_legacy"] = true
+		input.MigrateLegacy = true
 	case len(ids) == 0:
 		return usageErr(g, stderr, "usage: kontext confirm <id>… [--because \"…\"]")
 	case len(ids) == 1:
-		input["id"], input["kind"] = ids[0], *kind
+		input.ID, input.Kind = ids[0], *kind
 	default:
-		input["ids"], input["kind"] = ids, *kind
+		input.IDs, input.Kind = ids, *kind
 	}
-	res, err := call(ctx, g, "drafts.confirm", input)
+	res, err := call(ctx, g, drafts.Confirm, input)
 	if err != nil {
 		return fail(g, stderr, err)
 	}
 	code := emit(g, stdout, res, func(w io.Writer) {
 		switch r := res.(type) {
-		case *engine.Confirmation:
+		case *api.Confirmation:
 			fmt.Fprintf(w, "confirmed %s at %s (staged %s and %s)\n", r.ID, r.Checked, r.Path, r.Ledger.Path)
-		case *engine.ConfirmManyResult:
+		case *api.ConfirmManyResult:
 			for _, c := range r.Confirmed {
 				fmt.Fprintf(w, "confirmed %s at %s (%s)\n", c.ID, c.Checked, c.Ledger.Kind)
 			}
 			for _, f := range r.Failed {
 				fmt.Fprintf(w, "not confirmed %s: %s (%s)\n", f.ID, f.Message, f.Code)
 			}
-		case *engine.MigrateResult:
+		case *api.MigrateResult:
 			fmt.Fprintf(w, "wrote %d bulk ledger lines from legacy checked dates\n", len(r.Migrated))
 			for _, s := range r.Skipped {
 				fmt.Fprintf(w, "skipped %s: %s\n", s.ID, s.Reason)
@@ -56,7 +58,7 @@ func runConfirmCmd(ctx context.Context, g *globals, args []string, stdout, stder
 		}
 		fmt.Fprintln(w, "staged, not committed: review and commit as usual")
 	})
-	if many, ok := res.(*engine.ConfirmManyResult); ok && code == exitOK && len(many.Failed) > 0 {
+	if many, ok := res.(*api.ConfirmManyResult); ok && code == exitOK && len(many.Failed) > 0 {
 		return exitFailed
 	}
 	return code

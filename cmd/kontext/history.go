@@ -8,9 +8,11 @@ import (
 	"text/tabwriter"
 
 	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
 )
 
-func runDriftCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runDriftCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("drift", stderr)
 	base := fs.String("base", "", "base revision (default: merge base with origin/HEAD, origin/main, the upstream…)")
 	head := fs.String("head", "", "head revision (default: HEAD plus the working tree)")
@@ -20,11 +22,10 @@ func runDriftCmd(ctx context.Context, g *globals, args []string, stdout, stderr 
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return exitUsage
 	}
-	res, err := call(ctx, g, "entries.drift", map[string]any{"base": *base, "head": *head, "kinds": kinds})
+	d, err := read(ctx, g, (*engine.Engine).Drift, &api.DriftInput{Base: *base, Head: *head, Kinds: kinds})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	d := res.(*engine.DriftResult)
 	code := emit(g, stdout, d, func(w io.Writer) { printDrift(w, d) })
 	if code == exitOK && *failOn && (len(d.Entries) > 0 || d.BaseSource == "fallback-none") {
 		return exitFound
@@ -32,7 +33,7 @@ func runDriftCmd(ctx context.Context, g *globals, args []string, stdout, stderr 
 	return code
 }
 
-func printDrift(w io.Writer, d *engine.DriftResult) {
+func printDrift(w io.Writer, d *api.DriftResult) {
 	base := "(none)"
 	if d.Base != nil {
 		base = shortSHA(*d.Base)
@@ -75,7 +76,8 @@ func shortSHA(s string) string {
 	return s
 }
 
-func runChangedCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runChangedCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("changed", stderr)
 	var kinds multi
 	fs.Var(&kinds, "kind", "only this kind (repeatable)")
@@ -86,11 +88,10 @@ func runChangedCmd(ctx context.Context, g *globals, args []string, stdout, stder
 	if len(pos) != 2 {
 		return usageErr(g, stderr, "usage: kontext changed <base> <head>")
 	}
-	res, err := call(ctx, g, "entries.changed", map[string]any{"base": pos[0], "head": pos[1], "kinds": kinds})
+	r, err := read(ctx, g, (*engine.Engine).ChangedBetween, &api.ChangedInput{Base: pos[0], Head: pos[1], Kinds: kinds})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	r := res.(*engine.ChangedResult)
 	return emit(g, stdout, r, func(w io.Writer) {
 		if len(r.Changes) == 0 {
 			fmt.Fprintln(w, "no entry changed")
@@ -113,36 +114,35 @@ func runChangedCmd(ctx context.Context, g *globals, args []string, stdout, stder
 
 // CIReport is the result of kontext ci --json.
 type CIReport struct {
-	Diagnostics int                  `json:"diagnostics"`
-	Errors      int                  `json:"errors"`
-	Drift       *engine.DriftResult  `json:"drift"`
-	ReviewDue   []string             `json:"review_due"`
-	Failing     []string             `json:"failing"`
-	Skipped     []engine.SkippedFile `json:"skipped"` // files that are not records; never a finding
-	Findings    int                  `json:"findings"`
+	Diagnostics int               `json:"diagnostics"`
+	Errors      int               `json:"errors"`
+	Drift       *api.DriftResult  `json:"drift"`
+	ReviewDue   []string          `json:"review_due"`
+	Failing     []string          `json:"failing"`
+	Skipped     []api.SkippedFile `json:"skipped"` // files that are not records; never a finding
+	Findings    int               `json:"findings"`
 }
 
-func runCICmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runCICmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("ci", stderr)
 	strict := fs.Bool("strict", false, "exit 3 on any finding (including no drift base)")
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return exitUsage
 	}
-	res, err := call(ctx, g, "status", map[string]any{})
+	s, err := g.status(ctx)
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	s := res.(*engine.StatusResult)
-	lres, err := call(ctx, g, "entries.list", map[string]any{"limit": 1})
+	l, err := read(ctx, g, (*engine.Engine).List, &api.ListInput{Limit: intp(1)})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	l := lres.(*engine.ListResult)
-	dres, err := call(ctx, g, "entries.drift", map[string]any{})
+	drift, err := read(ctx, g, (*engine.Engine).Drift, &api.DriftInput{})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	rep := &CIReport{Drift: dres.(*engine.DriftResult), ReviewDue: s.ReviewDue, Failing: s.Failing, Skipped: s.Skipped}
+	rep := &CIReport{Drift: drift, ReviewDue: s.ReviewDue, Failing: s.Failing, Skipped: s.Skipped}
 	// Info diagnostics (an inferred link) are never a finding.
 	diags := l.Diagnostics[:0:0]
 	for _, d := range l.Diagnostics {

@@ -7,13 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
-	"github.com/kontext/kontext/native"
+	"github.com/kontext/kontext/engine/drafts"
 )
 
 func exitForEnvelope(out []byte) int {
@@ -33,22 +33,11 @@ func exitForEnvelope(out []byte) int {
 }
 
 // call runs one operation for a human command and returns its result.
-func call(ctx context.Context, g *globals, op string, input any) (any, error) {
-	data, err := json.Marshal(input)
-	if err != nil {
-		return nil, err
-	}
-	e, err := native.OpenWith(g.dir, native.Options{Progress: progressFor(g)})
-	if err != nil {
-		return nil, err
-	}
-	return e.Do(ctx, op, data)
-}
 
 // emit prints res as JSON under --json (filtered by --jq), else calls
 // text, keeping stream integrity either way.
 // text gets the *out as its writer (w.(*out)) for colour and width.
-func emit(g *globals, stdout io.Writer, res any, text func(w io.Writer)) int {
+func emit(g *factory, stdout io.Writer, res any, text func(w io.Writer)) int {
 	o := newOut(stdout, g)
 	if g.json {
 		var buf bytes.Buffer
@@ -60,15 +49,15 @@ func emit(g *globals, stdout io.Writer, res any, text func(w io.Writer)) int {
 		}
 		if g.jq != "" {
 			if err := runJQ(o, g.jq, buf.Bytes()); err != nil && o.err == nil {
-				return fail(g, os.Stderr, err)
+				return fail(g, g.io.ErrOut, err)
 			}
-			return o.finish(os.Stderr, exitOK, 0)
+			return o.finish(g.io.ErrOut, exitOK, 0)
 		}
 		o.Write(buf.Bytes())
-		return o.finish(os.Stderr, exitOK, bytes.Count(buf.Bytes(), []byte("\n")))
+		return o.finish(g.io.ErrOut, exitOK, bytes.Count(buf.Bytes(), []byte("\n")))
 	}
 	text(o)
-	return o.finish(os.Stderr, exitOK, 0)
+	return o.finish(g.io.ErrOut, exitOK, 0)
 }
 
 func flags(name string, stderr io.Writer) *flag.FlagSet {
@@ -93,16 +82,16 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-func usageErr(g *globals, stderr io.Writer, format string, a ...any) int {
+func usageErr(g *factory, stderr io.Writer, format string, a ...any) int {
 	return fail(g, stderr, apierr.Invalid(format, a...))
 }
 
-func runStatusCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
-	res, err := call(ctx, g, "status", map[string]any{})
+func runStatusCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
+	s, err := g.status(ctx)
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	s := res.(*engine.StatusResult)
 	return emit(g, stdout, s, func(w io.Writer) {
 		rev := "(no commits)"
 		if s.Revision != nil {
@@ -133,12 +122,16 @@ func runStatusCmd(ctx context.Context, g *globals, args []string, stdout, stderr
 	})
 }
 
-func runSetupCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
-	res, err := call(ctx, g, "setup", map[string]any{})
+func runSetupCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
+	e, err := g.engine()
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	s := res.(*engine.SetupResult)
+	s, err := drafts.Setup(ctx, e)
+	if err != nil {
+		return fail(g, stderr, err)
+	}
 	return emit(g, stdout, s, func(w io.Writer) {
 		if len(s.Created) == 0 {
 			fmt.Fprintf(w, "nothing to do: %s is set up\n", s.Root)
@@ -155,7 +148,8 @@ type multi []string
 func (m *multi) String() string     { return strings.Join(*m, ",") }
 func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
-func runListCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runListCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("list", stderr)
 	var kinds, tags multi
 	fs.Var(&kinds, "kind", "only this kind (repeatable)")
@@ -164,15 +158,14 @@ func runListCmd(ctx context.Context, g *globals, args []string, stdout, stderr i
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return exitUsage
 	}
-	var entries []*engine.Entry
+	var entries []*api.Entry
 	var diags int
 	offset := 0
 	for {
-		res, err := call(ctx, g, "entries.list", map[string]any{"kinds": kinds, "tags": tags, "active_only": !*all, "limit": 500, "offset": offset})
+		l, err := read(ctx, g, (*engine.Engine).List, &api.ListInput{Kinds: kinds, Tags: tags, ActiveOnly: !*all, Limit: intp(500), Offset: offset})
 		if err != nil {
 			return fail(g, stderr, err)
 		}
-		l := res.(*engine.ListResult)
 		entries = append(entries, l.Entries...)
 		diags = len(l.Diagnostics)
 		if l.NextOffset == nil {
@@ -201,15 +194,15 @@ func runListCmd(ctx context.Context, g *globals, args []string, stdout, stderr i
 	})
 }
 
-func runShowCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runShowCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	if len(args) != 1 {
 		return usageErr(g, stderr, "usage: kontext show <id>")
 	}
-	res, err := call(ctx, g, "entries.get", map[string]any{"id": args[0]})
+	e, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: args[0]})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	e := res.(*engine.Entry)
 	return emit(g, stdout, e, func(w io.Writer) {
 		fmt.Fprintf(w, "%s\n%s\n", e.Title, strings.Repeat("=", min(len(e.Title), 72)))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -241,7 +234,8 @@ func runShowCmd(ctx context.Context, g *globals, args []string, stdout, stderr i
 	})
 }
 
-func runSearchCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runSearchCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("search", stderr)
 	limit := fs.Int("limit", 20, "at most this many hits")
 	pos, err := parseInterleaved(fs, args)
@@ -251,11 +245,10 @@ func runSearchCmd(ctx context.Context, g *globals, args []string, stdout, stderr
 	if len(pos) == 0 {
 		return usageErr(g, stderr, "usage: kontext search <query>")
 	}
-	res, err := call(ctx, g, "entries.search", map[string]any{"query": strings.Join(pos, " "), "limit": *limit})
+	s, err := read(ctx, g, (*engine.Engine).Search, &api.SearchInput{Query: strings.Join(pos, " "), Limit: limit})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	s := res.(*engine.SearchResult)
 	return emit(g, stdout, s, func(w io.Writer) {
 		if len(s.Entries) == 0 {
 			fmt.Fprintln(w, "no entries match")
@@ -274,7 +267,8 @@ func runSearchCmd(ctx context.Context, g *globals, args []string, stdout, stderr
 	})
 }
 
-func runGoverningCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runGoverningCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("governing", stderr)
 	minSpec := fs.Int("min-specificity", 0, "drop matches less specific than N")
 	paths, err := parseInterleaved(fs, args)
@@ -284,11 +278,10 @@ func runGoverningCmd(ctx context.Context, g *globals, args []string, stdout, std
 	if len(paths) == 0 {
 		return usageErr(g, stderr, "usage: kontext governing <path>… [--min-specificity N]")
 	}
-	res, err := call(ctx, g, "entries.governing", map[string]any{"paths": paths, "min_specificity": *minSpec})
+	r, err := read(ctx, g, (*engine.Engine).Governing, &api.GoverningInput{Paths: paths, MinSpecificity: *minSpec})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	r := res.(*engine.GoverningResult)
 	return emit(g, stdout, r, func(w io.Writer) {
 		for _, p := range paths {
 			fmt.Fprintf(w, "%s\n", p)

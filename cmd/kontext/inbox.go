@@ -11,14 +11,16 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
+	"github.com/kontext/kontext/engine/drafts"
 )
 
 // runCaptureCmd is `kontext capture --kind K --title T [--path P]… [--tag
 // T]… [--source S] [--body B]`: keep an insight as a local inbox candidate
 // (redacted). The body comes from --body, else from stdin when it is not a
 // terminal.
-func runCaptureCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, stdin io.Reader) int {
+func runCaptureCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr, stdin := g.io.Out, g.io.ErrOut, g.io.In
 	fs := flags("capture", stderr)
 	kind := fs.String("kind", "", "decision (adr), convention, learning, incident or architecture")
 	title := fs.String("title", "", "one-line title (at most 200 characters)")
@@ -42,18 +44,8 @@ func runCaptureCmd(ctx context.Context, g *globals, args []string, stdout, stder
 		}
 		text = string(data)
 	}
-	entry := map[string]any{"kind": *kind, "title": *title, "body": text}
-	if len(paths) > 0 {
-		entry["paths"] = []string(paths)
-	}
-	if len(tags) > 0 {
-		entry["tags"] = []string(tags)
-	}
-	input := map[string]any{"entry": entry}
-	if *source != "" {
-		input["source"] = *source
-	}
-	res, err := call(ctx, g, "drafts.capture", input)
+	res, err := call(ctx, g, drafts.Capture, &api.CaptureInput{Source: *source,
+		Entry: &api.CaptureEntry{Kind: *kind, Title: *title, Body: text, Paths: paths, Tags: tags}})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
@@ -66,7 +58,7 @@ func stdinIsTerminal(r io.Reader) bool {
 }
 
 func printCapture(w io.Writer, res any) {
-	r, ok := res.(*engine.CaptureResult)
+	r, ok := res.(*api.CaptureResult)
 	if !ok {
 		return
 	}
@@ -92,7 +84,8 @@ func printCapture(w io.Writer, res any) {
 }
 
 // runInboxCmd is `kontext inbox [--state S]`: the local candidates.
-func runInboxCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runInboxCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("inbox", stderr)
 	state := fs.String("state", "pending", "pending, dismissed, promoted or all")
 	rest, err := parseInterleaved(fs, args)
@@ -102,12 +95,11 @@ func runInboxCmd(ctx context.Context, g *globals, args []string, stdout, stderr 
 	if len(rest) > 0 {
 		return usageErr(g, stderr, "usage: kontext inbox [--state pending|dismissed|promoted|all]")
 	}
-	res, err := call(ctx, g, "inbox.list", map[string]any{"state": *state})
+	l, err := call(ctx, g, drafts.InboxList, &api.InboxListInput{State: *state})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	l := res.(*engine.InboxListResult)
-	return emit(g, stdout, res, func(w io.Writer) {
+	return emit(g, stdout, l, func(w io.Writer) {
 		o := w.(*out)
 		if len(l.Candidates) == 0 {
 			fmt.Fprintf(w, "no %s candidates\n", *state)
@@ -124,7 +116,8 @@ func runInboxCmd(ctx context.Context, g *globals, args []string, stdout, stderr 
 }
 
 // runDropCmd is `kontext drop <candidate> [--reason R]`.
-func runDropCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runDropCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("drop", stderr)
 	reason := fs.String("reason", "", "why it is dismissed (one line)")
 	ids, err := parseInterleaved(fs, args)
@@ -134,24 +127,19 @@ func runDropCmd(ctx context.Context, g *globals, args []string, stdout, stderr i
 	if len(ids) != 1 {
 		return usageErr(g, stderr, "usage: kontext drop <candidate> [--reason \"…\"]")
 	}
-	input := map[string]any{"id": ids[0]}
-	if *reason != "" {
-		input["reason"] = *reason
-	}
-	res, err := call(ctx, g, "inbox.drop", input)
+	c, err := call(ctx, g, drafts.InboxDrop, &api.InboxDropInput{ID: ids[0], Reason: *reason})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	return emit(g, stdout, res, func(w io.Writer) {
-		if c, ok := res.(*engine.InboxCandidate); ok {
-			fmt.Fprintf(w, "dismissed %s (%s) %s\n", c.ID, c.Kind, c.Entry.Title)
-		}
+	return emit(g, stdout, c, func(w io.Writer) {
+		fmt.Fprintf(w, "dismissed %s (%s) %s\n", c.ID, c.Kind, c.Entry.Title)
 	})
 }
 
 // runChallengeCmd is `kontext challenge <id> --because "…"`: an inbox
 // candidate saying an entry may no longer hold.
-func runChallengeCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runChallengeCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("challenge", stderr)
 	because := fs.String("because", "", "why the entry may no longer hold")
 	ids, err := parseInterleaved(fs, args)
@@ -161,15 +149,11 @@ func runChallengeCmd(ctx context.Context, g *globals, args []string, stdout, std
 	if len(ids) != 1 || strings.TrimSpace(*because) == "" {
 		return usageErr(g, stderr, "usage: kontext challenge <id> --because \"…\"")
 	}
-	res, err := call(ctx, g, "inbox.challenge", map[string]any{"id": ids[0], "because": *because})
+	r, err := call(ctx, g, drafts.Challenge, &api.InboxChallengeInput{ID: ids[0], Because: *because})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	return emit(g, stdout, res, func(w io.Writer) {
-		r, ok := res.(*engine.CaptureResult)
-		if !ok {
-			return
-		}
+	return emit(g, stdout, r, func(w io.Writer) {
 		against, _ := r.Candidate.Extra["against"].(string)
 		fmt.Fprintf(w, "challenged %s as %s\n", against, r.Candidate.ID)
 		keys := make([]string, 0, len(r.Redactions))

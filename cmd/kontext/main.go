@@ -17,7 +17,7 @@ import (
 	"github.com/kontext/kontext/engine/apierr"
 )
 
-// Exit codes (07-surfaces.md).
+// Exit codes (README "The human CLI").
 const (
 	exitOK          = 0
 	exitFailed      = 1
@@ -26,13 +26,19 @@ const (
 	exitInterrupted = 130
 )
 
-// globals are the flags every command takes, before or after its name.
-type globals struct {
+// factory is what one invocation shares: the flags every command takes
+// (before or after its name), the streams, and the engine, opened once on
+// first use (engine()).
+type factory struct {
 	dir      string
 	json     bool
 	jq       string // a jq program (implies json)
 	color    string // auto | always | never
 	progress string // "" | jsonl
+
+	io     IOStreams
+	eng    *engine.Engine
+	engErr error
 }
 
 type command struct {
@@ -40,7 +46,7 @@ type command struct {
 	args    string
 	summary string
 	example string
-	run     func(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, stdin io.Reader) int
+	run     func(ctx context.Context, g *factory, args []string) int
 }
 
 var commands []command
@@ -98,7 +104,7 @@ func main() {
 	// A reader that goes away (| head) must end the output quietly: with
 	// SIGPIPE caught, writes fail with EPIPE instead of killing the process.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Stdin)
+	code := run(ctx, os.Args[1:], System())
 	if ctx.Err() != nil {
 		code = exitInterrupted
 	}
@@ -106,8 +112,9 @@ func main() {
 	os.Exit(code)
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer, stdin io.Reader) int {
-	g := &globals{dir: ".", color: "auto"}
+func run(ctx context.Context, args []string, streams IOStreams) int {
+	stdout, stderr := streams.Out, streams.ErrOut
+	g := &factory{dir: ".", color: "auto", io: streams}
 	rest, version, help, err := parseGlobals(g, args)
 	if err != nil {
 		fmt.Fprintf(stderr, "kontext: %v\n\n", err)
@@ -147,12 +154,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, stdin io.
 			return exitOK
 		}
 	}
-	return c.run(ctx, g, rest[1:], stdout, stderr, stdin)
+	return c.run(ctx, g, rest[1:])
 }
 
 // parseGlobals takes the global flags out of args wherever they stand
 // (before "--"), so `kontext list --json` works like `kontext --json list`.
-func parseGlobals(g *globals, args []string) (rest []string, version, help bool, err error) {
+func parseGlobals(g *factory, args []string) (rest []string, version, help bool, err error) {
 	value := func(i *int, name string) (string, error) {
 		a := args[*i]
 		if v, ok := strings.CutPrefix(a, name+"="); ok {
@@ -266,7 +273,7 @@ func exitFor(err error) int {
 }
 
 // fail reports err: the JSON envelope on stderr under --json, else a line.
-func fail(g *globals, stderr io.Writer, err error) int {
+func fail(g *factory, stderr io.Writer, err error) int {
 	if errors.Is(err, context.Canceled) {
 		return exitInterrupted // interrupted: no error line
 	}

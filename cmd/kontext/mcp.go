@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/kontext/kontext/internal/mcpserver"
 )
@@ -11,7 +10,8 @@ import (
 // runMCPCmd is `kontext mcp`: an MCP server over stdio (newline-delimited
 // JSON-RPC on stdin/stdout) until the client closes stdin. Nothing but
 // protocol messages is written to stdout.
-func runMCPCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, stdin io.Reader) int {
+func runMCPCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr, stdin := g.io.Out, g.io.ErrOut, g.io.In
 	if len(args) != 0 {
 		fmt.Fprintf(stderr, "kontext: mcp takes no arguments (got %q)\n", args)
 		return exitUsage

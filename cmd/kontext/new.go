@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
+	"github.com/kontext/kontext/engine/drafts"
 )
 
 // multiFlag is a repeatable string flag.
@@ -67,7 +69,7 @@ func readBody(flagBody string, set bool, stdout io.Writer, stdin io.Reader) (str
 }
 
 // stageEntryCmd is the shared part of new and supersede.
-func stageEntryCmd(ctx context.Context, g *globals, name string, args []string, stdout, stderr io.Writer, stdin io.Reader, supersede bool) int {
+func stageEntryCmd(ctx context.Context, g *factory, name string, args []string, stdout, stderr io.Writer, stdin io.Reader, supersede bool) int {
 	fs := flags(name, stderr)
 	var paths, tags, supersedes multiFlag
 	fs.Var(&paths, "path", "a governed path pattern (repeatable)")
@@ -88,59 +90,46 @@ func stageEntryCmd(ctx context.Context, g *globals, name string, args []string, 
 			bodySet = true
 		}
 	})
-	entryIn := map[string]any{}
+	entryIn := &api.StageEntry{Paths: paths, Tags: tags, Summary: *summary}
 	if supersede {
 		if len(pos) != 2 {
 			return usageErr(g, stderr, "usage: kontext supersede <id> \"<new title>\" [--path P]… [--tag T]… [--summary S] [--body B]")
 		}
-		old, err := call(ctx, g, "entries.get", map[string]any{"id": pos[0]})
+		oe, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: pos[0]})
 		if err != nil {
 			return fail(g, stderr, err)
 		}
-		oe := old.(*engine.Entry)
 		k := oe.Kind
 		if *kind != "" {
 			k = *kind
 		}
-		entryIn["kind"], entryIn["title"], entryIn["supersedes"] = k, pos[1], []string{oe.ID}
+		entryIn.Kind, entryIn.Title, entryIn.Supersedes = k, pos[1], []string{oe.ID}
 		if len(paths) == 0 {
-			paths = oe.Paths
+			entryIn.Paths = oe.Paths
 		}
 	} else {
 		if len(pos) != 2 {
 			return usageErr(g, stderr, "usage: kontext new <kind> \"<title>\" [--path P]… [--tag T]… [--supersedes ID]… [--summary S] [--body B]")
 		}
-		entryIn["kind"], entryIn["title"] = pos[0], pos[1]
-		if len(supersedes) > 0 {
-			entryIn["supersedes"] = []string(supersedes)
-		}
+		entryIn.Kind, entryIn.Title, entryIn.Supersedes = pos[0], pos[1], supersedes
 	}
 	b, err := readBody(*body, bodySet, stdout, stdin)
 	if err != nil {
 		return fail(g, stderr, err)
 	}
 	if strings.TrimSpace(b) != "" {
-		entryIn["body"] = b
+		entryIn.Body = b
 	}
-	if len(paths) > 0 {
-		entryIn["paths"] = []string(paths)
-	}
-	if len(tags) > 0 {
-		entryIn["tags"] = []string(tags)
-	}
-	if *summary != "" {
-		entryIn["summary"] = *summary
-	}
-	res, err := call(ctx, g, "drafts.stage", map[string]any{"operation_id": newOperationID(name), "entry": entryIn})
+	res, err := call(ctx, g, drafts.Stage, &api.StageInput{OperationID: newOperationID(name), Entry: entryIn})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
 	return emitStaged(g, stdout, res)
 }
 
-func emitStaged(g *globals, stdout io.Writer, res any) int {
+func emitStaged(g *factory, stdout io.Writer, res any) int {
 	return emit(g, stdout, res, func(w io.Writer) {
-		if r, ok := res.(*engine.StageResult); ok {
+		if r, ok := res.(*api.StageResult); ok {
 			fmt.Fprintf(w, "staged %s (%s)\n", r.Path, r.Entry.ID)
 			for _, n := range r.Notes {
 				fmt.Fprintln(w, "  "+n)
@@ -152,19 +141,22 @@ func emitStaged(g *globals, stdout io.Writer, res any) int {
 
 // runNewCmd is `kontext new <kind> "<title>" [--path P]… [--tag T]…
 // [--supersedes ID]… [--summary S] [--body B]`.
-func runNewCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, stdin io.Reader) int {
+func runNewCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr, stdin := g.io.Out, g.io.ErrOut, g.io.In
 	return stageEntryCmd(ctx, g, "new", args, stdout, stderr, stdin, false)
 }
 
 // runSupersedeCmd is `kontext supersede <id> "<new title>" [--path P]…`:
 // stages a new entry that supersedes id.
-func runSupersedeCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, stdin io.Reader) int {
+func runSupersedeCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr, stdin := g.io.Out, g.io.ErrOut, g.io.In
 	return stageEntryCmd(ctx, g, "supersede", args, stdout, stderr, stdin, true)
 }
 
 // runRetireCmd is `kontext retire <id> --reason "…"`: the entry's current
 // revision is read first, then it is retired (status deprecated).
-func runRetireCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runRetireCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("retire", stderr)
 	reason := fs.String("reason", "", "why the entry no longer applies")
 	pos, err := parseInterleaved(fs, args)
@@ -174,13 +166,12 @@ func runRetireCmd(ctx context.Context, g *globals, args []string, stdout, stderr
 	if len(pos) != 1 || strings.TrimSpace(*reason) == "" {
 		return usageErr(g, stderr, "usage: kontext retire <id> --reason \"…\"")
 	}
-	got, err := call(ctx, g, "entries.get", map[string]any{"id": pos[0]})
+	en, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: pos[0]})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	en := got.(*engine.Entry)
-	res, err := call(ctx, g, "drafts.retire", map[string]any{"operation_id": newOperationID("retire"),
-		"entry_id": en.ID, "entry_revision": en.Revision, "reason": *reason})
+	res, err := call(ctx, g, drafts.Retire, &api.RetireInput{OperationID: newOperationID("retire"),
+		EntryID: en.ID, EntryRevision: en.Revision, Reason: *reason})
 	if err != nil {
 		return fail(g, stderr, err)
 	}

@@ -29,7 +29,7 @@ type out struct {
 	broken bool // the reader went away (EPIPE)
 }
 
-func newOut(w io.Writer, g *globals) *out {
+func newOut(w io.Writer, g *factory) *out {
 	o := &out{w: w}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		o.tty = true

@@ -3,17 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"sync"
 	"time"
-
-	"golang.org/x/term"
 )
 
 // progressFor reports long work: NDJSON events on stderr with --progress
 // jsonl; on a terminal, a status line that appears only when the work
 // takes a while and is cleared when it ends; nothing when piped.
-func progressFor(g *globals) func(event, task string, fields map[string]any) {
+func progressFor(g *factory) func(event, task string, fields map[string]any) {
 	if g.progress == "jsonl" {
 		var mu sync.Mutex
 		return func(event, task string, fields map[string]any) {
@@ -24,10 +21,10 @@ func progressFor(g *globals) func(event, task string, fields map[string]any) {
 			line, _ := json.Marshal(ev)
 			mu.Lock()
 			defer mu.Unlock()
-			os.Stderr.Write(append(line, '\n'))
+			g.io.ErrOut.Write(append(line, '\n'))
 		}
 	}
-	if !term.IsTerminal(int(os.Stderr.Fd())) {
+	if !g.io.ErrTTY {
 		return nil
 	}
 	var mu sync.Mutex
@@ -42,14 +39,14 @@ func progressFor(g *globals) func(event, task string, fields map[string]any) {
 				mu.Lock()
 				defer mu.Unlock()
 				shown = true
-				fmt.Fprintf(os.Stderr, "kontext: %s…", describeTask(task))
+				fmt.Fprintf(g.io.ErrOut, "kontext: %s…", describeTask(task))
 			})
 		case "done":
 			if timer != nil {
 				timer.Stop()
 			}
 			if shown {
-				fmt.Fprintf(os.Stderr, "\r\x1b[K")
+				fmt.Fprintf(g.io.ErrOut, "\r\x1b[K")
 				shown = false
 			}
 		}

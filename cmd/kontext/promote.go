@@ -6,13 +6,15 @@ import (
 	"io"
 	"strings"
 
-	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
+	"github.com/kontext/kontext/engine/drafts"
 )
 
 // runPromoteCmd is `kontext promote <candidate> [--path P]`: stage a
 // captured inbox candidate as a new entry (drafts.stage {candidate_id});
 // --path is the requested path (a kind directory or a file inside one).
-func runPromoteCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runPromoteCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("promote", stderr)
 	reqPath := fs.String("path", "", "where to write it: a kind directory or a file inside one")
 	ids, err := parseInterleaved(fs, args)
@@ -22,11 +24,7 @@ func runPromoteCmd(ctx context.Context, g *globals, args []string, stdout, stder
 	if len(ids) != 1 {
 		return usageErr(g, stderr, "usage: kontext promote <candidate> [--path P]")
 	}
-	input := map[string]any{"candidate_id": ids[0], "operation_id": newOperationID("promote")}
-	if *reqPath != "" {
-		input["requested_path"] = *reqPath
-	}
-	res, err := call(ctx, g, "drafts.stage", input)
+	res, err := call(ctx, g, drafts.Stage, &api.StageInput{CandidateID: ids[0], OperationID: newOperationID("promote"), RequestedPath: *reqPath})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
@@ -36,7 +34,8 @@ func runPromoteCmd(ctx context.Context, g *globals, args []string, stdout, stder
 // runRepairCmd is `kontext repair`: drafts.confirm {repair: true} rewrites
 // lagging checked lines from the ledger and restores missing reciprocal
 // supersede metadata; the changed files are staged.
-func runRepairCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runRepairCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("repair", stderr)
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -45,12 +44,12 @@ func runRepairCmd(ctx context.Context, g *globals, args []string, stdout, stderr
 	if len(rest) > 0 {
 		return usageErr(g, stderr, "usage: kontext repair")
 	}
-	res, err := call(ctx, g, "drafts.confirm", map[string]any{"repair": true})
+	res, err := call(ctx, g, drafts.Confirm, &api.ConfirmInput{Repair: true})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
 	return emit(g, stdout, res, func(w io.Writer) {
-		r, ok := res.(*engine.RepairResult)
+		r, ok := res.(*api.RepairResult)
 		if !ok {
 			return
 		}

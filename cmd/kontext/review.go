@@ -17,7 +17,8 @@ import (
 
 // runReviewCmd serves the review console of a change on 127.0.0.1 until
 // interrupted, or with --out writes it as one self-contained HTML file.
-func runReviewCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runReviewCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("review", stderr)
 	base := fs.String("base", "", "base revision (default: merge base with origin/HEAD, origin/main, the upstream…)")
 	head := fs.String("head", "", "head revision (default: HEAD plus the working tree)")

@@ -55,10 +55,10 @@ func parseBundle(t *testing.T, data []byte) *bundleDoc {
 func TestBundleCmd(t *testing.T) {
 	t.Setenv("KONTEXT_NOW", "2026-11-30T12:00:00Z")
 	dir := testrepo.Demo(t)
-	g := &globals{dir: dir}
 	var stdout, stderr bytes.Buffer
+	g := &factory{dir: dir, io: Streams(nil, &stdout, &stderr)}
 	out := filepath.Join(t.TempDir(), "bundle.json")
-	if code := runBundleCmd(context.Background(), g, []string{"-o", out}, &stdout, &stderr, nil); code != exitOK {
+	if code := runBundleCmd(context.Background(), g, []string{"-o", out}); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	data, err := os.ReadFile(out)
@@ -75,7 +75,7 @@ func TestBundleCmd(t *testing.T) {
 	}
 
 	stdout.Reset()
-	if code := runBundleCmd(context.Background(), g, []string{"--head", "HEAD", "-o", "-"}, &stdout, &stderr, nil); code != exitOK {
+	if code := runBundleCmd(context.Background(), g, []string{"--head", "HEAD", "-o", "-"}); code != exitOK {
 		t.Fatalf("-o - exit %d: %s", code, stderr.String())
 	}
 	b := parseBundle(t, stdout.Bytes())
@@ -84,10 +84,10 @@ func TestBundleCmd(t *testing.T) {
 	}
 
 	stderr.Reset()
-	if code := runBundleCmd(context.Background(), g, nil, &stdout, &stderr, nil); code != exitUsage || !strings.Contains(stderr.String(), "-o") {
+	if code := runBundleCmd(context.Background(), g, nil); code != exitUsage || !strings.Contains(stderr.String(), "-o") {
 		t.Errorf("without -o: exit %d %q", code, stderr.String())
 	}
-	if code := runBundleCmd(context.Background(), g, []string{"--base", "nope", "-o", "-"}, &stdout, &stderr, nil); code != exitUsage {
+	if code := runBundleCmd(context.Background(), g, []string{"--base", "nope", "-o", "-"}); code != exitUsage {
 		t.Errorf("unknown base: exit %d", code)
 	}
 }
@@ -171,7 +171,7 @@ func TestReviewOut(t *testing.T) {
 	t.Setenv("KONTEXT_ASSETS", root)
 	out := filepath.Join(t.TempDir(), "review.html")
 	var stdout, stderr bytes.Buffer
-	if code := runReviewCmd(context.Background(), &globals{dir: dir}, []string{"--out", out}, &stdout, &stderr, nil); code != exitOK {
+	if code := runReviewCmd(context.Background(), &factory{dir: dir, io: Streams(nil, &stdout, &stderr)}, []string{"--out", out}); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	page, err := os.ReadFile(out)
@@ -193,7 +193,7 @@ func TestReviewOut(t *testing.T) {
 	}
 	t.Setenv("KONTEXT_ASSETS", repo)
 	stdout.Reset()
-	if code := runReviewCmd(context.Background(), &globals{dir: dir}, []string{"--out", out}, &stdout, &stderr, nil); code != exitOK {
+	if code := runReviewCmd(context.Background(), &factory{dir: dir, io: Streams(nil, &stdout, &stderr)}, []string{"--out", out}); code != exitOK {
 		t.Fatalf("real assets: exit %d: %s", code, stderr.String())
 	}
 	page, _ = os.ReadFile(out)
@@ -228,7 +228,7 @@ func TestReviewServe(t *testing.T) {
 	var stdout, stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- runReviewCmd(ctx, &globals{dir: dir}, []string{"--port", "0", "--no-open"}, &stdout, &stderr, nil)
+		done <- runReviewCmd(ctx, &factory{dir: dir, io: Streams(nil, &stdout, &stderr)}, []string{"--port", "0", "--no-open"})
 	}()
 	urlRE := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`)
 	var url string

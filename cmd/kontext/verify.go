@@ -12,8 +12,11 @@ import (
 	"golang.org/x/term"
 
 	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
-	"github.com/kontext/kontext/internal/verifyrun"
+	"github.com/kontext/kontext/engine/drafts"
+	"github.com/kontext/kontext/engine/worktree"
+	"github.com/kontext/kontext/native"
 )
 
 // exitVerifyFailed is the exit code of `kontext verify` when the command
@@ -22,7 +25,8 @@ const exitVerifyFailed = 3
 
 // runVerifyCmd is `kontext verify <id> [--because "…"]`: runs the entry's
 // pinned verify command and stages a verify ledger line.
-func runVerifyCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+func runVerifyCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("verify", stderr)
 	because := fs.String("because", "", "why it was run (one line, kept in the ledger)")
 	ids, err := parseInterleaved(fs, args)
@@ -32,7 +36,7 @@ func runVerifyCmd(ctx context.Context, g *globals, args []string, stdout, stderr
 	if len(ids) != 1 {
 		return usageErr(g, stderr, "usage: kontext verify <id> [--because \"…\"]")
 	}
-	res, err := call(ctx, g, "drafts.verify", map[string]any{"id": ids[0], "because": *because})
+	r, err := call(ctx, g, drafts.Verify, &api.VerifyInput{ID: ids[0], Because: *because})
 	if err != nil {
 		if ae := apierr.As(err); ae.Code == apierr.UntrustedVerify && !g.json {
 			fmt.Fprintf(stderr, "kontext: the verify command of %v is not pinned, so it was not run:\n\n    %v\n\n", ae.Extra["id"], ae.Extra["command"])
@@ -41,7 +45,6 @@ func runVerifyCmd(ctx context.Context, g *globals, args []string, stdout, stderr
 		}
 		return fail(g, stderr, err)
 	}
-	r := res.(*engine.VerifyResult)
 	code := emit(g, stdout, r, func(w io.Writer) {
 		switch {
 		case r.TimedOut:
@@ -78,7 +81,8 @@ var stdinTerminal = func(stdin io.Reader) bool {
 // runTrustCmd is `kontext trust --verify <id>`: from a terminal only, it
 // shows the entry's exact verify command and, when the person answers y,
 // pins it for this repository in the user's trust file.
-func runTrustCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, stdin io.Reader) int {
+func runTrustCmd(ctx context.Context, g *factory, args []string) int {
+	stdout, stderr, stdin := g.io.Out, g.io.ErrOut, g.io.In
 	fs := flags("trust", stderr)
 	id := fs.String("verify", "", "the entry whose verify command to pin")
 	rest, err := parseInterleaved(fs, args)
@@ -92,28 +96,31 @@ func runTrustCmd(ctx context.Context, g *globals, args []string, stdout, stderr 
 		fmt.Fprintln(stderr, "kontext: trust asks a person: run `kontext trust --verify "+*id+"` from a terminal (stdin is not one); nothing was pinned")
 		return exitUsage
 	}
-	res, err := call(ctx, g, "entries.get", map[string]any{"id": *id})
+	en, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: *id})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	en := res.(*engine.Entry)
-	if en.Verify == nil || *en.Verify == "" {
+	pin, err := call(ctx, g, worktree.VerifyPin, &api.VerifyPinInput{ID: en.ID})
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	if pin.Command == nil {
 		return fail(g, stderr, apierr.Invalid("%s has no verify command; nothing to pin", en.ID))
 	}
-	st, err := call(ctx, g, "status", map[string]any{})
+	st, err := g.status(ctx)
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	root := st.(*engine.StatusResult).Root
-	command := *en.Verify
-	fmt.Fprintf(stdout, "%s (%s) runs this command with `sh -c` from %s:\n\n    %s\n\nsha256 %s\n\n", en.ID, en.File, root, command, engine.CommandSHA256(command))
+	root := st.Root
+	command := *pin.Command
+	fmt.Fprintf(stdout, "%s (%s) runs this command with `sh -c` from %s:\n\n    %s\n\nsha256 %s\n\n", en.ID, en.File, root, command, *pin.CommandSHA256)
 	fmt.Fprintf(stdout, "Pin this command for %s in %s? [y/N] ", en.ID, root)
 	answer, _ := bufio.NewReader(stdin).ReadString('\n')
 	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
 		fmt.Fprintln(stdout, "not pinned")
 		return exitOK
 	}
-	path, err := verifyrun.AddPin(root, en.ID, command, time.Now())
+	path, err := native.PinVerify(root, en.ID, command, time.Now())
 	if err != nil {
 		return fail(g, stderr, apierr.Wrap(apierr.OperationFailed, err, "pinning the command"))
 	}

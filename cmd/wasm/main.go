@@ -13,7 +13,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path"
 	"sort"
@@ -419,13 +418,9 @@ type ABIResult struct {
 // operations request serves and the functions of the table.
 func abi(_ []js.Value) (any, error) {
 	e := engine.New(engine.Options{FS: memfs.New(), Surface: engine.Snapshot})
-	res, err := e.Do(context.Background(), "status", nil)
+	st, err := e.Status(context.Background())
 	if err != nil {
 		return nil, err
-	}
-	st, ok := res.(*engine.StatusResult)
-	if !ok {
-		return nil, fmt.Errorf("status answered %T", res)
 	}
 	out := &ABIResult{ABI: ABI, Version: engine.Version, Operations: st.Capabilities}
 	for _, f := range functions {

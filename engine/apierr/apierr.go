@@ -8,7 +8,7 @@ import (
 	"fmt"
 )
 
-// Codes of the application API (spec 02-api.md).
+// Codes of the application API (README "The application API").
 const (
 	InvalidInput         = "invalid_input"
 	UnsupportedOperation = "unsupported_operation"

@@ -3,9 +3,11 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
 )
 
@@ -79,35 +81,62 @@ var tools = []tool{
 		name: "ctx_governing",
 		description: "Which knowledge entries govern these files, and why (rule, specificity; narrow rules first). " +
 			"A convenience over the API operation entries.governing; the result is its envelope.",
-		fields: []field{
-			{"paths", kStrings, true, "Repository-relative paths with / separators."},
-			{"min_specificity", kInteger, false, "Drop matches less specific than this."},
-			{"dir", kString, false, dirDescription},
-		},
+		fields:  append(apiFields("entries.governing", nil, "paths", "min_specificity"), dirField),
 		request: forward("entries.governing"),
 	},
 	{
 		name: "ctx_challenge",
 		description: "Challenge an entry: record in this worktree's inbox that it may be wrong and why (API operation inbox.challenge). " +
 			"A challenge is never staged; retiring or superseding the entry resolves it.",
-		fields: []field{
-			{"id", kString, true, "The entry challenged (id, id prefix, ADR number or file path)."},
-			{"because", kString, true, "Why the entry may be wrong or outdated."},
-			{"dir", kString, false, dirDescription},
-		},
+		fields:  append(apiFields("inbox.challenge", nil, "id", "because"), dirField),
 		request: forward("inbox.challenge"),
 	},
 	{
 		name: "ctx_prepare_commit",
 		description: "Stage a captured inbox candidate as a new entry for the next commit (API operation drafts.stage with candidate_id); " +
 			"kontext never commits. Retrying with the same operation_id replays the first result.",
-		fields: []field{
-			{"candidate_id", kString, true, "The draft candidate to stage."},
-			{"operation_id", kString, true, "Idempotency key of this request; repeating it repeats the answer."},
-			{"dir", kString, false, dirDescription},
-		},
+		// The tool stages a candidate only: candidate_id is required here.
+		fields:  append(apiFields("drafts.stage", []string{"candidate_id"}, "candidate_id", "operation_id"), dirField),
 		request: forward("drafts.stage"),
 	},
+}
+
+// dirField is the dir argument of the convenience tools (resolved against
+// the server's directory, unlike the API's dir).
+var dirField = field{"dir", kString, false, dirDescription}
+
+// apiFields are the named fields of op's input as tool arguments: type,
+// description and required come from the input schema generated from
+// engine/api (api.describe), so a tool cannot drift from its operation.
+// require marks more fields required than the operation requires.
+func apiFields(op string, require []string, names ...string) []field {
+	raw, ok := engine.InputSchema(op)
+	if !ok {
+		panic("mcpserver: no input schema for " + op)
+	}
+	var s struct {
+		Properties map[string]struct {
+			Type        string `json:"type"`
+			Description string `json:"description"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		panic("mcpserver: the input schema of " + op + " is corrupt: " + err.Error())
+	}
+	var out []field
+	for _, n := range names {
+		p, ok := s.Properties[n]
+		if !ok {
+			panic("mcpserver: " + op + " has no input field " + n)
+		}
+		k := map[string]kind{"string": kString, "integer": kInteger, "array": kStrings, "object": kObject}[p.Type]
+		if k == "" {
+			panic("mcpserver: " + op + "." + n + " has an unsupported type " + p.Type)
+		}
+		out = append(out, field{n, k, slices.Contains(s.Required, n) || slices.Contains(require, n), p.Description})
+	}
+	return out
 }
 
 // forward sends the (checked) arguments as the input of op unchanged.
@@ -158,7 +187,7 @@ func (t tool) inputSchema() map[string]any {
 func envelopeSchema() map[string]any {
 	return map[string]any{
 		"type":        "object",
-		"description": "The kontext API envelope (02-api.md): ok with result, or not ok with error.",
+		"description": "The kontext API envelope: ok with result, or not ok with error.",
 		"properties": map[string]any{
 			"schema_version": map[string]any{"type": "integer", "const": 1},
 			"ok":             map[string]any{"type": "boolean"},

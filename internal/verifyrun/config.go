@@ -11,6 +11,7 @@ import (
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/drafts"
 )
 
 // TimeoutEnv overrides the verify timeout (seconds).
@@ -79,7 +80,7 @@ func (r *Runner) VerifySettings() (engine.VerifySettings, error) {
 		}
 	}
 	if v, ok := os.LookupEnv(TimeoutEnv); ok && v != "" {
-		d, err := engine.ParseVerifyTimeout(TimeoutEnv, v)
+		d, err := drafts.ParseVerifyTimeout(TimeoutEnv, v)
 		if err != nil {
 			return s, err
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/drafts"
 )
 
 // TailBytes is how much combined output a run keeps (the last bytes).
@@ -40,7 +41,7 @@ var (
 func (r *Runner) Run(ctx context.Context, req engine.RunRequest) (engine.RunResult, error) {
 	timeout := req.Timeout
 	if timeout <= 0 {
-		timeout = engine.DefaultVerifyTimeout
+		timeout = drafts.DefaultVerifyTimeout
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

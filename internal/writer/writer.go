@@ -151,6 +151,20 @@ func (w *Writer) checkInside(clean, abs string) error {
 	return nil
 }
 
+// MkdirAll creates the repo-relative directory rel and its parents,
+// confined to the worktree like WriteFile.
+func (w *Writer) MkdirAll(rel string) error {
+	clean, abs, err := w.resolve(rel)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(abs, 0o777); err != nil {
+		return apierr.Wrap(apierr.OperationFailed, err, "creating %s", clean)
+	}
+	// Re-check now that the directories exist (a symlink may have raced in).
+	return w.checkInside(clean, abs)
+}
+
 // WriteFile writes data to the repo-relative path rel atomically: a temp
 // file in the same directory is written, fsynced and renamed over the
 // target, then the directory is fsynced. Parent directories are created.

@@ -16,7 +16,7 @@ import (
 	"github.com/kontext/kontext/engine/internal/fold"
 )
 
-// BM25F parameters fixed by the spec (03-reads.md, entries.search).
+// BM25F parameters of entries.search (README "The application API").
 const (
 	K1 = 1.2
 	B  = 0.75

@@ -1,0 +1,58 @@
+package api
+
+// BundleInput is the input of bundle.build.
+type BundleInput struct {
+	DirInput
+	Base string `json:"base,omitempty" jsonschema_description:"Base revision; default: the drift base (entries.drift)."`
+	Head string `json:"head,omitempty" jsonschema_description:"Head revision; default: HEAD plus the working tree."`
+}
+
+// Bundle is a kontext.bundle/v1 document.
+type Bundle struct {
+	Schema      string           `json:"schema"`
+	GeneratedAt string           `json:"generated_at"`
+	Repository  BundleRepository `json:"repository"`
+	Config      *BundleConfig    `json:"config"`
+	// Files are the knowledge files and the configuration at head (the
+	// working tree without a head revision), by repo-relative path.
+	Files map[string]string `json:"files"`
+	// BaseFiles are the same at base; nil without a base.
+	BaseFiles map[string]string `json:"base_files"`
+	// ChangedPaths are the files changed base..head (from their merge
+	// base), plus the uncommitted ones in working mode, sorted.
+	ChangedPaths []string                  `json:"changed_paths"`
+	History      map[string]*BundleHistory `json:"history"`
+	Drift        []*DriftEntry             `json:"drift"`
+}
+
+// BundleRepository describes the change a bundle is about.
+type BundleRepository struct {
+	Name string `json:"name"` // the repository directory's base name
+	// Head is the head commit (HEAD in working mode); nil before the
+	// first commit or outside git.
+	Head *string `json:"head"`
+	// Base is the drift base; nil when none was found (base_source
+	// fallback-none) or outside git.
+	Base       *string `json:"base"`
+	BaseSource string  `json:"base_source"`
+	// Dirty is true in working mode when the working tree has uncommitted
+	// changes (files then reflect them).
+	Dirty bool `json:"dirty"`
+}
+
+// BundleConfig is the configuration file at head.
+type BundleConfig struct {
+	Path string `json:"path"`
+	Text string `json:"text"`
+}
+
+// BundleHistory holds the history-derived fields of one entry.
+type BundleHistory struct {
+	Verification  *Verification `json:"verification"`
+	LastVerified  *Verification `json:"last_verified"`
+	Since         *Since        `json:"since"`
+	SinceVerified *Since        `json:"since_verified"`
+	Premises      []Premise     `json:"premises"`
+	Failing       bool          `json:"failing"`
+	AmendedSince  bool          `json:"amended_since"`
+}

@@ -1,0 +1,45 @@
+package api
+
+import (
+	"github.com/kontext/kontext/engine/internal/entry"
+)
+
+// ListResult is the result of entries.list.
+type ListResult struct {
+	Entries     []*Entry           `json:"entries"`
+	Total       int                `json:"total"`
+	NextOffset  *int               `json:"next_offset"`
+	Snapshot    string             `json:"snapshot"`
+	Diagnostics []entry.Diagnostic `json:"diagnostics"`
+}
+
+// SearchResult is the result of entries.search.
+type SearchResult struct {
+	Entries  []*Entry `json:"entries"`
+	Total    int      `json:"total"`
+	Snapshot string   `json:"snapshot"`
+}
+
+// GoverningResult is the result of entries.governing.
+type GoverningResult struct {
+	Entries  []*Entry `json:"entries"`
+	Total    int      `json:"total"`
+	Snapshot string   `json:"snapshot"`
+}
+
+// Candidate is one entries.related candidate.
+type Candidate struct {
+	ID       string  `json:"id"`
+	Title    string  `json:"title"`
+	Kind     string  `json:"kind"`
+	Status   *string `json:"status,omitempty"`
+	Reason   string  `json:"reason"`
+	Label    string  `json:"label"`
+	Revision string  `json:"revision"`
+}
+
+// RelatedResult is the result of entries.related without a model.
+type RelatedResult struct {
+	Candidates []Candidate `json:"candidates"`
+	Snapshot   string      `json:"snapshot"`
+}

@@ -1,0 +1,46 @@
+package api
+
+// LLMStatus is status.llm: the actual model selection.
+type LLMStatus struct {
+	Selected  bool    `json:"selected"`
+	Adapter   *string `json:"adapter"`
+	Model     *string `json:"model,omitempty"`
+	Available bool    `json:"available"`
+	Reason    *string `json:"reason,omitempty"`
+}
+
+// SkippedFile is a Markdown file of a source that is not a record.
+type SkippedFile struct {
+	File   string `json:"file"`
+	Reason string `json:"reason"`
+}
+
+// StatusResult is the result of status.
+type StatusResult struct {
+	Version      string                    `json:"version"`
+	APIVersion   int                       `json:"api_version"`
+	Root         string                    `json:"root"`
+	Revision     *string                   `json:"revision"`
+	Storage      string                    `json:"storage"`
+	ConfigSource ConfigSource              `json:"config_source"`
+	Capabilities []string                  `json:"capabilities"`
+	LLM          LLMStatus                 `json:"llm"`
+	Counts       map[string]map[string]int `json:"counts"`
+	ReviewDue    []string                  `json:"review_due"`
+	Failing      []string                  `json:"failing"`
+	Diagnostics  int                       `json:"diagnostics"`
+	Snapshot     string                    `json:"snapshot"`
+	// Skipped lists the Markdown files of the sources that are not records
+	// (README, index, templates), with the reason.
+	Skipped []SkippedFile `json:"skipped"`
+	// BriefBudgetLines is [brief] budget_lines of the committed config.
+	BriefBudgetLines int `json:"brief_budget_lines"`
+}
+
+// SetupResult is the result of setup.
+type SetupResult struct {
+	Root         string       `json:"root"`
+	Storage      string       `json:"storage"`
+	Created      []string     `json:"created"`
+	ConfigSource ConfigSource `json:"config_source"`
+}

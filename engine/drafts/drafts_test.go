@@ -1,0 +1,204 @@
+package drafts_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/memfs"
+	"github.com/go-git/go-billy/v5/util"
+
+	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/drafts"
+)
+
+// fakeWriter is an engine.Writer over a billy filesystem: it records the
+// lock, the files written and the paths staged, and keeps local state in
+// a map.
+type fakeWriter struct {
+	fs      billy.Filesystem
+	mu      sync.Mutex
+	locked  bool
+	locks   int
+	written []string
+	staged  []string
+	state   map[string][]byte
+}
+
+func (w *fakeWriter) Lock(context.Context) (func(), error) {
+	w.mu.Lock()
+	w.locked = true
+	w.locks++
+	return func() { w.locked = false; w.mu.Unlock() }, nil
+}
+
+func (w *fakeWriter) WriteFile(rel string, data []byte) error {
+	if !w.locked {
+		panic("WriteFile outside the write lock")
+	}
+	w.written = append(w.written, rel)
+	return util.WriteFile(w.fs, rel, data, 0o644)
+}
+
+func (w *fakeWriter) MkdirAll(rel string) error {
+	if !w.locked {
+		panic("MkdirAll outside the write lock")
+	}
+	return w.fs.MkdirAll(rel, 0o755)
+}
+
+func (w *fakeWriter) Stage(_ context.Context, paths ...string) error {
+	w.staged = append(w.staged, paths...)
+	return nil
+}
+
+func (w *fakeWriter) ReadState(name string) ([]byte, bool, error) {
+	d, ok := w.state[name]
+	return d, ok, nil
+}
+
+func (w *fakeWriter) WriteState(name string, data []byte) error {
+	w.state[name] = append([]byte(nil), data...)
+	return nil
+}
+
+func (w *fakeWriter) ListState(dir string) ([]string, error) {
+	var out []string
+	for k := range w.state {
+		if strings.HasPrefix(k, dir+"/") {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func (w *fakeWriter) Identity() string { return "Test User" }
+
+func open(t *testing.T) (*engine.Engine, *fakeWriter) {
+	t.Helper()
+	fs := memfs.New()
+	w := &fakeWriter{fs: fs, state: map[string][]byte{}}
+	now := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	e := engine.New(engine.Options{FS: fs, Writer: w, Root: "/repo", Surface: engine.Native,
+		Now: func() time.Time { return now }, Operations: drafts.Operations()})
+	return e, w
+}
+
+func call(t *testing.T, e *engine.Engine, op, input string) map[string]any {
+	t.Helper()
+	var env struct {
+		OK     bool           `json:"ok"`
+		Result map[string]any `json:"result"`
+		Error  map[string]any `json:"error"`
+	}
+	if err := json.Unmarshal(e.Request(context.Background(), op, []byte(input)), &env); err != nil {
+		t.Fatal(err)
+	}
+	if !env.OK {
+		t.Fatalf("%s %s: %v", op, input, env.Error)
+	}
+	return env.Result
+}
+
+func TestSetupWritesThroughTheWriter(t *testing.T) {
+	e, w := open(t)
+	res := call(t, e, "setup", `{}`)
+	created, _ := res["created"].([]any)
+	if len(created) != 7 || created[0] != ".ai/" || !slices.Contains(created, any(".kontext.toml")) {
+		t.Fatalf("created %v", created)
+	}
+	if w.locks != 1 || !slices.Equal(w.written, []string{".kontext.toml"}) || len(w.staged) != 0 {
+		t.Fatalf("locks %d, written %v, staged %v", w.locks, w.written, w.staged)
+	}
+	for _, d := range []string{".ai/decisions", ".ai/conventions", ".ai/architecture"} {
+		if fi, err := w.fs.Stat(d); err != nil || !fi.IsDir() {
+			t.Fatalf("%s not created: %v", d, err)
+		}
+	}
+	again := call(t, e, "setup", `{}`)
+	if c, _ := again["created"].([]any); len(c) != 0 || len(w.written) != 1 {
+		t.Fatalf("setup is not idempotent: created %v, written %v", c, w.written)
+	}
+}
+
+func TestStageWritesStagesAndReplays(t *testing.T) {
+	e, w := open(t)
+	call(t, e, "setup", `{}`)
+	in := `{"operation_id":"op-1","entry":{"kind":"convention","title":"Indent with tabs","body":"Tabs.","paths":["**/*.go"]}}`
+	res := call(t, e, "drafts.stage", in)
+	want := ".ai/conventions/2026-03-04-indent-with-tabs.md"
+	if res["path"] != want || res["staged"] != true || res["replayed"] != false {
+		t.Fatalf("stage: %v", res)
+	}
+	if !slices.Equal(w.staged, []string{want}) || !slices.Contains(w.written, want) {
+		t.Fatalf("written %v, staged %v", w.written, w.staged)
+	}
+	data, err := util.ReadFile(w.fs, want)
+	if err != nil || !strings.Contains(string(data), "# Indent with tabs") {
+		t.Fatalf("file %q, %v", data, err)
+	}
+	again := call(t, e, "drafts.stage", in)
+	if again["replayed"] != true || len(w.staged) != 1 {
+		t.Fatalf("retry: %v, staged %v", again, w.staged)
+	}
+	var env struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	other := strings.Replace(in, "Tabs.", "Spaces.", 1)
+	json.Unmarshal(e.Request(context.Background(), "drafts.stage", []byte(other)), &env)
+	if env.Error.Code != "operation_conflict" {
+		t.Fatalf("same operation_id, other input: %q", env.Error.Code)
+	}
+}
+
+func TestWritesAreUnsupportedWithoutAWriter(t *testing.T) {
+	e := engine.New(engine.Options{FS: memfs.New(), Surface: engine.Native, Operations: drafts.Operations()})
+	var env struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	json.Unmarshal(e.Request(context.Background(), "setup", nil), &env)
+	if env.Error.Code != "unsupported_operation" {
+		t.Fatalf("setup without a Writer: %q", env.Error.Code)
+	}
+}
+
+func TestInboxCaptureListDrop(t *testing.T) {
+	e, w := open(t)
+	call(t, e, "setup", `{}`)
+	in := `{"entry":{"kind":"learning","title":"Tokens leak","body":"key password=hunter2 here"}}`
+	res := call(t, e, "drafts.capture", in)
+	cand, _ := res["candidate"].(map[string]any)
+	id, _ := cand["id"].(string)
+	if !strings.HasPrefix(id, "cand-") || len(w.staged) != 0 {
+		t.Fatalf("capture: %v, staged %v", res, w.staged)
+	}
+	entry, _ := cand["entry"].(map[string]any)
+	if body, _ := entry["body"].(string); strings.Contains(body, "hunter2") {
+		t.Fatalf("the secret was stored: %q", body)
+	}
+	if again := call(t, e, "drafts.capture", in); again["candidate"].(map[string]any)["id"] != id {
+		t.Fatalf("the same text captured twice got another id: %v", again)
+	}
+	if l := call(t, e, "inbox.list", `{}`); len(l["candidates"].([]any)) != 1 {
+		t.Fatalf("list: %v", l)
+	}
+	if d := call(t, e, "inbox.drop", `{"id":"`+id+`","reason":"dup"}`); d["state"] != "dismissed" {
+		t.Fatalf("drop: %v", d)
+	}
+	if l := call(t, e, "inbox.list", `{}`); len(l["candidates"].([]any)) != 0 {
+		t.Fatalf("list after drop: %v", l)
+	}
+	if len(w.written) != 1 { // only setup's config: the inbox is local state
+		t.Fatalf("the inbox wrote worktree files: %v", w.written)
+	}
+}

@@ -1,0 +1,462 @@
+package drafts
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"github.com/go-git/go-billy/v5/util"
+	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
+	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/internal/entry"
+	"github.com/kontext/kontext/engine/internal/jsonin"
+	"strings"
+)
+
+// Every write goes through this file, in one order:
+//
+//	replay (a finished operation_id answers its stored result)
+//	→ lock (the shared write lock, bounded wait)
+//	→ plan (on a fresh read under the lock; stored as a "planned" receipt
+//	  with the exact files, so a crashed write resumes instead of guessing)
+//	→ write (atomic, confined to the worktree, through the Writer)
+//	→ stage (exactly the written files)
+//	→ receipt ("done", with the result a retry replays).
+//
+// Operations only plan: they return the files to write; nothing else in
+// this package calls WriteFile, Stage or Lock.
+
+func (e *draft) writer() (engine.Writer, error) {
+	if e.Options().Writer == nil {
+		return nil, apierr.New(apierr.UnsupportedOperation, "writes need the native CLI inside a git repository")
+	}
+	return e.Options().Writer, nil
+}
+
+// receipt is the stored plan and outcome of a write with an operation_id.
+type receipt struct {
+	State       string          `json:"state"` // planned | done
+	Operation   string          `json:"operation"`
+	Fingerprint string          `json:"fingerprint"`
+	Result      json.RawMessage `json:"result,omitempty"`
+	Root        string          `json:"root,omitempty"`  // the worktree root the receipt belongs to
+	Input       json.RawMessage `json:"input,omitempty"` // the canonical input of a writeOp plan
+	Plan        *storedPlan     `json:"plan,omitempty"`  // the planned files of a writeOp (operations.go)
+}
+
+func receiptName(operationID string) string {
+	h := sha256.Sum256([]byte(operationID))
+	return "operations/" + hex.EncodeToString(h[:]) + ".json"
+}
+
+func fingerprint(v any) string {
+	data, _ := json.Marshal(v)
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:])
+}
+
+// replay returns the stored result of operationID (with replayed: true),
+// nil when there is none, or the error of a conflicting or unfinished one.
+func replay(w engine.Writer, op, operationID, fp string) (map[string]any, error) {
+	data, ok, err := w.ReadState(receiptName(operationID))
+	if err != nil || !ok {
+		return nil, err
+	}
+	var r receipt
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, apierr.Wrap(apierr.OperationFailed, err, "the receipt of operation %q is unreadable", operationID)
+	}
+	if r.Operation != op || r.Fingerprint != fp {
+		return nil, apierr.New(apierr.OperationConflict, "operation_id %q was used for a different request; use a new operation_id", operationID)
+	}
+	if r.State != "done" {
+		return nil, apierr.New(apierr.OperationIncomplete, "operation %q was planned but never finished; retry it with the same input", operationID)
+	}
+	var res map[string]any
+	if err := json.Unmarshal(r.Result, &res); err != nil {
+		return nil, apierr.Wrap(apierr.OperationFailed, err, "the receipt of operation %q is unreadable", operationID)
+	}
+	res["replayed"] = true
+	return res, nil
+}
+
+func storeReceipt(w engine.Writer, op, operationID, fp, state string, result any) error {
+	r := receipt{State: state, Operation: op, Fingerprint: fp}
+	if result != nil {
+		data, err := json.Marshal(result)
+		if err != nil {
+			return err
+		}
+		r.Result = data
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return w.WriteState(receiptName(operationID), data)
+}
+
+// storedChange is one planned file write of a stored plan. Before is the
+// sha256 of the file's content when the plan was made ("" for a new file):
+// a resume only rewrites a file that still holds Before or already holds
+// Data.
+type storedChange struct {
+	Path   string `json:"path"`
+	Data   []byte `json:"data"`
+	New    bool   `json:"new,omitempty"`
+	Before string `json:"before,omitempty"`
+}
+
+// storedPlan is what a planned receipt keeps so that a resume writes
+// exactly what was planned (same target, same date, same id).
+type storedPlan struct {
+	Target string         `json:"target"`
+	Notes  []string       `json:"notes,omitempty"`
+	Files  []storedChange `json:"files"`
+}
+
+func sha(data []byte) string {
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:])
+}
+
+// loadReceipt reads the receipt of operationID (nil when there is none).
+func loadReceipt(w engine.Writer, operationID string) (*receipt, error) {
+	data, ok, err := w.ReadState(receiptName(operationID))
+	if err != nil {
+		return nil, apierr.Wrap(apierr.OperationFailed, err, "reading the receipt of operation %q", operationID)
+	}
+	if !ok {
+		return nil, nil
+	}
+	var r receipt
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, apierr.Wrap(apierr.OperationFailed, err, "the receipt of operation %q is unreadable", operationID)
+	}
+	return &r, nil
+}
+
+// checkRoot refuses a receipt made in another worktree: receipts are never
+// used to write into (or answer for) another checkout. Receipts written
+// before roots were recorded have none and pass.
+func (e *draft) checkRoot(r *receipt, operationID string) error {
+	if r.Root != "" && e.Options().Root != "" && r.Root != e.Options().Root {
+		return apierr.New(apierr.WorktreeConflict, "operation %q belongs to the worktree at %s; retry it from there", operationID, r.Root)
+	}
+	return nil
+}
+
+func incomplete(r *receipt, operationID string) error {
+	err := apierr.New(apierr.OperationIncomplete, "operation %q was planned but never finished; resume it with the same input (or operation_id and fingerprint)", operationID)
+	err.Extra = map[string]any{"operation": r.Operation, "fingerprint": r.Fingerprint}
+	return err
+}
+
+// storeOpReceipt writes a receipt of writeOp, recording this worktree's
+// root.
+func (e *draft) storeOpReceipt(w engine.Writer, r receipt, operationID string) error {
+	r.Root = e.Options().Root
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return w.WriteState(receiptName(operationID), data)
+}
+
+// planOp is writeOp's step under the lock: a done receipt replays; another
+// request's receipt conflicts; a stored unfinished plan (its process died)
+// is resumed with its stored files; otherwise plan runs on a fresh read and
+// the plan (input, fingerprint, root, files) is stored before anything is
+// written.
+func (e *draft) planOp(ctx context.Context, w engine.Writer, op, operationID, fp string, input any,
+	plan func(st *engine.State) ([]change, string, []string, error)) (map[string]any, []change, string, []string, error) {
+	e.Forget()
+	r, err := loadReceipt(w, operationID)
+	if err != nil {
+		return nil, nil, "", nil, err
+	}
+	if r != nil {
+		if r.State == "done" || r.Operation != op || r.Fingerprint != fp {
+			res, err := replay(w, op, operationID, fp)
+			return res, nil, "", nil, err
+		}
+		return e.resumeStored(r, operationID)
+	}
+	st, err := e.Read(ctx)
+	if err != nil {
+		return nil, nil, "", nil, err
+	}
+	files, target, notes, err := plan(st)
+	if err != nil {
+		return nil, nil, "", nil, err
+	}
+	sp := &storedPlan{Target: target, Notes: notes}
+	fs := e.FS()
+	for _, f := range files {
+		c := storedChange{Path: f.path, Data: f.data, New: f.isNew}
+		if old, err := util.ReadFile(fs, f.path); err == nil {
+			c.Before = sha(old)
+		}
+		sp.Files = append(sp.Files, c)
+	}
+	rc := receipt{State: "planned", Operation: op, Fingerprint: fp, Plan: sp}
+	if input != nil {
+		if rc.Input, err = json.Marshal(input); err != nil {
+			return nil, nil, "", nil, apierr.Wrap(apierr.OperationFailed, err, "storing the plan")
+		}
+	}
+	if err := e.storeOpReceipt(w, rc, operationID); err != nil {
+		return nil, nil, "", nil, apierr.Wrap(apierr.OperationFailed, err, "storing the plan")
+	}
+	faultpoint("after_plan")
+	return nil, files, target, notes, nil
+}
+
+// resumeStored returns the files of a stored plan, refusing one of another
+// worktree, one without stored files, or one whose files changed since.
+func (e *draft) resumeStored(r *receipt, operationID string) (map[string]any, []change, string, []string, error) {
+	if err := e.checkRoot(r, operationID); err != nil {
+		return nil, nil, "", nil, err
+	}
+	if r.Plan == nil {
+		return nil, nil, "", nil, apierr.New(apierr.OperationIncomplete, "operation %q was planned by an older kontext that did not store its plan; check the files by hand and use a new operation_id", operationID)
+	}
+	fs := e.FS()
+	var files []change
+	for _, c := range r.Plan.Files {
+		cur, err := util.ReadFile(fs, c.Path)
+		ok := (err != nil && c.Before == "") || (err == nil && (sha(cur) == c.Before || sha(cur) == sha(c.Data)))
+		if !ok {
+			return nil, nil, "", nil, apierr.New(apierr.OperationConflict, "%s changed since operation %q was planned; check it by hand and use a new operation_id", c.Path, operationID)
+		}
+		files = append(files, change{path: c.Path, data: c.Data, isNew: c.New})
+	}
+	return nil, files, r.Plan.Target, r.Plan.Notes, nil
+}
+
+// writeOp runs a write without storing its input (see writeOpInput).
+func (e *draft) writeOp(ctx context.Context, op, operationID, fp string,
+	plan func(st *engine.State) (files []change, target string, notes []string, err error),
+	after func(st *engine.State, res *api.StageResult) error) (any, error) {
+	return e.writeOpInput(ctx, op, operationID, fp, nil, plan, after)
+}
+
+// change is one planned file write.
+type change struct {
+	path  string
+	data  []byte
+	isNew bool
+}
+
+// writeOp runs a write with an operation_id: replay, lock, plan receipt,
+// plan (under the lock, on a fresh read), write, stage, done receipt.
+func (e *draft) writeOpInput(ctx context.Context, op, operationID, fp string, input any,
+	plan func(st *engine.State) (files []change, target string, notes []string, err error),
+	after func(st *engine.State, res *api.StageResult) error) (any, error) {
+	if strings.TrimSpace(operationID) == "" {
+		return nil, jsonin.Errorf("operation_id", "is required: a stable id of this write, reused on retries")
+	}
+	w, err := e.writer()
+	if err != nil {
+		return nil, err
+	}
+	// An unfinished plan is resumed under the lock (planOp).
+	if res, err := replay(w, op, operationID, fp); res != nil || (err != nil && apierr.CodeOf(err) != apierr.OperationIncomplete) {
+		return res, err
+	}
+	unlock, err := w.Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	replayed, files, target, notes, err := e.planOp(ctx, w, op, operationID, fp, input, plan)
+	if replayed != nil || err != nil {
+		return replayed, err
+	}
+	_, err = e.apply(ctx, w, files, true)
+	if err != nil {
+		return nil, err
+	}
+	st2, err := e.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var en *entry.Entry
+	for _, x := range st2.Snap.Entries {
+		if x.File == target {
+			en = x
+		}
+	}
+	if en == nil {
+		return nil, apierr.New(apierr.OperationFailed, "%s was written but does not read as an entry; check kontext list --all diagnostics", target)
+	}
+	views, err := e.Views(ctx, st2, []*entry.Entry{en})
+	if err != nil {
+		return nil, err
+	}
+	if notes == nil {
+		notes = []string{}
+	}
+	res := &api.StageResult{Entry: views[0], Path: target, Staged: true, Notes: notes,
+		Evidence: []any{}, RelatedEntries: []any{}, ResolvedChallenges: []any{}}
+	if after != nil {
+		if err := after(st2, res); err != nil {
+			return nil, err
+		}
+	}
+	done, err := json.Marshal(res)
+	if err == nil {
+		err = e.storeOpReceipt(w, receipt{State: "done", Operation: op, Fingerprint: fp, Result: done}, operationID)
+	}
+	if err != nil {
+		return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the receipt")
+	}
+	return res, nil
+}
+
+// receipted runs write under the lock, with the replay/plan/receipt
+// protocol when operationID is set (capture, and recorded's writes).
+func receipted(ctx context.Context, w engine.Writer, op, operationID, fp string, write func() (any, error)) (any, error) {
+	if operationID != "" {
+		if res, err := replay(w, op, operationID, fp); res != nil || err != nil {
+			return res, err
+		}
+	}
+	unlock, err := w.Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if operationID != "" {
+		if res, err := replay(w, op, operationID, fp); res != nil || err != nil {
+			return res, err
+		}
+		if err := storeReceipt(w, op, operationID, fp, "planned", nil); err != nil {
+			return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the plan")
+		}
+	}
+	res, err := write()
+	if err != nil {
+		return nil, err
+	}
+	if operationID != "" {
+		if err := storeReceipt(w, op, operationID, fp, "done", res); err != nil {
+			return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the receipt")
+		}
+	}
+	return res, nil
+}
+
+// apply writes planned files through the Writer (atomically, confined to
+// the worktree) and, when stage is set, stages exactly those files.
+func (e *draft) apply(ctx context.Context, w engine.Writer, files []change, stage bool) ([]string, error) {
+	var paths []string
+	for _, f := range files {
+		if err := w.WriteFile(f.path, f.data); err != nil {
+			return nil, apierr.Wrap(apierr.OperationFailed, err, "writing %s", f.path)
+		}
+		paths = append(paths, f.path)
+	}
+	faultpoint("after_write")
+	if stage && len(paths) > 0 {
+		if err := w.Stage(ctx, paths...); err != nil {
+			return nil, err
+		}
+	}
+	faultpoint("after_stage")
+	e.Forget(paths...)
+	return paths, nil
+}
+
+// unrecorded runs a write that carries no operation_id and stages nothing
+// (setup: idempotent by construction, its files are the user's to
+// commit): lock, plan on a fresh read, write the files, create the
+// directories, and return a read of the result.
+func (e *draft) unrecorded(ctx context.Context, plan func(st *engine.State) (files []change, dirs []string, err error)) (*engine.State, error) {
+	w, err := e.writer()
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := w.Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	e.Forget()
+	st, err := e.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	files, dirs, err := plan(st)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := e.apply(ctx, w, files, false); err != nil {
+		return nil, err
+	}
+	for _, d := range dirs {
+		if err := w.MkdirAll(d); err != nil {
+			return nil, apierr.Wrap(apierr.OperationFailed, err, "creating %s", d)
+		}
+	}
+	e.Forget()
+	return e.Read(ctx)
+}
+
+// plan collects the files a write changes; the transaction writes and
+// stages them. A second write of a path replaces the first.
+type plan struct{ files []change }
+
+func (p *plan) write(path string, data []byte) {
+	for i := range p.files {
+		if p.files[i].path == path {
+			p.files[i].data = data
+			return
+		}
+	}
+	p.files = append(p.files, change{path: path, data: data})
+}
+
+// recorded runs a write whose plan is computed and written in one go
+// (confirm, repair, verify's ledger line): with an operation_id a finished
+// one replays and a "planned" receipt is stored before anything is
+// written; then, under the lock, plan runs on a fresh read, its files are
+// written and staged, and the "done" receipt keeps the result.
+func (e *draft) recorded(ctx context.Context, op, operationID, fp string, run func(st *engine.State, by string, p *plan) (any, error)) (any, error) {
+	w, err := e.writer()
+	if err != nil {
+		return nil, err
+	}
+	return receipted(ctx, w, op, operationID, fp, func() (any, error) {
+		e.Forget() // read what is on disk now, under the lock
+		st, err := e.Read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		p := &plan{}
+		res, err := run(st, w.Identity(), p)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := e.apply(ctx, w, p.files, true); err != nil {
+			return nil, err
+		}
+		return res, nil
+	})
+}
+
+// locally runs a change of this worktree's local state (the inbox) under
+// the write lock; nothing in the worktree or the index changes.
+func (e *draft) locally(ctx context.Context, change func(w engine.Writer) error) error {
+	w, err := e.writer()
+	if err != nil {
+		return err
+	}
+	unlock, err := w.Lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return change(w)
+}

@@ -1,6 +1,0 @@
-//go:build !faultinject
-
-package engine
-
-// faultpoint is a no-op outside -tags faultinject builds (see fault_on.go).
-func faultpoint(string) {}

@@ -1,0 +1,179 @@
+// Package worktree holds the read operations that only a native worktree
+// answers: repository.state, context.brief, bundle.build and verify.pin —
+// what surfaces used to ask git for directly. Like engine/drafts it is
+// passed to engine.New by the native opener (Operations), so the WASM
+// engine links none of it.
+package worktree
+
+import (
+	"context"
+	"strings"
+
+	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
+	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/internal/brief"
+	"github.com/kontext/kontext/engine/internal/jsonin"
+)
+
+// runRepositoryState answers repository.state.
+func runRepositoryState(ctx context.Context, e *engine.Engine, in *api.RepositoryStateInput) (*api.RepositoryState, error) {
+	h := e.Options().History
+	if h == nil {
+		return nil, apierr.New(apierr.UnsupportedOperation, "repository.state needs a git repository; run it with the native CLI inside one")
+	}
+	if strings.HasPrefix(in.Since, "-") {
+		return nil, jsonin.Errorf("since", "%q starts with '-'; pass a git revision such as origin/main", in.Since)
+	}
+	st, err := e.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := &api.RepositoryState{Root: e.Options().Root, Head: strp(st.Head)}
+	if res.Branch, err = h.Branch(); err != nil {
+		return nil, err
+	}
+	if res.Uncommitted, err = h.Uncommitted(ctx); err != nil {
+		return nil, err
+	}
+	if res.Uncommitted == nil {
+		res.Uncommitted = []string{}
+	}
+	res.Dirty = len(res.Uncommitted) > 0
+	if in.Since != "" {
+		paths, err := h.ChangedSince(ctx, in.Since)
+		if err != nil {
+			return nil, err
+		}
+		if paths == nil {
+			paths = []string{}
+		}
+		res.ChangedSince = &api.ChangedSince{Base: in.Since, Paths: paths}
+	}
+	return res, nil
+}
+
+// runBrief answers context.brief: the entries governing the paths (given,
+// changed since diff, or uncommitted) assembled into the kontext.brief/v1
+// document, cut to the budget. Over budget is over_budget: true in the
+// result; exiting 10 on it is the CLI's rule.
+func runBrief(ctx context.Context, e *engine.Engine, in *api.BriefInput) (*api.Brief, error) {
+	switch {
+	case in.Diff != "" && len(in.Paths) > 0:
+		return nil, apierr.Invalid("pass paths or diff, not both")
+	case strings.HasPrefix(in.Diff, "-"):
+		return nil, jsonin.Errorf("diff", "%q starts with '-'; pass a git revision such as origin/main", in.Diff)
+	case in.BudgetLines != nil && *in.BudgetLines < 1:
+		return nil, jsonin.Errorf("budget_lines", "must be at least 1")
+	}
+	st, err := e.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	budget := st.Cfg.BudgetLines
+	if in.BudgetLines != nil {
+		budget = *in.BudgetLines
+	}
+	repo := api.BriefRepository{Root: e.Options().Root, Head: st.Head, PathsFrom: "given"}
+	paths := append([]string(nil), in.Paths...)
+	if h := e.Options().History; h == nil {
+		if in.Diff != "" {
+			return nil, jsonin.Errorf("diff", "needs a git repository; %s is not in one", e.Options().Root)
+		}
+	} else {
+		if repo.Branch, err = h.Branch(); err != nil {
+			return nil, err
+		}
+		dirty, err := h.Uncommitted(ctx)
+		if err != nil {
+			return nil, err
+		}
+		repo.Dirty = len(dirty) > 0
+		switch {
+		case in.Diff != "":
+			if paths, err = h.ChangedSince(ctx, in.Diff); err != nil {
+				return nil, err
+			}
+			repo.PathsFrom = "changed since " + in.Diff
+		case len(paths) == 0:
+			paths = dirty
+			repo.PathsFrom = "uncommitted"
+		}
+	}
+	for i, p := range paths {
+		paths[i] = strings.TrimSuffix(p, "/") // an untracked nested repository
+	}
+	repo.Paths = paths
+	var entries []*api.Entry
+	if len(paths) > 0 {
+		g, err := e.Governing(ctx, &api.GoverningInput{Paths: paths})
+		if err != nil {
+			return nil, err
+		}
+		entries = g.Entries
+	}
+	return brief.Assemble(brief.Input{Repository: repo, Entries: entries, Budget: budget,
+		Architecture: in.Architecture, GeneratedAt: e.Now()}), nil
+}
+
+// runVerifyPin answers verify.pin: the entry's verify command and whether
+// the user pinned it. Pinning is never an operation.
+func runVerifyPin(ctx context.Context, e *engine.Engine, in *api.VerifyPinInput) (*api.VerifyPin, error) {
+	if strings.TrimSpace(in.ID) == "" {
+		return nil, jsonin.Errorf("id", "is required")
+	}
+	st, err := e.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	en, err := st.Snap.Lookup(in.ID)
+	if err != nil {
+		return nil, err
+	}
+	res := &api.VerifyPin{ID: en.ID}
+	if en.Verify != "" {
+		sum := engine.CommandSHA256(en.Verify)
+		res.Command, res.CommandSHA256 = &en.Verify, &sum
+		res.Pinned = e.Options().Trust != nil && e.Options().Trust.Pinned(e.Options().Root, en.ID, en.Verify)
+	}
+	return res, nil
+}
+
+// Operations are the rows of this package's operations.
+func Operations() []engine.Operation {
+	return []engine.Operation{
+		engine.Op("repository.state", engine.NeedsHistory, runRepositoryState),
+		engine.Op("context.brief", 0, runBrief),
+		engine.Op("verify.pin", 0, runVerifyPin),
+		engine.Op("bundle.build", 0, runBundle),
+	}
+}
+
+// Typed functions for Go callers (the CLI, internal/bundle).
+
+// RepositoryState answers repository.state.
+func RepositoryState(ctx context.Context, e *engine.Engine, in *api.RepositoryStateInput) (*api.RepositoryState, error) {
+	return engine.Invoke(ctx, e, "repository.state", runRepositoryState, in)
+}
+
+// Brief answers context.brief.
+func Brief(ctx context.Context, e *engine.Engine, in *api.BriefInput) (*api.Brief, error) {
+	return engine.Invoke(ctx, e, "context.brief", runBrief, in)
+}
+
+// VerifyPin answers verify.pin.
+func VerifyPin(ctx context.Context, e *engine.Engine, in *api.VerifyPinInput) (*api.VerifyPin, error) {
+	return engine.Invoke(ctx, e, "verify.pin", runVerifyPin, in)
+}
+
+// Bundle answers bundle.build.
+func Bundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api.Bundle, error) {
+	return engine.Invoke(ctx, e, "bundle.build", runBundle, in)
+}
+
+func strp(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
