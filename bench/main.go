@@ -253,10 +253,10 @@ func check(err error) {
 // history-derived answers.
 func historyRows(root string) ([]row, []string) {
 	var rows []row
-	ci := goBench(root, "./internal/history", "CommitIndex")
+	ci := goBench(root, "./native/internal/history", "CommitIndex")
 	c1, c10 := ci["BenchmarkCommitIndex/commits=1000"], ci["BenchmarkCommitIndex/commits=10000"]
 	rows = append(rows, row{
-		workload:  "history index, cold, 10,000 commits with merges (go-git objects, own pack reader)",
+		workload:  "history index, cold, 10,000 commits with merges (native/internal/git: own pack reader and differ)",
 		ours:      ms(c10["cold-ms"]),
 		reference: ms(c10["gitlog-ms"]) + " (`git log --no-merges --name-only`)",
 		ratio:     fmt.Sprintf("%.1f×", c10["cold-ms"]/c10["gitlog-ms"]),

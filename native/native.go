@@ -16,8 +16,8 @@ import (
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/drafts"
 	"github.com/kontext/kontext/engine/worktree"
-	"github.com/kontext/kontext/internal/gogit"
-	"github.com/kontext/kontext/internal/verifyrun"
+	"github.com/kontext/kontext/native/internal/gogit"
+	"github.com/kontext/kontext/native/internal/verifyrun"
 )
 
 // Request runs one API operation against the repository containing dir and

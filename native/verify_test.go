@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/kontext/kontext/engine"
-	"github.com/kontext/kontext/internal/verifyrun"
+	"github.com/kontext/kontext/native/internal/verifyrun"
 )
 
 // verifyRepo is a committed repository with one convention per script:

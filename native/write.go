@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/kontext/kontext/engine"
-	"github.com/kontext/kontext/internal/gogit"
-	"github.com/kontext/kontext/internal/writer"
+	"github.com/kontext/kontext/native/internal/gogit"
+	"github.com/kontext/kontext/native/internal/writer"
 )
 
 // localWriter is the engine.Writer of a worktree on disk: the shared write

@@ -31,7 +31,7 @@ var (
 )
 
 // parseADR reads an adr-tools / Nygard / MADR file as it is written, messy
-// variations included (01-formats.md "ADR style").
+// variations included (README "Entry formats").
 func parseADR(b *builder, t string) {
 	e := b.e
 	e.ID = StemID(b.rel)

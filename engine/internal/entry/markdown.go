@@ -1,6 +1,7 @@
 package entry
 
 import (
+	"github.com/kontext/kontext/engine/internal/markdown"
 	"sort"
 	"strings"
 
@@ -70,38 +71,9 @@ func parseBlocks(src []byte) (root ast.Node) {
 // of ">" takes minutes); no real entry nests anywhere near this deep.
 const maxPrefix = 128
 
-// capNesting returns src with every line's container-marker prefix beyond
-// maxPrefix blanked out. Offsets and line numbers are unchanged, so the
-// result maps back onto src byte for byte.
-func capNesting(src []byte) []byte {
-	var out []byte
-	run, lineStart := 0, true
-	for i, c := range src {
-		if c == '\n' {
-			run, lineStart = 0, true
-			continue
-		}
-		if !lineStart {
-			continue
-		}
-		switch {
-		case c == '>' || c == ' ' || c == '\t' || c == '.' || c == ')' || c == '-' || c == '*' || c == '+' || (c >= '0' && c <= '9'):
-			run++
-			if run > maxPrefix {
-				if out == nil {
-					out = append([]byte(nil), src...)
-				}
-				out[i] = ' '
-			}
-		default:
-			lineStart = false
-		}
-	}
-	if out == nil {
-		return src
-	}
-	return out
-}
+// capNesting caps the container nesting of src at maxPrefix (offsets and
+// line numbers unchanged, so positions map back onto src).
+func capNesting(src []byte) []byte { return markdown.CapNesting(src, maxPrefix) }
 
 // lineIndex returns the 0-based line of byte offset off.
 func (d *mdDoc) lineIndex(off int) int {

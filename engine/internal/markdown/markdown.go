@@ -75,7 +75,7 @@ func Render(src string) (res Result) {
 		}
 	}()
 	var buf bytes.Buffer
-	if err := md.Convert(capNesting([]byte(src)), &buf); err != nil {
+	if err := md.Convert(CapNesting([]byte(src), maxPrefix), &buf); err != nil {
 		return plain(src)
 	}
 	return Result{HTML: buf.String()}
@@ -126,10 +126,13 @@ func (longParagraph) Transform(node *ast.Paragraph, _ text.Reader, _ parser.Cont
 	node.Parent().ReplaceChild(node.Parent(), node, code)
 }
 
-// capNesting returns src with every line's container-marker prefix beyond
-// maxPrefix blanked out (the markers become spaces, so the line still
-// renders, only less deeply nested).
-func capNesting(src []byte) []byte {
+// CapNesting returns src with every line's container-marker prefix (">",
+// list markers, indentation) beyond max blanked out: the markers become
+// spaces, so offsets and line numbers are unchanged and the line still
+// renders, only less deeply nested. Goldmark's block parser is quadratic in
+// the nesting one line opens; every caller of goldmark goes through this.
+// src itself is returned when nothing is capped.
+func CapNesting(src []byte, max int) []byte {
 	var out []byte
 	run, lineStart := 0, true
 	for i, c := range src {
@@ -142,7 +145,7 @@ func capNesting(src []byte) []byte {
 		}
 		switch c {
 		case '>', ' ', '\t', '.', ')', '-', '*', '+', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-			if run++; run > maxPrefix {
+			if run++; run > max {
 				if out == nil {
 					out = append([]byte(nil), src...)
 				}

@@ -10,7 +10,7 @@ import (
 )
 
 // GoverningWorkload builds the spec's governing benchmark corpus
-// (08-quality.md) deterministically from seed: `entries` sets with three
+// (the performance budgets of bench/results.md) deterministically from seed: `entries` sets with three
 // patterns each on average — 60% literal-prefix ("dir/sub/**", "dir/*.ext",
 // "dir/"), 20% exact files, 15% suffix ("**/*.ext", "**/*_word.ext",
 // "**/name/**"), 5% negations — and 1,000 query paths, most under the

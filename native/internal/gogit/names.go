@@ -8,7 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/kontext/kontext/engine/apierr"
-	"github.com/kontext/kontext/internal/git"
+	"github.com/kontext/kontext/native/internal/git"
 )
 
 // NamesOnRefs returns the names of the files directly in dir on the tips of

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kontext/kontext/internal/git/gittest"
+	"github.com/kontext/kontext/native/internal/git/gittest"
 )
 
 // genRepo is gittest.Generate: the benchmark's repository shape.

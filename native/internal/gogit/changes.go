@@ -9,7 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/kontext/kontext/engine/apierr"
-	"github.com/kontext/kontext/internal/git"
+	"github.com/kontext/kontext/native/internal/git"
 )
 
 // Branch returns the short name of the branch HEAD is on ("main"), also

@@ -14,7 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/config"
 
 	"github.com/kontext/kontext/engine/apierr"
-	"github.com/kontext/kontext/internal/git"
+	"github.com/kontext/kontext/native/internal/git"
 )
 
 // revHint is appended to every "unknown revision" message.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
-	"github.com/kontext/kontext/internal/git"
+	"github.com/kontext/kontext/native/internal/git"
 )
 
 // Tree returns the regular files (executable or not) below any of dirs

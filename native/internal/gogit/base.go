@@ -11,7 +11,7 @@ import (
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
-	"github.com/kontext/kontext/internal/git"
+	"github.com/kontext/kontext/native/internal/git"
 )
 
 // graph reads commits' parents and committer times for ancestry walks.

@@ -3,7 +3,7 @@ package verifyrun
 import (
 	"bytes"
 	"errors"
-	"github.com/kontext/kontext/internal/writer"
+	"github.com/kontext/kontext/native/internal/writer"
 	"io/fs"
 	"os"
 	"path/filepath"

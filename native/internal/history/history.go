@@ -21,7 +21,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
-	"github.com/kontext/kontext/internal/git"
+	"github.com/kontext/kontext/native/internal/git"
 )
 
 // ErrNoCommits is returned by Build when the repository has no commits;

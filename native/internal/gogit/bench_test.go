@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/kontext/kontext/internal/git/gittest"
+	"github.com/kontext/kontext/native/internal/git/gittest"
 )
 
 // BenchmarkRepo measures the engine.Git reads that go through the git

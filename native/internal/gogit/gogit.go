@@ -23,8 +23,8 @@ import (
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
-	"github.com/kontext/kontext/internal/git"
-	"github.com/kontext/kontext/internal/history"
+	"github.com/kontext/kontext/native/internal/git"
+	"github.com/kontext/kontext/native/internal/history"
 )
 
 // Repo is an opened repository.
