@@ -50,7 +50,10 @@ type Options struct {
 	Runner  Runner           // native only: runs pinned verify commands
 	Trust   Trust            // native only: the user's verify pins (nil: nothing is pinned)
 	Root    string           // the root as reported by status (an absolute path natively)
-	Surface Surface
+	// RootAliases are other absolute spellings of Root (the root with its
+	// symlinks resolved); request paths under any of them are inside.
+	RootAliases []string
+	Surface     Surface
 	// Revision is publication.revision for a Snapshot surface (a bundle's
 	// head), "" for null.
 	Revision string

@@ -43,6 +43,11 @@ func runBriefCmd(ctx context.Context, g *globals, args []string, stdout, stderr 
 	if strings.HasPrefix(*diff, "-") {
 		return usageErr(g, stderr, "--diff %q starts with '-'; pass a git revision such as origin/main", *diff)
 	}
+	if len(paths) > 0 {
+		if paths, err = repoArgs(g, paths); err != nil {
+			return fail(g, stderr, err)
+		}
+	}
 
 	res, err := call(ctx, g, "status", map[string]any{})
 	if err != nil {

@@ -284,6 +284,9 @@ func runGoverningCmd(ctx context.Context, g *globals, args []string, stdout, std
 	if len(paths) == 0 {
 		return usageErr(g, stderr, "usage: kontext governing <path>… [--min-specificity N]")
 	}
+	if paths, err = repoArgs(g, paths); err != nil {
+		return fail(g, stderr, err)
+	}
 	res, err := call(ctx, g, "entries.governing", map[string]any{"paths": paths, "min_specificity": *minSpec})
 	if err != nil {
 		return fail(g, stderr, err)
@@ -296,7 +299,7 @@ func runGoverningCmd(ctx context.Context, g *globals, args []string, stdout, std
 			n := 0
 			for _, e := range r.Entries {
 				for _, m := range e.Matches {
-					if m.Path != strings.TrimPrefix(strings.TrimPrefix(p, "./"), "/") {
+					if m.Path != p {
 						continue
 					}
 					n++
