@@ -75,7 +75,11 @@ func New(opts Options) *Engine {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Engine{opts: opts, reader: kb.NewReader(opts.FS)}
+	r := kb.NewReader(opts.FS)
+	if opts.Surface == Native && opts.Root != "" {
+		r.SetRoots(append([]string{opts.Root}, opts.RootAliases...))
+	}
+	return &Engine{opts: opts, reader: r}
 }
 
 // Forget drops cached parses of paths (all when none are given). Callers

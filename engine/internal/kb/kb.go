@@ -45,10 +45,12 @@ type cached struct {
 // Reader reads knowledge bases from one filesystem and keeps a per-file
 // parse cache between reads. It is safe for concurrent use.
 type Reader struct {
-	fs    billy.Filesystem
-	mu    sync.Mutex
-	files map[string]*cached
-	last  *Snapshot
+	fs      billy.Filesystem
+	roots   []string // absolute spellings of the root, for absolute link targets
+	linkSig string   // the link diagnostics of the last read
+	mu      sync.Mutex
+	files   map[string]*cached
+	last    *Snapshot
 }
 
 // NewReader returns a Reader over fs, whose root is the repository root.
@@ -115,16 +117,13 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		sourceDirs[src.Dir] = true
 	}
 	// List every source first, then parse the cache misses in parallel.
-	type job struct {
-		listed
-		src entry.Source
-	}
 	var jobs []job
 	seen := map[string]bool{}
 	// Sources are listed in parallel: on a warm cache the stats are the cost.
 	lists := make([][]listed, len(sources))
+	linkDiags := make([][]entry.Diagnostic, len(sources))
 	errs := make([]error, len(sources))
-	parallel(len(sources), func(i int) { lists[i], errs[i] = r.list(sources[i], sourceDirs) })
+	parallel(len(sources), func(i int) { lists[i], linkDiags[i], errs[i] = r.list(sources[i], sourceDirs) })
 	for i, src := range sources {
 		if errs[i] != nil {
 			return nil, errs[i]
@@ -135,7 +134,10 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 				jobs = append(jobs, job{fi, src})
 			}
 		}
+		s.Diagnostics = append(s.Diagnostics, linkDiags[i]...)
 	}
+	jobs, aliases := mergeLinks(jobs)
+	linkSig := fmt.Sprint(linkDiags) // a new or fixed broken link changes the answer too
 	results := make([]*cached, len(jobs))
 	var misses []int
 	for i, j := range jobs {
@@ -147,12 +149,13 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 	}
 	parallel(len(misses), func(k int) {
 		j := jobs[misses[k]]
-		results[misses[k]] = r.parse(j.path, j.info, j.src)
+		results[misses[k]] = r.parse(j.path, j.target, j.info, j.src)
 	})
 	for k, i := range misses {
 		r.files[jobs[i].path] = results[misses[k]]
 	}
-	unchanged := len(misses) == 0 && r.last != nil && len(r.files) == len(jobs) && r.last.Head == head && string(r.last.ConfigText) == string(cfgText)
+	unchanged := len(misses) == 0 && r.last != nil && len(r.files) == len(jobs) && r.last.Head == head && string(r.last.ConfigText) == string(cfgText) && r.linkSig == linkSig
+	r.linkSig = linkSig
 	for f := range r.files {
 		if !seen[f] {
 			delete(r.files, f)
@@ -176,6 +179,9 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 			continue
 		}
 		e := clone(c.entry) // linkSupersedes edits it; the cache keeps the parse
+		if jobs[i].target != "" || len(aliases[f]) > 0 {
+			withAliases(e, aliases[f], jobs[i].target)
+		}
 		if prev, dup := s.byID[e.ID]; dup {
 			s.Diagnostics = append(s.Diagnostics, entry.Diagnostic{File: f, Severity: "error", Code: entry.CodeDuplicateID,
 				Message: fmt.Sprintf("id %q is already used by %s; rename this file or set a distinct id", e.ID, prev.File)})
@@ -227,49 +233,88 @@ func (r *Reader) readConfig() (*config.Config, []byte, error) {
 }
 
 type listed struct {
-	path string
-	info os.FileInfo
+	path   string
+	info   os.FileInfo
+	target string // the resolved file when path is reached through a symlink
+}
+
+// job is one file to read, with its source.
+type job struct {
+	listed
+	src entry.Source
 }
 
 // list returns the record files of src, sorted, skipping directories that
 // belong to other sources. The directory listing's file infos serve as the
 // stat data of the parse cache, so an unchanged file costs no extra stat.
-func (r *Reader) list(src entry.Source, sourceDirs map[string]bool) ([]listed, error) {
+// Symlinks are followed only inside the repository; the others come back
+// as diagnostics.
+func (r *Reader) list(src entry.Source, sourceDirs map[string]bool) ([]listed, []entry.Diagnostic, error) {
 	var out []listed
-	var walk func(dir string) error
-	walk = func(dir string) error {
-		infos, err := r.fs.ReadDir(fsPath(dir))
+	var diags []entry.Diagnostic
+	// display is the path as listed (where links sit), real the same
+	// directory with its links resolved; stack holds the real directories
+	// being walked, to stop directory loops.
+	var walk func(display, real string, stack []string) error
+	walk = func(display, real string, stack []string) error {
+		infos, err := r.fs.ReadDir(fsPath(real))
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				return nil
 			}
-			return apierr.Wrap(apierr.OperationFailed, err, "reading %s", displayDir(dir))
+			return apierr.Wrap(apierr.OperationFailed, err, "reading %s", displayDir(display))
 		}
+		stack = append(stack, real)
 		for _, fi := range infos {
-			rel := path.Join(dir, fi.Name())
-			if fi.Mode()&os.ModeSymlink != 0 {
-				continue // never follow links out of the tree
+			rel := path.Join(display, fi.Name())
+			if isLink(fi) {
+				if err := r.followLink(rel, src, stack, walk, &out, &diags); err != nil {
+					return err
+				}
+				continue
 			}
 			if fi.IsDir() {
 				if skipDirs[fi.Name()] || (sourceDirs[rel] && rel != src.Dir) {
 					continue
 				}
-				if err := walk(rel); err != nil {
+				if err := walk(rel, path.Join(real, fi.Name()), stack); err != nil {
 					return err
 				}
 				continue
 			}
 			if fi.Mode().IsRegular() && entry.IsRecordFile(rel, src) {
-				out = append(out, listed{rel, fi})
+				l := listed{path: rel, info: fi}
+				if real != display {
+					l.target = path.Join(real, fi.Name())
+				}
+				out = append(out, l)
 			}
 		}
 		return nil
 	}
-	if err := walk(src.Dir); err != nil {
-		return nil, err
+	real, d, err := r.resolvedDir(src.Dir)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case d != nil:
+		return nil, []entry.Diagnostic{*d}, nil
+	}
+	if fi, err := r.fs.Stat(fsPath(real)); err == nil && fi.Mode().IsRegular() {
+		// A source may name one file, such as the legacy .cursorrules.
+		if entry.IsRecordFile(src.Dir, src) {
+			l := listed{path: src.Dir, info: fi}
+			if real != src.Dir {
+				l.target = real
+			}
+			out = append(out, l)
+		}
+		return out, nil, nil
+	}
+	if err := walk(src.Dir, real, nil); err != nil {
+		return nil, nil, err
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
-	return out, nil
+	return out, diags, nil
 }
 
 // hit returns the cached parse of file when its stat data is unchanged.
@@ -282,14 +327,18 @@ func (r *Reader) hit(file string, fi os.FileInfo) *cached {
 
 // parse reads and parses one file. It touches no shared state, so misses
 // are parsed in parallel.
-func (r *Reader) parse(file string, fi os.FileInfo, src entry.Source) *cached {
+func (r *Reader) parse(file, target string, fi os.FileInfo, src entry.Source) *cached {
 	c := &cached{size: fi.Size(), mod: fi.ModTime()}
 	if fi.Size() > entry.MaxFileSize {
 		c.diags = []entry.Diagnostic{{File: file, Severity: "error", Code: entry.CodeTooLarge,
 			Message: fmt.Sprintf("file is %d bytes; entry files are limited to %d bytes", fi.Size(), entry.MaxFileSize)}}
 		return c
 	}
-	data, err := readOptional(r.fs, file)
+	from := file
+	if target != "" {
+		from = target // content from the link's target
+	}
+	data, err := readOptional(r.fs, from)
 	if err != nil {
 		// size -1 never hits: an unreadable file is tried again next read.
 		return &cached{size: -1, diags: []entry.Diagnostic{{File: file, Severity: "error", Code: "unreadable", Message: err.Error()}}}
