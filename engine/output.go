@@ -56,6 +56,7 @@ type Entry struct {
 	Verify       *string        `json:"verify"`
 	Visibility   string         `json:"visibility"`
 	Paths        []string       `json:"paths"`
+	PathsSource  string         `json:"paths_source"` // file | overlay | both (the committed path overlay)
 	Tags         []string       `json:"tags"`
 	Supersedes   []string       `json:"supersedes"`
 	SupersededBy []string       `json:"superseded_by"`
@@ -189,7 +190,7 @@ func (e *Engine) view(st *state, en *entry.Entry) *Entry {
 		Summary: strp(en.Summary), Status: strp(en.Status), StatusRaw: strp(en.StatusRaw),
 		Date: strp(en.Date), DateRaw: strp(en.DateRaw), ReviewBy: strp(en.ReviewBy),
 		ReadOnly: en.ReadOnly, Checked: strp(en.Checked), Verify: strp(en.Verify),
-		Visibility: en.Visibility, Paths: nonNil(en.Paths), Tags: nonNil(en.Tags),
+		Visibility: en.Visibility, Paths: nonNil(en.Paths), PathsSource: en.PathsSource, Tags: nonNil(en.Tags),
 		Supersedes: nonNil(en.Supersedes), SupersededBy: nonNil(en.SupersededBy),
 		Extends: nonNil(en.Extends), Commits: nonNil(en.Commits),
 		File: en.File, Markdown: en.Markdown, Style: en.Style,
@@ -198,6 +199,9 @@ func (e *Engine) view(st *state, en *entry.Entry) *Entry {
 	}
 	if v.Visibility == "" {
 		v.Visibility = "team"
+	}
+	if v.PathsSource == "" {
+		v.PathsSource = "file" // an entry parsed outside a knowledge-base read
 	}
 	if v.Extra == nil {
 		v.Extra = map[string]any{}

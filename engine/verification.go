@@ -152,9 +152,9 @@ func knowledgeFiles(st *state) func(string) bool {
 	for _, s := range st.cfg.Sources() {
 		dirs = append(dirs, s.Dir)
 	}
-	cfgPath, ledgerPath := st.cfg.Path, st.cfg.Ledger()
+	cfgPath, ledgerPath, overlayPath := st.cfg.Path, st.cfg.Ledger(), st.cfg.Overlay()
 	return func(p string) bool {
-		if p == cfgPath || p == ledgerPath {
+		if p == cfgPath || p == ledgerPath || p == overlayPath {
 			return true
 		}
 		for _, d := range dirs {
@@ -164,7 +164,7 @@ func knowledgeFiles(st *state) func(string) bool {
 				}
 				continue
 			}
-			if strings.HasPrefix(p, d+"/") {
+			if p == d || strings.HasPrefix(p, d+"/") {
 				return true
 			}
 		}

@@ -92,4 +92,19 @@ type Entry struct {
 	HasADRNumber bool
 	ReadOnly     bool
 	Extra        map[string]any // unknown frontmatter keys, extra.links, extra.source_style, …
+	// PathsSource says where Paths come from: "file", "overlay" (the
+	// committed path overlay) or "both"; set by the knowledge base.
+	PathsSource string
+	// FilePaths are the paths the file itself declares when the overlay
+	// added some (nil otherwise: then Paths are the file's own).
+	FilePaths []string
+}
+
+// OwnPaths are the paths the entry's file itself declares: what an edit
+// of the file must leave as they are.
+func (e *Entry) OwnPaths() []string {
+	if e.FilePaths != nil {
+		return e.FilePaths
+	}
+	return e.Paths
 }

@@ -84,6 +84,7 @@ type Snapshot struct {
 	Diagnostics []entry.Diagnostic
 	Blobs       map[string]string // file → git blob id of its content, for every record file read
 	Ledger      []byte            // nil when absent
+	Overlay     []byte            // the path overlay's text; nil when absent
 	LedgerLines []*ledgerpkg.Line // the well-formed ledger lines, in file order
 	Head        string            // HEAD commit the read saw ("" without one)
 	ID          string            // the snapshot id
@@ -166,7 +167,11 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	if unchanged && string(ledger) == string(r.last.Ledger) {
+	overlay, err := readOptional(r.fs, cfg.Overlay())
+	if err != nil {
+		return nil, err
+	}
+	if unchanged && string(ledger) == string(r.last.Ledger) && string(overlay) == string(r.last.Overlay) {
 		return r.last, nil // nothing changed: keep the snapshot and its compiled indexes
 	}
 	for i, j := range jobs {
@@ -197,6 +202,14 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		s.Diagnostics = append(s.Diagnostics, entry.Diagnostic{File: cfg.Ledger(), Line: p.Line, Severity: "warning", Code: "bad_ledger_line",
 			Message: p.Message + "; the line is ignored (the ledger is append-only: add a corrected line)"})
 	}
+	s.Overlay = overlay
+	var ov *Overlay
+	if overlay != nil {
+		var diags []entry.Diagnostic
+		ov, diags = ParseOverlay(cfg.Overlay(), overlay)
+		s.Diagnostics = append(s.Diagnostics, diags...)
+	}
+	applyOverlay(s, cfg.Overlay(), ov)
 	s.Entries = linkSupersedes(s.Entries, &s.Diagnostics)
 	sortEntries(s.Entries)
 	sort.SliceStable(s.Diagnostics, func(i, j int) bool {
@@ -445,6 +458,9 @@ func snapshotID(s *Snapshot) string {
 		fmt.Fprintf(h, "file\x00%s\x00%s\n", f, s.Blobs[f])
 	}
 	fmt.Fprintf(h, "ledger\x00%s\x00head\x00%s", BlobID(s.Ledger), s.Head)
+	if s.Overlay != nil {
+		fmt.Fprintf(h, "\x00overlay\x00%s", BlobID(s.Overlay))
+	}
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
