@@ -3,14 +3,17 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path"
 	"sort"
+	"strings"
 
 	"github.com/go-git/go-billy/v5/util"
 
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/config"
+	"github.com/kontext/kontext/engine/internal/detect"
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/ledger"
 )
@@ -41,6 +44,11 @@ type StatusResult struct {
 	Snapshot     string                    `json:"snapshot"`
 	// BriefBudgetLines is [brief] budget_lines of the committed config.
 	BriefBudgetLines int `json:"brief_budget_lines"`
+	// On a repository with no entries: the knowledge sources detection
+	// finds that the configuration does not read yet, and Hint names the
+	// command that adds them.
+	Detected []detect.Source `json:"detected,omitempty"`
+	Hint     *string         `json:"hint,omitempty"`
 }
 
 func runStatus(ctx context.Context, e *Engine, _ any) (any, error) {
@@ -61,6 +69,11 @@ func runStatus(ctx context.Context, e *Engine, _ any) (any, error) {
 		Diagnostics: len(st.snap.Diagnostics), Snapshot: st.snap.ID, BriefBudgetLines: st.cfg.BudgetLines,
 	}
 	res.Failing = failingIDs(st.snap.LedgerLines)
+	if len(st.snap.Entries) == 0 {
+		if err := e.adoptionHint(st, res); err != nil {
+			return nil, err
+		}
+	}
 	today := e.now().Format("2006-01-02")
 	for _, en := range st.snap.Entries {
 		s := en.Status
@@ -84,6 +97,14 @@ type SetupResult struct {
 	Storage      string       `json:"storage"`
 	Created      []string     `json:"created"`
 	ConfigSource ConfigSource `json:"config_source"`
+	// Detected lists the knowledge sources detection found, each with its
+	// entry count; configured ones were read already.
+	Detected      []detect.Source `json:"detected"`
+	ConfigWritten bool            `json:"config_written"`
+	// With dry_run: nothing is written; ConfigText is the configuration
+	// setup would write (null when it would not change it).
+	DryRun     bool    `json:"dry_run,omitempty"`
+	ConfigText *string `json:"config_text,omitempty"`
 }
 
 const setupConfig = `# kontext configuration (committed). Keys: see the README.
@@ -96,9 +117,12 @@ storage = ".ai"
 # style = "adr"
 `
 
-// runSetup creates the storage and kind directories and a committed config
-// when none exists. It is idempotent and installs no hooks.
-func runSetup(ctx context.Context, e *Engine, _ any) (any, error) {
+// runSetup detects the knowledge the repository keeps (appending new
+// include sources to the configuration, never rewriting it), then creates
+// the configuration, the storage and kind directories when absent. It is
+// idempotent and installs no hooks.
+func runSetup(ctx context.Context, e *Engine, v any) (any, error) {
+	in := v.(*SetupInput)
 	fs := e.opts.FS
 	var created []string
 	cfgPath := ""
@@ -110,12 +134,56 @@ func runSetup(ctx context.Context, e *Engine, _ any) (any, error) {
 			return nil, apierr.Wrap(apierr.OperationFailed, err, "checking %s", c)
 		}
 	}
+	var existing []byte
 	if cfgPath == "" {
 		cfgPath = config.Candidates()[0]
-		if err := util.WriteFile(fs, cfgPath, []byte(setupConfig), 0o644); err != nil {
+	} else {
+		data, err := util.ReadFile(fs, cfgPath)
+		if err != nil {
+			return nil, apierr.Wrap(apierr.OperationFailed, err, "reading %s", cfgPath)
+		}
+		existing = data
+	}
+	text, changed, detected := existing, existing == nil, []detect.Source{}
+	if text == nil {
+		text = []byte(setupConfig)
+	}
+	if in.Detect == nil || *in.Detect {
+		plan, err := detect.PlanConfig(fs, e.roots(), cfgPath, existing, []byte(setupConfig))
+		if err != nil {
+			return nil, err
+		}
+		text, changed, detected = plan.Text, plan.Changed, plan.Sources
+	}
+	cfg, err := config.Parse(cfgPath, text)
+	if err != nil {
+		return nil, err
+	}
+	if in.DryRun {
+		res := &SetupResult{Root: e.opts.Root, Storage: cfg.Storage, Created: []string{}, Detected: detected, DryRun: true,
+			ConfigSource: ConfigSource{Kind: "defaults"}}
+		if changed {
+			t := string(text)
+			res.ConfigText = &t
+		}
+		if existing != nil {
+			st, err := e.read(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if res.ConfigSource, err = e.configSource(ctx, st); err != nil {
+				return nil, err
+			}
+		}
+		return res, nil
+	}
+	if changed {
+		if err := util.WriteFile(fs, cfgPath, text, 0o644); err != nil {
 			return nil, apierr.Wrap(apierr.OperationFailed, err, "writing %s", cfgPath)
 		}
-		created = append(created, cfgPath)
+		if existing == nil {
+			created = append(created, cfgPath)
+		}
 	}
 	st, err := e.read(ctx)
 	if err != nil {
@@ -142,7 +210,39 @@ func runSetup(ctx context.Context, e *Engine, _ any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SetupResult{Root: e.opts.Root, Storage: st.cfg.Storage, Created: created, ConfigSource: src}, nil
+	return &SetupResult{Root: e.opts.Root, Storage: st.cfg.Storage, Created: created, ConfigSource: src,
+		Detected: detected, ConfigWritten: changed}, nil
+}
+
+// adoptionHint fills status.detected and status.hint on a repository with
+// no entries whose knowledge kontext could read after setup --detect.
+func (e *Engine) adoptionHint(st *state, res *StatusResult) error {
+	found, err := detect.Find(e.opts.FS, detect.Options{Skip: []string{st.cfg.Storage}, Known: st.cfg.Sources(), Roots: e.roots()})
+	if err != nil {
+		return err
+	}
+	var parts []string
+	for _, s := range found {
+		if !s.Configured && s.Entries > 0 {
+			res.Detected = append(res.Detected, s)
+			parts = append(parts, fmt.Sprintf("%s (%s, %d)", s.Dir, s.Style, s.Entries))
+		}
+	}
+	if len(parts) > 0 {
+		h := "no entries are read yet, but this repository keeps knowledge kontext can read: " + strings.Join(parts, ", ") +
+			"; run kontext setup --detect to add these sources to the configuration"
+		res.Hint = &h
+	}
+	return nil
+}
+
+// roots are the absolute spellings of the repository root (none without
+// a disk root), for symlinks with absolute targets.
+func (e *Engine) roots() []string {
+	if e.opts.Surface != Native || e.opts.Root == "" {
+		return nil
+	}
+	return append([]string{e.opts.Root}, e.opts.RootAliases...)
 }
 
 // failingIDs lists the entries whose newest verify line failed, sorted.

@@ -130,24 +130,21 @@ func runStatusCmd(ctx context.Context, g *globals, args []string, stdout, stderr
 		if s.Diagnostics > 0 {
 			fmt.Fprintf(w, "\n%d diagnostics — see kontext api entries.list\n", s.Diagnostics)
 		}
+		printAdoptionHint(w, s)
 	})
 }
 
 func runSetupCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
-	res, err := call(ctx, g, "setup", map[string]any{})
+	input, err := setupInput(args, stderr)
+	if err != nil {
+		return exitUsage
+	}
+	res, err := call(ctx, g, "setup", input)
 	if err != nil {
 		return fail(g, stderr, err)
 	}
 	s := res.(*engine.SetupResult)
-	return emit(g, stdout, s, func(w io.Writer) {
-		if len(s.Created) == 0 {
-			fmt.Fprintf(w, "nothing to do: %s is set up\n", s.Root)
-			return
-		}
-		for _, c := range s.Created {
-			fmt.Fprintf(w, "created %s\n", c)
-		}
-	})
+	return emit(g, stdout, s, func(w io.Writer) { printSetup(w, s) })
 }
 
 type multi []string

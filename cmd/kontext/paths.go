@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/native"
 )
 
@@ -36,6 +37,9 @@ func repoArgs(g *globals, args []string) ([]string, error) {
 		}
 		rel, err := e.RepoPath(p)
 		if err != nil {
+			if p != a {
+				return nil, apierr.Invalid("%s (given as %q, relative to %s)", apierr.As(err).Message, a, base)
+			}
 			return nil, err
 		}
 		out = append(out, rel)
