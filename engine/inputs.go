@@ -56,7 +56,7 @@ type SearchInput struct {
 // GoverningInput is the input of entries.governing.
 type GoverningInput struct {
 	DirInput
-	Paths          []string `json:"paths" jsonschema:"required,description=Repo-relative paths with / separators."`
+	Paths          []string `json:"paths" jsonschema:"required,description=Repository-relative paths with / separators; natively an absolute path inside the repository is made relative (outside it is invalid_input)."`
 	ExcludeIDs     []string `json:"exclude_ids,omitempty" jsonschema:"description=Entries the caller already delivered."`
 	Limit          *int     `json:"limit,omitempty" jsonschema:"minimum=1,description=Applied after sorting."`
 	MinSpecificity int      `json:"min_specificity,omitempty" jsonschema:"minimum=0,description=Drop matches less specific than this."`

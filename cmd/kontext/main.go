@@ -56,6 +56,8 @@ func init() {
 		{"search", "<query>", "ranked search hits", "kontext search rounding", runSearchCmd},
 		{"governing", "<path>… [--min-specificity N]", "which entries govern these files, and why (rule, specificity)",
 			"kontext governing src/billing/tax/vat.go", runGoverningCmd},
+		{"paths", "<entry> | suggest [<entry>…|--all] [--max N]", "an entry's paths and where they come from (file, overlay); suggest globs for entries without paths (read-only)",
+			"kontext paths 0007\n  kontext paths suggest --all", runPathsCmd},
 		{"drift", "[--base R] [--head R] [--kind K]… [--fail]", "entries whose governed files changed after their last look",
 			"kontext drift --base origin/main --fail", runDriftCmd},
 		{"changed", "<base> <head>", "entries added, revised, superseded or deprecated between two revisions",

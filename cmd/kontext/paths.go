@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/native"
 )
@@ -45,4 +49,100 @@ func repoArgs(g *globals, args []string) ([]string, error) {
 		out = append(out, rel)
 	}
 	return out, nil
+}
+
+func runPathsCmd(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer, _ io.Reader) int {
+	if len(args) > 0 && args[0] == "suggest" {
+		return runPathsSuggest(ctx, g, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && (args[0] == "add" || args[0] == "remove") {
+		return fail(g, stderr, apierr.New(apierr.UnsupportedOperation,
+			"kontext paths %s is not available in this version; add the globs to <storage>/paths.toml by hand (README: \"Paths for records kontext must not edit\") and commit it", args[0]))
+	}
+	if len(args) != 1 {
+		return usageErr(g, stderr, "usage: kontext paths <entry> | kontext paths suggest [<entry>…|--all]")
+	}
+	res, err := call(ctx, g, "entries.get", map[string]any{"id": args[0]})
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	e := res.(*engine.Entry)
+	view := map[string]any{"id": e.ID, "file": e.File, "paths": e.Paths, "paths_source": e.PathsSource}
+	return emit(g, stdout, view, func(w io.Writer) {
+		fmt.Fprintf(w, "%s  %s\n", e.ID, e.File)
+		if len(e.Paths) == 0 {
+			fmt.Fprintf(w, "no paths: it governs nothing (kontext paths suggest %s)\n", e.ID)
+			return
+		}
+		fmt.Fprintf(w, "paths (from %s):\n", sourceName(e.PathsSource))
+		for _, p := range e.Paths {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
+	})
+}
+
+func sourceName(s string) string {
+	switch s {
+	case "overlay":
+		return "the path overlay"
+	case "both":
+		return "the file and the path overlay"
+	}
+	return "the file"
+}
+
+func runPathsSuggest(ctx context.Context, g *globals, args []string, stdout, stderr io.Writer) int {
+	fs := flags("paths suggest", stderr)
+	all := fs.Bool("all", false, "every entry without paths")
+	max := fs.Int("max", 3, "at most this many globs per entry")
+	ids, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	input := map[string]any{"max_per_entry": *max}
+	switch {
+	case *all && len(ids) > 0:
+		return usageErr(g, stderr, "pass entries or --all, not both")
+	case *all:
+		input["all"] = true
+	case len(ids) == 0:
+		return usageErr(g, stderr, "usage: kontext paths suggest [<entry>…|--all]")
+	default:
+		input["ids"] = ids
+	}
+	res, err := call(ctx, g, "entries.suggest_paths", input)
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	r := res.(*engine.SuggestPathsResult)
+	return emit(g, stdout, r, func(w io.Writer) {
+		if len(r.Suggestions) == 0 {
+			fmt.Fprintln(w, "every entry has paths: nothing to suggest")
+			return
+		}
+		for _, s := range r.Suggestions {
+			fmt.Fprintln(w, s.ID)
+			if len(s.Globs) == 0 {
+				fmt.Fprintln(w, "  no suggestion: its text names no path of the repository and its commits changed no other files")
+			}
+			for _, gl := range s.Globs {
+				fmt.Fprintf(w, "  %.2f  %s\n", gl.Confidence, gl.Glob)
+				for _, ev := range gl.Evidence {
+					if ev.Type == "cochange" {
+						fmt.Fprintf(w, "        changed with %s: %s\n", short(ev.Commit), strings.Join(ev.Files, ", "))
+					} else {
+						fmt.Fprintf(w, "        mentioned: %s (%s)\n", ev.Text, ev.Path)
+					}
+				}
+			}
+		}
+		fmt.Fprintln(w, "\nnothing was written; add the globs you want to <storage>/paths.toml and commit it")
+	})
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
 }

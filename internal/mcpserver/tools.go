@@ -80,7 +80,7 @@ var tools = []tool{
 		description: "Which knowledge entries govern these files, and why (rule, specificity; narrow rules first). " +
 			"A convenience over the API operation entries.governing; the result is its envelope.",
 		fields: []field{
-			{"paths", kStrings, true, "Repository-relative paths with / separators."},
+			{"paths", kStrings, true, "Paths with / separators: repository-relative, or absolute inside the repository (made relative; a path outside it is invalid_input)."},
 			{"min_specificity", kInteger, false, "Drop matches less specific than this."},
 			{"dir", kString, false, dirDescription},
 		},
