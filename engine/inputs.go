@@ -19,7 +19,7 @@ type StatusInput struct {
 // SetupInput is the input of setup.
 type SetupInput struct {
 	DirInput
-	Detect *bool `json:"detect,omitempty" jsonschema:"description=Detect the knowledge the repository keeps (ADR logs, Cursor and Copilot rules, AGENTS.md) and append new include sources to the configuration (default true)."`
+	Detect *bool `json:"detect,omitempty" jsonschema:"description=Detect the knowledge the repository keeps (ADR logs; Cursor and Copilot rules; AGENTS.md) and append new include sources to the configuration (default true)."`
 	DryRun bool  `json:"dry_run,omitempty" jsonschema:"description=Only report what setup would detect and write; change nothing."`
 }
 

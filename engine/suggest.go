@@ -16,9 +16,9 @@ import (
 // SuggestPathsInput is the input of entries.suggest_paths.
 type SuggestPathsInput struct {
 	DirInput
-	IDs         []string `json:"ids,omitempty" jsonschema:"description=Entries to suggest paths for (id, id prefix, ADR number or file)."`
+	IDs         []string `json:"ids,omitempty" jsonschema:"description=Entries to suggest paths for (id or id prefix or ADR number or file)."`
 	All         bool     `json:"all,omitempty" jsonschema:"description=Suggest for every entry without paths."`
-	MaxPerEntry *int     `json:"max_per_entry,omitempty" jsonschema:"description=At most this many globs per entry (default 3, at most 20)."`
+	MaxPerEntry *int     `json:"max_per_entry,omitempty" jsonschema:"default=3,minimum=1,maximum=20,description=At most this many globs per entry."`
 }
 
 // PathSuggestion is one entry's suggested globs.
