@@ -134,6 +134,11 @@ func (r *Reader) resolvedDir(dir string) (string, *entry.Diagnostic, error) {
 	if dir == "" {
 		return "", nil, nil
 	}
+	// The common case costs one Lstat: the directory itself is no link.
+	// (Links in its parents are resolved by the filesystem below the root.)
+	if fi, err := r.fs.Lstat(dir); err != nil || !isLink(fi) {
+		return dir, nil, nil
+	}
 	target, _, err := r.resolver().Resolve(dir)
 	if err != nil {
 		var le *link.Error
