@@ -1,3 +1,9 @@
+//go:build !js
+
+// entries.suggest_paths reads git history and the checked-out tree: it is
+// native only, so the WASM build leaves it (and its package) out; there it
+// answers unsupported_operation from the API schema list.
+
 package engine
 
 import (

@@ -7,8 +7,6 @@
 package detect
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -16,6 +14,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-billy/v5"
 	"go.yaml.in/yaml/v3"
@@ -63,9 +62,11 @@ var skipNames = map[string]bool{
 // names and at least one record is a log even when it has few records.
 var adrDirNames = []string{"doc/adr", "docs/adr", "docs/decisions", "docs/architecture/decisions", "docs/architecture-decisions", "adr", "docs/adrs", "doc/decisions", "decisions"}
 
+// The record patterns are compiled on first use: status runs in the WASM
+// engine, whose start-up time is budgeted.
 var (
-	numberedName = regexp.MustCompile(`(?i)^(?:adr[-_]?)?\d{3,}[-_ ].+\.md$`)
-	numberedHead = regexp.MustCompile(`^#\s+(?:ADR[-\s]?)?\d+[.:]?\s+\S`)
+	numberedName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^(?:adr[-_]?)?\d{3,}[-_ ].+\.md$`) })
+	numberedHead = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#\s+(?:ADR[-\s]?)?\d+[.:]?\s+\S`) })
 )
 
 // dirInfo is what the walk learned about one directory.
@@ -229,7 +230,7 @@ func (w *walker) file(dir, rel, name string) {
 			w.dirs[dir] = di
 		}
 		di.md = append(di.md, rel)
-		if numberedName.MatchString(name) {
+		if numberedName().MatchString(name) {
 			di.numbered++
 		}
 	}
@@ -282,14 +283,14 @@ func (w *walker) records(di *dirInfo) int {
 	n := 0
 	for _, f := range di.md {
 		base := path.Base(f)
-		if numberedName.MatchString(base) {
+		if numberedName().MatchString(base) {
 			n++
 			continue
 		}
 		if !entry.IsRecordFile(f, entry.Source{Style: entry.StyleADR}) {
 			continue
 		}
-		if h := w.firstHeading(f); numberedHead.MatchString(h) {
+		if h := w.firstHeading(f); numberedHead().MatchString(h) {
 			n++
 		}
 	}
@@ -326,9 +327,8 @@ func (w *walker) firstHeading(rel string) string {
 	if !ok {
 		return ""
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for i := 0; sc.Scan() && i < 40; i++ {
-		if t := strings.TrimSpace(sc.Text()); strings.HasPrefix(t, "# ") {
+	for i, line := range strings.SplitN(string(data), "\n", 41) {
+		if t := strings.TrimSpace(line); i < 40 && strings.HasPrefix(t, "# ") {
 			return t
 		}
 	}
