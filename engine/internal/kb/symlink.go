@@ -38,7 +38,10 @@ func (r *Reader) followLink(rel string, src entry.Source, stack []string, walk f
 	target, fi, err := r.resolver().Resolve(rel)
 	if err != nil {
 		if d, ok := linkDiag(err); ok {
-			if entry.IsRecordFile(rel, src) || path.Ext(path.Base(rel)) == "" {
+			// A link named like a knowledge file is reported; so is one
+			// that may be a directory of a source, except in a whole-tree
+			// source (AGENTS.md files), where any tool's link would be.
+			if entry.IsRecordFile(rel, src) || (src.Dir != "" && path.Ext(path.Base(rel)) == "") {
 				*diags = append(*diags, d)
 			}
 			return nil
