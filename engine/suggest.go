@@ -118,8 +118,21 @@ func runSuggestPaths(ctx context.Context, e *Engine, v any) (any, error) {
 	return res, nil
 }
 
-// isDoc: documentation is never a suggested governed path.
+// isDoc: documentation and repository plumbing (hidden files and
+// directories such as .gitignore or .github/, lock files, licences) are
+// never suggested governed paths.
 func isDoc(p string) bool {
+	base := path.Base(p)
+	for _, seg := range strings.Split(p, "/") {
+		if strings.HasPrefix(seg, ".") {
+			return true
+		}
+	}
+	switch {
+	case strings.HasSuffix(base, ".lock"), strings.HasSuffix(base, "-lock.json"), strings.HasSuffix(base, "-lock.yaml"),
+		base == "go.sum", strings.HasPrefix(strings.ToUpper(base), "LICENSE"), strings.HasPrefix(strings.ToUpper(base), "COPYING"):
+		return true
+	}
 	switch strings.ToLower(path.Ext(p)) {
 	case ".md", ".mdx", ".markdown", ".rst", ".adoc", ".txt":
 		return true

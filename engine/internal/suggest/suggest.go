@@ -70,9 +70,11 @@ const maxIdentFiles = 3
 const (
 	wPathMention  = 0.6
 	wIdentMention = 0.4
-	wCochangeOne  = 0.5
-	wCochangeMany = 0.7
+	wCochange     = 0.6 // times the share of the commit's files below the glob
 )
+
+// minConfidence: weaker suggestions are noise and left out.
+const minConfidence = 0.15
 
 var (
 	pathToken  = regexp.MustCompile("(?:^|[\\s(\\[\"'`<])(\\.{0,2}/?[A-Za-z0-9_@.+-]+(?:/[A-Za-z0-9_@.+-]+)+/?)")
@@ -114,7 +116,10 @@ func Suggest(in Input, tree Tree, max int) []Glob {
 	}
 	dirGlobs := Aggregate(files)
 	for _, glob := range dirGlobs {
-		n := 0
+		// Each commit counts by how much of it lies below the glob: a
+		// focused commit is strong evidence, a broad one (an initial
+		// import touching every directory) weak.
+		var ws []float64
 		for _, c := range in.Commits {
 			var under []string
 			for _, f := range perCommit[c.SHA] {
@@ -123,15 +128,11 @@ func Suggest(in Input, tree Tree, max int) []Glob {
 				}
 			}
 			if len(under) > 0 {
-				n++
 				add(glob, Evidence{Type: "cochange", Commit: c.SHA, Files: under}, 0)
+				ws = append(ws, wCochange*float64(len(under))/float64(len(perCommit[c.SHA])))
 			}
 		}
-		w := wCochangeOne
-		if n > 1 {
-			w = wCochangeMany
-		}
-		weights[glob] = []float64{w}
+		weights[glob] = ws
 	}
 
 	// (a) mentions: paths, then identifiers and file names in code spans.
@@ -188,10 +189,10 @@ func Suggest(in Input, tree Tree, max int) []Glob {
 				}
 			}
 		case identifier.MatchString(tok):
-			key := normIdent(tok[strings.LastIndex(tok, ".")+1:])
+			key := singular(normIdent(tok[strings.LastIndex(tok, ".")+1:]))
 			var hits []string
 			for _, f := range known {
-				if normIdent(stem(f)) == key && !excluded(f) {
+				if singular(normIdent(stem(f))) == key && !excluded(f) {
 					hits = append(hits, f)
 				}
 			}
@@ -217,7 +218,10 @@ func Suggest(in Input, tree Tree, max int) []Glob {
 		if strings.Count(glob, "/") == 1 && strings.HasSuffix(glob, "/**") {
 			c -= 0.1 // a top-level directory is a broad rule
 		}
-		g.Confidence = math.Round(math.Min(0.95, math.Max(0.05, c))*100) / 100
+		if c < minConfidence {
+			continue
+		}
+		g.Confidence = math.Round(math.Min(0.95, c)*100) / 100
 		out = append(out, *g)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -311,6 +315,14 @@ func stem(f string) string {
 // invoice-total are one identifier.
 func normIdent(s string) string {
 	return strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(s))
+}
+
+// singular drops one plural "s" (`sessions` names session.go).
+func singular(s string) string {
+	if len(s) > 4 && strings.HasSuffix(s, "s") && !strings.HasSuffix(s, "ss") {
+		return s[:len(s)-1]
+	}
+	return s
 }
 
 func contains(xs []string, x string) bool {
