@@ -138,6 +138,10 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		s.Diagnostics = append(s.Diagnostics, linkDiags[i]...)
 	}
 	jobs, aliases := mergeLinks(jobs)
+	kept := make(map[string]bool, len(jobs)) // the cache keeps exactly these
+	for _, j := range jobs {
+		kept[j.path] = true
+	}
 	linkSig := fmt.Sprint(linkDiags) // a new or fixed broken link changes the answer too
 	results := make([]*cached, len(jobs))
 	var misses []int
@@ -158,7 +162,7 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 	unchanged := len(misses) == 0 && r.last != nil && len(r.files) == len(jobs) && r.last.Head == head && string(r.last.ConfigText) == string(cfgText) && r.linkSig == linkSig
 	r.linkSig = linkSig
 	for f := range r.files {
-		if !seen[f] {
+		if !kept[f] {
 			delete(r.files, f)
 			unchanged = false
 		}

@@ -92,6 +92,27 @@ func TestSymlinksOnDisk(t *testing.T) {
 	if got["ext/AGENTS.md"] != nil {
 		t.Error("a link leaving the repository was read")
 	}
+	// An unchanged tree with links reuses the snapshot; retargeting a
+	// link changes the answer.
+	if again, err := r.Read(""); err != nil || again != s {
+		t.Errorf("an unchanged tree gave a new snapshot (%v)", err)
+	}
+	write("docs/AGENTS.md", "# Docs rules\n")
+	os.Remove(filepath.Join(root, "api", "AGENTS.md"))
+	ln("../docs/AGENTS.md", "api/AGENTS.md")
+	s2, err := r.Read("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	title := ""
+	for _, e := range s2.Entries {
+		if e.File == "api/AGENTS.md" {
+			title = e.Title
+		}
+	}
+	if title != "Docs rules" {
+		t.Errorf("retargeted link: title %q, want Docs rules", title)
+	}
 }
 
 func eq(got []string, want ...string) bool { return strings.Join(got, ",") == strings.Join(want, ",") }
