@@ -80,7 +80,8 @@ func Open(dir string) (*Repo, error) {
 		if !filepath.IsAbs(common) {
 			common = filepath.Join(gitDir, common)
 		}
-		fs = dotgit.NewRepositoryFilesystem(fs, osfs.New(common, osfs.WithBoundOS()))
+		fs = &absPaths{Filesystem: dotgit.NewRepositoryFilesystem(fs, osfs.New(common, osfs.WithBoundOS())),
+			bases: []string{filepath.Clean(gitDir), filepath.Clean(common)}}
 	}
 	// Tuned storage: pack files stay open across object reads (KeepDescriptors;
 	// closed with the process) and a large object cache serves rev walks.
