@@ -50,7 +50,10 @@ type Options struct {
 	Runner  Runner           // native only: runs pinned verify commands
 	Trust   Trust            // native only: the user's verify pins (nil: nothing is pinned)
 	Root    string           // the root as reported by status (an absolute path natively)
-	Surface Surface
+	// RootAliases are other absolute spellings of Root (the root with its
+	// symlinks resolved); request paths under any of them are inside.
+	RootAliases []string
+	Surface     Surface
 	// Revision is publication.revision for a Snapshot surface (a bundle's
 	// head), "" for null.
 	Revision string
@@ -76,7 +79,11 @@ func New(opts Options) *Engine {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Engine{opts: opts, ops: Table(opts.Operations...), reader: kb.NewReader(opts.FS)}
+	r := kb.NewReader(opts.FS)
+	if opts.Surface == Native && opts.Root != "" {
+		r.SetRoots(append([]string{opts.Root}, opts.RootAliases...))
+	}
+	return &Engine{opts: opts, ops: Table(opts.Operations...), reader: r}
 }
 
 // Forget drops cached parses of paths (all when none are given). Callers

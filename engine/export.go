@@ -61,7 +61,7 @@ func runExport(ctx context.Context, e *Engine, in *api.ExportInput) (*api.Export
 	var patterns []string
 	if in.Paths != nil {
 		var err error
-		if patterns, err = normPaths("paths", in.Paths); err != nil {
+		if patterns, err = e.normPaths("paths", in.Paths); err != nil {
 			return nil, err
 		}
 	}

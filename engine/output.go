@@ -117,7 +117,7 @@ func (e *Engine) View(st *State, en *entry.Entry) *api.Entry {
 		Summary: strp(en.Summary), Status: strp(en.Status), StatusRaw: strp(en.StatusRaw),
 		Date: strp(en.Date), DateRaw: strp(en.DateRaw), ReviewBy: strp(en.ReviewBy),
 		ReadOnly: en.ReadOnly, Checked: strp(en.Checked), Verify: strp(en.Verify),
-		Visibility: en.Visibility, Paths: nonNil(en.Paths), Tags: nonNil(en.Tags),
+		Visibility: en.Visibility, Paths: nonNil(en.Paths), PathsSource: en.PathsSource, Tags: nonNil(en.Tags),
 		Supersedes: nonNil(en.Supersedes), SupersededBy: nonNil(en.SupersededBy),
 		Extends: nonNil(en.Extends), Commits: nonNil(en.Commits),
 		File: en.File, Markdown: en.Markdown, Style: en.Style,
@@ -129,6 +129,9 @@ func (e *Engine) View(st *State, en *entry.Entry) *api.Entry {
 	}
 	if v.Visibility == "" {
 		v.Visibility = "team"
+	}
+	if v.PathsSource == "" {
+		v.PathsSource = "file" // an entry parsed outside a knowledge-base read
 	}
 	if v.Extra == nil {
 		v.Extra = map[string]any{}

@@ -102,7 +102,14 @@ func runGet(ctx context.Context, e *Engine, in *api.GetInput) (*api.Entry, error
 	if err != nil {
 		return nil, err
 	}
-	en, err := st.Snap.Lookup(in.ID)
+	id := in.ID
+	if isAbsolute(strings.ReplaceAll(id, "\\", "/")) {
+		// An entry file named by its absolute path, as agents send them.
+		if id, err = e.repoPath(id); err != nil {
+			return nil, jsonin.Errorf("id", "%v", err)
+		}
+	}
+	en, err := st.Snap.Lookup(id)
 	if err != nil {
 		return nil, err
 	}
@@ -148,28 +155,11 @@ func runSearch(ctx context.Context, e *Engine, in *api.SearchInput) (*api.Search
 	return res, nil
 }
 
-// normPaths normalises input paths; a path escaping the repository is
-// invalid_input.
-func normPaths(field string, paths []string) ([]string, error) {
-	out := make([]string, 0, len(paths))
-	for _, p := range paths {
-		n, err := match.NormalizePath(p)
-		if err != nil {
-			return nil, jsonin.Errorf(field, "%v", err)
-		}
-		if n == "" {
-			return nil, jsonin.Errorf(field, "%q is not a file path", p)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
 func runGoverning(ctx context.Context, e *Engine, in *api.GoverningInput) (*api.GoverningResult, error) {
 	if in.Paths == nil {
 		return nil, jsonin.Errorf("paths", "is required: pass the repo-relative paths to look up")
 	}
-	paths, err := normPaths("paths", in.Paths)
+	paths, err := e.normPaths("paths", in.Paths)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +250,7 @@ func runRelated(ctx context.Context, e *Engine, in *api.RelatedInput) (*api.Rela
 	}
 	var patterns []match.Pattern
 	for _, raw := range in.Paths {
-		n, err := match.NormalizePath(strings.TrimPrefix(raw, "!"))
+		n, err := e.repoPath(strings.TrimPrefix(raw, "!"))
 		if err != nil {
 			return nil, jsonin.Errorf("paths", "%v", err)
 		}

@@ -2,9 +2,12 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sort"
 
 	"github.com/kontext/kontext/engine/api"
+	"github.com/kontext/kontext/engine/internal/detect"
 	"github.com/kontext/kontext/engine/internal/ledger"
 )
 
@@ -30,6 +33,11 @@ func runStatus(ctx context.Context, e *Engine, _ *api.StatusInput) (*api.StatusR
 	for _, sk := range st.Snap.Skipped {
 		res.Skipped = append(res.Skipped, api.SkippedFile(sk))
 	}
+	if len(st.Snap.Entries) == 0 {
+		if err := e.adoptionHint(st, res); err != nil {
+			return nil, err
+		}
+	}
 	today := e.Now().Format("2006-01-02")
 	for _, en := range st.Snap.Entries {
 		s := en.Status
@@ -45,6 +53,37 @@ func runStatus(ctx context.Context, e *Engine, _ *api.StatusInput) (*api.StatusR
 		}
 	}
 	return res, nil
+}
+
+// adoptionHint fills status.detected and status.hint on a repository with
+// no entries whose knowledge kontext could read after setup --detect.
+func (e *Engine) adoptionHint(st *State, res *api.StatusResult) error {
+	found, err := detect.Find(e.opts.FS, detect.Options{Skip: []string{st.Cfg.Storage}, Known: st.Cfg.Sources(), Roots: e.Roots()})
+	if err != nil {
+		return err
+	}
+	var parts []string
+	for _, s := range found {
+		if !s.Configured && s.Entries > 0 {
+			res.Detected = append(res.Detected, api.DetectedSource(s))
+			parts = append(parts, fmt.Sprintf("%s (%s, %d)", s.Dir, s.Style, s.Entries))
+		}
+	}
+	if len(parts) > 0 {
+		h := "no entries are read yet, but this repository keeps knowledge kontext can read: " + strings.Join(parts, ", ") +
+			"; run kontext setup --detect to add these sources to the configuration"
+		res.Hint = &h
+	}
+	return nil
+}
+
+// Roots are the absolute spellings of the repository root (none without
+// a disk root), for symlinks with absolute targets.
+func (e *Engine) Roots() []string {
+	if e.opts.Surface != Native || e.opts.Root == "" {
+		return nil
+	}
+	return append([]string{e.opts.Root}, e.opts.RootAliases...)
 }
 
 // failingIDs lists the entries whose newest verify line failed, sorted.

@@ -122,9 +122,9 @@ func (st *State) KnowledgeFiles() func(string) bool {
 	for _, s := range st.Cfg.Sources() {
 		dirs = append(dirs, s.Dir)
 	}
-	cfgPath, ledgerPath := st.Cfg.Path, st.Cfg.Ledger()
+	cfgPath, ledgerPath, overlayPath := st.Cfg.Path, st.Cfg.Ledger(), st.Cfg.Overlay()
 	return func(p string) bool {
-		if p == cfgPath || p == ledgerPath {
+		if p == cfgPath || p == ledgerPath || p == overlayPath {
 			return true
 		}
 		for _, d := range dirs {
@@ -134,7 +134,7 @@ func (st *State) KnowledgeFiles() func(string) bool {
 				}
 				continue
 			}
-			if strings.HasPrefix(p, d+"/") {
+			if p == d || strings.HasPrefix(p, d+"/") {
 				return true
 			}
 		}

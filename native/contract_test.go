@@ -85,6 +85,10 @@ func TestContractDemo(t *testing.T) {
 		{"governing_min_specificity", "entries.governing", `{"paths":["src/billing/tax/vat.go"],"min_specificity":2}`},
 		{"governing_escape", "entries.governing", `{"paths":["../etc/passwd"]}`},
 		{"governing_missing_paths", "entries.governing", `{}`},
+		{"governing_absolute", "entries.governing", `{"paths":["<root>/src/billing/tax/vat.go"]}`},
+		{"governing_outside", "entries.governing", `{"paths":["/etc/passwd"]}`},
+		{"suggest_paths", "entries.suggest_paths", `{"all":true,"max_per_entry":2}`},
+		{"suggest_paths_missing", "entries.suggest_paths", `{}`},
 		{"related_text", "entries.related", `{"text":"invoice totals must be rounded once per line in integer cents"}`},
 		{"related_paths", "entries.related", `{"paths":["src/export/nightly.go"]}`},
 		{"related_llm", "entries.related", `{"text":"x","llm":true}`},
@@ -118,10 +122,25 @@ func TestContractDemo(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			env := Request(context.Background(), dir, c.op, []byte(c.input))
+			env := Request(context.Background(), dir, c.op, []byte(strings.ReplaceAll(c.input, "<root>", dir)))
 			checkGolden(t, c.name, dir, env)
 		})
 	}
+}
+
+// TestContractAdoption pins the adoption shapes: status naming setup
+// --detect, setup's dry run and the detecting setup.
+func TestContractAdoption(t *testing.T) {
+	dir := fileRepo(t, map[string]string{
+		".adr-dir":                   "doc/adr\n",
+		"doc/adr/0001-use-go.md":     "# 1. Use Go\n\nDate: 2024-01-01\n\n## Status\n\nAccepted\n",
+		"doc/adr/0002-use-sqlite.md": "# 2. Use SQLite\n\nDate: 2024-01-02\n\n## Status\n\nAccepted\n",
+		"AGENTS.md":                  "# Rules\n",
+	})
+	ctx := context.Background()
+	checkGolden(t, "status_detectable", dir, Request(ctx, dir, "status", nil))
+	checkGolden(t, "setup_dry_run", dir, Request(ctx, dir, "setup", []byte(`{"dry_run":true}`)))
+	checkGolden(t, "setup_detect", dir, Request(ctx, dir, "setup", nil))
 }
 
 func TestContractNoCommits(t *testing.T) {

@@ -105,6 +105,9 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 		opts.Runner = &verifyrun.Runner{GitDir: repo.GitDir()}
 		opts.Trust = verifyrun.Trust{}
 	}
+	if real, err := filepath.EvalSymlinks(opts.Root); err == nil && real != opts.Root {
+		opts.RootAliases = []string{real}
+	}
 	opts.FS = osfs.New(opts.Root, osfs.WithBoundOS())
 	return engine.New(opts), nil
 }

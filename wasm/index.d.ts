@@ -125,6 +125,7 @@ export interface Operations {
   "context.brief": { input: BriefInput; result: Brief };
   "verify.pin": { input: VerifyPinInput; result: VerifyPin };
   "bundle.build": { input: BundleInput; result: Bundle };
+  "entries.suggest_paths": { input: SuggestPathsInput; result: SuggestPathsResult };
 }
 
 /** The operations the in-memory (WASM) engine serves: the read subset. */
@@ -410,6 +411,14 @@ export interface DescribeResult {
   operations: Record<string, OperationSchema>;
 }
 
+export interface DetectedSource {
+  dir: string;
+  kind: string;
+  style: string;
+  entries: number;
+  configured: boolean;
+}
+
 export interface Diagnostic {
   file: string;
   line?: number;
@@ -436,6 +445,7 @@ export interface DriftEntry {
   verify: string | null;
   visibility: string;
   paths: string[];
+  paths_source: string;
   tags: string[];
   supersedes: string[];
   superseded_by: string[];
@@ -502,6 +512,7 @@ export interface Entry {
   verify: string | null;
   visibility: string;
   paths: string[];
+  paths_source: string;
   tags: string[];
   supersedes: string[];
   superseded_by: string[];
@@ -594,7 +605,7 @@ export interface GetInput {
 export interface GoverningInput {
   /** Another worktree or repository to read (overrides -C). Native surfaces only. */
   dir?: string;
-  /** Repo-relative paths with / separators. */
+  /** Repository-relative paths with / separators; natively an absolute path inside the repository is made relative (outside it is invalid_input). */
   paths: string[];
   /** Entries the caller already delivered. */
   exclude_ids?: string[];
@@ -747,6 +758,19 @@ export interface OperationsGetInput {
   fingerprint?: string;
 }
 
+export interface PathEvidence {
+  type: string;
+  text?: string;
+  path?: string;
+  commit?: string;
+  files?: string[];
+}
+
+export interface PathSuggestion {
+  id: string;
+  globs: SuggestedGlob[];
+}
+
 export interface Premise {
   id: string;
   status: string | null;
@@ -849,6 +873,10 @@ export interface SetVerifyInput {
 export interface SetupInput {
   /** Another worktree or repository to read (overrides -C). Native surfaces only. */
   dir?: string;
+  /** Detect the knowledge the repository keeps (ADR logs, Cursor and Copilot rules, AGENTS.md) and append new include sources to the configuration (default true). */
+  detect?: boolean;
+  /** Only report what setup would detect and write; change nothing. */
+  dry_run?: boolean;
 }
 
 export interface SetupResult {
@@ -856,6 +884,10 @@ export interface SetupResult {
   storage: string;
   created: string[];
   config_source: ConfigSource;
+  detected: DetectedSource[];
+  config_written: boolean;
+  dry_run?: boolean;
+  config_text?: string;
 }
 
 export interface Since {
@@ -964,6 +996,30 @@ export interface StatusResult {
   snapshot: string;
   skipped: SkippedFile[];
   brief_budget_lines: number;
+  detected?: DetectedSource[];
+  hint?: string;
+}
+
+export interface SuggestPathsInput {
+  /** Another worktree or repository to read (overrides -C). Native surfaces only. */
+  dir?: string;
+  /** Entries to suggest paths for (id, id prefix, ADR number or file). */
+  ids?: string[];
+  /** Suggest for every entry without paths. */
+  all?: boolean;
+  /** At most this many globs per entry. */
+  max_per_entry?: number;
+}
+
+export interface SuggestPathsResult {
+  suggestions: PathSuggestion[];
+  snapshot: string;
+}
+
+export interface SuggestedGlob {
+  glob: string;
+  confidence: number;
+  evidence: PathEvidence[];
 }
 
 export interface SupersedeRepaired {

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -161,11 +162,11 @@ func checkAgainstADRTools(t *testing.T, dir string) map[string]map[string]any {
 		label := strings.ToLower(strings.TrimSpace(strings.SplitN(m[3], "[", 2)[0]))
 		switch label {
 		case "supersedes", "supercedes":
-			if !contains(strs(from["supersedes"]), to) {
+			if !slices.Contains(strs(from["supersedes"]), to) {
 				t.Errorf("graph edge %s supersedes %s; kontext: %v", from["id"], to, from["supersedes"])
 			}
 			old := es[fileOfID(es, to)]
-			if old["status"] != "superseded" || !contains(strs(old["superseded_by"]), from["id"].(string)) {
+			if old["status"] != "superseded" || !slices.Contains(strs(old["superseded_by"]), from["id"].(string)) {
 				t.Errorf("%s is superseded by %s; kontext: status %v superseded_by %v", to, from["id"], old["status"], old["superseded_by"])
 			}
 		default:
@@ -199,15 +200,6 @@ func fileOfID(es map[string]map[string]any, id string) string {
 		}
 	}
 	return ""
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // adrToolsLog writes a log with adr-tools: supersede one and two records,

@@ -38,6 +38,11 @@ func runBriefCmd(ctx context.Context, g *factory, args []string) int {
 	if strings.HasPrefix(*diff, "-") {
 		return usageErr(g, stderr, "--diff %q starts with '-'; pass a git revision such as origin/main", *diff)
 	}
+	if len(paths) > 0 {
+		if paths, err = repoArgs(g, paths); err != nil {
+			return fail(g, stderr, err)
+		}
+	}
 
 	e, err := g.engine()
 	if err != nil {

@@ -119,28 +119,21 @@ func runStatusCmd(ctx context.Context, g *factory, args []string) int {
 		if s.Diagnostics > 0 {
 			fmt.Fprintf(w, "\n%d diagnostics — see kontext api entries.list\n", s.Diagnostics)
 		}
+		printAdoptionHint(w, s)
 	})
 }
 
 func runSetupCmd(ctx context.Context, g *factory, args []string) int {
 	stdout, stderr := g.io.Out, g.io.ErrOut
-	e, err := g.engine()
+	input, err := setupInput(args, stderr)
+	if err != nil {
+		return exitUsage
+	}
+	s, err := call(ctx, g, drafts.Setup, input)
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	s, err := drafts.Setup(ctx, e)
-	if err != nil {
-		return fail(g, stderr, err)
-	}
-	return emit(g, stdout, s, func(w io.Writer) {
-		if len(s.Created) == 0 {
-			fmt.Fprintf(w, "nothing to do: %s is set up\n", s.Root)
-			return
-		}
-		for _, c := range s.Created {
-			fmt.Fprintf(w, "created %s\n", c)
-		}
-	})
+	return emit(g, stdout, s, func(w io.Writer) { printSetup(w, s) })
 }
 
 type multi []string
@@ -278,6 +271,9 @@ func runGoverningCmd(ctx context.Context, g *factory, args []string) int {
 	if len(paths) == 0 {
 		return usageErr(g, stderr, "usage: kontext governing <path>… [--min-specificity N]")
 	}
+	if paths, err = repoArgs(g, paths); err != nil {
+		return fail(g, stderr, err)
+	}
 	r, err := read(ctx, g, (*engine.Engine).Governing, &api.GoverningInput{Paths: paths, MinSpecificity: *minSpec})
 	if err != nil {
 		return fail(g, stderr, err)
@@ -289,7 +285,7 @@ func runGoverningCmd(ctx context.Context, g *factory, args []string) int {
 			n := 0
 			for _, e := range r.Entries {
 				for _, m := range e.Matches {
-					if m.Path != strings.TrimPrefix(strings.TrimPrefix(p, "./"), "/") {
+					if m.Path != p {
 						continue
 					}
 					n++

@@ -56,6 +56,7 @@ type Entry struct {
 	Verify       *string        `json:"verify"`
 	Visibility   string         `json:"visibility"`
 	Paths        []string       `json:"paths"`
+	PathsSource  string         `json:"paths_source"` // file | overlay | both (the committed path overlay)
 	Tags         []string       `json:"tags"`
 	Supersedes   []string       `json:"supersedes"`
 	SupersededBy []string       `json:"superseded_by"`

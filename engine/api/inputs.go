@@ -21,6 +21,8 @@ type StatusInput struct {
 // SetupInput is the input of setup.
 type SetupInput struct {
 	DirInput
+	Detect *bool `json:"detect,omitempty" jsonschema_description:"Detect the knowledge the repository keeps (ADR logs, Cursor and Copilot rules, AGENTS.md) and append new include sources to the configuration (default true)."`
+	DryRun bool  `json:"dry_run,omitempty" jsonschema_description:"Only report what setup would detect and write; change nothing."`
 }
 
 // DescribeInput is the input of api.describe.
@@ -56,7 +58,7 @@ type SearchInput struct {
 // GoverningInput is the input of entries.governing.
 type GoverningInput struct {
 	DirInput
-	Paths          []string `json:"paths" jsonschema:"required" jsonschema_description:"Repo-relative paths with / separators."`
+	Paths          []string `json:"paths" jsonschema:"required" jsonschema_description:"Repository-relative paths with / separators; natively an absolute path inside the repository is made relative (outside it is invalid_input)."`
 	ExcludeIDs     []string `json:"exclude_ids,omitempty" jsonschema_description:"Entries the caller already delivered."`
 	Limit          *int     `json:"limit,omitempty" jsonschema:"minimum=1" jsonschema_description:"Applied after sorting."`
 	MinSpecificity int      `json:"min_specificity,omitempty" jsonschema:"minimum=0" jsonschema_description:"Drop matches less specific than this."`

@@ -35,6 +35,23 @@ type StatusResult struct {
 	Skipped []SkippedFile `json:"skipped"`
 	// BriefBudgetLines is [brief] budget_lines of the committed config.
 	BriefBudgetLines int `json:"brief_budget_lines"`
+	// On a repository with no entries: the knowledge sources detection
+	// finds that the configuration does not read yet, and Hint names the
+	// command that adds them.
+	Detected []DetectedSource `json:"detected,omitempty"`
+	Hint     *string          `json:"hint,omitempty"`
+}
+
+// DetectedSource is a knowledge source that detection found: an ADR log
+// or a set of rule files, with the number of entries it reads.
+type DetectedSource struct {
+	Dir     string `json:"dir"` // repo-relative; "." is the repository root
+	Kind    string `json:"kind"`
+	Style   string `json:"style"`
+	Entries int    `json:"entries"`
+	// Configured: the configuration already reads this source (nothing
+	// to append).
+	Configured bool `json:"configured"`
 }
 
 // SetupResult is the result of setup.
@@ -43,4 +60,12 @@ type SetupResult struct {
 	Storage      string       `json:"storage"`
 	Created      []string     `json:"created"`
 	ConfigSource ConfigSource `json:"config_source"`
+	// Detected lists the knowledge sources detection found, each with its
+	// entry count; configured ones were read already.
+	Detected      []DetectedSource `json:"detected"`
+	ConfigWritten bool             `json:"config_written"`
+	// With dry_run: nothing is written; ConfigText is the configuration
+	// setup would write (null when it would not change it).
+	DryRun     bool    `json:"dry_run,omitempty"`
+	ConfigText *string `json:"config_text,omitempty"`
 }

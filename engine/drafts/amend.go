@@ -117,8 +117,8 @@ func amendSameFields(en *entry.Entry, se *api.StageEntry) error {
 	if s := strings.ToLower(strings.TrimSpace(se.Status)); s != "" && s != en.Status {
 		diff = append(diff, fmt.Sprintf("status %q (is %s)", se.Status, en.Status))
 	}
-	if se.Paths != nil && strings.Join(se.Paths, "\x00") != strings.Join(en.Paths, "\x00") {
-		diff = append(diff, fmt.Sprintf("paths %q (are %q)", se.Paths, en.Paths))
+	if se.Paths != nil && strings.Join(se.Paths, "\x00") != strings.Join(en.OwnPaths(), "\x00") {
+		diff = append(diff, fmt.Sprintf("paths %q (are %q)", se.Paths, en.OwnPaths()))
 	}
 	if len(diff) > 0 {
 		return apierr.New(apierr.AmendNotAdditive, "an amend only adds ## Added sections; it cannot change %s of %s: supersede the entry instead (kontext supersede %s)", strings.Join(diff, ", "), en.ID, en.ID)

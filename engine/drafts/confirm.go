@@ -186,7 +186,7 @@ func sameEntry(en *entry.Entry, edited string) error {
 	src := entry.Source{Kind: en.Kind, Style: en.Style}
 	after, _ := entry.Parse(en.File, []byte(edited), src)
 	if after == nil || after.ID != en.ID || after.Title != en.Title || after.Status != en.Status ||
-		strings.Join(after.Paths, "\x00") != strings.Join(en.Paths, "\x00") {
+		strings.Join(after.Paths, "\x00") != strings.Join(en.OwnPaths(), "\x00") {
 		return fmt.Errorf("the edited file no longer reads as the same entry; edit it by hand")
 	}
 	return nil

@@ -69,8 +69,8 @@ func call[I, O any](ctx context.Context, e *engine.Engine, name string, run func
 }
 
 // Setup runs setup.
-func Setup(ctx context.Context, e *engine.Engine) (*api.SetupResult, error) {
-	return call(ctx, e, "setup", runSetup, &api.SetupInput{})
+func Setup(ctx context.Context, e *engine.Engine, in *api.SetupInput) (*api.SetupResult, error) {
+	return call(ctx, e, "setup", runSetup, in)
 }
 
 // Stage runs drafts.stage (*api.StageResult, *api.AmendResult or a replay).

@@ -8,10 +8,13 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/go-git/go-billy/v5/util"
+
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/config"
+	"github.com/kontext/kontext/engine/internal/detect"
 	"github.com/kontext/kontext/engine/internal/entry"
 )
 
@@ -25,30 +28,105 @@ storage = ".ai"
 # style = "adr"
 `
 
-// runSetup creates the storage and kind directories and a committed config
-// when none exists. It is idempotent and installs no hooks. It writes
-// through the transaction (lock, atomic write) like every other write.
-func runSetup(ctx context.Context, e *draft, _ *api.SetupInput) (*api.SetupResult, error) {
-	var created []string
-	st, err := e.unrecorded(ctx, func(st *engine.State) ([]change, []string, error) {
+// runSetup detects the knowledge the repository keeps (appending new
+// include sources to the configuration, never rewriting it), then creates
+// the configuration, the storage and kind directories when absent. It is
+// idempotent, installs no hooks, stages nothing, and writes through the
+// transaction (lock, atomic write) like every other write. A dry run plans
+// the same and writes nothing.
+func runSetup(ctx context.Context, e *draft, in *api.SetupInput) (*api.SetupResult, error) {
+	detectOn := in.Detect == nil || *in.Detect
+	// planConfig returns the configuration path, its current text (nil when
+	// absent), the text setup wants there, whether that differs, and what
+	// detection found.
+	planConfig := func() (string, []byte, []byte, bool, []api.DetectedSource, error) {
 		fs := e.FS()
-		var files []change
 		cfgPath := ""
 		for _, c := range config.Candidates() {
 			if _, err := fs.Stat(c); err == nil {
 				cfgPath = c
 				break
 			} else if !errors.Is(err, os.ErrNotExist) {
-				return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "checking %s", c)
+				return "", nil, nil, false, nil, apierr.Wrap(apierr.OperationFailed, err, "checking %s", c)
 			}
 		}
+		var existing []byte
 		if cfgPath == "" {
-			// Without a config the read above used the defaults, which
-			// setupConfig spells out: the directories below are its.
 			cfgPath = config.Candidates()[0]
-			files = append(files, change{path: cfgPath, data: []byte(setupConfig), isNew: true})
-			created = append(created, cfgPath)
+		} else {
+			data, err := util.ReadFile(fs, cfgPath)
+			if err != nil {
+				return "", nil, nil, false, nil, apierr.Wrap(apierr.OperationFailed, err, "reading %s", cfgPath)
+			}
+			existing = data
 		}
+		text, changed, detected := existing, existing == nil, []api.DetectedSource{}
+		if text == nil {
+			text = []byte(setupConfig)
+		}
+		if detectOn {
+			plan, err := detect.PlanConfig(fs, e.Roots(), cfgPath, existing, []byte(setupConfig))
+			if err != nil {
+				return "", nil, nil, false, nil, err
+			}
+			text, changed = plan.Text, plan.Changed
+			for _, s := range plan.Sources {
+				detected = append(detected, api.DetectedSource(s))
+			}
+		}
+		if _, err := config.Parse(cfgPath, text); err != nil {
+			return "", nil, nil, false, nil, err
+		}
+		return cfgPath, existing, text, changed, detected, nil
+	}
+
+	if in.DryRun {
+		cfgPath, existing, text, changed, detected, err := planConfig()
+		if err != nil {
+			return nil, err
+		}
+		cfg, err := config.Parse(cfgPath, text)
+		if err != nil {
+			return nil, err
+		}
+		res := &api.SetupResult{Root: e.Options().Root, Storage: cfg.Storage, Created: []string{}, Detected: detected, DryRun: true,
+			ConfigSource: api.ConfigSource{Kind: "defaults"}}
+		if changed {
+			t := string(text)
+			res.ConfigText = &t
+		}
+		if existing != nil {
+			st, err := e.Read(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if res.ConfigSource, err = e.ConfigSource(ctx, st); err != nil {
+				return nil, err
+			}
+		}
+		return res, nil
+	}
+
+	var created []string
+	detected, written := []api.DetectedSource{}, false
+	st, err := e.unrecorded(ctx, func(st *engine.State) ([]change, []string, error) {
+		cfgPath, existing, text, changed, found, err := planConfig()
+		if err != nil {
+			return nil, nil, err
+		}
+		detected, written = found, changed
+		var files []change
+		if changed {
+			files = append(files, change{path: cfgPath, data: text, isNew: existing == nil})
+			if existing == nil {
+				created = append(created, cfgPath)
+			}
+		}
+		// Detection only appends include sources (read-only, outside the
+		// storage), so the storage and kind directories are the ones the
+		// read above saw: the defaults when there was no configuration,
+		// which setupConfig spells out.
+		fs := e.FS()
 		var dirs []string
 		for _, d := range append([]string{st.Cfg.Storage}, kindDirs(st)...) {
 			if _, err := fs.Stat(d); err == nil || slices.Contains(dirs, d) {
@@ -70,7 +148,8 @@ func runSetup(ctx context.Context, e *draft, _ *api.SetupInput) (*api.SetupResul
 	if err != nil {
 		return nil, err
 	}
-	return &api.SetupResult{Root: e.Options().Root, Storage: st.Cfg.Storage, Created: created, ConfigSource: src}, nil
+	return &api.SetupResult{Root: e.Options().Root, Storage: st.Cfg.Storage, Created: created, ConfigSource: src,
+		Detected: detected, ConfigWritten: written}, nil
 }
 
 func kindDirs(st *engine.State) []string {

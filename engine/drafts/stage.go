@@ -525,7 +525,7 @@ func supersedeEdit(o *entry.Entry, newID, newRef, link string) (string, error) {
 func checkEdited(o *entry.Entry, edited, status string) error {
 	after, _ := entry.Parse(o.File, []byte(edited), entry.Source{Kind: o.Kind, Style: o.Style, ReadOnly: o.ReadOnly})
 	if after == nil || after.ID != o.ID || after.Title != o.Title || (status != "" && after.Status != status) ||
-		strings.Join(after.Paths, "\x00") != strings.Join(o.Paths, "\x00") {
+		strings.Join(after.Paths, "\x00") != strings.Join(o.OwnPaths(), "\x00") {
 		return fmt.Errorf("the edited file no longer reads as the same entry; edit it by hand")
 	}
 	return nil

@@ -1,5 +1,6 @@
 // Package worktree holds the read operations that only a native worktree
-// answers: repository.state, context.brief, bundle.build and verify.pin —
+// answers: repository.state, context.brief, bundle.build, verify.pin and
+// entries.suggest_paths —
 // what surfaces used to ask git for directly. Like engine/drafts it is
 // passed to engine.New by the native opener (Operations), so the WASM
 // engine links none of it.
@@ -146,10 +147,16 @@ func Operations() []engine.Operation {
 		engine.Op("context.brief", 0, runBrief),
 		engine.Op("verify.pin", 0, runVerifyPin),
 		engine.Op("bundle.build", 0, runBundle),
+		engine.Op("entries.suggest_paths", engine.NeedsHistory, runSuggestPaths),
 	}
 }
 
 // Typed functions for Go callers (the CLI, internal/bundle).
+
+// SuggestPaths answers entries.suggest_paths.
+func SuggestPaths(ctx context.Context, e *engine.Engine, in *api.SuggestPathsInput) (*api.SuggestPathsResult, error) {
+	return engine.Invoke(ctx, e, "entries.suggest_paths", runSuggestPaths, in)
+}
 
 // RepositoryState answers repository.state.
 func RepositoryState(ctx context.Context, e *engine.Engine, in *api.RepositoryStateInput) (*api.RepositoryState, error) {

@@ -313,3 +313,33 @@ func TestStdio(t *testing.T) {
 		t.Errorf("the server wrote to stderr: %s", s)
 	}
 }
+
+// TestAbsolutePaths: agents send absolute paths. One inside the repository
+// answers as its repository-relative form (every governing entry, the
+// path echoed relative); one outside is invalid_input naming the root.
+func TestAbsolutePaths(t *testing.T) {
+	t.Setenv("KONTEXT_NOW", testNow)
+	demo := testrepo.Demo(t)
+	cs := inMemory(t, demo)
+	rel, _ := call(t, cs, "ctx_governing", map[string]any{"paths": []string{"src/billing/tax/vat.go"}})
+	abs, env := call(t, cs, "ctx_governing", map[string]any{"paths": []string{filepath.Join(demo, "src", "billing", "tax", "vat.go")}})
+	if abs != rel {
+		t.Fatalf("absolute path answered differently:\n got %s\nwant %s", abs, rel)
+	}
+	if n := len(env["result"].(map[string]any)["entries"].([]any)); n < 5 {
+		t.Fatalf("only %d governing entries", n)
+	}
+	if real, err := filepath.EvalSymlinks(demo); err == nil {
+		if viaReal, _ := call(t, cs, "ctx_governing", map[string]any{"paths": []string{filepath.Join(real, "src/billing/tax/vat.go")}}); viaReal != rel {
+			t.Fatalf("the root's resolved spelling answered differently: %s", viaReal)
+		}
+	}
+	out, env := call(t, cs, "ctx_governing", map[string]any{"paths": []string{"/etc/passwd"}})
+	if errCode(env) != "invalid_input" || !strings.Contains(out, "outside the repository") || !strings.Contains(out, demo) {
+		t.Fatalf("outside path: %s", out)
+	}
+	out, env = call(t, cs, "ctx_api", map[string]any{"operation": "entries.governing", "input": map[string]any{"paths": []string{"src/../../x"}}})
+	if errCode(env) != "invalid_input" || !strings.Contains(out, demo) {
+		t.Fatalf("climbing out: %s", out)
+	}
+}

@@ -89,6 +89,9 @@ func (c *Config) Sources() []entry.Source {
 	return out
 }
 
+// Overlay is the repo-relative path of the committed path overlay.
+func (c *Config) Overlay() string { return path.Join(c.Storage, "paths.toml") }
+
 // Ledger is the repo-relative path of the verification ledger.
 func (c *Config) Ledger() string { return path.Join(c.Storage, "confirmations.log") }
 

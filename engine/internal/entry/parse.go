@@ -16,9 +16,9 @@ func IsRecordFile(rel string, src Source) bool {
 	base := strings.ToLower(path.Base(strings.ReplaceAll(rel, "\\", "/")))
 	switch src.Style {
 	case StyleCursor:
-		return strings.HasSuffix(base, ".mdc") && len(base) > len(".mdc")
+		return (strings.HasSuffix(base, ".mdc") && len(base) > len(".mdc")) || base == ".cursorrules"
 	case StyleCopilot:
-		return strings.HasSuffix(base, ".instructions.md") && len(base) > len(".instructions.md")
+		return (strings.HasSuffix(base, ".instructions.md") && len(base) > len(".instructions.md")) || base == "copilot-instructions.md"
 	case StyleAgents:
 		return base == "agents.md" || base == "claude.md"
 	}

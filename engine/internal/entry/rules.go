@@ -16,6 +16,7 @@ type ruleField struct {
 	str    string   // scalar value (or the folded text of a block)
 	list   []string // list value
 	isList bool
+	folded bool // the value spans several source lines
 }
 
 // parseRuleFile reads the agent rule-file styles (cursor, copilot, agents)
@@ -23,7 +24,7 @@ type ruleField struct {
 func parseRuleFile(b *builder, t string) {
 	e := b.e
 	style := b.src.Style
-	e.ID = strings.TrimSuffix(b.rel, path.Ext(b.rel))
+	e.ID = ruleID(b.rel)
 	e.ReadOnly = true
 	e.Extra["source_style"] = style
 
@@ -41,6 +42,7 @@ func parseRuleFile(b *builder, t string) {
 
 	var patterns []string
 	always := false
+	descTitle := "" // a one-line description short enough to be the title
 	for _, f := range fields {
 		switch strings.ToLower(f.key) {
 		case "description":
@@ -48,6 +50,9 @@ func parseRuleFile(b *builder, t string) {
 				e.Summary = strings.Join(f.list, " ")
 			} else {
 				e.Summary = f.str
+				if d := strings.TrimSpace(f.str); !f.folded && d != "" && !strings.Contains(d, "\n") && len([]rune(d)) <= maxDescTitle {
+					descTitle = d
+				}
 			}
 		case "title":
 			e.Title = f.str
@@ -84,14 +89,30 @@ func parseRuleFile(b *builder, t string) {
 			e.Paths = []string{dir + "/**"}
 		}
 	case always:
+		// alwaysApply governs everything; its globs do not narrow it.
+		e.Paths = []string{"**"}
+		if len(patterns) > 0 {
+			globs := make([]any, len(patterns))
+			for i, p := range patterns {
+				globs[i] = p
+			}
+			e.Extra["globs"] = globs
+		}
+	case len(patterns) == 0 && repoWide(b.rel, style):
 		e.Paths = []string{"**"}
 	default:
 		e.Paths = patterns
 	}
 
+	if e.Title == "" && style == StyleCursor && descTitle != "" {
+		// A Cursor rule's description says what it is; its first heading
+		// is often a generic "# Implementation".
+		e.Title = descTitle
+	}
 	if e.Title == "" {
 		doc := parseMarkdown([]byte(body), bodyLine)
-		if h, ok := firstHeading(doc.headings(), true); ok {
+		// A Cursor title is only ever a level-1 heading.
+		if h, ok := firstHeading(doc.headings(), style != StyleCursor); ok {
 			e.Title = h.text
 			body = withoutRange(doc.src, h.start, h.end)
 		}
@@ -103,6 +124,27 @@ func parseRuleFile(b *builder, t string) {
 	e.Status = "active"
 	e.Visibility = "team"
 	b.fillSlices()
+}
+
+// maxDescTitle is the longest Cursor description used as the title.
+const maxDescTitle = 100
+
+// ruleID is the repo-relative path without its extension; a dot file
+// such as .cursorrules keeps its name.
+func ruleID(rel string) string {
+	base := path.Base(rel)
+	if ext := path.Ext(base); ext != "" && ext != base {
+		return strings.TrimSuffix(rel, ext)
+	}
+	return rel
+}
+
+// repoWide reports the rule files that govern the whole repository when
+// they name no paths: Cursor's legacy .cursorrules and Copilot's
+// .github/copilot-instructions.md.
+func repoWide(rel, style string) bool {
+	base := strings.ToLower(path.Base(rel))
+	return (style == StyleCursor && base == ".cursorrules") || (style == StyleCopilot && base == "copilot-instructions.md")
 }
 
 // ruleFallbackTitle names a rule file without a heading.
@@ -172,8 +214,10 @@ func lenientFields(src string) []ruleField {
 				f.list, f.isList = items, true
 			case strings.HasPrefix(v, "|"):
 				f.str = strings.Join(text, "\n")
+				f.folded = len(text) > 1
 			default:
 				f.str = strings.Join(text, " ")
+				f.folded = len(text) > 1
 			}
 		case strings.HasPrefix(v, "["):
 			f.list, f.isList = flowList(v), true
@@ -186,6 +230,7 @@ func lenientFields(src string) []ruleField {
 				}
 			}
 			f.str = strings.Join(parts, " ")
+			f.folded = len(parts) > 1
 		}
 		out = append(out, f)
 	}

@@ -2,6 +2,7 @@ package entry
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -33,7 +34,7 @@ func TestCursorRules(t *testing.T) {
 		{
 			name: "flow list with unquoted globs", rel: ".cursor/rules/flow.mdc",
 			in: "---\nglobs: [**/*.{js,jsx}, lib/*.js]\n---\n## Rules\n\nx\n",
-			id: ".cursor/rules/flow", title: "Rules", paths: []string{"**/*.{js,jsx}", "lib/*.js"}, body: "x",
+			id: ".cursor/rules/flow", title: "flow", paths: []string{"**/*.{js,jsx}", "lib/*.js"}, body: "## Rules\n\nx",
 		},
 		{
 			name: "bare directory", rel: ".cursor/rules/web.mdc",
@@ -43,7 +44,23 @@ func TestCursorRules(t *testing.T) {
 		{
 			name: "alwaysApply governs everything", rel: ".cursor/rules/nested/always.mdc",
 			in: "---\ndescription: \"Global: be kind\"\nglobs:\nalwaysApply: true\n---\n# Always\n",
-			id: ".cursor/rules/nested/always", title: "Always", summary: "Global: be kind", paths: []string{"**"},
+			id: ".cursor/rules/nested/always", title: "Global: be kind", summary: "Global: be kind", paths: []string{"**"}, body: "# Always",
+		},
+		{
+			name: "a generic heading loses to the description", rel: ".cursor/rules/billing.mdc",
+			in: "---\ndescription: Billing amounts are integer cents\nglobs: src/billing/**\n---\n## Implementation\n\nUse int64.\n",
+			id: ".cursor/rules/billing", title: "Billing amounts are integer cents", summary: "Billing amounts are integer cents",
+			paths: []string{"src/billing/**"}, body: "## Implementation\n\nUse int64.",
+		},
+		{
+			name: "a long description gives way to the level-1 heading", rel: ".cursor/rules/long.mdc",
+			in: "---\ndescription: " + strings.Repeat("word ", 25) + "\n---\n# Long rules\n\nx\n",
+			id: ".cursor/rules/long", title: "Long rules", summary: strings.TrimSpace(strings.Repeat("word ", 25)), paths: []string{}, body: "x",
+		},
+		{
+			name: "legacy .cursorrules governs everything", rel: ".cursorrules",
+			in: "Prefer small functions.\n",
+			id: ".cursorrules", title: ".cursorrules", paths: []string{"**"}, body: "Prefer small functions.",
 		},
 		{
 			name: "no frontmatter, no paths", rel: ".cursor/rules/manual.mdc",
@@ -113,5 +130,27 @@ func TestSplitPatterns(t *testing.T) {
 		if got := splitPatterns(in); !reflect.DeepEqual(got, want) {
 			t.Errorf("splitPatterns(%q) = %q want %q", in, got, want)
 		}
+	}
+}
+
+func TestCursorAlwaysApplyKeepsGlobs(t *testing.T) {
+	e, _ := parseOK(t, ".cursor/rules/a.mdc", "---\nglobs: src/**, web/**\nalwaysApply: true\n---\n# A\n", cursorSrc)
+	if !eq(e.Paths, []string{"**"}) || !reflect.DeepEqual(e.Extra["globs"], []any{"src/**", "web/**"}) {
+		t.Fatalf("paths %q extra %v", e.Paths, e.Extra)
+	}
+	e, _ = parseOK(t, ".cursor/rules/b.mdc", "---\nalwaysApply: false\n---\n# B\n", cursorSrc)
+	if len(e.Paths) != 0 {
+		t.Fatalf("alwaysApply false without globs: paths %q", e.Paths)
+	}
+}
+
+func TestCopilotRepoWideFile(t *testing.T) {
+	src := Source{Kind: "convention", Dir: ".github", Style: StyleCopilot, ReadOnly: true}
+	if !IsRecordFile(".github/copilot-instructions.md", src) || IsRecordFile(".github/workflows/ci.md", src) {
+		t.Fatal("IsRecordFile")
+	}
+	e, _ := parseOK(t, ".github/copilot-instructions.md", "# Team rules\n\nBe brief.\n", src)
+	if e.ID != ".github/copilot-instructions" || !eq(e.Paths, []string{"**"}) || e.Title != "Team rules" {
+		t.Fatalf("got %q %q %q", e.ID, e.Paths, e.Title)
 	}
 }

@@ -111,6 +111,21 @@ type Entry struct {
 
 	// placeholder: an unnumbered ADR whose title is still its template's.
 	placeholder bool
+	// PathsSource says where Paths come from: "file", "overlay" (the
+	// committed path overlay) or "both"; set by the knowledge base.
+	PathsSource string
+	// FilePaths are the paths the file itself declares when the overlay
+	// added some (nil otherwise: then Paths are the file's own).
+	FilePaths []string
+}
+
+// OwnPaths are the paths the entry's file itself declares: what an edit
+// of the file must leave as they are.
+func (e *Entry) OwnPaths() []string {
+	if e.FilePaths != nil {
+		return e.FilePaths
+	}
+	return e.Paths
 }
 
 // IsTemplate reports whether e is an unfilled ADR template (an unnumbered

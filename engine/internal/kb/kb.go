@@ -45,10 +45,12 @@ type cached struct {
 // Reader reads knowledge bases from one filesystem and keeps a per-file
 // parse cache between reads. It is safe for concurrent use.
 type Reader struct {
-	fs    billy.Filesystem
-	mu    sync.Mutex
-	files map[string]*cached
-	last  *Snapshot
+	fs      billy.Filesystem
+	roots   []string // absolute spellings of the root, for absolute link targets
+	linkSig string   // the link diagnostics of the last read
+	mu      sync.Mutex
+	files   map[string]*cached
+	last    *Snapshot
 }
 
 // NewReader returns a Reader over fs, whose root is the repository root.
@@ -82,6 +84,7 @@ type Snapshot struct {
 	Diagnostics []entry.Diagnostic
 	Blobs       map[string]string // file → git blob id of its content, for every record file read
 	Ledger      []byte            // nil when absent
+	Overlay     []byte            // the path overlay's text; nil when absent
 	LedgerLines []*ledgerpkg.Line // the well-formed ledger lines, in file order
 	Head        string            // HEAD commit the read saw ("" without one)
 	Skipped     []Skipped         // Markdown files of the sources that are not records
@@ -117,17 +120,14 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		sourceDirs[src.Dir] = true
 	}
 	// List every source first, then parse the cache misses in parallel.
-	type job struct {
-		listed
-		src entry.Source
-	}
 	var jobs []job
 	seen := map[string]bool{}
 	// Sources are listed in parallel: on a warm cache the stats are the cost.
 	lists := make([][]listed, len(sources))
 	skips := make([][]Skipped, len(sources))
+	linkDiags := make([][]entry.Diagnostic, len(sources))
 	errs := make([]error, len(sources))
-	parallel(len(sources), func(i int) { lists[i], skips[i], errs[i] = r.list(sources[i], sourceDirs) })
+	parallel(len(sources), func(i int) { lists[i], skips[i], linkDiags[i], errs[i] = r.list(sources[i], sourceDirs) })
 	for i, src := range sources {
 		if errs[i] != nil {
 			return nil, errs[i]
@@ -140,7 +140,14 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 				jobs = append(jobs, job{fi, src})
 			}
 		}
+		s.Diagnostics = append(s.Diagnostics, linkDiags[i]...)
 	}
+	jobs, aliases := mergeLinks(jobs)
+	kept := make(map[string]bool, len(jobs)) // the cache keeps exactly these
+	for _, j := range jobs {
+		kept[j.path] = true
+	}
+	linkSig := fmt.Sprint(linkDiags) // a new or fixed broken link changes the answer too
 	results := make([]*cached, len(jobs))
 	var misses []int
 	for i, j := range jobs {
@@ -152,15 +159,16 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 	}
 	parallel(len(misses), func(k int) {
 		j := jobs[misses[k]]
-		results[misses[k]] = r.parse(j.path, j.info, j.src)
+		results[misses[k]] = r.parse(j.path, j.target, j.info, j.src)
 	})
 	for k, i := range misses {
 		r.files[jobs[i].path] = results[misses[k]]
 	}
 	unchanged := len(misses) == 0 && r.last != nil && len(r.files) == len(jobs) && r.last.Head == head && string(r.last.ConfigText) == string(cfgText) &&
-		r.last.listSkipped == s.listSkipped
+		r.last.listSkipped == s.listSkipped && r.linkSig == linkSig
+	r.linkSig = linkSig
 	for f := range r.files {
-		if !seen[f] {
+		if !kept[f] {
 			delete(r.files, f)
 			unchanged = false
 		}
@@ -169,7 +177,11 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	if unchanged && string(ledger) == string(r.last.Ledger) {
+	overlay, err := readOptional(r.fs, cfg.Overlay())
+	if err != nil {
+		return nil, err
+	}
+	if unchanged && string(ledger) == string(r.last.Ledger) && string(overlay) == string(r.last.Overlay) {
 		return r.last, nil // nothing changed: keep the snapshot and its compiled indexes
 	}
 	for i, j := range jobs {
@@ -186,6 +198,9 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 			continue
 		}
 		e := clone(c.entry) // linkRecords edits it; the cache keeps the parse
+		if jobs[i].target != "" || len(aliases[f]) > 0 {
+			withAliases(e, aliases[f], jobs[i].target)
+		}
 		if prev, dup := s.byID[e.ID]; dup {
 			s.Diagnostics = append(s.Diagnostics, entry.Diagnostic{File: f, Severity: "error", Code: entry.CodeDuplicateID,
 				Message: fmt.Sprintf("id %q is already used by %s; rename this file or set a distinct id", e.ID, prev.File)})
@@ -202,6 +217,14 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 			Message: p.Message + "; the line is ignored (the ledger is append-only: add a corrected line)"})
 	}
 	sort.Slice(s.Skipped, func(i, j int) bool { return s.Skipped[i].File < s.Skipped[j].File })
+	s.Overlay = overlay
+	var ov *Overlay
+	if overlay != nil {
+		var diags []entry.Diagnostic
+		ov, diags = ParseOverlay(cfg.Overlay(), overlay)
+		s.Diagnostics = append(s.Diagnostics, diags...)
+	}
+	applyOverlay(s, cfg.Overlay(), ov)
 	linkRecords(s.Entries, &s.Diagnostics)
 	sortEntries(s.Entries)
 	sort.SliceStable(s.Diagnostics, func(i, j int) bool {
@@ -238,52 +261,91 @@ func (r *Reader) readConfig() (*config.Config, []byte, error) {
 }
 
 type listed struct {
-	path string
-	info os.FileInfo
+	path   string
+	info   os.FileInfo
+	target string // the resolved file when path is reached through a symlink
+}
+
+// job is one file to read, with its source.
+type job struct {
+	listed
+	src entry.Source
 }
 
 // list returns the record files of src, sorted, skipping directories that
 // belong to other sources. The directory listing's file infos serve as the
 // stat data of the parse cache, so an unchanged file costs no extra stat.
-func (r *Reader) list(src entry.Source, sourceDirs map[string]bool) ([]listed, []Skipped, error) {
+// Symlinks are followed only inside the repository; the others come back
+// as diagnostics. Markdown files that are not records come back as skipped.
+func (r *Reader) list(src entry.Source, sourceDirs map[string]bool) ([]listed, []Skipped, []entry.Diagnostic, error) {
 	var out []listed
 	var skipped []Skipped
-	var walk func(dir string) error
-	walk = func(dir string) error {
-		infos, err := r.fs.ReadDir(fsPath(dir))
+	var diags []entry.Diagnostic
+	// display is the path as listed (where links sit), real the same
+	// directory with its links resolved; stack holds the real directories
+	// being walked, to stop directory loops.
+	var walk func(display, real string, stack []string) error
+	walk = func(display, real string, stack []string) error {
+		infos, err := r.fs.ReadDir(fsPath(real))
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				return nil
 			}
-			return apierr.Wrap(apierr.OperationFailed, err, "reading %s", displayDir(dir))
+			return apierr.Wrap(apierr.OperationFailed, err, "reading %s", displayDir(display))
 		}
+		stack = append(stack, real)
 		for _, fi := range infos {
-			rel := path.Join(dir, fi.Name())
-			if fi.Mode()&os.ModeSymlink != 0 {
-				continue // never follow links out of the tree
+			rel := path.Join(display, fi.Name())
+			if isLink(fi) {
+				if err := r.followLink(rel, src, stack, walk, &out, &diags); err != nil {
+					return err
+				}
+				continue
 			}
 			if fi.IsDir() {
 				if skipDirs[fi.Name()] || (sourceDirs[rel] && rel != src.Dir) {
 					continue
 				}
-				if err := walk(rel); err != nil {
+				if err := walk(rel, path.Join(real, fi.Name()), stack); err != nil {
 					return err
 				}
 				continue
 			}
 			if fi.Mode().IsRegular() && entry.IsRecordFile(rel, src) {
-				out = append(out, listed{rel, fi})
+				l := listed{path: rel, info: fi}
+				if real != display {
+					l.target = path.Join(real, fi.Name())
+				}
+				out = append(out, l)
 			} else if why := skipReason(rel, src); why != "" && fi.Mode().IsRegular() {
 				skipped = append(skipped, Skipped{File: rel, Reason: why})
 			}
 		}
 		return nil
 	}
-	if err := walk(src.Dir); err != nil {
-		return nil, nil, err
+	real, d, err := r.resolvedDir(src.Dir)
+	switch {
+	case err != nil:
+		return nil, nil, nil, err
+	case d != nil:
+		return nil, nil, []entry.Diagnostic{*d}, nil
+	}
+	if fi, err := r.fs.Stat(fsPath(real)); err == nil && fi.Mode().IsRegular() {
+		// A source may name one file, such as the legacy .cursorrules.
+		if entry.IsRecordFile(src.Dir, src) {
+			l := listed{path: src.Dir, info: fi}
+			if real != src.Dir {
+				l.target = real
+			}
+			out = append(out, l)
+		}
+		return out, nil, nil, nil
+	}
+	if err := walk(src.Dir, real, nil); err != nil {
+		return nil, nil, nil, err
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
-	return out, skipped, nil
+	return out, skipped, diags, nil
 }
 
 // hit returns the cached parse of file when its stat data is unchanged.
@@ -296,14 +358,18 @@ func (r *Reader) hit(file string, fi os.FileInfo) *cached {
 
 // parse reads and parses one file. It touches no shared state, so misses
 // are parsed in parallel.
-func (r *Reader) parse(file string, fi os.FileInfo, src entry.Source) *cached {
+func (r *Reader) parse(file, target string, fi os.FileInfo, src entry.Source) *cached {
 	c := &cached{size: fi.Size(), mod: fi.ModTime()}
 	if fi.Size() > entry.MaxFileSize {
 		c.diags = []entry.Diagnostic{{File: file, Severity: "error", Code: entry.CodeTooLarge,
 			Message: fmt.Sprintf("file is %d bytes; entry files are limited to %d bytes", fi.Size(), entry.MaxFileSize)}}
 		return c
 	}
-	data, err := readOptional(r.fs, file)
+	from := file
+	if target != "" {
+		from = target // content from the link's target
+	}
+	data, err := readOptional(r.fs, from)
 	if err != nil {
 		// size -1 never hits: an unreadable file is tried again next read.
 		return &cached{size: -1, diags: []entry.Diagnostic{{File: file, Severity: "error", Code: "unreadable", Message: err.Error()}}}
@@ -410,6 +476,9 @@ func snapshotID(s *Snapshot) string {
 		fmt.Fprintf(h, "file\x00%s\x00%s\n", f, s.Blobs[f])
 	}
 	fmt.Fprintf(h, "ledger\x00%s\x00head\x00%s", BlobID(s.Ledger), s.Head)
+	if s.Overlay != nil {
+		fmt.Fprintf(h, "\x00overlay\x00%s", BlobID(s.Overlay))
+	}
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 

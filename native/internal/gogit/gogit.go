@@ -78,7 +78,10 @@ func Open(dir string) (*Repo, error) {
 	}
 	var fs billy.Filesystem = osfs.New(gitDir, osfs.WithBoundOS())
 	if common := git.CommonDir(gitDir); common != gitDir {
-		fs = dotgit.NewRepositoryFilesystem(fs, osfs.New(common, osfs.WithBoundOS()))
+		// go-git reopens pack files by absolute name, which the bound
+		// filesystem would re-root under gitDir: absPaths maps them back.
+		fs = &absPaths{Filesystem: dotgit.NewRepositoryFilesystem(fs, osfs.New(common, osfs.WithBoundOS())),
+			bases: []string{filepath.Clean(gitDir), filepath.Clean(common)}}
 	}
 	// Tuned storage: pack files stay open across object reads (KeepDescriptors;
 	// closed with the process) and a large object cache serves rev walks.

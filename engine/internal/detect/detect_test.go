@@ -1,0 +1,116 @@
+package detect
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-billy/v5/memfs"
+	"github.com/go-git/go-billy/v5/util"
+
+	"github.com/kontext/kontext/engine/internal/config"
+	"github.com/kontext/kontext/engine/internal/entry"
+)
+
+const record = "# %s. Use something\n\nDate: 2024-01-01\n\n## Status\n\nAccepted\n"
+
+func find(t *testing.T, files map[string]string, o Options) []Source {
+	t.Helper()
+	fs := memfs.New()
+	for n, txt := range files {
+		if err := util.WriteFile(fs, n, []byte(txt), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := Find(fs, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func str(ss []Source) string {
+	var b strings.Builder
+	for _, s := range ss {
+		b.WriteString(s.Kind + " " + s.Style + " " + s.Dir + " " + itoa(s.Entries))
+		if s.Configured {
+			b.WriteString(" configured")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestFindLayouts(t *testing.T) {
+	got := find(t, map[string]string{
+		".adr-dir":                               "architecture/log\n",
+		"architecture/log/0001-record.md":        strings.Replace(record, "%s", "1", 1),
+		"architecture/log/0002-use-go.md":        strings.Replace(record, "%s", "2", 1),
+		"architecture/log/README.md":             "# Log\n",
+		"docs/decisions/0001-madr.md":            "---\nstatus: accepted\n---\n# Use MADR\n",
+		"docs/decisions/adr-template.md":         "# {short title}\n",
+		"notes/x.md":                             "# 1. First\n",
+		"notes/y.md":                             "# 2. Second\n",
+		"notes/z.md":                             "# Notes\n",
+		".cursor/rules/go.mdc":                   "---\nglobs: '**/*.go'\n---\n# Go\n",
+		".cursor/rules/sub/web.mdc":              "---\nglobs: web/**\n---\n# Web\n",
+		".cursorrules":                           "Be brief.\n",
+		".github/copilot-instructions.md":        "# Team\n",
+		".github/instructions/a.instructions.md": "---\napplyTo: src/**\n---\n# A\n",
+		"AGENTS.md":                              "# Root\n",
+		"web/AGENTS.md":                          "# Web\n",
+		"web/api/CLAUDE.md":                      "# API\n",
+		"node_modules/pkg/AGENTS.md":             "# vendored\n",
+		"vendor/x/docs/adr/0001-x.md":            "# 1. X\n",
+		".ai/decisions/AGENTS.md":                "# in storage\n",
+	}, Options{Skip: []string{".ai"}})
+	want := "decision adr architecture/log 2\ndecision adr docs/decisions 1\ndecision adr notes 3\n" +
+		"convention agents . 3\nconvention cursor .cursor/rules 2\nconvention cursor .cursorrules 1\nconvention copilot .github 2\n"
+	if str(got) != want {
+		t.Errorf("got\n%s\nwant\n%s", str(got), want)
+	}
+}
+
+func TestLog4brainsAndKnown(t *testing.T) {
+	files := map[string]string{
+		".log4brains.yml":             "project:\n  name: x\n  adrFolder: ./docs/arch\n",
+		"docs/arch/20240101-use-x.md": "# Use X\n\n- Status: accepted\n",
+		"docs/arch/20240102-use-y.md": "# Use Y\n",
+		"packages/a/AGENTS.md":        "# A\n",
+		"packages/b/AGENTS.md":        "# B\n",
+	}
+	got := find(t, files, Options{})
+	if s := str(got); s != "decision adr docs/arch 2\nconvention agents packages 2\n" {
+		t.Errorf("got\n%s", s)
+	}
+	got = find(t, files, Options{Known: []entry.Source{{Dir: "docs/arch", Style: "adr"}, {Dir: "", Style: "agents"}}})
+	if s := str(got); s != "decision adr docs/arch 2 configured\nconvention agents packages 2 configured\n" {
+		t.Errorf("known: got\n%s", s)
+	}
+}
+
+func TestAppendConfig(t *testing.T) {
+	srcs := []Source{{Dir: "doc/adr", Kind: "decision", Style: "adr", Entries: 3}, {Dir: ".", Kind: "convention", Style: "agents", Entries: 1}}
+	orig := []byte("# mine\nversion = 1\n\n[kinds.decision]\nreview_after = \"1y\"")
+	out, changed, err := AppendConfig(".kontext.toml", orig, srcs)
+	if err != nil || !changed || !strings.HasPrefix(string(out), string(orig)+"\n") {
+		t.Fatalf("append: %v %v\n%s", err, changed, out)
+	}
+	cfg, err := config.Parse(".kontext.toml", out)
+	if err != nil || len(cfg.Kinds["decision"].Include) != 1 || cfg.Kinds["decision"].ReviewAfter != "1y" || cfg.Kinds["convention"].Include[0].Dir != "" {
+		t.Fatalf("parse: %v %+v", err, cfg)
+	}
+	for i := range srcs {
+		srcs[i].Configured = true
+	}
+	again, changed, err := AppendConfig(".kontext.toml", out, srcs)
+	if err != nil || changed || string(again) != string(out) {
+		t.Fatalf("second run changed the config: %v %v", err, changed)
+	}
+	_, _, err = AppendConfig(".kontext.toml", []byte("[kinds.decision]\ninclude = [{dir = \"x\", style = \"adr\"}]\n"), []Source{{Dir: "doc/adr", Kind: "decision", Style: "adr"}})
+	if err == nil || !strings.Contains(err.Error(), "add them by hand") {
+		t.Fatalf("inline include array: %v", err)
+	}
+}
