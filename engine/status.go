@@ -3,8 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sort"
+	"strings"
 
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/internal/detect"
