@@ -1,11 +1,15 @@
 // Package markdown renders entry bodies (Markdown) to HTML for display:
-// CommonMark plus GFM tables and strikethrough, through goldmark, the
-// parser the engine already uses to read entries.
+// CommonMark plus GFM tables and strikethrough, parsed by goldmark (the
+// parser the engine already uses to read entries) and written by this
+// package's own small HTML writer (html.go), which keeps goldmark's
+// renderer out of the WASM engine.
 //
 // The output is safe to hand to a browser's HTML parser: raw HTML in the
-// source is dropped (goldmark's default; it is never rendered as markup),
-// links and images with dangerous URLs (javascript:, vbscript:, file:,
-// data: other than images) lose their target, and every text is escaped.
+// source is dropped (a "raw HTML omitted" comment stands in its place; it
+// is never rendered as markup), links and images keep their target only
+// for http, https, mailto, relative references and #fragments (any other
+// target becomes href="" and the console shows the link as text), and
+// every text is escaped.
 // [[id]] and [[id|label]] become <a class="wikilink" data-entry-id="id">,
 // without an href: the caller decides where an entry lives.
 //
@@ -20,11 +24,8 @@ import (
 	"bytes"
 	"strings"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
@@ -52,15 +53,17 @@ type Result struct {
 	Plain bool `json:"plain"`
 }
 
-var md = goldmark.New(
-	goldmark.WithParser(parser.NewParser(
-		parser.WithBlockParsers(blockParsers()...),
-		parser.WithInlineParsers(append(parser.DefaultInlineParsers(), util.Prioritized(wikiLinkParser{}, 199))...),
+// md is goldmark's parser with GFM tables and strikethrough (gfm.go) and
+// [[id]] links (wikilink.go).
+var md = parser.NewParser(
+	parser.WithBlockParsers(blockParsers()...),
+	parser.WithInlineParsers(append(parser.DefaultInlineParsers(),
+		util.Prioritized(wikiLinkParser{}, 199),
+		util.Prioritized(strikethroughParser{}, 500))...),
+	parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(),
 		// Before link references (100) and tables (200) read the paragraph.
-		parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(), util.Prioritized(longParagraph{}, 10))...),
-	)),
-	goldmark.WithExtensions(extension.Table, extension.Strikethrough),
-	goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(wikiLinkRenderer{}, 500))),
+		util.Prioritized(longParagraph{}, 10),
+		util.Prioritized(tableTransformer{}, 200))...),
 )
 
 // Render renders src. It never fails: a text goldmark cannot handle (a
@@ -74,11 +77,12 @@ func Render(src string) (res Result) {
 			res = plain(src)
 		}
 	}()
-	var buf bytes.Buffer
-	if err := md.Convert(CapNesting([]byte(src), maxPrefix), &buf); err != nil {
+	b := CapNesting([]byte(src), maxPrefix)
+	w := &htmlWriter{src: b}
+	if err := ast.Walk(md.Parse(text.NewReader(b)), w.node); err != nil {
 		return plain(src)
 	}
-	return Result{HTML: buf.String()}
+	return Result{HTML: w.String()}
 }
 
 func plain(src string) Result {

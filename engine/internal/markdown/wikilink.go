@@ -5,9 +5,7 @@ import (
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
-	"github.com/yuin/goldmark/util"
 )
 
 // kindWikiLink is the node kind of [[id]] links.
@@ -55,22 +53,4 @@ func (wikiLinkParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast
 	}
 	block.Advance(2 + end + 2)
 	return &wikiLink{target: target, label: label}
-}
-
-// wikiLinkRenderer writes <a class="wikilink" data-entry-id="…">label</a>.
-type wikiLinkRenderer struct{}
-
-func (wikiLinkRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
-	reg.Register(kindWikiLink, func(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
-		n := node.(*wikiLink)
-		w.WriteString(`<a class="wikilink" data-entry-id="`)
-		w.Write(util.EscapeHTML(n.target))
-		w.WriteString(`">`)
-		w.Write(util.EscapeHTML(n.label))
-		w.WriteString(`</a>`)
-		return ast.WalkSkipChildren, nil
-	})
 }

@@ -1,0 +1,185 @@
+package markdown
+
+import (
+	"bytes"
+
+	"github.com/yuin/goldmark/ast"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// GFM tables and strikethrough, parsed into goldmark's extension node
+// types. Goldmark's extension package is not imported: importing it links
+// goldmark's whole HTML renderer (its package initialisation builds the
+// default Markdown converter), which the WASM engine cannot afford.
+
+// tableTransformer turns a paragraph whose lines hold a header row and a
+// delimiter row ("| a | b |" then "|---|:-:|") into a table; the lines
+// before the header stay a paragraph, the lines after it are body rows.
+type tableTransformer struct{}
+
+func (tableTransformer) Transform(node *ast.Paragraph, reader text.Reader, _ parser.Context) {
+	src := reader.Source()
+	lines := node.Lines()
+	for i := 1; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		aligns := delimiterRow(seg.Value(src))
+		if aligns == nil {
+			continue
+		}
+		header := tableRow(src, lines.At(i-1), len(aligns), true)
+		if header == nil {
+			return
+		}
+		table := east.NewTable()
+		table.Alignments = aligns
+		table.AppendChild(table, east.NewTableHeader(header))
+		for j := i + 1; j < lines.Len(); j++ {
+			table.AppendChild(table, tableRow(src, lines.At(j), len(aligns), false))
+		}
+		setAlignments(table, aligns)
+		parent := node.Parent()
+		parent.InsertAfter(parent, node, table)
+		if i == 1 {
+			parent.RemoveChild(parent, node)
+			return
+		}
+		lines.SetSliced(0, i-1)
+		// The paragraph's last line no longer ends it: drop its newline.
+		last := lines.At(i - 2)
+		last = last.TrimRightSpace(src)
+		lines.Set(i-2, last)
+		node.SetLines(lines)
+		return
+	}
+}
+
+// delimiterRow returns the column alignments of a delimiter row, or nil
+// when line is not one.
+func delimiterRow(line []byte) []east.Alignment {
+	line = bytes.TrimSpace(line)
+	if bytes.IndexByte(line, '-') < 0 || bytes.IndexFunc(line, func(r rune) bool { return !bytes.ContainsRune([]byte("|-: \t"), r) }) >= 0 {
+		return nil
+	}
+	cells := splitRow(line)
+	if cells == nil {
+		return nil
+	}
+	aligns := make([]east.Alignment, 0, len(cells))
+	for _, r := range cells {
+		c := bytes.TrimSpace(line[r[0]:r[1]])
+		dashes := bytes.Trim(c, ":")
+		if len(dashes) == 0 || len(bytes.Trim(dashes, "-")) > 0 || len(c)-len(dashes) > 2 {
+			return nil
+		}
+		left, right := c[0] == ':', c[len(c)-1] == ':'
+		switch {
+		case left && right:
+			aligns = append(aligns, east.AlignCenter)
+		case left:
+			aligns = append(aligns, east.AlignLeft)
+		case right:
+			aligns = append(aligns, east.AlignRight)
+		default:
+			aligns = append(aligns, east.AlignNone)
+		}
+	}
+	return aligns
+}
+
+// splitRow returns the byte ranges of a row's cells: the line split on
+// pipes that are not backslash-escaped, without the optional leading and
+// trailing pipe. It returns nil for a line without any pipe.
+func splitRow(line []byte) [][2]int {
+	var cells [][2]int
+	start, pipes := 0, 0
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '\\':
+			i++
+		case '|':
+			pipes++
+			if i > 0 || start > 0 {
+				cells = append(cells, [2]int{start, i})
+			}
+			start = i + 1
+		}
+	}
+	if pipes == 0 {
+		return nil
+	}
+	if len(bytes.TrimSpace(line[start:])) > 0 {
+		cells = append(cells, [2]int{start, len(line)})
+	}
+	return cells
+}
+
+// tableRow parses one row into cols cells (missing ones empty, extra ones
+// dropped). A header row must have exactly cols cells, else it is nil.
+func tableRow(src []byte, seg text.Segment, cols int, header bool) *east.TableRow {
+	seg = seg.TrimLeftSpace(src)
+	seg = seg.TrimRightSpace(src)
+	line := seg.Value(src)
+	cells := splitRow(line)
+	if cells == nil && !header {
+		cells = [][2]int{{0, len(line)}}
+	}
+	if header && len(cells) != cols {
+		return nil
+	}
+	row := east.NewTableRow(nil)
+	for i := 0; i < cols; i++ {
+		cell := east.NewTableCell()
+		if i < len(cells) {
+			c := text.NewSegment(seg.Start+cells[i][0], seg.Start+cells[i][1])
+			c = c.TrimLeftSpace(src)
+			cell.Lines().Append(c.TrimRightSpace(src))
+		}
+		row.AppendChild(row, cell)
+	}
+	return row
+}
+
+func setAlignments(table *east.Table, aligns []east.Alignment) {
+	for row := table.FirstChild(); row != nil; row = row.NextSibling() {
+		i := 0
+		for c := row.FirstChild(); c != nil; c = c.NextSibling() {
+			if cell, ok := c.(*east.TableCell); ok && i < len(aligns) {
+				cell.Alignment = aligns[i]
+			}
+			i++
+		}
+	}
+}
+
+// strikethroughParser reads ~text~ and ~~text~~ as <del>.
+type strikethroughParser struct{}
+
+func (strikethroughParser) Trigger() []byte { return []byte{'~'} }
+
+func (strikethroughParser) Parse(_ ast.Node, block text.Reader, pc parser.Context) ast.Node {
+	before := block.PrecendingCharacter()
+	line, segment := block.PeekLine()
+	d := parser.ScanDelimiter(line, before, 1, tildes{})
+	if d == nil || d.OriginalLength > 2 || before == '~' {
+		return nil
+	}
+	d.Segment = segment.WithStop(segment.Start + d.OriginalLength)
+	block.Advance(d.OriginalLength)
+	pc.PushDelimiter(d)
+	return d
+}
+
+func (strikethroughParser) CloseBlock(ast.Node, parser.Context) {}
+
+// tildes is the delimiter processor of strikethrough.
+type tildes struct{}
+
+func (tildes) IsDelimiter(b byte) bool { return b == '~' }
+
+func (tildes) CanOpenCloser(opener, closer *parser.Delimiter) bool {
+	return opener.Char == closer.Char
+}
+
+func (tildes) OnMatch(int) ast.Node { return east.NewStrikethrough() }

@@ -1,0 +1,429 @@
+package markdown
+
+import (
+	"bytes"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark/ast"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/util"
+)
+
+// The HTML writer walks goldmark's AST itself instead of linking goldmark's
+// renderer (renderer/html, the goldmark package, the extensions'
+// renderers), which would cost the WASM engine more than the rest of this
+// package. For the node kinds below it writes what goldmark's renderer
+// writes with its default options (no raw HTML, no attributes), except for
+// link and image targets: only http, https, mailto, relative references
+// and #fragments are kept (goldmark keeps every scheme but a few), and a
+// code block's language becomes a class only when it is a plain token.
+// Nodes of any other kind write only their children.
+
+// htmlWriter writes the HTML of one document.
+type htmlWriter struct {
+	bytes.Buffer
+	src []byte
+}
+
+func (w *htmlWriter) node(n ast.Node, entering bool) (ast.WalkStatus, error) {
+	switch n := n.(type) {
+	case *ast.Document:
+	case *ast.Paragraph:
+		w.pair(entering, "<p>", "</p>\n")
+	case *ast.Heading:
+		level := string(rune('0' + min(max(n.Level, 1), 6)))
+		w.pair(entering, "<h"+level+">", "</h"+level+">\n")
+	case *ast.ThematicBreak:
+		w.pair(entering, "<hr>\n", "")
+	case *ast.CodeBlock:
+		w.codeBlock(n, entering, nil)
+	case *ast.FencedCodeBlock:
+		w.codeBlock(n, entering, n.Language(w.src))
+	case *ast.Blockquote:
+		w.pair(entering, "<blockquote>\n", "</blockquote>\n")
+	case *ast.List:
+		w.list(n, entering)
+	case *ast.ListItem:
+		if !entering {
+			w.WriteString("</li>\n")
+			break
+		}
+		w.WriteString("<li>")
+		if fc := n.FirstChild(); fc != nil && fc.Kind() != ast.KindTextBlock {
+			w.WriteByte('\n')
+		}
+	case *ast.TextBlock:
+		if !entering && n.NextSibling() != nil && n.FirstChild() != nil {
+			w.WriteByte('\n')
+		}
+	case *ast.HTMLBlock:
+		// Raw HTML is never markup: a comment stands where it was.
+		if entering || n.HasClosure() {
+			w.WriteString("<!-- raw HTML omitted -->\n")
+		}
+	case *ast.RawHTML:
+		if entering {
+			w.WriteString("<!-- raw HTML omitted -->")
+		}
+		return ast.WalkSkipChildren, nil
+	case *ast.Text:
+		if entering {
+			w.text(n)
+		}
+	case *ast.String:
+		if entering {
+			w.string(n)
+		}
+	case *ast.CodeSpan:
+		if entering {
+			w.codeSpan(n)
+		}
+		return ast.WalkSkipChildren, nil
+	case *ast.Emphasis:
+		if n.Level == 2 {
+			w.pair(entering, "<strong>", "</strong>")
+		} else {
+			w.pair(entering, "<em>", "</em>")
+		}
+	case *ast.Link:
+		if !entering {
+			w.WriteString("</a>")
+			break
+		}
+		w.WriteString(`<a href="`)
+		w.url(n.Destination)
+		w.WriteByte('"')
+		w.title(n.Title)
+		w.WriteByte('>')
+	case *ast.AutoLink:
+		if entering {
+			w.autoLink(n)
+		}
+		return ast.WalkSkipChildren, nil
+	case *ast.Image:
+		if entering {
+			w.image(n)
+		}
+		return ast.WalkSkipChildren, nil
+	case *wikiLink:
+		if entering {
+			w.WriteString(`<a class="wikilink" data-entry-id="`)
+			w.Write(util.EscapeHTML(n.target))
+			w.WriteString(`">`)
+			w.Write(util.EscapeHTML(n.label))
+			w.WriteString(`</a>`)
+		}
+		return ast.WalkSkipChildren, nil
+	case *east.Strikethrough:
+		w.pair(entering, "<del>", "</del>")
+	case *east.Table:
+		w.pair(entering, "<table>\n", "</table>\n")
+	case *east.TableHeader:
+		if entering {
+			w.WriteString("<thead>\n<tr>\n")
+			break
+		}
+		w.WriteString("</tr>\n</thead>\n")
+		if n.NextSibling() != nil {
+			w.WriteString("<tbody>\n")
+		}
+	case *east.TableRow:
+		if entering {
+			w.WriteString("<tr>\n")
+			break
+		}
+		w.WriteString("</tr>\n")
+		if n.Parent() != nil && n.Parent().LastChild() == n {
+			w.WriteString("</tbody>\n")
+		}
+	case *east.TableCell:
+		w.tableCell(n, entering)
+	}
+	return ast.WalkContinue, nil
+}
+
+// pair writes open when entering the node and close when leaving it.
+func (w *htmlWriter) pair(entering bool, open, close string) {
+	if entering {
+		w.WriteString(open)
+	} else {
+		w.WriteString(close)
+	}
+}
+
+func (w *htmlWriter) codeBlock(n ast.Node, entering bool, lang []byte) {
+	if !entering {
+		w.WriteString("</code></pre>\n")
+		return
+	}
+	w.WriteString("<pre><code")
+	if lang != nil && safeLanguage(lang) {
+		w.WriteString(` class="language-`)
+		w.Write(lang)
+		w.WriteByte('"')
+	}
+	w.WriteByte('>')
+	lines := n.Lines()
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		w.raw(seg.Value(w.src))
+	}
+}
+
+// safeLanguage reports whether a fenced code block's info word is a plain
+// token (go, c++, objective-c, shell-session, …) fit for a class name.
+func safeLanguage(lang []byte) bool {
+	if len(lang) == 0 || len(lang) > 64 {
+		return false
+	}
+	for _, c := range lang {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || bytes.IndexByte([]byte("+-_.#"), c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func (w *htmlWriter) list(n *ast.List, entering bool) {
+	tag := "ul"
+	if n.IsOrdered() {
+		tag = "ol"
+	}
+	if !entering {
+		w.WriteString("</" + tag + ">\n")
+		return
+	}
+	w.WriteString("<" + tag)
+	if n.IsOrdered() && n.Start != 1 {
+		w.WriteString(` start="` + strconv.Itoa(n.Start) + `"`)
+	}
+	w.WriteString(">\n")
+}
+
+func (w *htmlWriter) text(n *ast.Text) {
+	value := n.Segment.Value(w.src)
+	if n.IsRaw() {
+		w.raw(value)
+		return
+	}
+	w.escaped(value)
+	if n.HardLineBreak() {
+		w.WriteString("<br>\n")
+	} else if n.SoftLineBreak() {
+		w.WriteByte('\n')
+	}
+}
+
+func (w *htmlWriter) string(n *ast.String) {
+	if n.IsRaw() || n.IsCode() {
+		w.raw(n.Value)
+	} else {
+		w.escaped(n.Value)
+	}
+}
+
+func (w *htmlWriter) codeSpan(n *ast.CodeSpan) {
+	w.WriteString("<code>")
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		var value []byte
+		switch c := c.(type) {
+		case *ast.Text:
+			value = c.Segment.Value(w.src)
+		case *ast.String:
+			value = c.Value
+		}
+		// A line ending inside a code span is a space.
+		if v, ok := bytes.CutSuffix(value, []byte("\n")); ok {
+			w.raw(v)
+			w.WriteByte(' ')
+		} else {
+			w.raw(value)
+		}
+	}
+	w.WriteString("</code>")
+}
+
+func (w *htmlWriter) autoLink(n *ast.AutoLink) {
+	w.WriteString(`<a href="`)
+	url := n.URL(w.src)
+	if n.AutoLinkType == ast.AutoLinkEmail && !hasPrefixFold(url, "mailto:") {
+		url = append([]byte("mailto:"), url...)
+	}
+	w.url(url)
+	w.WriteString(`">`)
+	w.raw(n.Label(w.src))
+	w.WriteString("</a>")
+}
+
+// image writes an <img> whose alt is the image's text. The console never
+// loads it (it shows the alt text); its target obeys the link rules.
+func (w *htmlWriter) image(n *ast.Image) {
+	w.WriteString(`<img src="`)
+	w.url(n.Destination)
+	w.WriteString(`" alt="`)
+	w.texts(n)
+	w.WriteByte('"')
+	w.title(n.Title)
+	w.WriteByte('>')
+}
+
+// texts writes the text under n without markup (an image's alt).
+func (w *htmlWriter) texts(n ast.Node) {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch c := c.(type) {
+		case *ast.String:
+			w.string(c)
+		case *ast.Text:
+			w.text(c)
+		default:
+			w.texts(c)
+		}
+	}
+}
+
+func (w *htmlWriter) title(title []byte) {
+	if title != nil {
+		w.WriteString(` title="`)
+		w.escaped(title)
+		w.WriteByte('"')
+	}
+}
+
+func (w *htmlWriter) tableCell(n *east.TableCell, entering bool) {
+	tag := "td"
+	if p := n.Parent(); p != nil && p.Kind() == east.KindTableHeader {
+		tag = "th"
+	}
+	if !entering {
+		w.WriteString("</" + tag + ">\n")
+		return
+	}
+	w.WriteString("<" + tag)
+	switch n.Alignment {
+	case east.AlignLeft, east.AlignRight, east.AlignCenter:
+		w.WriteString(` style="text-align:` + n.Alignment.String() + `"`)
+	}
+	w.WriteByte('>')
+}
+
+// url writes an escaped link target (already URL-escaped), or nothing
+// when it is not safe to follow: the console shows such a link as text.
+func (w *htmlWriter) url(url []byte) {
+	if safeURL(url) {
+		w.Write(util.EscapeHTML(url))
+	}
+}
+
+// safeURL reports whether url is an http, https or mailto URL, a
+// #fragment or a relative reference. Like a browser, it ignores
+// whitespace and control characters inside a scheme.
+func safeURL(url []byte) bool {
+	var s []byte
+	for _, c := range url {
+		if c > ' ' && c != 0x7f {
+			s = append(s, c)
+		}
+	}
+	if len(s) == 0 || s[0] == '#' {
+		return true
+	}
+	if bytes.IndexByte(s, '\\') >= 0 {
+		return false
+	}
+	colon := bytes.IndexByte(s, ':')
+	if colon < 0 || bytes.ContainsAny(s[:colon], "/?#") {
+		return true // relative: no scheme
+	}
+	return hasPrefixFold(s, "http:") || hasPrefixFold(s, "https:") || hasPrefixFold(s, "mailto:")
+}
+
+func hasPrefixFold(s []byte, prefix string) bool {
+	return len(s) >= len(prefix) && bytes.EqualFold(s[:len(prefix)], []byte(prefix))
+}
+
+// raw writes s escaped, as it is (code, URLs already resolved).
+func (w *htmlWriter) raw(s []byte) {
+	n := 0
+	for i, c := range s {
+		if e := util.EscapeHTMLByte(c); e != nil {
+			w.Write(s[n:i])
+			w.Write(e)
+			n = i + 1
+		}
+	}
+	w.Write(s[n:])
+}
+
+// escaped writes Markdown text escaped: a backslash before punctuation is
+// dropped, and character references (&#123; &#x1F; &copy;) are resolved.
+func (w *htmlWriter) escaped(s []byte) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s) && util.IsPunct(s[i+1]):
+			i++
+			w.raw(s[i : i+1])
+		case c == '&':
+			if r, size := reference(s[i:]); size > 0 {
+				w.Write(r)
+				i += size - 1
+			} else {
+				w.WriteString("&amp;")
+			}
+		default:
+			w.raw(s[i : i+1])
+		}
+	}
+}
+
+// reference reads the character reference at the start of s ("&…;") and
+// returns what to write for it, raw (already HTML), and its length; size 0
+// when s does not start with one. Numeric references are resolved; named
+// ones are written as they are, for the browser to resolve: goldmark's
+// table of HTML5 entity names would cost the WASM engine more than this
+// whole package. The longest name ("&CounterClockwiseContourIntegral;")
+// bounds the search for ';', so text full of '&' stays linear.
+func reference(s []byte) (raw []byte, size int) {
+	end := bytes.IndexByte(s[:min(len(s), 40)], ';')
+	if end < 2 {
+		return nil, 0
+	}
+	name := s[1:end]
+	if name[0] != '#' {
+		for _, c := range name {
+			if !util.IsAlphaNumeric(c) {
+				return nil, 0
+			}
+		}
+		return s[:end+1], end + 1
+	}
+	digits, base, maxDigits := name[1:], 10, 7
+	if len(digits) > 0 && (digits[0] == 'x' || digits[0] == 'X') {
+		digits, base, maxDigits = digits[1:], 16, 6
+	}
+	if len(digits) == 0 || len(digits) > maxDigits {
+		return nil, 0
+	}
+	v, err := strconv.ParseUint(string(digits), base, 32)
+	if err != nil {
+		return nil, 0
+	}
+	r := util.ToValidRune(rune(v))
+	if r < utf8.RuneSelf {
+		if e := util.EscapeHTMLByte(byte(r)); e != nil {
+			return e, end + 1
+		}
+	}
+	return utf8.AppendRune(nil, r), end + 1
+}
+
+// urlEscape is a link target as goldmark resolves it (backslash escapes
+// and numeric references resolved, then percent-encoded). Of the named
+// references only &amp; is resolved (see reference); any other stays
+// literal text of the URL.
+func urlEscape(dest []byte) []byte {
+	dest = util.ResolveNumericReferences(util.UnescapePunctuations(dest))
+	dest = bytes.ReplaceAll(dest, []byte("&amp;"), []byte("&"))
+	return util.URLEscape(dest, false)
+}
