@@ -3,6 +3,7 @@ package markdown
 import (
 	"bytes"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
@@ -92,7 +93,7 @@ func (w *htmlWriter) node(n ast.Node, entering bool) (ast.WalkStatus, error) {
 			break
 		}
 		w.WriteString(`<a href="`)
-		w.url(n.Destination)
+		w.url(urlEscape(n.Destination))
 		w.WriteByte('"')
 		w.title(n.Title)
 		w.WriteByte('>')
@@ -246,7 +247,7 @@ func (w *htmlWriter) codeSpan(n *ast.CodeSpan) {
 
 func (w *htmlWriter) autoLink(n *ast.AutoLink) {
 	w.WriteString(`<a href="`)
-	url := n.URL(w.src)
+	url := percentEncode(n.URL(w.src))
 	if n.AutoLinkType == ast.AutoLinkEmail && !hasPrefixFold(url, "mailto:") {
 		url = append([]byte("mailto:"), url...)
 	}
@@ -260,7 +261,7 @@ func (w *htmlWriter) autoLink(n *ast.AutoLink) {
 // loads it (it shows the alt text); its target obeys the link rules.
 func (w *htmlWriter) image(n *ast.Image) {
 	w.WriteString(`<img src="`)
-	w.url(n.Destination)
+	w.url(urlEscape(n.Destination))
 	w.WriteString(`" alt="`)
 	w.texts(n)
 	w.WriteByte('"')
@@ -418,12 +419,45 @@ func reference(s []byte) (raw []byte, size int) {
 	return utf8.AppendRune(nil, r), end + 1
 }
 
-// urlEscape is a link target as goldmark resolves it (backslash escapes
-// and numeric references resolved, then percent-encoded). Of the named
+// urlEscape is a link target as goldmark resolves it: backslash escapes
+// and numeric references resolved, then percent-encoded. Of the named
 // references only &amp; is resolved (see reference); any other stays
 // literal text of the URL.
 func urlEscape(dest []byte) []byte {
 	dest = util.ResolveNumericReferences(util.UnescapePunctuations(dest))
-	dest = bytes.ReplaceAll(dest, []byte("&amp;"), []byte("&"))
-	return util.URLEscape(dest, false)
+	return percentEncode(bytes.ReplaceAll(dest, []byte("&amp;"), []byte("&")))
+}
+
+// urlSafe holds the bytes a URL keeps as they are.
+const urlSafe = "!#$&'()*+,-./0123456789:;=?@ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz~"
+
+// percentEncode encodes what a URL cannot hold as it is (spaces, quotes,
+// angle brackets, non-ASCII characters) as %XX, like goldmark's
+// util.URLEscape, which would link net/url into the WASM engine.
+func percentEncode(v []byte) []byte {
+	const hex = "0123456789ABCDEF"
+	out := make([]byte, 0, len(v))
+	for i := 0; i < len(v); {
+		c := v[i]
+		if c == '%' && i+2 < len(v) && isHex(v[i+1]) && isHex(v[i+2]) || strings.IndexByte(urlSafe, c) >= 0 {
+			out = append(out, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(v[i:])
+		if r == utf8.RuneError && size == 1 {
+			out = append(out, c) // invalid UTF-8: kept, as goldmark does
+			i++
+			continue
+		}
+		for _, b := range v[i : i+size] {
+			out = append(out, '%', hex[b>>4], hex[b&15])
+		}
+		i += size
+	}
+	return out
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
