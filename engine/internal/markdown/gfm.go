@@ -4,15 +4,14 @@ import (
 	"bytes"
 
 	"github.com/yuin/goldmark/ast"
-	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 )
 
-// GFM tables and strikethrough, parsed into goldmark's extension node
-// types. Goldmark's extension package is not imported: importing it links
-// goldmark's whole HTML renderer (its package initialisation builds the
-// default Markdown converter), which the WASM engine cannot afford.
+// GFM tables and strikethrough. Goldmark's extension package is not
+// imported: importing it links goldmark's whole HTML renderer (its package
+// initialisation builds the default Markdown converter), which the WASM
+// engine cannot afford.
 
 // tableTransformer turns a paragraph whose lines hold a header row and a
 // delimiter row ("| a | b |" then "|---|:-:|") into a table; the lines
@@ -28,17 +27,16 @@ func (tableTransformer) Transform(node *ast.Paragraph, reader text.Reader, _ par
 		if aligns == nil {
 			continue
 		}
-		header := tableRow(src, lines.At(i-1), len(aligns), true)
+		header := tableRow(src, lines.At(i-1), aligns, true)
 		if header == nil {
 			return
 		}
-		table := east.NewTable()
-		table.Alignments = aligns
-		table.AppendChild(table, east.NewTableHeader(header))
+		table := newNode(kindTable)
+		header.kind = kindTableHead
+		table.AppendChild(table, header)
 		for j := i + 1; j < lines.Len(); j++ {
-			table.AppendChild(table, tableRow(src, lines.At(j), len(aligns), false))
+			table.AppendChild(table, tableRow(src, lines.At(j), aligns, false))
 		}
-		setAlignments(table, aligns)
 		parent := node.Parent()
 		parent.InsertAfter(parent, node, table)
 		if i == 1 {
@@ -55,9 +53,9 @@ func (tableTransformer) Transform(node *ast.Paragraph, reader text.Reader, _ par
 	}
 }
 
-// delimiterRow returns the column alignments of a delimiter row, or nil
-// when line is not one.
-func delimiterRow(line []byte) []east.Alignment {
+// delimiterRow returns the column alignments of a delimiter row ("left",
+// "right", "center" or ""), or nil when line is not one.
+func delimiterRow(line []byte) []string {
 	line = bytes.TrimSpace(line)
 	if bytes.IndexByte(line, '-') < 0 || bytes.IndexFunc(line, func(r rune) bool { return !bytes.ContainsRune([]byte("|-: \t"), r) }) >= 0 {
 		return nil
@@ -66,7 +64,7 @@ func delimiterRow(line []byte) []east.Alignment {
 	if cells == nil {
 		return nil
 	}
-	aligns := make([]east.Alignment, 0, len(cells))
+	aligns := make([]string, 0, len(cells))
 	for _, r := range cells {
 		c := bytes.TrimSpace(line[r[0]:r[1]])
 		dashes := bytes.Trim(c, ":")
@@ -74,16 +72,16 @@ func delimiterRow(line []byte) []east.Alignment {
 			return nil
 		}
 		left, right := c[0] == ':', c[len(c)-1] == ':'
+		align := ""
 		switch {
 		case left && right:
-			aligns = append(aligns, east.AlignCenter)
+			align = "center"
 		case left:
-			aligns = append(aligns, east.AlignLeft)
+			align = "left"
 		case right:
-			aligns = append(aligns, east.AlignRight)
-		default:
-			aligns = append(aligns, east.AlignNone)
+			align = "right"
 		}
+		aligns = append(aligns, align)
 	}
 	return aligns
 }
@@ -115,9 +113,11 @@ func splitRow(line []byte) [][2]int {
 	return cells
 }
 
-// tableRow parses one row into cols cells (missing ones empty, extra ones
-// dropped). A header row must have exactly cols cells, else it is nil.
-func tableRow(src []byte, seg text.Segment, cols int, header bool) *east.TableRow {
+// tableRow parses one row into len(aligns) cells (missing ones empty,
+// extra ones dropped). A header row must have exactly that many cells,
+// else it is nil.
+func tableRow(src []byte, seg text.Segment, aligns []string, header bool) *node {
+	cols := len(aligns)
 	seg = seg.TrimLeftSpace(src)
 	seg = seg.TrimRightSpace(src)
 	line := seg.Value(src)
@@ -128,9 +128,10 @@ func tableRow(src []byte, seg text.Segment, cols int, header bool) *east.TableRo
 	if header && len(cells) != cols {
 		return nil
 	}
-	row := east.NewTableRow(nil)
+	row := newNode(kindTableRow)
 	for i := 0; i < cols; i++ {
-		cell := east.NewTableCell()
+		cell := newNode(kindTableCell)
+		cell.align = aligns[i]
 		if i < len(cells) {
 			c := text.NewSegment(seg.Start+cells[i][0], seg.Start+cells[i][1])
 			c = c.TrimLeftSpace(src)
@@ -139,18 +140,6 @@ func tableRow(src []byte, seg text.Segment, cols int, header bool) *east.TableRo
 		row.AppendChild(row, cell)
 	}
 	return row
-}
-
-func setAlignments(table *east.Table, aligns []east.Alignment) {
-	for row := table.FirstChild(); row != nil; row = row.NextSibling() {
-		i := 0
-		for c := row.FirstChild(); c != nil; c = c.NextSibling() {
-			if cell, ok := c.(*east.TableCell); ok && i < len(aligns) {
-				cell.Alignment = aligns[i]
-			}
-			i++
-		}
-	}
 }
 
 // strikethroughParser reads ~text~ and ~~text~~ as <del>.
@@ -182,4 +171,4 @@ func (tildes) CanOpenCloser(opener, closer *parser.Delimiter) bool {
 	return opener.Char == closer.Char
 }
 
-func (tildes) OnMatch(int) ast.Node { return east.NewStrikethrough() }
+func (tildes) OnMatch(int) ast.Node { return newNode(kindDel) }

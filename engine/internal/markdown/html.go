@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
-	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/util"
 )
 
@@ -107,39 +106,8 @@ func (w *htmlWriter) node(n ast.Node, entering bool) (ast.WalkStatus, error) {
 			w.image(n)
 		}
 		return ast.WalkSkipChildren, nil
-	case *wikiLink:
-		if entering {
-			w.WriteString(`<a class="wikilink" data-entry-id="`)
-			w.Write(util.EscapeHTML(n.target))
-			w.WriteString(`">`)
-			w.Write(util.EscapeHTML(n.label))
-			w.WriteString(`</a>`)
-		}
-		return ast.WalkSkipChildren, nil
-	case *east.Strikethrough:
-		w.pair(entering, "<del>", "</del>")
-	case *east.Table:
-		w.pair(entering, "<table>\n", "</table>\n")
-	case *east.TableHeader:
-		if entering {
-			w.WriteString("<thead>\n<tr>\n")
-			break
-		}
-		w.WriteString("</tr>\n</thead>\n")
-		if n.NextSibling() != nil {
-			w.WriteString("<tbody>\n")
-		}
-	case *east.TableRow:
-		if entering {
-			w.WriteString("<tr>\n")
-			break
-		}
-		w.WriteString("</tr>\n")
-		if n.Parent() != nil && n.Parent().LastChild() == n {
-			w.WriteString("</tbody>\n")
-		}
-	case *east.TableCell:
-		w.tableCell(n, entering)
+	case *node:
+		return w.gfm(n, entering), nil
 	}
 	return ast.WalkContinue, nil
 }
@@ -291,21 +259,56 @@ func (w *htmlWriter) title(title []byte) {
 	}
 }
 
-func (w *htmlWriter) tableCell(n *east.TableCell, entering bool) {
-	tag := "td"
-	if p := n.Parent(); p != nil && p.Kind() == east.KindTableHeader {
-		tag = "th"
+// gfm writes this package's own nodes: wiki links, tables, strikethrough.
+func (w *htmlWriter) gfm(n *node, entering bool) ast.WalkStatus {
+	switch n.kind {
+	case kindWikiLink:
+		if entering {
+			w.WriteString(`<a class="wikilink" data-entry-id="`)
+			w.raw(n.target)
+			w.WriteString(`">`)
+			w.raw(n.label)
+			w.WriteString(`</a>`)
+		}
+		return ast.WalkSkipChildren
+	case kindDel:
+		w.pair(entering, "<del>", "</del>")
+	case kindTable:
+		w.pair(entering, "<table>\n", "</table>\n")
+	case kindTableHead:
+		if entering {
+			w.WriteString("<thead>\n<tr>\n")
+			break
+		}
+		w.WriteString("</tr>\n</thead>\n")
+		if n.NextSibling() != nil {
+			w.WriteString("<tbody>\n")
+		}
+	case kindTableRow:
+		if entering {
+			w.WriteString("<tr>\n")
+			break
+		}
+		w.WriteString("</tr>\n")
+		if n.NextSibling() == nil {
+			w.WriteString("</tbody>\n")
+		}
+	case kindTableCell:
+		tag := "td"
+		if p := n.Parent(); p != nil && p.Kind() == kindTableHead {
+			tag = "th"
+		}
+		if !entering {
+			w.WriteString("</" + tag + ">\n")
+			break
+		}
+		w.WriteString("<" + tag)
+		if n.align != "" {
+			w.WriteString(` style="text-align:` + n.align + `"`)
+		}
+		w.WriteByte('>')
 	}
-	if !entering {
-		w.WriteString("</" + tag + ">\n")
-		return
-	}
-	w.WriteString("<" + tag)
-	switch n.Alignment {
-	case east.AlignLeft, east.AlignRight, east.AlignCenter:
-		w.WriteString(` style="text-align:` + n.Alignment.String() + `"`)
-	}
-	w.WriteByte('>')
+	return ast.WalkContinue
 }
 
 // url writes an escaped link target (already URL-escaped), or nothing
@@ -357,7 +360,8 @@ func (w *htmlWriter) raw(s []byte) {
 }
 
 // escaped writes Markdown text escaped: a backslash before punctuation is
-// dropped, and character references (&#123; &#x1F; &copy;) are resolved.
+// dropped, numeric character references (&#123; &#x1F;) are resolved and
+// named ones (&copy;) are kept for the browser.
 func (w *htmlWriter) escaped(s []byte) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -366,8 +370,11 @@ func (w *htmlWriter) escaped(s []byte) {
 			i++
 			w.raw(s[i : i+1])
 		case c == '&':
-			if r, size := reference(s[i:]); size > 0 {
-				w.Write(r)
+			if r, size := charRef(s[i:]); size > 0 {
+				w.raw(utf8.AppendRune(nil, r))
+				i += size - 1
+			} else if size := namedRef(s[i:]); size > 0 {
+				w.Write(s[i : i+size])
 				i += size - 1
 			} else {
 				w.WriteString("&amp;")
@@ -378,54 +385,73 @@ func (w *htmlWriter) escaped(s []byte) {
 	}
 }
 
-// reference reads the character reference at the start of s ("&…;") and
-// returns what to write for it, raw (already HTML), and its length; size 0
-// when s does not start with one. Numeric references are resolved; named
-// ones are written as they are, for the browser to resolve: goldmark's
-// table of HTML5 entity names would cost the WASM engine more than this
-// whole package. The longest name ("&CounterClockwiseContourIntegral;")
-// bounds the search for ';', so text full of '&' stays linear.
-func reference(s []byte) (raw []byte, size int) {
-	end := bytes.IndexByte(s[:min(len(s), 40)], ';')
-	if end < 2 {
-		return nil, 0
+// charRef reads the numeric character reference at the start of s
+// ("&#123;" or "&#x1F;") and returns its character and length; size 0
+// when s does not start with one. The search for ';' is bounded, so text
+// full of '&' stays linear.
+func charRef(s []byte) (r rune, size int) {
+	end := bytes.IndexByte(s[:min(len(s), 12)], ';')
+	if end < 3 || s[1] != '#' {
+		return 0, 0
 	}
-	name := s[1:end]
-	if name[0] != '#' {
-		for _, c := range name {
-			if !util.IsAlphaNumeric(c) {
-				return nil, 0
-			}
-		}
-		return s[:end+1], end + 1
-	}
-	digits, base, maxDigits := name[1:], 10, 7
-	if len(digits) > 0 && (digits[0] == 'x' || digits[0] == 'X') {
+	digits, base, maxDigits := s[2:end], 10, 7
+	if digits[0] == 'x' || digits[0] == 'X' {
 		digits, base, maxDigits = digits[1:], 16, 6
 	}
 	if len(digits) == 0 || len(digits) > maxDigits {
-		return nil, 0
+		return 0, 0
 	}
 	v, err := strconv.ParseUint(string(digits), base, 32)
 	if err != nil {
-		return nil, 0
+		return 0, 0
 	}
-	r := util.ToValidRune(rune(v))
-	if r < utf8.RuneSelf {
-		if e := util.EscapeHTMLByte(byte(r)); e != nil {
-			return e, end + 1
-		}
-	}
-	return utf8.AppendRune(nil, r), end + 1
+	return util.ToValidRune(rune(v)), end + 1
 }
 
-// urlEscape is a link target as goldmark resolves it: backslash escapes
-// and numeric references resolved, then percent-encoded. Of the named
-// references only &amp; is resolved (see reference); any other stays
+// namedRef returns the length of the named character reference ("&copy;")
+// at the start of s, or 0. Render writes these as they are, for the
+// browser to resolve: goldmark's table of HTML5 entity names would cost
+// the WASM engine more than this whole package. The longest name
+// ("&CounterClockwiseContourIntegral;") bounds the search for ';'.
+func namedRef(s []byte) int {
+	end := bytes.IndexByte(s[:min(len(s), 40)], ';')
+	if end < 2 {
+		return 0
+	}
+	for _, c := range s[1:end] {
+		if !util.IsAlphaNumeric(c) {
+			return 0
+		}
+	}
+	return end + 1
+}
+
+// urlEscape is a link target as goldmark resolves it: backslash escapes,
+// then numeric references resolved, then percent-encoded. Of the named
+// references only &amp; is resolved (see namedRef); any other stays
 // literal text of the URL.
 func urlEscape(dest []byte) []byte {
-	dest = util.ResolveNumericReferences(util.UnescapePunctuations(dest))
-	return percentEncode(bytes.ReplaceAll(dest, []byte("&amp;"), []byte("&")))
+	var un, out []byte
+	for i := 0; i < len(dest); i++ {
+		if dest[i] == '\\' && i+1 < len(dest) && util.IsPunct(dest[i+1]) {
+			i++
+		}
+		un = append(un, dest[i])
+	}
+	for i := 0; i < len(un); i++ {
+		if un[i] == '&' {
+			if r, size := charRef(un[i:]); size > 0 {
+				out = utf8.AppendRune(out, r)
+				i += size - 1
+				continue
+			}
+			if bytes.HasPrefix(un[i:], []byte("&amp;")) {
+				i += len("&amp;") - 1
+			}
+		}
+		out = append(out, un[i])
+	}
+	return percentEncode(out)
 }
 
 // urlSafe holds the bytes a URL keeps as they are.

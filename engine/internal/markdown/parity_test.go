@@ -35,21 +35,21 @@ var goldmarkHTML = goldmark.New(
 type wikiLinkHTML struct{}
 
 func (wikiLinkHTML) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
-	reg.Register(kindWikiLink, func(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	reg.Register(kindWikiLink, func(w util.BufWriter, _ []byte, an ast.Node, entering bool) (ast.WalkStatus, error) {
 		if entering {
-			n := node.(*wikiLink)
+			n := an.(*node)
 			w.WriteString(`<a class="wikilink" data-entry-id="` + string(util.EscapeHTML(n.target)) + `">` + string(util.EscapeHTML(n.label)) + `</a>`)
 		}
 		return ast.WalkSkipChildren, nil
 	})
 }
 
-var namedRef = regexp.MustCompile(`&[A-Za-z][A-Za-z0-9]*;`)
+var namedRefs = regexp.MustCompile(`&[A-Za-z][A-Za-z0-9]*;`)
 
 // resolved is out with the named character references Render leaves to
 // the browser resolved the way goldmark's renderer resolves them.
 func resolved(out string) string {
-	return namedRef.ReplaceAllStringFunc(out, func(ref string) string {
+	return namedRefs.ReplaceAllStringFunc(out, func(ref string) string {
 		switch ref {
 		case "&amp;", "&lt;", "&gt;", "&quot;":
 			return ref

@@ -8,21 +8,6 @@ import (
 	"github.com/yuin/goldmark/text"
 )
 
-// kindWikiLink is the node kind of [[id]] links.
-var kindWikiLink = ast.NewNodeKind("WikiLink")
-
-// wikiLink is [[target]] or [[target|label]] on one line.
-type wikiLink struct {
-	ast.BaseInline
-	target, label []byte
-}
-
-func (n *wikiLink) Kind() ast.NodeKind { return kindWikiLink }
-
-func (n *wikiLink) Dump(src []byte, level int) {
-	ast.DumpHelper(n, src, level, map[string]string{"Target": string(n.target)}, nil)
-}
-
 // wikiLinkParser runs before goldmark's link parser (priority 200) on '['
 // and takes only a complete [[…]] on the current line; anything else falls
 // through to the link parser.
@@ -52,5 +37,7 @@ func (wikiLinkParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast
 		label = target
 	}
 	block.Advance(2 + end + 2)
-	return &wikiLink{target: target, label: label}
+	n := newNode(kindWikiLink)
+	n.target, n.label = target, label
+	return n
 }
