@@ -18,7 +18,7 @@ import (
 // before the header stay a paragraph, the lines after it are body rows.
 type tableTransformer struct{}
 
-func (tableTransformer) Transform(node *ast.Paragraph, reader text.Reader, _ parser.Context) {
+func (*tableTransformer) Transform(node *ast.Paragraph, reader text.Reader, _ parser.Context) {
 	src := reader.Source()
 	lines := node.Lines()
 	for i := 1; i < lines.Len(); i++ {
@@ -57,8 +57,10 @@ func (tableTransformer) Transform(node *ast.Paragraph, reader text.Reader, _ par
 // "right", "center" or ""), or nil when line is not one.
 func delimiterRow(line []byte) []string {
 	line = bytes.TrimSpace(line)
-	if bytes.IndexByte(line, '-') < 0 || bytes.IndexFunc(line, func(r rune) bool { return !bytes.ContainsRune([]byte("|-: \t"), r) }) >= 0 {
-		return nil
+	for _, c := range line {
+		if c != '|' && c != '-' && c != ':' && c != ' ' && c != '\t' {
+			return nil
+		}
 	}
 	cells := splitRow(line)
 	if cells == nil {
@@ -66,12 +68,22 @@ func delimiterRow(line []byte) []string {
 	}
 	aligns := make([]string, 0, len(cells))
 	for _, r := range cells {
+		// A cell is -+ with an optional ':' at either end.
 		c := bytes.TrimSpace(line[r[0]:r[1]])
-		dashes := bytes.Trim(c, ":")
-		if len(dashes) == 0 || len(bytes.Trim(dashes, "-")) > 0 || len(c)-len(dashes) > 2 {
+		if len(c) == 0 {
 			return nil
 		}
 		left, right := c[0] == ':', c[len(c)-1] == ':'
+		dashes := c
+		if left {
+			dashes = dashes[1:]
+		}
+		if right && len(dashes) > 0 {
+			dashes = dashes[:len(dashes)-1]
+		}
+		if len(dashes) == 0 || bytes.IndexByte(dashes, ':') >= 0 {
+			return nil
+		}
 		align := ""
 		switch {
 		case left && right:
@@ -145,12 +157,12 @@ func tableRow(src []byte, seg text.Segment, aligns []string, header bool) *node 
 // strikethroughParser reads ~text~ and ~~text~~ as <del>.
 type strikethroughParser struct{}
 
-func (strikethroughParser) Trigger() []byte { return []byte{'~'} }
+func (*strikethroughParser) Trigger() []byte { return []byte{'~'} }
 
-func (strikethroughParser) Parse(_ ast.Node, block text.Reader, pc parser.Context) ast.Node {
+func (*strikethroughParser) Parse(_ ast.Node, block text.Reader, pc parser.Context) ast.Node {
 	before := block.PrecendingCharacter()
 	line, segment := block.PeekLine()
-	d := parser.ScanDelimiter(line, before, 1, tildes{})
+	d := parser.ScanDelimiter(line, before, 1, &tildes{})
 	if d == nil || d.OriginalLength > 2 || before == '~' {
 		return nil
 	}
@@ -160,15 +172,15 @@ func (strikethroughParser) Parse(_ ast.Node, block text.Reader, pc parser.Contex
 	return d
 }
 
-func (strikethroughParser) CloseBlock(ast.Node, parser.Context) {}
+func (*strikethroughParser) CloseBlock(ast.Node, parser.Context) {}
 
 // tildes is the delimiter processor of strikethrough.
 type tildes struct{}
 
-func (tildes) IsDelimiter(b byte) bool { return b == '~' }
+func (*tildes) IsDelimiter(b byte) bool { return b == '~' }
 
-func (tildes) CanOpenCloser(opener, closer *parser.Delimiter) bool {
+func (*tildes) CanOpenCloser(opener, closer *parser.Delimiter) bool {
 	return opener.Char == closer.Char
 }
 
-func (tildes) OnMatch(int) ast.Node { return newNode(kindDel) }
+func (*tildes) OnMatch(int) ast.Node { return newNode(kindDel) }

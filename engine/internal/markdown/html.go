@@ -319,31 +319,42 @@ func (w *htmlWriter) url(url []byte) {
 	}
 }
 
-// safeURL reports whether url is an http, https or mailto URL, a
-// #fragment or a relative reference. Like a browser, it ignores
-// whitespace and control characters inside a scheme.
+// safeURL reports whether url (percent-encoded) is an http, https or
+// mailto URL, a #fragment or a relative reference. A space, control
+// character or backslash (which percent-encoding leaves none of) makes it
+// unsafe: browsers ignore some of them inside a scheme.
 func safeURL(url []byte) bool {
-	var s []byte
-	for _, c := range url {
-		if c > ' ' && c != 0x7f {
-			s = append(s, c)
+	colon := -1
+	for i, c := range url {
+		if c <= ' ' || c == 0x7f || c == '\\' {
+			return false
+		}
+		if c == ':' && colon < 0 {
+			colon = i
+		}
+		if (c == '/' || c == '?' || c == '#') && colon < 0 {
+			return true // relative: no scheme before the path, query or fragment
 		}
 	}
-	if len(s) == 0 || s[0] == '#' {
-		return true
-	}
-	if bytes.IndexByte(s, '\\') >= 0 {
-		return false
-	}
-	colon := bytes.IndexByte(s, ':')
-	if colon < 0 || bytes.ContainsAny(s[:colon], "/?#") {
-		return true // relative: no scheme
-	}
-	return hasPrefixFold(s, "http:") || hasPrefixFold(s, "https:") || hasPrefixFold(s, "mailto:")
+	return colon < 0 || hasPrefixFold(url, "http:") || hasPrefixFold(url, "https:") || hasPrefixFold(url, "mailto:")
 }
 
+// hasPrefixFold reports whether s starts with prefix (lower-case ASCII),
+// ignoring case.
 func hasPrefixFold(s []byte, prefix string) bool {
-	return len(s) >= len(prefix) && bytes.EqualFold(s[:len(prefix)], []byte(prefix))
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != prefix[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // raw writes s escaped, as it is (code, URLs already resolved).

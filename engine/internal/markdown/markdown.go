@@ -58,12 +58,12 @@ type Result struct {
 var md = parser.NewParser(
 	parser.WithBlockParsers(blockParsers()...),
 	parser.WithInlineParsers(append(parser.DefaultInlineParsers(),
-		util.Prioritized(wikiLinkParser{}, 199),
-		util.Prioritized(strikethroughParser{}, 500))...),
+		util.Prioritized(&wikiLinkParser{}, 199),
+		util.Prioritized(&strikethroughParser{}, 500))...),
 	parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(),
 		// Before link references (100) and tables (200) read the paragraph.
-		util.Prioritized(longParagraph{}, 10),
-		util.Prioritized(tableTransformer{}, 200))...),
+		util.Prioritized(&longParagraph{}, 10),
+		util.Prioritized(&tableTransformer{}, 200))...),
 )
 
 // Render renders src. It never fails: a text goldmark cannot handle (a
@@ -96,7 +96,7 @@ func blockParsers() []util.PrioritizedValue {
 	out := parser.DefaultBlockParsers()
 	for i, v := range out {
 		if bp, ok := v.Value.(parser.BlockParser); ok && bytes.IndexByte(bp.Trigger(), '#') >= 0 {
-			out[i].Value = shortHeading{bp}
+			out[i].Value = &shortHeading{bp}
 		}
 	}
 	return out
@@ -104,7 +104,7 @@ func blockParsers() []util.PrioritizedValue {
 
 type shortHeading struct{ parser.BlockParser }
 
-func (p shortHeading) Open(parent ast.Node, reader text.Reader, pc parser.Context) (ast.Node, parser.State) {
+func (p *shortHeading) Open(parent ast.Node, reader text.Reader, pc parser.Context) (ast.Node, parser.State) {
 	if line, _ := reader.PeekLine(); len(line) > maxParagraph {
 		return nil, parser.NoChildren
 	}
@@ -115,7 +115,7 @@ func (p shortHeading) Open(parent ast.Node, reader text.Reader, pc parser.Contex
 // text is shown as it is, and inline parsing never sees it.
 type longParagraph struct{}
 
-func (longParagraph) Transform(node *ast.Paragraph, _ text.Reader, _ parser.Context) {
+func (*longParagraph) Transform(node *ast.Paragraph, _ text.Reader, _ parser.Context) {
 	lines := node.Lines()
 	size := 0
 	for i := 0; i < lines.Len(); i++ {

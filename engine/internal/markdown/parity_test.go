@@ -25,8 +25,8 @@ import (
 var goldmarkHTML = goldmark.New(
 	goldmark.WithParser(parser.NewParser(
 		parser.WithBlockParsers(blockParsers()...),
-		parser.WithInlineParsers(append(parser.DefaultInlineParsers(), util.Prioritized(wikiLinkParser{}, 199))...),
-		parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(), util.Prioritized(longParagraph{}, 10))...),
+		parser.WithInlineParsers(append(parser.DefaultInlineParsers(), util.Prioritized(&wikiLinkParser{}, 199))...),
+		parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(), util.Prioritized(&longParagraph{}, 10))...),
 	)),
 	goldmark.WithExtensions(extension.Table, extension.Strikethrough),
 	goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(wikiLinkHTML{}, 500))),

@@ -13,9 +13,9 @@ import (
 // through to the link parser.
 type wikiLinkParser struct{}
 
-func (wikiLinkParser) Trigger() []byte { return []byte{'['} }
+func (*wikiLinkParser) Trigger() []byte { return []byte{'['} }
 
-func (wikiLinkParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.Node {
+func (*wikiLinkParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.Node {
 	line, _ := block.PeekLine()
 	if !bytes.HasPrefix(line, []byte("[[")) {
 		return nil
@@ -28,7 +28,10 @@ func (wikiLinkParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast
 	if bytes.ContainsAny(inner, "[]\n") {
 		return nil
 	}
-	target, label, _ := bytes.Cut(inner, []byte("|"))
+	target, label := inner, []byte(nil)
+	if bar := bytes.IndexByte(inner, '|'); bar >= 0 {
+		target, label = inner[:bar], inner[bar+1:]
+	}
 	target, label = bytes.TrimSpace(target), bytes.TrimSpace(label)
 	if len(target) == 0 {
 		return nil
