@@ -469,28 +469,17 @@ func urlEscape(dest []byte) []byte {
 const urlSafe = "!#$&'()*+,-./0123456789:;=?@ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz~"
 
 // percentEncode encodes what a URL cannot hold as it is (spaces, quotes,
-// angle brackets, non-ASCII characters) as %XX, like goldmark's
-// util.URLEscape, which would link net/url into the WASM engine.
+// angle brackets, non-ASCII bytes) as %XX, like goldmark's util.URLEscape,
+// which would link net/url into the WASM engine.
 func percentEncode(v []byte) []byte {
 	const hex = "0123456789ABCDEF"
 	out := make([]byte, 0, len(v))
-	for i := 0; i < len(v); {
-		c := v[i]
-		if c == '%' && i+2 < len(v) && isHex(v[i+1]) && isHex(v[i+2]) || strings.IndexByte(urlSafe, c) >= 0 {
+	for i, c := range v {
+		if strings.IndexByte(urlSafe, c) >= 0 || c == '%' && i+2 < len(v) && isHex(v[i+1]) && isHex(v[i+2]) {
 			out = append(out, c)
-			i++
-			continue
+		} else {
+			out = append(out, '%', hex[c>>4], hex[c&15])
 		}
-		r, size := utf8.DecodeRune(v[i:])
-		if r == utf8.RuneError && size == 1 {
-			out = append(out, c) // invalid UTF-8: kept, as goldmark does
-			i++
-			continue
-		}
-		for _, b := range v[i : i+size] {
-			out = append(out, '%', hex[b>>4], hex[b&15])
-		}
-		i += size
 	}
 	return out
 }

@@ -22,7 +22,6 @@ package markdown
 
 import (
 	"bytes"
-	"strings"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
@@ -86,7 +85,11 @@ func Render(src string) (res Result) {
 }
 
 func plain(src string) Result {
-	return Result{HTML: "<pre><code>" + escaper.Replace(src) + "</code></pre>\n", Plain: true}
+	w := &htmlWriter{}
+	w.WriteString("<pre><code>")
+	w.raw([]byte(src))
+	w.WriteString("</code></pre>\n")
+	return Result{HTML: w.String(), Plain: true}
 }
 
 // blockParsers are goldmark's, with ATX headings (the only parser
@@ -129,10 +132,6 @@ func (*longParagraph) Transform(node *ast.Paragraph, _ text.Reader, _ parser.Con
 	code.SetLines(lines)
 	node.Parent().ReplaceChild(node.Parent(), node, code)
 }
-
-// escaper escapes text for HTML (what html.EscapeString does, without
-// linking that package's entity table into the wasm).
-var escaper = strings.NewReplacer("&", "&amp;", "'", "&#39;", "<", "&lt;", ">", "&gt;", "\"", "&#34;")
 
 // CapNesting returns src with every line's container-marker prefix (">",
 // list markers, indentation) beyond max blanked out: the markers become
