@@ -17,6 +17,15 @@ func TestRender(t *testing.T) {
 		{"long paragraph", "x\n\n" + strings.Repeat("*a", maxParagraph), "<p>x</p>\n<pre><code>" + strings.Repeat("*a", maxParagraph) + "</code></pre>\n"},
 		{"not a wiki link", "[[open and [x](y)", "<p>[[open and <a href=\"y\">x</a></p>\n"},
 		{"table", "| a | b |\n|---|---|\n| 1 | 2 |\n", "<table>\n<thead>\n<tr>\n<th>a</th>\n<th>b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>1</td>\n<td>2</td>\n</tr>\n</tbody>\n</table>\n"},
+		{"table header only, aligned", "x\n| a | b |\n|:-|-:|\n", "<p>x</p>\n<table>\n<thead>\n<tr>\n<th style=\"text-align:left\">a</th>\n<th style=\"text-align:right\">b</th>\n</tr>\n</thead>\n</table>\n"},
+		{"strikethrough", "~~old~~ ~new~ ~~~no~~~", "<p><del>old</del> <del>new</del> ~~~no~~~</p>\n"},
+		{"unsafe schemes lose their target", "[f](ftp://x) [j](JavaScript:x) [t](java&#9;script:x) <vbscript:x> [ok](HTTPS://x) [m](mailto:a@b) [r](a/b:c) [h](#x)",
+			"<p><a href=\"\">f</a> <a href=\"\">j</a> <a href=\"\">t</a> <a href=\"\">vbscript:x</a> <a href=\"HTTPS://x\">ok</a> <a href=\"mailto:a@b\">m</a> <a href=\"a/b:c\">r</a> <a href=\"#x\">h</a></p>\n"},
+		{"image", "![a *b*](https://x/i.png \"t\") ![c](javascript:x)", "<p><img src=\"https://x/i.png\" alt=\"a b\" title=\"t\"> <img src=\"\" alt=\"c\"></p>\n"},
+		{"language class only for a token", "```c++\nx\n```\n\n```{\"><x}\ny\n```\n", "<pre><code class=\"language-c++\">x\n</code></pre>\n<pre><code>y\n</code></pre>\n"},
+		{"references", "&copy; &#x3C;b&#62; &#0; &amp;amp; &nosuch &", "<p>&copy; &lt;b&gt; \ufffd &amp;amp; &amp;nosuch &amp;</p>\n"},
+		{"autolink email", "<a@b.c>", "<p><a href=\"mailto:a@b.c\">a@b.c</a></p>\n"},
+		{"raw html dropped", "<div>\nx\n</div>\n\na <b>b</b>", "<!-- raw HTML omitted -->\n<p>a <!-- raw HTML omitted -->b<!-- raw HTML omitted --></p>\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Render(tc.in)
@@ -67,6 +76,11 @@ func TestRenderHostileInput(t *testing.T) {
 		"wiki":          strings.Repeat("[[a", n/3),
 		"links":         strings.Repeat("[a](", n/4),
 		"raw html":      strings.Repeat("<a ", n/3),
+		"ampersands":    strings.Repeat("&", n-1) + ";",
+		"references":    strings.Repeat("&#x41", n/5),
+		"tildes":        strings.Repeat("~a", n/2),
+		"pipes":         strings.Repeat("|", 2000) + "\n" + strings.Repeat("|-", 1000) + "\n" + strings.Repeat("| a ", n/8),
+		"table rows":    "| a | b |\n|---|---|\n" + strings.Repeat("|x|\n", n/4-8),
 	} {
 		if got := Render(in); got.Plain || got.HTML == "" {
 			t.Errorf("%s: plain %v, %d bytes", name, got.Plain, len(got.HTML))
