@@ -71,7 +71,8 @@ vet:
 
 # The engine must build for js/wasm and must not link go-git; the WASM
 # build must not link the write operations (engine/drafts); neither
-# kontext nor the wasm may link esbuild.
+# kontext nor the wasm may link esbuild; the wasm must stay within 2 MiB
+# gzip (build/wasm-size.sh).
 wasm-check:
 	GOOS=js GOARCH=wasm $(GO) build ./engine/... ./cmd/wasm
 	GOOS=js GOARCH=wasm $(GO) vet ./cmd/wasm
@@ -81,7 +82,8 @@ wasm-check:
 	  echo "esbuild is linked into kontext or the wasm; it belongs to build/webbundle only"; exit 1; fi
 	@if GOOS=js GOARCH=wasm $(GO) list -deps ./cmd/wasm | grep -q '^github.com/kontext/kontext/engine/drafts'; then \
 	  echo "cmd/wasm links engine/drafts; the WASM engine must not carry the write operations"; exit 1; fi
-	@echo "wasm-check: engine and cmd/wasm build for js/wasm without go-git or the writes; esbuild only in build/webbundle"
+	@GO=$(GO) bash build/wasm-size.sh
+	@echo "wasm-check: engine and cmd/wasm build for js/wasm without go-git or the writes, within 2 MiB gzip; esbuild only in build/webbundle"
 
 # The npm package @kontext/engine (wasm/): kontext.wasm, its gzip copy,
 # Go's wasm_exec.js and the npm pack tarball (all gitignored).

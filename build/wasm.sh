@@ -33,3 +33,4 @@ packabs=$(cd "$packdir" && pwd -P)
 raw=$(wc -c <wasm/kontext.wasm)
 gz=$(wc -c <wasm/kontext.wasm.gz)
 echo "wasm: kontext.wasm $raw bytes ($gz gzip); package $(ls "$packabs"/*.tgz)"
+GO=$GO bash build/wasm-size.sh wasm/kontext.wasm
