@@ -14,11 +14,13 @@ import (
 // renderer (renderer/html, the goldmark package, the extensions'
 // renderers), which would cost the WASM engine more than the rest of this
 // package. For the node kinds below it writes what goldmark's renderer
-// writes with its default options (no raw HTML, no attributes), except for
-// link and image targets: only http, https, mailto, relative references
-// and #fragments are kept (goldmark keeps every scheme but a few), and a
-// code block's language becomes a class only when it is a plain token.
-// Nodes of any other kind write only their children.
+// writes with its default options (no raw HTML, no attributes;
+// parity_test.go compares them), except that link and image targets are
+// kept only for http, https, mailto, relative references and #fragments
+// (goldmark keeps every scheme but a few), a code block's language becomes
+// a class only when it is a plain token, and named character references
+// are left for the browser (see namedRef). Nodes of any other kind write
+// only their children.
 
 // htmlWriter writes the HTML of one document.
 type htmlWriter struct {
@@ -193,6 +195,11 @@ func (w *htmlWriter) string(n *ast.String) {
 }
 
 func (w *htmlWriter) codeSpan(n *ast.CodeSpan) {
+	// In a table cell, "\|" is a pipe that does not end the cell (GFM).
+	inCell := false
+	for p := n.Parent(); p != nil && !inCell; p = p.Parent() {
+		inCell = p.Kind() == kindTableCell
+	}
 	w.WriteString("<code>")
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 		var value []byte
@@ -203,11 +210,21 @@ func (w *htmlWriter) codeSpan(n *ast.CodeSpan) {
 			value = c.Value
 		}
 		// A line ending inside a code span is a space.
-		if v, ok := bytes.CutSuffix(value, []byte("\n")); ok {
-			w.raw(v)
+		nl := len(value) > 0 && value[len(value)-1] == '\n'
+		if nl {
+			value = value[:len(value)-1]
+		}
+		for inCell {
+			i := bytes.Index(value, []byte(`\|`))
+			if i < 0 {
+				break
+			}
+			w.raw(value[:i])
+			value = value[i+1:]
+		}
+		w.raw(value)
+		if nl {
 			w.WriteByte(' ')
-		} else {
-			w.raw(value)
 		}
 	}
 	w.WriteString("</code>")

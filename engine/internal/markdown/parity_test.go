@@ -76,6 +76,7 @@ func parityCorpus(t *testing.T) map[string]string {
 		"wiki":          "See [[2026-01-12-money]] and [[x-y|the label]] and [[ a | b ]].\n",
 		"raw html":      "<div>\nblock\n</div>\n\ninline <b>b</b> <!-- c --> text\n\n<script>\nx()\n</script>\n",
 		"tables":        "| a | b | c | d |\n|:--|--:|:-:|---|\n| 1 | 2 | 3 | 4 |\n| *x* | `y` | [z](#z) |\n| e | f | g | h | i |\n\nText before\n| h |\n| - |\n| b \\| c |\n\na | b\n--|--\nc | d\n",
+		"pipes in code": "| `a\\|b` | `c` \\| d |\n|---|---|\n| `\\|` | x |\n\n`e\\|f` outside a table\n",
 		"not tables":    "| a | b |\n|---|\n\n|x|\n\n| a |\n|:-:-|\n",
 		"unicode":       "Ünïcødé — “quotes” 日本語 *強調* emoji 🎉\n",
 		"nul":           "a\x00b `c\x00d`\n",
