@@ -268,7 +268,7 @@ func applySuggestions(ctx context.Context, g *factory, r *api.SuggestPathsResult
 			best = math.Max(best, gl.Confidence)
 		}
 		if len(globs) == 0 {
-			reason := "no suggestion"
+			reason := "no suggestion (nothing in its text or history points to other paths)"
 			if best >= 0 {
 				reason = fmt.Sprintf("no suggestion at or above %.2f (the best is %.2f)", min, best)
 			}
