@@ -205,3 +205,23 @@ func toStrings(v any) []string {
 	}
 	return out
 }
+
+func TestSetPathsKeysRuleFilesByFile(t *testing.T) {
+	e, w := open(t)
+	rule := "---\ndescription: Release checklist\nalwaysApply: false\n---\n# Release\n\nBump the version.\n"
+	if err := util.WriteFile(w.fs, ".cursor/rules/release.mdc", []byte(rule), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	call(t, e, "setup", `{}`)
+	res := call(t, e, "drafts.set_paths", `{"operation_id":"r-1","entry_id":".cursor/rules/release.mdc","add":["scripts/release/**"]}`)
+	if res["key"] != ".cursor/rules/release.mdc" || res["entry"].(map[string]any)["paths_source"] != "overlay" {
+		t.Fatalf("rule file: %v", res)
+	}
+	if after, _ := util.ReadFile(w.fs, ".cursor/rules/release.mdc"); string(after) != rule {
+		t.Fatal("the rule file was edited")
+	}
+	g := call(t, e, "entries.governing", `{"paths":["scripts/release/tag.sh"]}`)
+	if es := g["entries"].([]any); len(es) != 1 {
+		t.Fatalf("governing: %v", g)
+	}
+}
