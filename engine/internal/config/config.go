@@ -200,14 +200,14 @@ func ParseAt(file string, text []byte, storage string) (*Config, error) {
 		}
 	}
 	if fc.Index.MaxCommits != nil {
-		if *fc.Index.MaxCommits < 1 {
-			return nil, bad("index", "max_commits", "must be at least 1")
+		if *fc.Index.MaxCommits < 1 || *fc.Index.MaxCommits > 10_000_000 {
+			return nil, bad("index", "max_commits", "must be between 1 and 10000000")
 		}
 		c.MaxCommits = *fc.Index.MaxCommits
 	}
 	if fc.Brief.BudgetLines != nil {
-		if *fc.Brief.BudgetLines < 1 {
-			return nil, bad("brief", "budget_lines", "must be at least 1")
+		if *fc.Brief.BudgetLines < 1 || *fc.Brief.BudgetLines > 1_000_000 {
+			return nil, bad("brief", "budget_lines", "must be between 1 and 1000000")
 		}
 		c.BudgetLines = *fc.Brief.BudgetLines
 	}
