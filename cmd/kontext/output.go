@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"syscall"
 
 	"github.com/itchyny/gojq"
 	"golang.org/x/term"
@@ -59,25 +58,26 @@ func (o *out) Write(p []byte) (int, error) {
 	o.lines += bytes.Count(p[:n], []byte("\n"))
 	if err != nil {
 		o.err = err
-		o.broken = errors.Is(err, syscall.EPIPE)
+		o.broken = readerGone(err)
 	}
 	return n, err
 }
 
 // finish turns a failed stream into the exit code: a reader that went away
-// ends quietly; any other failure reports how much got through.
+// ends quietly with 0 (it asked for no more); any other failure (disk full)
+// exits 1 with one line naming the stream and how much got through.
 func (o *out) finish(stderr io.Writer, code int, total int) int {
 	if o.err == nil {
 		return code
 	}
 	if o.broken {
-		return code
+		return exitOK
 	}
 	lost := "the rest"
 	if total > o.lines {
 		lost = fmt.Sprint(total - o.lines)
 	}
-	fmt.Fprintf(stderr, "kontext: writing the output failed after %d lines (%s lost): %v\n", o.lines, lost, o.err)
+	fmt.Fprintf(stderr, "kontext: writing the output failed: stdout: %d lines written, %s lost: %v\n", o.lines, lost, o.err)
 	return exitFailed
 }
 
