@@ -26,6 +26,7 @@ type out struct {
 	lines  int // complete lines written
 	err    error
 	broken bool // the reader went away (EPIPE)
+	human  *neutraliser // set for human text: control characters are neutralised
 }
 
 func newOut(w io.Writer, g *factory) *out {
@@ -54,6 +55,23 @@ func (o *out) Write(p []byte) (int, error) {
 	if o.err != nil {
 		return 0, o.err
 	}
+	if o.human != nil {
+		if _, err := o.write(o.human.feed(p, false)); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	return o.write(p)
+}
+
+// flush writes what the neutraliser still holds (the end of human text).
+func (o *out) flush() {
+	if o.human != nil && o.err == nil {
+		o.write(o.human.feed(nil, true))
+	}
+}
+
+func (o *out) write(p []byte) (int, error) {
 	n, err := o.w.Write(p)
 	o.lines += bytes.Count(p[:n], []byte("\n"))
 	if err != nil {
@@ -86,7 +104,11 @@ func (o *out) paint(code, s string) string {
 	if !o.color || s == "" {
 		return s
 	}
-	return "\x1b[" + code + "m" + s + "\x1b[0m"
+	esc := "\x1b"
+	if o.human != nil {
+		esc = o.human.mark // the neutraliser lets exactly these through
+	}
+	return esc + "[" + code + "m" + s + esc + "[0m"
 }
 
 // fit cuts s to n display columns (terminals only), marking the cut.
