@@ -25,7 +25,7 @@ type out struct {
 	width  int // 0 = unlimited (not a terminal)
 	lines  int // complete lines written
 	err    error
-	broken bool // the reader went away (EPIPE)
+	broken bool         // the reader went away (EPIPE)
 	human  *neutraliser // set for human text: control characters are neutralised
 }
 
