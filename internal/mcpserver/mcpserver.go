@@ -102,7 +102,7 @@ func (h *handler) engine(input []byte) (*engine.Engine, error) {
 	if e, ok := h.engines[key]; ok {
 		return e, nil
 	}
-	e, err := native.Open(dir)
+	e, err := native.OpenWith(dir, native.Options{Application: "mcp"}) // looks: by application:mcp
 	if err != nil {
 		return nil, err // not cached: the directory may appear later
 	}
