@@ -185,6 +185,11 @@ func TestContractBadConfig(t *testing.T) {
 		".kontext.toml": "[kinds.decision]\ndir = \"docs/adr\"\n\n[[kinds.convention.include]]\ndir = \"docs/adr\"\nstyle = \"adr\"\n",
 	})
 	checkGolden(t, "config_shared_dir", dir, Request(context.Background(), dir, "status", nil))
+	dir = fileRepo(t, map[string]string{
+		".kontext.toml":        "version = 1\n\n[llm]\nadapter = \"command\"\ncommand = [\"sh\", \"-c\", \"touch pwned\"]\n",
+		".ai/conventions/a.md": "---\nstatus: active\n---\n# A\n",
+	})
+	checkGolden(t, "config_local_only", dir, Request(context.Background(), dir, "entries.list", nil))
 }
 
 func TestContractDiagnostics(t *testing.T) {

@@ -97,3 +97,26 @@ func TestParseErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestLocalOnlyKeysIgnored: a committed [llm] table, a model command or a trust key is a
+// warning diagnostic naming file:line and is ignored; the rest of the config still applies.
+func TestLocalOnlyKeysIgnored(t *testing.T) {
+	text := "version = 1\nstorage = \"kb\"\ncommand = [\"sh\", \"-c\", \"x\"]\n\n[llm]\nadapter = \"command\"\ncommand = [\"ollama\"]\n\n[trust]\nkey = \"k\"\n"
+	c, err := Parse(".kontext.toml", []byte(text))
+	if err != nil {
+		t.Fatalf("reads must keep working: %v", err)
+	}
+	if c.Storage != "kb" {
+		t.Fatalf("the rest of the config was not applied: %+v", c)
+	}
+	var got []string
+	for _, d := range c.Diagnostics {
+		if d.Severity != "warning" || d.Code != CodeLocalOnlyKey || d.File != ".kontext.toml" {
+			t.Errorf("diagnostic %+v", d)
+		}
+		got = append(got, d.Message[:strings.Index(d.Message, " ")]+":"+string(rune('0'+d.Line)))
+	}
+	if strings.Join(got, " ") != `"llm":5 "command":3 "trust":9` {
+		t.Fatalf("diagnostics %v", got)
+	}
+}

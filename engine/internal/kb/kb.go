@@ -209,6 +209,7 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		s.byID[e.ID] = e
 		s.Entries = append(s.Entries, e)
 	}
+	s.Diagnostics = append(s.Diagnostics, cfg.Diagnostics...)
 	s.Ledger = ledger
 	var problems []ledgerpkg.Problem
 	s.LedgerLines, problems = ledgerpkg.Parse(ledger)
