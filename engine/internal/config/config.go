@@ -150,7 +150,7 @@ func ParseAt(file string, text []byte, storage string) (*Config, error) {
 	c.Path = file
 	for _, k := range []struct {
 		key, section string
-		set         bool
+		set          bool
 	}{{"llm", "llm", fc.LLM != nil}, {"model", "", fc.Model != nil}, {"command", "", fc.Command != nil}, {"trust", "trust", fc.Trust != nil}} {
 		if !k.set {
 			continue
