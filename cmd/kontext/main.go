@@ -77,6 +77,8 @@ func init() {
 			"kontext new convention \"Log with slog\" --path 'src/**/*.go'", runNewCmd},
 		{"supersede", "<id> \"<new title>\" [--path P]…", "stage a new entry that supersedes id",
 			"kontext supersede 0003 \"Use PostgreSQL\"", runSupersedeCmd},
+		{"extend", "<id> \"<text>\" [--dry-run]", "add text verbatim under ## Added <today> to a convention, learning or incident, staged (the rest of the file unchanged)",
+			"kontext extend 2026-08-28-log-with-slog \"Use slog.Group for request attributes.\"", runExtendCmd},
 		{"retire", "<id> --reason \"…\"", "mark an entry deprecated with a ## Retired note, staged",
 			"kontext retire 2026-01-12-export-runs-in-api-process --reason \"replaced by the CronJob\"", runRetireCmd},
 		{"verify", "<id> [--because \"…\"]", "run the entry's pinned verify command; ledger line staged (exit 3 when it fails or times out)",

@@ -36,6 +36,7 @@ func Operations() []engine.Operation {
 		row("drafts.retire", runRetire).Returning(&api.StageResult{}),
 		row("drafts.set_verify", runSetVerify).Returning(&api.StageResult{}),
 		row("drafts.verify", runVerify),
+		row("drafts.extend", runExtend),
 		row("operations.get", runOperationsGet),
 	}, inbox.Operations(func(e *engine.Engine) inbox.Tx { return &draft{e} })...)
 }

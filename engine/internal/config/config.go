@@ -61,6 +61,11 @@ type Config struct {
 	MaxCommits  int
 	BudgetLines int
 	Path        string // the file it came from; "" for defaults
+	// LocalOnlyLine is the line of an [llm] table in the committed file (0
+	// when there is none). Model selection is local configuration only: a
+	// cloned repository must never make a machine run a command or call a
+	// host, so the table is ignored and readers report a warning.
+	LocalOnlyLine int
 }
 
 // Defaults returns the built-in configuration.
@@ -105,6 +110,8 @@ type fileConfig struct {
 	Brief struct {
 		BudgetLines *int `toml:"budget_lines"`
 	} `toml:"brief"`
+	// LLM is accepted only to be ignored (see Config.LocalOnlyLine).
+	LLM map[string]any `toml:"llm"`
 }
 
 type fileKind struct {
@@ -211,6 +218,9 @@ func ParseAt(file string, text []byte, storage string) (*Config, error) {
 		}
 		c.BudgetLines = *fc.Brief.BudgetLines
 	}
+	if fc.LLM != nil {
+		c.LocalOnlyLine = firstLLMLine(text)
+	}
 	seen := map[string]string{}
 	for _, s := range c.Sources() {
 		who := s.Kind
@@ -284,6 +294,18 @@ func lineOf(text []byte, section, key string) int {
 			if k, _, ok := strings.Cut(t, "="); ok && strings.TrimSpace(k) == key {
 				return i + 1
 			}
+		}
+	}
+	return 1
+}
+
+// firstLLMLine finds the first line that opens an [llm…] table or sets an
+// llm key inline (1 when none is found).
+func firstLLMLine(text []byte) int {
+	for i, line := range strings.Split(string(text), "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[llm") || strings.HasPrefix(t, "llm") {
+			return i + 1
 		}
 	}
 	return 1

@@ -216,6 +216,10 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		s.Diagnostics = append(s.Diagnostics, entry.Diagnostic{File: cfg.Ledger(), Line: p.Line, Severity: "warning", Code: "bad_ledger_line",
 			Message: p.Message + "; the line is ignored (the ledger is append-only: add a corrected line)"})
 	}
+	if cfg.LocalOnlyLine > 0 {
+		s.Diagnostics = append(s.Diagnostics, entry.Diagnostic{File: cfg.Path, Line: cfg.LocalOnlyLine, Severity: "warning", Code: CodeLocalOnlyConfig,
+			Message: "[llm] in the committed configuration is ignored: a model adapter or command is chosen only in local configuration (KONTEXT_LLM, <git-dir>/kontext/config.toml or the user config); move the table there"})
+	}
 	sort.Slice(s.Skipped, func(i, j int) bool { return s.Skipped[i].File < s.Skipped[j].File })
 	s.Overlay = overlay
 	var ov *Overlay

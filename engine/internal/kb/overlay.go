@@ -32,6 +32,9 @@ const OverlayFile = "paths.toml"
 const (
 	CodeBadOverlay          = "bad_overlay"
 	CodeOverlayUnknownEntry = "overlay_unknown_entry"
+	// CodeLocalOnlyConfig: the committed config sets [llm], which only
+	// local configuration may set.
+	CodeLocalOnlyConfig = "local_only_config"
 )
 
 // Paths sources of an entry (paths_source).
