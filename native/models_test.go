@@ -190,3 +190,95 @@ func TestContractModels(t *testing.T) {
 		})
 	}
 }
+
+// TestModelCacheAndRedaction: a second identical question is answered from
+// the cache; a changed compared entry asks again; what is sent is redacted.
+func TestModelCacheAndRedaction(t *testing.T) {
+	noModelEnv(t)
+	dir := testrepo.Demo(t)
+	log := useStubModel(t, "")
+	in := []byte(`{"text":"VAT rounding per line; ask ops@example.com, password=hunter2","llm":true}`)
+	related := func() map[string]any {
+		t.Helper()
+		var env struct {
+			OK     bool
+			Result struct {
+				Model map[string]any
+			}
+			Error any
+		}
+		if err := json.Unmarshal(Request(context.Background(), dir, "entries.related", in), &env); err != nil || !env.OK {
+			t.Fatalf("related: %v %v", err, env.Error)
+		}
+		return env.Result.Model
+	}
+	if m := related(); m["asked"] != true || m["cached"] != false {
+		t.Fatalf("first call: %v", m)
+	}
+	if m := related(); m["asked"] != false || m["cached"] != true {
+		t.Fatalf("second call: %v", m)
+	}
+	// The compared entry changes: the prompt (and key) changes, asked again.
+	f := filepath.Join(dir, ".ai/decisions/2026-01-14-vat-is-rounded-per-line.md")
+	data, _ := os.ReadFile(f)
+	os.WriteFile(f, append(data, []byte("\nAlso for credit notes.\n")...), 0o644)
+	if m := related(); m["asked"] != true {
+		t.Fatalf("after a change: %v", m)
+	}
+	sent, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(sent), "ops@example.com") || strings.Contains(string(sent), "hunter2") {
+		t.Fatalf("a secret reached the model: %s", sent)
+	}
+	if !strings.Contains(string(sent), "[redacted:email]") || !strings.Contains(string(sent), "[redacted:password_assignment]") {
+		t.Fatalf("the redaction markers are missing from what was sent: %s", sent)
+	}
+	// What is sent: the task, the prompt file, the text and the compared
+	// entries, and the schema — nothing else.
+	var req map[string]any
+	first, _, _ := strings.Cut(string(sent), "\n")
+	if err := json.Unmarshal([]byte(first), &req); err != nil {
+		t.Fatal(err)
+	}
+	if len(req) != 3 || req["task"] != "related" || !strings.HasPrefix(req["prompt"].(string), "kontext prompt related v1") {
+		t.Fatalf("request = %v", req)
+	}
+	if strings.Contains(string(sent), "$ref") {
+		t.Fatal("a schema sent to the model has $ref")
+	}
+}
+
+// TestCommittedLLMConfigIgnored: a committed [llm] never selects an
+// adapter; reads keep working and report a warning.
+func TestCommittedLLMConfigIgnored(t *testing.T) {
+	noModelEnv(t)
+	dir := fileRepo(t, map[string]string{
+		".kontext.toml": "version = 1\n\n[llm]\nadapter = \"command\"\ncommand = [\"sh\", \"-c\", \"touch pwned\"]\n",
+		".ai/learnings/2026-01-01-a.md": "---\nstatus: active\ndate: 2026-01-01\n---\n# A\n\nBody.\n",
+	})
+	var st struct {
+		Result struct {
+			LLM struct {
+				Selected bool
+			}
+			Diagnostics int
+		}
+	}
+	json.Unmarshal(Request(context.Background(), dir, "status", nil), &st)
+	if st.Result.LLM.Selected || st.Result.Diagnostics != 1 {
+		t.Fatalf("status: %+v", st)
+	}
+	env := string(Request(context.Background(), dir, "entries.list", nil))
+	if !strings.Contains(env, `"code":"local_only_config"`) || !strings.Contains(env, `"line":3`) || !strings.Contains(env, `"title":"A"`) {
+		t.Fatalf("entries.list: %s", env)
+	}
+	env = string(Request(context.Background(), dir, "drafts.extract", []byte(`{"text":"x"}`)))
+	if !strings.Contains(env, "model_unavailable") {
+		t.Fatalf("extract: %s", env)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+		t.Fatal("the committed command ran")
+	}
+}
