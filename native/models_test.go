@@ -255,7 +255,7 @@ func TestModelCacheAndRedaction(t *testing.T) {
 func TestCommittedLLMConfigIgnored(t *testing.T) {
 	noModelEnv(t)
 	dir := fileRepo(t, map[string]string{
-		".kontext.toml": "version = 1\n\n[llm]\nadapter = \"command\"\ncommand = [\"sh\", \"-c\", \"touch pwned\"]\n",
+		".kontext.toml":                 "version = 1\n\n[llm]\nadapter = \"command\"\ncommand = [\"sh\", \"-c\", \"touch pwned\"]\n",
 		".ai/learnings/2026-01-01-a.md": "---\nstatus: active\ndate: 2026-01-01\n---\n# A\n\nBody.\n",
 	})
 	var st struct {

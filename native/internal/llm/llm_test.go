@@ -302,4 +302,3 @@ func TestLocalConfigSelection(t *testing.T) {
 		t.Fatalf("broken: %+v", st)
 	}
 }
-
