@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -280,5 +284,75 @@ func TestCommittedLLMConfigIgnored(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
 		t.Fatal("the committed command ran")
+	}
+}
+
+// TestReadmeRecipes runs every model recipe of the README against local
+// stubs: an OpenAI-compatible server on 127.0.0.1 (its URL substituted for
+// base_url) and the scripted command model (substituted for command).
+func TestReadmeRecipes(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(testrepo.Root(), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" {
+			http.NotFound(w, r)
+			return
+		}
+		if r.Header.Get("Authorization") != "" && r.Header.Get("Authorization") != "Bearer sk-recipe-test" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		content := `{"kind":"learning","title":"Excel needs a BOM in CSV exports","summary":"s","body":"Write the BOM first.","paths":[]}`
+		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"content": content}}}})
+	}))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Listener = l
+	srv.Start()
+	defer srv.Close()
+	baseURL := regexp.MustCompile(`(?m)^base_url = "[^"]*"`)
+	command := regexp.MustCompile(`(?m)^command = \[[^\n]*\]`)
+	blocks := regexp.MustCompile("<!-- recipe: (\\w+) -->\n```toml\n((?s:.*?))```").FindAllStringSubmatch(string(readme), -1)
+	if len(blocks) < 3 {
+		t.Fatalf("%d recipes found in the README, want the two openai ones and the command one", len(blocks))
+	}
+	for i, b := range blocks {
+		t.Run(fmt.Sprintf("%d-%s", i, b[1]), func(t *testing.T) {
+			noModelEnv(t)
+			dir := testrepo.Demo(t)
+			text := b[2]
+			switch b[1] {
+			case "openai":
+				text = baseURL.ReplaceAllString(text, `base_url = "`+srv.URL+`/v1"`)
+				t.Setenv("OPENAI_API_KEY", "sk-recipe-test")
+			case "command":
+				useStubModel(t, "")
+				t.Setenv("KONTEXT_LLM", "")
+				t.Setenv("KONTEXT_LLM_COMMAND", "")
+				exe, _ := os.Executable()
+				argv, _ := json.Marshal([]string{exe, "-test.run=^$"})
+				text = command.ReplaceAllString(text, "command = "+string(argv))
+			}
+			gitDir := strings.TrimSpace(testrepo.Git(t, dir, "rev-parse", "--absolute-git-dir"))
+			os.MkdirAll(filepath.Join(gitDir, "kontext"), 0o755)
+			if err := os.WriteFile(filepath.Join(gitDir, "kontext", "config.toml"), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var st struct {
+				Result struct{ LLM map[string]any }
+			}
+			json.Unmarshal(Request(context.Background(), dir, "status", nil), &st)
+			if st.Result.LLM["available"] != true || st.Result.LLM["adapter"] != b[1] {
+				t.Fatalf("status.llm = %v", st.Result.LLM)
+			}
+			env := string(Request(context.Background(), dir, "drafts.formalize", []byte(`{"entry":{"kind":"learning","title":"csv bom","body":"excel needs the bom"},"llm":true}`)))
+			if !strings.Contains(env, `"ok":true`) || !strings.Contains(env, `"asked":true`) || !strings.Contains(env, `"title":"Excel needs a BOM in`) {
+				t.Fatalf("formalize: %s", env)
+			}
+		})
 	}
 }
