@@ -1093,7 +1093,7 @@ export interface StageEntry {
 export interface StageInput {
   /** Another worktree or repository to read (overrides -C). Native surfaces only. */
   dir?: string;
-  /** The new entry (or pass candidate_id). */
+  /** The new entry (or pass candidate_id). With candidate_id: another wording of the candidate (e.g. from drafts.formalize); the fields it sets replace the candidate's. */
   entry?: StageEntry;
   /** Promote this inbox candidate. */
   candidate_id?: string;
