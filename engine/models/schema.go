@@ -2,6 +2,7 @@ package models
 
 import (
 	"fmt"
+	"sort"
 	"unicode/utf8"
 )
 
@@ -47,7 +48,14 @@ func validate(s map[string]any, v any, at string) error {
 				return fmt.Errorf("%s has no %q", at, r)
 			}
 		}
-		for k, x := range o {
+		// Sorted, so the first problem named is the same on every run.
+		keys := make([]string, 0, len(o))
+		for k := range o {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			x := o[k]
 			ps, ok := props[k].(map[string]any)
 			if !ok {
 				return fmt.Errorf("%s has the unknown field %q", at, k)
