@@ -8,8 +8,9 @@ import (
 	"github.com/yuin/goldmark/text"
 )
 
-// GFM tables and strikethrough. Goldmark's extension package is not
-// imported: importing it links goldmark's whole HTML renderer (its package
+// GFM tables. (GFM strikethrough is not parsed: ~~text~~ stays text; the
+// parser cost more of the WASM engine's 2 MiB budget than is left.)
+// Goldmark's extension package is not imported: importing it links goldmark's whole HTML renderer (its package
 // initialisation builds the default Markdown converter), which the WASM
 // engine cannot afford.
 
@@ -153,34 +154,3 @@ func tableRow(src []byte, seg text.Segment, aligns []string, header bool) *node 
 	}
 	return row
 }
-
-// strikethroughParser reads ~text~ and ~~text~~ as <del>.
-type strikethroughParser struct{}
-
-func (*strikethroughParser) Trigger() []byte { return []byte{'~'} }
-
-func (*strikethroughParser) Parse(_ ast.Node, block text.Reader, pc parser.Context) ast.Node {
-	before := block.PrecendingCharacter()
-	line, segment := block.PeekLine()
-	d := parser.ScanDelimiter(line, before, 1, &tildes{})
-	if d == nil || d.OriginalLength > 2 || before == '~' {
-		return nil
-	}
-	d.Segment = segment.WithStop(segment.Start + d.OriginalLength)
-	block.Advance(d.OriginalLength)
-	pc.PushDelimiter(d)
-	return d
-}
-
-func (*strikethroughParser) CloseBlock(ast.Node, parser.Context) {}
-
-// tildes is the delimiter processor of strikethrough.
-type tildes struct{}
-
-func (*tildes) IsDelimiter(b byte) bool { return b == '~' }
-
-func (*tildes) CanOpenCloser(opener, closer *parser.Delimiter) bool {
-	return opener.Char == closer.Char
-}
-
-func (*tildes) OnMatch(int) ast.Node { return newNode(kindDel) }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/util"
@@ -276,7 +275,7 @@ func (w *htmlWriter) title(title []byte) {
 	}
 }
 
-// gfm writes this package's own nodes: wiki links, tables, strikethrough.
+// gfm writes this package's own nodes: wiki links and tables.
 func (w *htmlWriter) gfm(n *node, entering bool) ast.WalkStatus {
 	switch n.kind {
 	case kindWikiLink:
@@ -288,8 +287,6 @@ func (w *htmlWriter) gfm(n *node, entering bool) ast.WalkStatus {
 			w.WriteString(`</a>`)
 		}
 		return ast.WalkSkipChildren
-	case kindDel:
-		w.pair(entering, "<del>", "</del>")
 	case kindTable:
 		w.pair(entering, "<table>\n", "</table>\n")
 	case kindTableHead:
@@ -388,8 +385,8 @@ func (w *htmlWriter) raw(s []byte) {
 }
 
 // escaped writes Markdown text escaped: a backslash before punctuation is
-// dropped, numeric character references (&#123; &#x1F;) are resolved and
-// named ones (&copy;) are kept for the browser.
+// dropped, and character references (&copy; &#123;) are kept for the
+// browser (see charRef).
 func (w *htmlWriter) escaped(s []byte) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -398,10 +395,7 @@ func (w *htmlWriter) escaped(s []byte) {
 			i++
 			w.raw(s[i : i+1])
 		case c == '&':
-			if r, size := charRef(s[i:]); size > 0 {
-				w.raw(utf8.AppendRune(nil, r))
-				i += size - 1
-			} else if size := namedRef(s[i:]); size > 0 {
+			if size := charRef(s[i:]); size > 0 {
 				w.Write(s[i : i+size])
 				i += size - 1
 			} else {
@@ -413,40 +407,28 @@ func (w *htmlWriter) escaped(s []byte) {
 	}
 }
 
-// charRef reads the numeric character reference at the start of s
-// ("&#123;" or "&#x1F;") and returns its character and length; size 0
-// when s does not start with one. The search for ';' is bounded, so text
-// full of '&' stays linear.
-func charRef(s []byte) (r rune, size int) {
-	end := bytes.IndexByte(s[:min(len(s), 12)], ';')
-	if end < 3 || s[1] != '#' {
-		return 0, 0
-	}
-	digits, base, maxDigits := s[2:end], 10, 7
-	if digits[0] == 'x' || digits[0] == 'X' {
-		digits, base, maxDigits = digits[1:], 16, 6
-	}
-	if len(digits) == 0 || len(digits) > maxDigits {
-		return 0, 0
-	}
-	v, err := strconv.ParseUint(string(digits), base, 32)
-	if err != nil {
-		return 0, 0
-	}
-	return util.ToValidRune(rune(v)), end + 1
-}
-
-// namedRef returns the length of the named character reference ("&copy;")
-// at the start of s, or 0. Render writes these as they are, for the
-// browser to resolve: goldmark's table of HTML5 entity names would cost
-// the WASM engine more than this whole package. The longest name
-// ("&CounterClockwiseContourIntegral;") bounds the search for ';'.
-func namedRef(s []byte) int {
+// charRef returns the length of the character reference ("&copy;",
+// "&#123;", "&#x1F;") at the start of s, or 0. Render writes references
+// as they are, for the browser to resolve: goldmark's table of HTML5
+// entity names would cost the WASM engine more than this whole package.
+// The longest name ("&CounterClockwiseContourIntegral;") bounds the
+// search for ';', so text full of '&' stays linear.
+func charRef(s []byte) int {
 	end := bytes.IndexByte(s[:min(len(s), 40)], ';')
 	if end < 2 {
 		return 0
 	}
-	for _, c := range s[1:end] {
+	name := s[1:end]
+	if name[0] == '#' {
+		name = name[1:]
+		if len(name) > 0 && (name[0] == 'x' || name[0] == 'X') {
+			name = name[1:]
+		}
+		if len(name) == 0 || len(name) > 7 {
+			return 0
+		}
+	}
+	for _, c := range name {
 		if !util.IsAlphaNumeric(c) {
 			return 0
 		}
@@ -454,30 +436,20 @@ func namedRef(s []byte) int {
 	return end + 1
 }
 
-// urlEscape is a link target as goldmark resolves it: backslash escapes,
-// then numeric references resolved, then percent-encoded. Of the named
-// references only &amp; is resolved (see namedRef); any other stays
-// literal text of the URL.
+// urlEscape is a link target as goldmark resolves it (backslash escapes
+// dropped, &amp; resolved, then percent-encoded), except that other
+// character references stay literal text of the URL (see charRef).
 func urlEscape(dest []byte) []byte {
-	var un, out []byte
+	out := make([]byte, 0, len(dest))
 	for i := 0; i < len(dest); i++ {
 		if dest[i] == '\\' && i+1 < len(dest) && util.IsPunct(dest[i+1]) {
-			i++
+			i++ // the escaped character itself is appended below
+		} else if bytes.HasPrefix(dest[i:], []byte("&amp;")) {
+			i += len("&amp") // the ';' is skipped, '&' appended
+			out = append(out, '&')
+			continue
 		}
-		un = append(un, dest[i])
-	}
-	for i := 0; i < len(un); i++ {
-		if un[i] == '&' {
-			if r, size := charRef(un[i:]); size > 0 {
-				out = utf8.AppendRune(out, r)
-				i += size - 1
-				continue
-			}
-			if bytes.HasPrefix(un[i:], []byte("&amp;")) {
-				i += len("&amp;") - 1
-			}
-		}
-		out = append(out, un[i])
+		out = append(out, dest[i])
 	}
 	return percentEncode(out)
 }

@@ -1,5 +1,5 @@
 // Package markdown renders entry bodies (Markdown) to HTML for display:
-// CommonMark plus GFM tables and strikethrough, parsed by goldmark (the
+// CommonMark plus GFM tables, parsed by goldmark (the
 // parser the engine already uses to read entries) and written by this
 // package's own small HTML writer (html.go), which keeps goldmark's
 // renderer out of the WASM engine.
@@ -52,13 +52,12 @@ type Result struct {
 	Plain bool `json:"plain"`
 }
 
-// md is goldmark's parser with GFM tables and strikethrough (gfm.go) and
+// md is goldmark's parser with GFM tables (gfm.go) and
 // [[id]] links (wikilink.go).
 var md = parser.NewParser(
 	parser.WithBlockParsers(blockParsers()...),
 	parser.WithInlineParsers(append(parser.DefaultInlineParsers(),
-		util.Prioritized(&wikiLinkParser{}, 199),
-		util.Prioritized(&strikethroughParser{}, 500))...),
+		util.Prioritized(&wikiLinkParser{}, 199))...),
 	parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(),
 		// Before link references (100) and tables (200) read the paragraph.
 		util.Prioritized(&longParagraph{}, 10),

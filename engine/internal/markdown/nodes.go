@@ -3,7 +3,7 @@ package markdown
 import "github.com/yuin/goldmark/ast"
 
 // node is every kind of node this package adds to goldmark's AST: wiki
-// links, GFM tables (table, header, row, cell) and strikethrough. One Go
+// links and GFM tables (table, header, row, cell). One Go
 // type serves them all because each node type costs the WASM engine its
 // own copy of goldmark's base node methods (about 6 KB of code per type).
 type node struct {
@@ -22,11 +22,10 @@ var (
 	kindTableHead = ast.NewNodeKind("TableHeader")
 	kindTableRow  = ast.NewNodeKind("TableRow")
 	kindTableCell = ast.NewNodeKind("TableCell")
-	kindDel       = ast.NewNodeKind("Strikethrough")
 )
 
 func newNode(kind ast.NodeKind) *node {
-	return &node{kind: kind, inline: kind == kindWikiLink || kind == kindDel}
+	return &node{kind: kind, inline: kind == kindWikiLink}
 }
 
 func (n *node) Kind() ast.NodeKind { return n.kind }

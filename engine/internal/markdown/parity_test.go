@@ -28,7 +28,7 @@ var goldmarkHTML = goldmark.New(
 		parser.WithInlineParsers(append(parser.DefaultInlineParsers(), util.Prioritized(&wikiLinkParser{}, 199))...),
 		parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(), util.Prioritized(&longParagraph{}, 10))...),
 	)),
-	goldmark.WithExtensions(extension.Table, extension.Strikethrough),
+	goldmark.WithExtensions(extension.Table),
 	goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(wikiLinkHTML{}, 500))),
 )
 
@@ -44,10 +44,10 @@ func (wikiLinkHTML) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	})
 }
 
-var namedRefs = regexp.MustCompile(`&[A-Za-z][A-Za-z0-9]*;`)
+var namedRefs = regexp.MustCompile(`&(?:[A-Za-z][A-Za-z0-9]*|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});`)
 
-// resolved is out with the named character references Render leaves to
-// the browser resolved the way goldmark's renderer resolves them.
+// resolved is out with the character references Render leaves to the
+// browser resolved the way goldmark's renderer resolves them.
 func resolved(out string) string {
 	return namedRefs.ReplaceAllStringFunc(out, func(ref string) string {
 		switch ref {
