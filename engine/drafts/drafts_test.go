@@ -45,6 +45,16 @@ func (w *fakeWriter) WriteFile(rel string, data []byte) error {
 	return util.WriteFile(w.fs, rel, data, 0o644)
 }
 
+func (w *fakeWriter) Remove(rel string) error {
+	if !w.locked {
+		panic("Remove outside the write lock")
+	}
+	if _, err := w.fs.Lstat(rel); err != nil {
+		return nil
+	}
+	return w.fs.Remove(rel)
+}
+
 func (w *fakeWriter) MkdirAll(rel string) error {
 	if !w.locked {
 		panic("MkdirAll outside the write lock")

@@ -432,8 +432,16 @@ func (e *draft) planNew(ctx context.Context, st *engine.State, se *api.StageEntr
 	if old, err := util.ReadFile(fs, target); err == nil && string(old) != string(data) {
 		return nil, "", nil, apierr.New(apierr.OperationConflict, "%s already exists with other content; pick another requested_path or title", target)
 	}
+	// Checked before anything is planned: a file kontext could not read
+	// back is bad input, never a stored plan.
+	if len(data) > entry.MaxFileSize {
+		return nil, "", nil, jsonin.Errorf("entry.body", "makes an entry file of %d bytes; entry files are limited to %d bytes (1 MiB): shorten it or link to the details", len(data), entry.MaxFileSize)
+	}
 	parsed, _ := entry.Parse(target, data, entry.Source{Kind: kind, Style: style})
-	if parsed == nil || parsed.Title != title || parsed.ID != id {
+	if parsed == nil || parsed.Title != title {
+		return nil, "", nil, jsonin.Errorf("entry.title", "%q does not read back as the same title once written (Markdown heading markers?); pass plain text", title)
+	}
+	if parsed.ID != id {
 		return nil, "", nil, apierr.New(apierr.OperationFailed, "the rendered entry does not read back as written; please report it with the input")
 	}
 	files = append([]change{{path: target, data: data, isNew: true}}, files...)

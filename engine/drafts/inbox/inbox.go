@@ -27,6 +27,7 @@ import (
 	"github.com/kontext/kontext/engine/internal/jsonin"
 	"github.com/kontext/kontext/engine/internal/match"
 	"github.com/kontext/kontext/engine/internal/redact"
+	"github.com/kontext/kontext/engine/internal/render"
 )
 
 // This file owns the local inbox: drafts.capture, inbox.list, inbox.drop,
@@ -389,7 +390,23 @@ func runCapture(ctx context.Context, e *box, in *api.CaptureInput) (any, error) 
 		return nil, err
 	}
 	fp := e.tx.Fingerprint(in)
-	return e.tx.Receipted(ctx, w, "drafts.capture", in.OperationID, fp, func() (any, error) {
+	// Redaction is CPU work on untrusted text: it runs before the lock, so
+	// one large capture never holds every other writer up.
+	pre := map[string]int{}
+	red := struct {
+		title, summary, body, source string
+		quotes                       []string
+	}{title: inboxRedact(strings.TrimSpace(in.Entry.Title), pre), summary: inboxRedact(in.Entry.Summary, pre), body: inboxRedact(in.Entry.Body, pre)}
+	for _, ev := range in.Entry.Evidence {
+		red.quotes = append(red.quotes, inboxRedact(ev.Quote, pre))
+	}
+	if in.Source != "" {
+		red.source = inboxRedact(in.Source, pre)
+	}
+	if err := stageable(in.Entry.Kind, red.title, red.summary, red.body); err != nil {
+		return nil, err
+	}
+	return e.tx.Receipted(ctx, w, "drafts.capture", in.OperationID, fp, func(w engine.Writer) (any, error) {
 		st, err := e.Read(ctx)
 		if err != nil {
 			return nil, err
@@ -402,16 +419,16 @@ func runCapture(ctx context.Context, e *box, in *api.CaptureInput) (any, error) 
 			return nil, err
 		}
 		counts := map[string]int{}
-		en.Title = inboxRedact(en.Title, counts)
-		en.Summary = inboxRedact(en.Summary, counts)
-		en.Body = inboxRedact(en.Body, counts)
+		for k, n := range pre {
+			counts[k] = n
+		}
+		en.Title, en.Summary, en.Body = red.title, red.summary, red.body
 		for i := range en.Evidence {
-			en.Evidence[i].Quote = inboxRedact(en.Evidence[i].Quote, counts)
+			en.Evidence[i].Quote = red.quotes[i]
 		}
 		var source *string
 		if in.Source != "" {
-			s := inboxRedact(in.Source, counts)
-			source = &s
+			source = &red.source
 		}
 		evidence := e.inboxEvidence(ctx, en.Evidence)
 		now := e.inboxStamp()
@@ -638,9 +655,12 @@ type Tx interface {
 	Writer() (engine.Writer, error)
 	// Locally runs a change of local state under the write lock.
 	Locally(ctx context.Context, change func(w engine.Writer) error) error
-	// Receipted runs write under the lock with the replay/receipt
-	// protocol when operationID is set.
-	Receipted(ctx context.Context, w engine.Writer, op, operationID, fp string, write func() (any, error)) (any, error)
+	// Receipted runs write under the lock with the replay/plan/receipt
+	// protocol when operationID is set. write plans: its local state
+	// changes through the Writer it is given are collected, stored with
+	// the plan and applied after it returns; a write that fails stores
+	// nothing.
+	Receipted(ctx context.Context, w engine.Writer, op, operationID, fp string, write func(w engine.Writer) (any, error)) (any, error)
 	// Fingerprint is the stable hash of an input.
 	Fingerprint(v any) string
 }
@@ -730,4 +750,30 @@ func strp(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// stageable refuses a capture that could never be staged: an entry file
+// over the size limit, or a title that does not read back as itself once
+// written (a title of only heading markers such as "###").
+func stageable(kind, title, summary, body string) error {
+	k, ok := entry.NormalizeKind(kind)
+	if !ok || title == "" {
+		return nil // inboxCheckEntry names the field
+	}
+	return Stageable(k, title, summary, body)
+}
+
+// Stageable checks that an entry with this title, summary and body renders
+// to a file kontext can read back: at most entry.MaxFileSize bytes, with
+// the same title (invalid_input otherwise).
+func Stageable(kind, title, summary, body string) error {
+	data := render.Frontmatter(render.Entry{Title: title, Status: "active", Date: "2006-01-02", Summary: strings.TrimSpace(summary), Body: body})
+	if len(data) > entry.MaxFileSize {
+		return jsonin.Errorf("entry.body", "makes an entry file of %d bytes; entry files are limited to %d bytes (1 MiB): shorten it or link to the details", len(data), entry.MaxFileSize)
+	}
+	parsed, _ := entry.Parse(kind+"/x.md", data, entry.Source{Kind: kind, Style: entry.StyleFrontmatter})
+	if parsed == nil || parsed.Title != title {
+		return jsonin.Errorf("entry.title", "%q does not read back as the same title once written (Markdown heading markers or leading/trailing spaces?); pass plain text", title)
+	}
+	return nil
 }

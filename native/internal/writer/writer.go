@@ -133,7 +133,10 @@ func (w *Writer) checkInside(clean, abs string) error {
 		real, err := filepath.EvalSymlinks(dir)
 		if err == nil {
 			if !within(realRoot, real) {
-				return apierr.Invalid("path %q resolves outside the repository (through a symbolic link)", clean)
+				return apierr.Invalid("path %q resolves outside the repository (through a symbolic link); kontext writes only inside the worktree", clean)
+			}
+			if w.inGitDir(realRoot, real) {
+				return apierr.Invalid("path %q resolves into the .git directory (through a symbolic link); kontext never writes there", clean)
 			}
 			break
 		}
@@ -148,6 +151,43 @@ func (w *Writer) checkInside(clean, abs string) error {
 	if fi, err := os.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		return apierr.Invalid("path %q is a symbolic link", clean)
 	}
+	return nil
+}
+
+// inGitDir reports whether the resolved path real lies in a git directory
+// of this worktree: <root>/.git, the git dir or the common dir (wherever
+// they resolve to).
+func (w *Writer) inGitDir(realRoot, real string) bool {
+	for _, d := range []string{filepath.Join(realRoot, ".git"), w.gitDir, w.commonDir} {
+		if rd, err := filepath.EvalSymlinks(d); err == nil {
+			d = rd
+		}
+		if within(d, real) {
+			return true
+		}
+	}
+	return false
+}
+
+// Remove deletes the repo-relative file rel (confined like WriteFile); a
+// missing file is no error. Only the rollback of a write that could not
+// be staged removes files.
+func (w *Writer) Remove(rel string) error {
+	clean, abs, err := w.resolve(rel)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Lstat(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil || !fi.Mode().IsRegular() {
+		return apierr.New(apierr.OperationFailed, "%s is not a regular file; it was not removed", clean)
+	}
+	if err := os.Remove(abs); err != nil {
+		return apierr.Wrap(apierr.OperationFailed, err, "removing %s", clean)
+	}
+	syncDir(filepath.Dir(abs))
 	return nil
 }
 
