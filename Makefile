@@ -127,6 +127,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzIndexEqualsNaive -fuzztime 60s ./engine/internal/match
 	$(GO) test -run '^$$' -fuzz FuzzTokenize -fuzztime 60s ./engine/internal/search
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 60s ./engine/internal/jsonin
+	$(GO) test -run '^$$' -fuzz FuzzText -fuzztime 60s ./engine/internal/redact
+	$(GO) test -run '^$$' -fuzz FuzzLinear -fuzztime 60s ./engine/internal/redact
 
 clean:
 	rm -rf bin $(DEMO) $(WASM_BUILD) wasm/kontext.wasm wasm/kontext.wasm.gz wasm/wasm_exec.js web/app.js $(ASSETS)/web $(ASSETS)/engine

@@ -90,6 +90,9 @@ func Text(s string) (string, map[string]int) {
 		var b strings.Builder
 		last, pos := 0, 0
 		for pos < len(s) {
+			if searched != nil {
+				searched()
+			}
 			loc := r.re.FindStringSubmatchIndex(s[pos:])
 			if loc == nil {
 				break
@@ -100,9 +103,9 @@ func Text(s string) (string, map[string]int) {
 				}
 			}
 			// A search that resumes inside a word must not see a word
-			// boundary there.
+			// boundary there; no match starts anywhere else in this word.
 			if loc[0] == pos && pos > 0 && isWord(s[pos-1]) && isWord(s[pos]) {
-				pos = next(s, pos)
+				pos = wordEnd(s, pos)
 				continue
 			}
 			m := make([]string, len(loc)/2)
@@ -112,7 +115,13 @@ func Text(s string) (string, map[string]int) {
 				}
 			}
 			if r.ok != nil && !r.ok(m) {
-				pos = next(s, loc[0])
+				// Resuming one rune later would find the same vetoed value
+				// again from every later start inside this word or key
+				// (quadratic on "a.a.a…_password=="): resume after them.
+				pos = wordEnd(s, loc[0])
+				if r.keep > 0 {
+					pos = max(pos, loc[2*r.keep+1])
+				}
 				continue
 			}
 			start := loc[0]
@@ -140,6 +149,23 @@ func Text(s string) (string, map[string]int) {
 func isWord(c byte) bool {
 	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
+
+// wordEnd is the index after the word (ASCII letters, digits, _) that
+// starts at i, or of the next rune when none starts there.
+func wordEnd(s string, i int) int {
+	j := i
+	for j < len(s) && isWord(s[j]) {
+		j++
+	}
+	if j == i {
+		return next(s, i)
+	}
+	return j
+}
+
+// searched, when set (tests), is called before every search of a rule:
+// the tests count searches instead of timing them.
+var searched func()
 
 // next is the index of the rune after the one at i.
 func next(s string, i int) int {

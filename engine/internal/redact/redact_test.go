@@ -1,10 +1,12 @@
 package redact
 
 import (
+	"flag"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Fake secrets of every kind, built at run time so that no secret scanner
@@ -140,5 +142,61 @@ func FuzzText(f *testing.F) {
 			t.Fatalf("not idempotent:\n%q\n%q", got, again)
 		}
 		_ = fmt.Sprint(counts)
+	})
+}
+
+// searchesOf counts the rule searches Text makes on s.
+func searchesOf(s string) int {
+	n := 0
+	searched = func() { n++ }
+	defer func() { searched = nil }()
+	Text(s)
+	return n
+}
+
+// Inputs that made Text quadratic: every rejected match restarted the
+// search one rune later, and each search scans the rest of the input. The
+// number of searches must not grow with the input (each search is linear),
+// so these count searches instead of timing them.
+func TestSearchesDoNotGrowWithInput(t *testing.T) {
+	shapes := map[string]func(n int) string{
+		"word then vetoed value": func(n int) string { return strings.Repeat("a", n) + "_password==" },
+		"dotted key":             func(n int) string { return strings.Repeat("a.", n) + "password==" },
+		"dashed key":             func(n int) string { return strings.Repeat("a-", n) + "secret: [redacted:x]" },
+		"git remote":             func(n int) string { return strings.Repeat("b", n) + "git@example.com" },
+		"bare bearer":            func(n int) string { return strings.Repeat("x", n) + " Bearer abcdefghijklmnopqrstuvwxyz" },
+	}
+	for name, shape := range shapes {
+		small, large := searchesOf(shape(1000)), searchesOf(shape(8000))
+		if large > small {
+			t.Errorf("%s: %d searches for 1000 units, %d for 8000: redaction is not linear", name, small, large)
+		}
+	}
+}
+
+// FuzzLinear runs Text on repeated units (the shape of every quadratic
+// input found so far), at most 64 KiB. Under `make fuzz` an input slower
+// than the bound fails and is kept in testdata/fuzz as a slow input; a
+// plain `go test` runs the seeds without timing them.
+func FuzzLinear(f *testing.F) {
+	f.Add("a", uint16(10000), "_password==")
+	f.Add("a.", uint16(5000), "password==")
+	f.Add("x ", uint16(5000), "git@example.com")
+	f.Add(`"private_key": "[redacted:x]`, uint16(1000), `"`)
+	f.Add("Bearer ", uint16(3000), "abcdefghijklmnopqrstuvwxyz")
+	fuzzing := flag.Lookup("test.fuzz") != nil && flag.Lookup("test.fuzz").Value.String() != ""
+	f.Fuzz(func(t *testing.T, unit string, reps uint16, tail string) {
+		if len(unit) == 0 || len(unit)*int(reps)+len(tail) > 64<<10 {
+			return
+		}
+		in := strings.Repeat(unit, int(reps)) + tail
+		start := time.Now()
+		got, _ := Text(in)
+		if took := time.Since(start); fuzzing && took > 2*time.Second {
+			t.Fatalf("slow input: %d bytes took %v (unit %q ×%d, tail %q)", len(in), took, unit, reps, tail)
+		}
+		if again, _ := Text(got); again != got {
+			t.Fatalf("not idempotent on %q", in)
+		}
 	})
 }
