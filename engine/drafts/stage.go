@@ -176,9 +176,15 @@ func (e *draft) cleanRequested(p string) (string, error) {
 	if p == "" || strings.Contains(p, "\\") || strings.HasPrefix(p, "/") || filepath.IsAbs(p) || (len(p) > 1 && p[1] == ':') {
 		return "", jsonin.Errorf("requested_path", "%q must be a repo-relative path with / separators", raw)
 	}
+	if strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return "", jsonin.Errorf("requested_path", "%q contains a NUL or control character", raw)
+	}
 	for _, seg := range strings.Split(strings.TrimSuffix(p, "/"), "/") {
 		if seg == ".." {
 			return "", jsonin.Errorf("requested_path", "%q leaves the kind directory (..)", raw)
+		}
+		if strings.EqualFold(seg, ".git") {
+			return "", jsonin.Errorf("requested_path", "%q goes through .git; kontext never writes into the git directory", raw)
 		}
 	}
 	p = path.Clean(p)

@@ -136,6 +136,18 @@ func (e *draft) checkRoot(r *receipt, operationID string) error {
 func incomplete(r *receipt, operationID string) error {
 	err := apierr.New(apierr.OperationIncomplete, "operation %q was planned but never finished; resume it with the same input (or operation_id and fingerprint)", operationID)
 	err.Extra = map[string]any{"operation": r.Operation, "fingerprint": r.Fingerprint}
+	if r.Plan != nil {
+		// The exact files of the stored plan: the retry (same operation_id
+		// and fingerprint) writes exactly these.
+		files := []string{}
+		for _, f := range r.Plan.Files {
+			files = append(files, f.Path)
+		}
+		err.Extra["resumable"] = true
+		err.Extra["files"] = files
+	} else {
+		err.Extra["resumable"] = false
+	}
 	return err
 }
 
