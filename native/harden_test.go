@@ -187,3 +187,35 @@ func TestBadPathsAreInvalidInput(t *testing.T) {
 		}
 	}
 }
+
+func TestSetupThroughLinksIsDiagnosed(t *testing.T) {
+	outside := t.TempDir()
+	for name, link := range map[string]func(r *repo) string{
+		"absolute inside": func(r *repo) string { os.Mkdir(filepath.Join(r.dir, "know"), 0o755); return filepath.Join(r.dir, "know") },
+		"outside":         func(r *repo) string { return outside },
+		"relative out":    func(r *repo) string { return "../x" },
+	} {
+		r := newRepo(t)
+		if err := os.Symlink(link(r), filepath.Join(r.dir, ".ai")); err != nil {
+			t.Fatal(err)
+		}
+		if c := errCode(r.call("setup", `{}`)); c != "invalid_input" {
+			t.Errorf("%s: setup through the linked .ai: %s, want invalid_input", name, c)
+		}
+		if _, err := os.Lstat(filepath.Join(r.dir, ".kontext.toml")); err == nil {
+			t.Errorf("%s: setup wrote .kontext.toml before refusing", name)
+		}
+		for _, d := range []string{filepath.Join(r.dir, "know"), outside} {
+			if entries, _ := os.ReadDir(d); len(entries) > 0 {
+				t.Errorf("%s: setup created %s/%s", name, d, entries[0].Name())
+			}
+		}
+	}
+	r := newRepo(t)
+	cfg := filepath.Join(outside, "k.toml")
+	os.WriteFile(cfg, []byte("version = 1\nstorage = \"kb\"\n"), 0o644)
+	os.Symlink(cfg, filepath.Join(r.dir, ".kontext.toml"))
+	if c := errCode(r.call("status", `{}`)); c != "invalid_input" {
+		t.Fatalf("a configuration linked outside the repository was ignored silently: %s", c)
+	}
+}
