@@ -7,7 +7,7 @@ DEMO := .demo
 export GIT_CONFIG_GLOBAL := /dev/null
 export GIT_CONFIG_NOSYSTEM := 1
 
-.PHONY: build assets web demo test tools vet wasm-check wasm test-wasm test-web bench fuzz generate clean
+.PHONY: build assets web demo test tools vet wasm-check wasm test-wasm test-web bench fuzz stress generate clean
 
 # A static binary (no cgo): it starts about a millisecond faster than one
 # that loads libc, and it runs on any Linux. (go test -race keeps cgo.)
@@ -120,6 +120,14 @@ generate:
 bench: assets
 	@if [ ! -d node_modules/playwright-core ]; then PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund; fi
 	$(GO) run ./bench
+
+# Crash and race proof of the writes (not part of make test, which runs a
+# small version of the same Go test): ≥ 100 kills (fault points of a
+# -tags faultinject build and SIGKILL of child processes) across stage,
+# capture, confirm and retire, 20 concurrent writers and same-id races, in
+# temp repositories only; the table goes into bench/results.md.
+stress:
+	KONTEXT_STRESS=full KONTEXT_STRESS_OUT=$(CURDIR)/bench/results.md $(GO) test -count=1 -timeout 20m -run '^TestStress$$' -v ./native
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseFrontmatter -fuzztime 60s ./engine/internal/entry

@@ -191,9 +191,12 @@ func TestBadPathsAreInvalidInput(t *testing.T) {
 func TestSetupThroughLinksIsDiagnosed(t *testing.T) {
 	outside := t.TempDir()
 	for name, link := range map[string]func(r *repo) string{
-		"absolute inside": func(r *repo) string { os.Mkdir(filepath.Join(r.dir, "know"), 0o755); return filepath.Join(r.dir, "know") },
-		"outside":         func(r *repo) string { return outside },
-		"relative out":    func(r *repo) string { return "../x" },
+		"absolute inside": func(r *repo) string {
+			os.Mkdir(filepath.Join(r.dir, "know"), 0o755)
+			return filepath.Join(r.dir, "know")
+		},
+		"outside":      func(r *repo) string { return outside },
+		"relative out": func(r *repo) string { return "../x" },
 	} {
 		r := newRepo(t)
 		if err := os.Symlink(link(r), filepath.Join(r.dir, ".ai")); err != nil {

@@ -230,6 +230,7 @@ func (w *Writer) WriteFile(rel string, data []byte) error {
 		}
 		mode = fi.Mode().Perm()
 	}
+	RemoveStaleTemps(abs) // WriteFile runs under the write lock
 	if err := AtomicWrite(abs, data, mode); err != nil {
 		return apierr.Wrap(apierr.OperationFailed, err, "writing %s", clean)
 	}
@@ -271,6 +272,23 @@ func AtomicWrite(abs string, data []byte, mode fs.FileMode) error {
 	ok = true
 	syncDir(dir)
 	return nil
+}
+
+// RemoveStaleTemps removes the temporary files AtomicWrite left for abs
+// when a writer was killed between creating one and the rename. Only a
+// caller holding the kontext write lock calls it: then no other writer
+// has a temporary file of abs in flight.
+func RemoveStaleTemps(abs string) {
+	stale, _ := filepath.Glob(filepath.Join(filepath.Dir(abs), "."+globEscape(filepath.Base(abs))+".kontext-tmp-*"))
+	for _, p := range stale {
+		os.Remove(p)
+	}
+}
+
+// globEscape quotes the pattern characters of a file name.
+func globEscape(name string) string {
+	r := strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`)
+	return r.Replace(name)
 }
 
 // syncDir fsyncs a directory so a rename in it is durable (best effort:
