@@ -544,6 +544,10 @@ func runInboxDrop(ctx context.Context, e *box, in *api.InboxDropInput) (*api.Inb
 	if err := inboxOneLine("reason", in.Reason, 500); err != nil {
 		return nil, err
 	}
+	reason := ""
+	if in.Reason != "" {
+		reason = inboxRedact(in.Reason, map[string]int{}) // before the lock
+	}
 	c, err := e.inboxChange(ctx, in.ID, func(c *api.InboxCandidate) (bool, error) {
 		switch c.State {
 		case inboxDismissed:
@@ -551,10 +555,7 @@ func runInboxDrop(ctx context.Context, e *box, in *api.InboxDropInput) (*api.Inb
 		case inboxPromoted:
 			return false, apierr.New(apierr.OperationConflict, "candidate %s was already promoted to an entry; retire the entry instead", c.ID)
 		}
-		ev := api.InboxEvent{At: e.inboxStamp(), Event: "dismissed"}
-		if in.Reason != "" {
-			ev.Reason = inboxRedact(in.Reason, map[string]int{})
-		}
+		ev := api.InboxEvent{At: e.inboxStamp(), Event: "dismissed", Reason: reason}
 		c.State = inboxDismissed
 		c.History = append(c.History, ev)
 		return true, nil
@@ -611,6 +612,7 @@ func runInboxChallenge(ctx context.Context, e *box, in *api.InboxChallengeInput)
 		notes  []string
 		counts = map[string]int{}
 	)
+	because = inboxRedact(because, counts) // before the lock: CPU work on untrusted text
 	err := e.tx.Locally(ctx, func(w engine.Writer) error {
 		st, err := e.Read(ctx)
 		if err != nil {
@@ -620,7 +622,6 @@ func runInboxChallenge(ctx context.Context, e *box, in *api.InboxChallengeInput)
 		if err != nil {
 			return err
 		}
-		because = inboxRedact(because, counts)
 		blob := st.Snap.Blobs[en.File]
 		extra := map[string]any{"against": en.ID, "against_revision": strp(st.Head), "against_blob": strp(blob), "because": because}
 		title := "Challenge: " + en.Title
