@@ -225,7 +225,7 @@ func TestInboxCaptureListDrop(t *testing.T) {
 	}
 }
 
-func errOf(t *testing.T, e *engine.Engine, op, input string) string {
+func codeOf(t *testing.T, e *engine.Engine, op, input string) string {
 	t.Helper()
 	var env struct {
 		Error struct {
@@ -252,7 +252,7 @@ func TestBadInputStoresNoPlan(t *testing.T) {
 		{"drafts.stage", `{"operation_id":"s-2","entry":{"kind":"learning","title":"Big","body":"` + strings.Repeat("y", 1<<20) + `"}}`},
 		{"drafts.confirm", `{"operation_id":"f-1","id":"missing"}`},
 	} {
-		if code := errOf(t, e, c.op, c.in); code == "" || code == "operation_failed" || code == "operation_incomplete" {
+		if code := codeOf(t, e, c.op, c.in); code == "" || code == "operation_failed" || code == "operation_incomplete" {
 			t.Errorf("%s %.60s: %q, want an input error", c.op, c.in, code)
 		}
 	}
@@ -266,14 +266,14 @@ func TestFailedStageRollsBackAndResumes(t *testing.T) {
 	call(t, e, "setup", `{}`)
 	w.failStage = errors.New("index.lock held")
 	in := `{"operation_id":"op-r","entry":{"kind":"learning","title":"Roll back"}}`
-	if code := errOf(t, e, "drafts.stage", in); code == "" {
+	if code := codeOf(t, e, "drafts.stage", in); code == "" {
 		t.Fatal("stage succeeded although staging failed")
 	}
 	target := ".ai/learnings/2026-03-04-roll-back.md"
 	if _, err := w.fs.Stat(target); err == nil {
 		t.Fatalf("%s stays in the worktree after the failed stage", target)
 	}
-	if code := errOf(t, e, "operations.get", `{"operation_id":"op-r"}`); code != "operation_incomplete" {
+	if code := codeOf(t, e, "operations.get", `{"operation_id":"op-r"}`); code != "operation_incomplete" {
 		t.Fatalf("operations.get: %q, want operation_incomplete (a resumable plan)", code)
 	}
 	w.failStage = nil
