@@ -146,6 +146,7 @@ export interface AmendResult {
   evidence: unknown[];
   related_entries: unknown[];
   resolved_challenges: unknown[];
+  related_model?: RelatedModel;
   amended: string;
 }
 
@@ -301,6 +302,7 @@ export interface CaptureResult {
   redactions: Record<string, number>;
   evidence: EvidenceResult[];
   related_entries: Candidate[];
+  related_model?: RelatedModel;
 }
 
 export interface Change {
@@ -914,6 +916,11 @@ export interface RelatedInput {
   llm?: unknown;
 }
 
+export interface RelatedModel {
+  relations: Relation[];
+  model: ModelUse | null;
+}
+
 export interface RelatedResult {
   candidates: Candidate[];
   snapshot: string;
@@ -1146,6 +1153,7 @@ export interface StageResult {
   evidence: unknown[];
   related_entries: unknown[];
   resolved_challenges: unknown[];
+  related_model?: RelatedModel;
 }
 
 export interface StatusInput {

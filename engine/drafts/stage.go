@@ -48,6 +48,7 @@ func runStage(ctx context.Context, e *draft, in *api.StageInput) (any, error) {
 	var candName string
 	var evidence []api.EvidenceResult
 	var related []api.Candidate
+	var relatedModel *api.RelatedModel
 	plan := func(st *engine.State) ([]change, string, []string, error) {
 		se := in.Entry
 		if in.CandidateID != "" {
@@ -71,7 +72,7 @@ func runStage(ctx context.Context, e *draft, in *api.StageInput) (any, error) {
 		}
 		files, target, notes, err := e.planNew(ctx, st, &copied, refs, in.RequestedPath, in.Source)
 		if err == nil {
-			related, _ = inbox.Related(ctx, e.Engine, copied.Title+"\n"+copied.Body, copied.Paths, copied.Supersedes)
+			related, relatedModel, _ = inbox.Related(ctx, e.Engine, engine.DraftText(copied.Title, copied.Summary, copied.Body), copied.Paths, copied.Supersedes)
 		}
 		return files, target, notes, err
 	}
@@ -83,6 +84,15 @@ func runStage(ctx context.Context, e *draft, in *api.StageInput) (any, error) {
 			if c.ID != res.Entry.ID {
 				res.RelatedEntries = append(res.RelatedEntries, c)
 			}
+		}
+		if relatedModel != nil {
+			m := &api.RelatedModel{Relations: []api.Relation{}, Model: relatedModel.Model}
+			for _, r := range relatedModel.Relations {
+				if r.ID == "" || r.ID != res.Entry.ID {
+					m.Relations = append(m.Relations, r)
+				}
+			}
+			res.RelatedModel = m
 		}
 		resolved, err := e.resolveChallenges(e.Options().Writer, res.Entry.Supersedes, res.Entry.ID)
 		if err != nil {

@@ -278,8 +278,9 @@ func inboxCandID(v any) string {
 	return "cand-" + hex.EncodeToString(h[:])[:12]
 }
 
-// inboxRelated maps entries.related for a candidate (same logic, same shape).
-func (e *box) inboxRelated(ctx context.Context, text string, paths, exclude []string) ([]api.Candidate, error) {
+// inboxRelated maps entries.related for a candidate (same logic, same
+// shape), with a cached model answer's relations (never asking).
+func (e *box) inboxRelated(ctx context.Context, text string, paths, exclude []string) ([]api.Candidate, *api.RelatedModel, error) {
 	var pos []string
 	for _, p := range paths {
 		if !strings.HasPrefix(p, "!") {
@@ -287,18 +288,20 @@ func (e *box) inboxRelated(ctx context.Context, text string, paths, exclude []st
 		}
 	}
 	if strings.TrimSpace(text) == "" && len(pos) == 0 {
-		return []api.Candidate{}, nil
+		return []api.Candidate{}, nil, nil
 	}
-	in, _ := json.Marshal(api.RelatedInput{Text: text, Paths: pos, ExcludeIDs: exclude})
-	res, err := e.Do(ctx, "entries.related", in)
+	rr, err := e.DraftRelated(ctx, &api.RelatedInput{Text: text, Paths: pos, ExcludeIDs: exclude})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	rr, ok := res.(*api.RelatedResult)
-	if !ok || rr.Candidates == nil {
-		return []api.Candidate{}, nil
+	if rr == nil || rr.Candidates == nil {
+		return []api.Candidate{}, nil, nil
 	}
-	return rr.Candidates, nil
+	var m *api.RelatedModel
+	if rr.Model != nil {
+		m = &api.RelatedModel{Relations: rr.Relations, Model: rr.Model}
+	}
+	return rr.Candidates, m, nil
 }
 
 // inboxLoad reads a candidate of this worktree's inbox; unknown ids
@@ -462,11 +465,11 @@ func runCapture(ctx context.Context, e *box, in *api.CaptureInput) (any, error) 
 				notes = append(notes, "the quote of "+ev.Ref+" was not found there")
 			}
 		}
-		related, err := e.inboxRelated(ctx, en.Title+"\n"+en.Summary+"\n"+en.Body, en.Paths, nil)
+		related, model, err := e.inboxRelated(ctx, engine.DraftText(en.Title, en.Summary, en.Body), en.Paths, nil)
 		if err != nil {
 			return nil, err
 		}
-		return &api.CaptureResult{Candidate: stored, Notes: notes, Redactions: counts, Evidence: evidence, RelatedEntries: related}, nil
+		return &api.CaptureResult{Candidate: stored, Notes: notes, Redactions: counts, Evidence: evidence, RelatedEntries: related, RelatedModel: model}, nil
 	})
 }
 
@@ -731,7 +734,7 @@ func ParseRef(ref string) error {
 }
 
 // Related lists entries similar to a new insight (text and paths).
-func Related(ctx context.Context, e *engine.Engine, text string, paths, exclude []string) ([]api.Candidate, error) {
+func Related(ctx context.Context, e *engine.Engine, text string, paths, exclude []string) ([]api.Candidate, *api.RelatedModel, error) {
 	return (&box{Engine: e}).inboxRelated(ctx, text, paths, exclude)
 }
 
