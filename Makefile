@@ -22,16 +22,14 @@ web: wasm
 	$(GO) run ./build/webbundle
 
 # The assets internal/review embeds with go:embed: the built console →
-# internal/review/assets/web/, the engine → .../assets/engine/ (gitignored
-# copies; only the placeholder README is committed, so a fresh clone builds
-# and vets without them).
+# internal/review/assets/web/, the engine → .../assets/engine/. They are
+# committed, so `go build ./cmd/kontext` and `go install …/cmd/kontext@v`
+# give a working `kontext review`; TestAssetsUpToDate fails when they are
+# stale. Needs only Go (the wasm build and esbuild's Go API).
 ASSETS := internal/review/assets
 
-assets: web
-	rm -rf $(ASSETS)/web $(ASSETS)/engine
-	mkdir -p $(ASSETS)/web $(ASSETS)/engine
-	cp web/index.html web/style.css web/app.js $(ASSETS)/web/
-	cp wasm/kontext.wasm.gz $(ASSETS)/engine/
+assets:
+	$(GO) run ./build/webbundle -assets
 
 # Build the demo repository (a real git repo under .demo/) and show which
 # entries govern a file, with rule and specificity.
@@ -101,7 +99,7 @@ test-wasm: wasm
 # End-to-end tests of the review console (web/) in headless Chromium:
 # playwright-core (root devDependency, never downloads a browser) drives
 # Debian's /usr/bin/chromium. Screenshots go to test-artifacts/web/.
-test-web: assets
+test-web: wasm assets
 	@if [ ! -d node_modules/playwright-core ]; then PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund; fi
 	@if [ ! -x /usr/bin/chromium ]; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y chromium; \
@@ -117,7 +115,7 @@ test-web: assets
 generate:
 	$(GO) generate ./engine
 
-bench: assets
+bench: wasm assets
 	@if [ ! -d node_modules/playwright-core ]; then PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund; fi
 	$(GO) run ./bench
 
@@ -129,4 +127,4 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 60s ./engine/internal/jsonin
 
 clean:
-	rm -rf bin $(DEMO) $(WASM_BUILD) wasm/kontext.wasm wasm/kontext.wasm.gz wasm/wasm_exec.js web/app.js $(ASSETS)/web $(ASSETS)/engine
+	rm -rf bin $(DEMO) $(WASM_BUILD) wasm/kontext.wasm wasm/kontext.wasm.gz wasm/wasm_exec.js web/app.js

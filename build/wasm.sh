@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 GO=${GO:-go}
 packdir=${1:-.wasm-build/pack}
 
-GOOS=js GOARCH=wasm "$GO" build -trimpath -ldflags='-s -w' -o wasm/kontext.wasm ./cmd/wasm
+GOOS=js GOARCH=wasm "$GO" build -trimpath -buildvcs=false -ldflags='-s -w' -o wasm/kontext.wasm ./cmd/wasm
 
 goroot=$("$GO" env GOROOT)
 exec_js="$goroot/lib/wasm/wasm_exec.js"
