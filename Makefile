@@ -7,7 +7,7 @@ DEMO := .demo
 export GIT_CONFIG_GLOBAL := /dev/null
 export GIT_CONFIG_NOSYSTEM := 1
 
-.PHONY: build assets web demo test tools vet wasm-check wasm test-wasm test-web bench fuzz generate clean
+.PHONY: build assets web demo test tools vet wasm-check wasm test-wasm test-web bench fuzz generate clean release
 
 # A static binary (no cgo): it starts about a millisecond faster than one
 # that loads libc, and it runs on any Linux. (go test -race keeps cgo.)
@@ -110,6 +110,18 @@ test-web: wasm assets
 	KONTEXT_REVIEW_BIN=$(CURDIR)/$(WASM_BUILD)/kontext-review KONTEXT_REVIEW_DEMO=$(CURDIR)/$(WASM_BUILD)/review-demo \
 	  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 node --test web/test/*.test.mjs
 
+# The release (build/release): kontext_<version>_<goos>_<goarch>.tar.gz
+# (.zip for Windows) for darwin, linux and windows × amd64, arm64, each with
+# the binary, licenses, README, completions, man page and manifest.json; the
+# npm package tarball; dist/manifest.json and dist/SHA256SUMS. Reproducible.
+# VERSION defaults to the v* tag on HEAD.
+VERSION ?= $(shell git describe --tags --exact-match --match 'v[0-9]*' 2>/dev/null | sed 's/^v//')
+
+release:
+	@if [ -z "$(VERSION)" ]; then echo "make release needs VERSION=x.y.z (or a v* tag on HEAD)"; exit 1; fi
+	KONTEXT_NPM_VERSION=$(VERSION) GO=$(GO) bash build/wasm.sh $(WASM_BUILD)/release-pack
+	$(GO) run ./build/release -version $(VERSION) -out dist -npm "$$(ls $(WASM_BUILD)/release-pack/*.tgz)"
+
 # Regenerates what comes from the API's Go types (engine/api): the input
 # schemas (engine/schemas.json) and wasm/index.d.ts.
 generate:
@@ -127,4 +139,4 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 60s ./engine/internal/jsonin
 
 clean:
-	rm -rf bin $(DEMO) $(WASM_BUILD) wasm/kontext.wasm wasm/kontext.wasm.gz wasm/wasm_exec.js web/app.js
+	rm -rf bin dist $(DEMO) $(WASM_BUILD) wasm/kontext.wasm wasm/kontext.wasm.gz wasm/wasm_exec.js web/app.js
