@@ -91,9 +91,37 @@ export interface Engine {
   changed(base: KnowledgeBase, head: KnowledgeBase): Envelope<ChangedResult>;
   /** Renders Markdown (an entry body) to safe HTML; throws KontextError when markdown is not a string. */
   render(markdown: string): Rendered;
+  /** Where a knowledge base keeps its files under a config (null = defaults); with paths, `reads` lists the entry files among them. */
+  layout(config?: string | null, paths?: string[] | null): Layout;
+  /** Node only: opens a directory on disk with the config's source resolution (working tree as it is). */
+  openDirectory(dir: string, options?: { revision?: string | null; now?: string | Date | null }): Promise<KnowledgeBase>;
+  /** Opens a kontext bundle's head (or base); refuses a newer major format (KontextError code unsupported_bundle). */
+  openBundle(bundle: Bundle | string, options?: { now?: string | Date | null; base?: boolean }): KnowledgeBase;
   /** KnowledgePolicy.inspect: parse one file's text under a config (null = defaults). */
   inspect(path: string, text: string, options?: { config?: string | null; storage?: string | null }): Envelope<CommittedEntry>;
 }
+
+export interface LayoutSource {
+  dir: string;
+  kind: string;
+  style: string;
+  read_only: boolean;
+}
+
+export interface Layout {
+  config_candidates: string[];
+  storage: string;
+  sources: LayoutSource[];
+  overlay: string;
+  ledger: string;
+  reads: string[];
+}
+
+/** The bundle format major version this package reads. */
+export declare const BUNDLE_MAJOR: 1;
+
+/** Throws KontextError unless doc is a bundle this package reads. */
+export declare function checkBundle(doc: unknown): asserts doc is Bundle;
 
 export declare function loadEngine(options?: LoadOptions): Promise<Engine>;
 
@@ -451,7 +479,6 @@ export interface DriftEntry {
   superseded_by: string[];
   extends: string[];
   links: Link[];
-  commits: string[];
   file: string;
   markdown: string;
   style: string;
