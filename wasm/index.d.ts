@@ -222,6 +222,7 @@ export interface BriefSection {
 
 export interface Bundle {
   schema: string;
+  format_version: string;
   generated_at: string;
   repository: BundleRepository;
   config: BundleConfig | null;
@@ -252,8 +253,10 @@ export interface BundleInput {
   dir?: string;
   /** Base revision; default: the drift base (entries.drift). */
   base?: string;
-  /** Head revision; default: HEAD plus the working tree. */
+  /** Head revision; default: HEAD (committed files only). */
   head?: string;
+  /** Include uncommitted knowledge files (HEAD plus the working tree) for local review; not with head. */
+  worktree?: boolean;
 }
 
 export interface BundleRepository {
@@ -262,6 +265,7 @@ export interface BundleRepository {
   base: string | null;
   base_source: string;
   dirty: boolean;
+  worktree: boolean;
 }
 
 export interface Candidate {

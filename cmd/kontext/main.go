@@ -85,7 +85,7 @@ func init() {
 			"kontext trust --verify 2026-01-14-vat-is-rounded-per-line", runTrustCmd},
 		{"brief", "[<path>…] [--diff <base>] [--budget-lines N] [--architecture]", "budgeted context for an agent or reviewer: governing rules in authority order, and what was left out",
 			"kontext brief src/billing/tax/vat.go --budget-lines 80", runBriefCmd},
-		{"bundle", "[--base R] [--head R] -o file.json", "write a knowledge bundle (kontext.bundle/v1) for the review console or the edge worker",
+		{"bundle", "[--base R] [--head R | --worktree] -o file.json", "write a knowledge bundle (kontext.bundle/v1) for the review console or the edge worker: committed, team-visible entries at HEAD (--worktree: uncommitted too)",
 			"kontext bundle --base origin/main -o bundle.json", runBundleCmd},
 		{"review", "[--base R] [--head R] [--port P] [--no-open] [--out file.html]", "the review console for this change: served on 127.0.0.1, or one self-contained HTML file",
 			"kontext review --out review.html", runReviewCmd},
