@@ -18,8 +18,8 @@ type Bundle struct {
 	// refuses a newer one), the minor goes up when fields are added.
 	FormatVersion string           `json:"format_version"`
 	GeneratedAt   string           `json:"generated_at"`
-	Repository  BundleRepository `json:"repository"`
-	Config      *BundleConfig    `json:"config"`
+	Repository    BundleRepository `json:"repository"`
+	Config        *BundleConfig    `json:"config"`
 	// Files are the knowledge files and the configuration at head (the
 	// working tree without a head revision), by repo-relative path.
 	Files map[string]string `json:"files"`
