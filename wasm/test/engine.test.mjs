@@ -53,7 +53,7 @@ test("abi", () => {
   assert.equal(abi.abi, 1);
   assert.match(abi.version, /^\d+\.\d+\.\d+/);
   assert.deepEqual(abi.operations, READ_SUBSET);
-  assert.deepEqual(abi.functions, ["abi", "open", "update", "close", "request", "changed", "inspect", "render"]);
+  assert.deepEqual(abi.functions, ["abi", "open", "update", "close", "request", "changed", "inspect", "render", "layout"]);
 });
 
 test("render: entry Markdown to safe HTML", () => {

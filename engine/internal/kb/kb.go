@@ -430,7 +430,6 @@ func readOptional(fs billy.Filesystem, name string) ([]byte, error) {
 	return data, nil
 }
 
-
 func displayDir(d string) string {
 	if d == "" {
 		return "the repository root"
