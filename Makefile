@@ -99,7 +99,7 @@ test-wasm: wasm
 # End-to-end tests of the review console (web/) in headless Chromium:
 # playwright-core (root devDependency, never downloads a browser) drives
 # Debian's /usr/bin/chromium. Screenshots go to test-artifacts/web/.
-test-web: wasm assets
+test-web: web assets
 	@if [ ! -d node_modules/playwright-core ]; then PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund; fi
 	@if [ ! -x /usr/bin/chromium ]; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y chromium; \
