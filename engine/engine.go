@@ -63,6 +63,10 @@ type Options struct {
 	// Operations are rows served besides the engine's reads: a native
 	// opener passes engine/drafts' write operations here.
 	Operations []Operation
+	// Models is the local model selection (native only; nil: none).
+	Models Models
+	// RelatedModel answers entries.related {llm} (native only).
+	RelatedModel RelatedModel
 }
 
 // Engine answers API requests over one repository or file set. It is safe

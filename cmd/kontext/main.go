@@ -77,6 +77,14 @@ func init() {
 			"kontext new convention \"Log with slog\" --path 'src/**/*.go'", runNewCmd},
 		{"supersede", "<id> \"<new title>\" [--path P]…", "stage a new entry that supersedes id",
 			"kontext supersede 0003 \"Use PostgreSQL\"", runSupersedeCmd},
+		{"related", "\"<text>\" [--path P]… [--llm]", "entries related to a new insight (wording, overlapping paths); --llm asks the local model how they relate",
+			"kontext related \"VAT is rounded per invoice\" --llm", runRelatedCmd},
+		{"extract", "[<file>|-] [--max N] [--source S]", "candidate entries a local model finds in a text (nothing written)",
+			"kontext extract review-thread.md --max 3", runExtractCmd},
+		{"revise", "<id> --objection \"…\"…", "a replacement draft from the local model that answers the objections (nothing written)",
+			"kontext revise 2026-01-14-vat-is-rounded-per-line --objection \"loses cents on long invoices\"", runReviseCmd},
+		{"extend", "<id> \"<text>\" [--dry-run]", "add text verbatim under ## Added <today> to a convention, learning or incident, staged (the rest of the file unchanged)",
+			"kontext extend 2026-08-28-log-with-slog \"Use slog.Group for request attributes.\"", runExtendCmd},
 		{"retire", "<id> --reason \"…\"", "mark an entry deprecated with a ## Retired note, staged",
 			"kontext retire 2026-01-12-export-runs-in-api-process --reason \"replaced by the CronJob\"", runRetireCmd},
 		{"verify", "<id> [--because \"…\"]", "run the entry's pinned verify command; ledger line staged (exit 3 when it fails or times out)",
@@ -289,7 +297,7 @@ func fail(g *factory, stderr io.Writer, err error) int {
 		io.WriteString(stderr, "\n")
 	} else {
 		ae := apierr.As(err)
-		fmt.Fprintf(stderr, "kontext: %s (%s)\n", strings.TrimSpace(ae.Message), ae.Code)
+		fmt.Fprintf(stderr, "kontext: %s (%s)\n", neutral(strings.TrimSpace(ae.Message)), ae.Code)
 	}
 	return exitFor(err)
 }

@@ -10,6 +10,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -26,14 +27,15 @@ import (
 // Serve runs an MCP server over newline-delimited JSON-RPC on in/out (the
 // stdio transport of `kontext mcp`) until the client disconnects or ctx is
 // done. dir is the default directory of every call (`kontext -C dir`).
+// A malformed line is answered and skipped (frames), never the end of the session.
 func Serve(ctx context.Context, dir string, in io.Reader, out io.Writer) error {
-	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
+	w := &lockedWriter{w: out}
+	pr, pw := io.Pipe()
+	go frames(in, pw, w)
+	defer pr.Close() // unblocks frames when the session ends first
+	t := &mcp.IOTransport{Reader: pr, Writer: w}
 	return New(dir).Run(ctx, t)
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // New returns the kontext MCP server with every tool registered; dir is the
 // default directory of its calls. Connect it to any mcp.Transport.
@@ -68,12 +70,86 @@ func (h *handler) tool(t tool) mcp.ToolHandler {
 		if err != nil {
 			return result(engine.ErrorEnvelope(err)), nil
 		}
+		formalize := string(bytes.TrimSpace(args["formalize"])) == "true"
 		op, input, err := t.request(args)
 		if err != nil {
 			return result(engine.ErrorEnvelope(err)), nil
 		}
+		if formalize && op == "drafts.stage" {
+			return result(h.prepareFormalized(ctx, input)), nil
+		}
 		return result(h.request(ctx, op, input)), nil
 	}
+}
+
+// prepareFormalized is ctx_prepare_commit with formalize: true. When a
+// model is selected and available, the candidate's entry is worded by
+// drafts.formalize and staged with that wording (drafts.stage
+// {candidate_id, entry}); otherwise it is staged as captured. A model
+// failure stages nothing.
+func (h *handler) prepareFormalized(ctx context.Context, input []byte) []byte {
+	e, err := h.engine(input)
+	if err != nil {
+		return engine.ErrorEnvelope(err)
+	}
+	var in map[string]json.RawMessage
+	if err := json.Unmarshal(input, &in); err != nil {
+		return engine.ErrorEnvelope(apierr.Invalid("ctx_prepare_commit: %v", err))
+	}
+	st, err := e.Status(ctx)
+	if err != nil {
+		return engine.ErrorEnvelope(err)
+	}
+	if !st.LLM.Available {
+		return e.Request(ctx, "drafts.stage", input) // no model: staged as captured
+	}
+	var id string
+	_ = json.Unmarshal(in["candidate_id"], &id)
+	var list struct {
+		Result struct {
+			Candidates []struct {
+				ID    string          `json:"id"`
+				Entry json.RawMessage `json:"entry"`
+			} `json:"candidates"`
+		} `json:"result"`
+	}
+	_ = json.Unmarshal(e.Request(ctx, "inbox.list", mustJSON(map[string]any{"dir": in["dir"], "state": "pending"})), &list)
+	var cand json.RawMessage
+	for _, c := range list.Result.Candidates {
+		if c.ID == id {
+			cand = c.Entry
+		}
+	}
+	if cand == nil {
+		return e.Request(ctx, "drafts.stage", input) // drafts.stage names what is wrong
+	}
+	var entry map[string]json.RawMessage
+	_ = json.Unmarshal(cand, &entry)
+	// drafts.formalize takes the wording fields; the candidate keeps the rest.
+	words := map[string]json.RawMessage{}
+	for _, k := range []string{"kind", "title", "body", "summary", "paths", "tags"} {
+		if v, ok := entry[k]; ok {
+			words[k] = v
+		}
+	}
+	env := e.Request(ctx, "drafts.formalize", mustJSON(map[string]any{"dir": in["dir"], "entry": words, "llm": true}))
+	var f struct {
+		OK     bool `json:"ok"`
+		Result struct {
+			Entry map[string]json.RawMessage `json:"entry"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(env, &f); err != nil || !f.OK {
+		return env // the model's failure; nothing is staged
+	}
+	staged := map[string]json.RawMessage{}
+	for _, k := range []string{"kind", "title", "summary", "body", "paths"} {
+		if v, ok := f.Result.Entry[k]; ok {
+			staged[k] = v
+		}
+	}
+	in["entry"] = mustJSON(staged)
+	return e.Request(ctx, "drafts.stage", mustJSON(in))
 }
 
 // request is native.Request over the server's cached engines.
@@ -101,7 +177,7 @@ func (h *handler) engine(input []byte) (*engine.Engine, error) {
 	if e, ok := h.engines[key]; ok {
 		return e, nil
 	}
-	e, err := native.Open(dir)
+	e, err := native.OpenWith(dir, native.Options{Application: "mcp"}) // looks: by application:mcp
 	if err != nil {
 		return nil, err // not cached: the directory may appear later
 	}
