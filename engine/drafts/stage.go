@@ -319,6 +319,9 @@ func (e *draft) planNew(ctx context.Context, st *engine.State, se *api.StageEntr
 			return nil, "", nil, jsonin.Errorf("entry.paths", "invalid pattern %q: %s", p, msg)
 		}
 	}
+	if repo := nestedRepository(e.FS(), se.Paths); repo != "" {
+		return nil, "", nil, nestedError(repo)
+	}
 	for _, t := range se.Tags {
 		if strings.TrimSpace(t) == "" || strings.ContainsAny(t, "\r\n") {
 			return nil, "", nil, jsonin.Errorf("entry.tags", "tags are non-empty single lines, got %q", t)

@@ -151,6 +151,20 @@ func (w *Writer) checkInside(clean, abs string) error {
 	if fi, err := os.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		return apierr.Invalid("path %q is a symbolic link", clean)
 	}
+	// A directory on the way that holds its own .git is another repository
+	// (a submodule or a nested checkout): its files belong to its index,
+	// never to this one's.
+	cur := w.root
+	segs := strings.Split(clean, "/")
+	for i, seg := range segs[:len(segs)-1] {
+		cur = filepath.Join(cur, seg)
+		if _, err := os.Lstat(filepath.Join(cur, ".git")); err == nil {
+			nested := strings.Join(segs[:i+1], "/")
+			e := apierr.Invalid("path %q lies inside the nested repository %s: kontext never writes across a repository boundary (run kontext -C %s there)", clean, nested, nested)
+			e.Extra = map[string]any{"repository": nested}
+			return e
+		}
+	}
 	return nil
 }
 
