@@ -67,6 +67,9 @@ type Options struct {
 	Models Models
 	// RelatedModel answers entries.related {llm} (native only).
 	RelatedModel RelatedModel
+	// RelatedCache fills the relations of a draft's related entries from a
+	// cached entries.related {llm} answer; it never asks (native only).
+	RelatedCache RelatedModel
 }
 
 // Engine answers API requests over one repository or file set. It is safe
