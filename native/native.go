@@ -17,6 +17,7 @@ import (
 	"github.com/kontext/kontext/engine/drafts"
 	"github.com/kontext/kontext/engine/worktree"
 	"github.com/kontext/kontext/native/internal/gogit"
+	"github.com/kontext/kontext/native/internal/snapstore"
 	"github.com/kontext/kontext/native/internal/verifyrun"
 )
 
@@ -104,6 +105,7 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 		opts.Writer = newLocalWriter(repo)
 		opts.Runner = &verifyrun.Runner{GitDir: repo.GitDir()}
 		opts.Trust = verifyrun.Trust{}
+		opts.Store = snapstore.New(repo.GitDir())
 	}
 	if real, err := filepath.EvalSymlinks(opts.Root); err == nil && real != opts.Root {
 		opts.RootAliases = []string{real}
