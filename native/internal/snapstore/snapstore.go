@@ -5,12 +5,15 @@
 package snapstore
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 // File is the snapshot stored at Path.
@@ -18,9 +21,13 @@ type File struct {
 	Path string
 }
 
-// New returns the store of the worktree whose git dir is gitDir.
+// New returns the store of the worktree whose git dir is gitDir. Each
+// kontext binary keeps its own file (snapshot-<hash of Key>), so two
+// binaries used in turn (an editor's and the shell's) do not rebuild each
+// other's snapshot on every call.
 func New(gitDir string) *File {
-	return &File{Path: filepath.Join(gitDir, "kontext", "snapshot")}
+	sum := sha256.Sum256([]byte(binaryKey()))
+	return &File{Path: filepath.Join(gitDir, "kontext", "snapshot-"+hex.EncodeToString(sum[:6]))}
 }
 
 // LoadSnapshot returns the stored bytes, nil when there are none.
@@ -59,7 +66,19 @@ func (f *File) SaveSnapshot(data []byte) error {
 		os.Remove(tmp.Name())
 		return err
 	}
+	prune(dir, f.Path)
 	return nil
+}
+
+// prune removes other binaries' snapshots and stray temporary files not
+// written for a week (an old kontext no longer in use).
+func prune(dir, keep string) {
+	names, _ := filepath.Glob(filepath.Join(dir, "snapshot-*"))
+	for _, n := range names {
+		if fi, err := os.Stat(n); err == nil && n != keep && time.Since(fi.ModTime()) > 7*24*time.Hour {
+			os.Remove(n)
+		}
+	}
 }
 
 // FileID is the file's inode (0 where the platform has none).
@@ -72,7 +91,9 @@ var (
 
 // Key names this binary by its path, size and modification time: a rebuilt
 // kontext (whose parser may read differently) ignores the old snapshot.
-func (f *File) Key() string {
+func (f *File) Key() string { return binaryKey() }
+
+func binaryKey() string {
 	keyOnce.Do(func() {
 		key = "unknown"
 		exe, err := os.Executable()
