@@ -40,9 +40,10 @@ func (w *Encoder) Strings(xs []string) {
 	}
 }
 
-// Decoder reads what an Encoder wrote; the first error sticks.
+// Decoder reads what an Encoder wrote; the first error sticks. It reads
+// from one string, so every decoded string is a slice of it (no copy).
 type Decoder struct {
-	Buf []byte
+	Buf string
 	Err error
 }
 
@@ -52,27 +53,33 @@ func (r *Decoder) fail(err error) {
 	if r.Err == nil {
 		r.Err = err
 	}
-	r.Buf = nil
+	r.Buf = ""
 }
 
 func (r *Decoder) Uvarint() uint64 {
-	v, n := binary.Uvarint(r.Buf)
-	if n <= 0 {
-		r.fail(errShort)
-		return 0
+	var v uint64
+	for i := 0; i < len(r.Buf) && i < binary.MaxVarintLen64; i++ {
+		b := r.Buf[i]
+		if b < 0x80 {
+			if i == binary.MaxVarintLen64-1 && b > 1 {
+				break
+			}
+			r.Buf = r.Buf[i+1:]
+			return v | uint64(b)<<(7*i)
+		}
+		v |= uint64(b&0x7f) << (7 * i)
 	}
-	r.Buf = r.Buf[n:]
-	return v
+	r.fail(errShort)
+	return 0
 }
 
 func (r *Decoder) Varint() int64 {
-	v, n := binary.Varint(r.Buf)
-	if n <= 0 {
-		r.fail(errShort)
-		return 0
+	u := r.Uvarint()
+	x := int64(u >> 1)
+	if u&1 != 0 {
+		x = ^x
 	}
-	r.Buf = r.Buf[n:]
-	return v
+	return x
 }
 
 func (r *Decoder) String() string {
@@ -81,7 +88,7 @@ func (r *Decoder) String() string {
 		r.fail(errShort)
 		return ""
 	}
-	s := string(r.Buf[:n])
+	s := r.Buf[:n]
 	r.Buf = r.Buf[n:]
 	return s
 }
@@ -298,7 +305,7 @@ func decodeValue(r *Decoder, depth int) any {
 			r.fail(errShort)
 			return nil
 		}
-		f := math.Float64frombits(binary.LittleEndian.Uint64(r.Buf))
+		f := math.Float64frombits(binary.LittleEndian.Uint64([]byte(r.Buf[:8])))
 		r.Buf = r.Buf[8:]
 		return f
 	case tagString:

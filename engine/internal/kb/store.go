@@ -131,7 +131,8 @@ func decodeSnapshot(data []byte, key string) (map[string]*cached, error) {
 	if crc32.ChecksumIEEE(body) != sum {
 		return nil, errBadSnapshot
 	}
-	r := &entry.Decoder{Buf: body[len(snapshotMagic):]}
+	// One copy of the whole body: every decoded string is a slice of it.
+	r := &entry.Decoder{Buf: string(body[len(snapshotMagic):])}
 	if r.Uvarint() != snapshotVersion || r.String() != key {
 		return nil, errBadSnapshot
 	}
@@ -139,7 +140,7 @@ func decodeSnapshot(data []byte, key string) (map[string]*cached, error) {
 	if len(r.Buf) < 4 {
 		return nil, errBadSnapshot
 	}
-	n := binary.LittleEndian.Uint32(r.Buf)
+	n := binary.LittleEndian.Uint32([]byte(r.Buf[:4]))
 	r.Buf = r.Buf[4:]
 	if uint64(n) > uint64(len(r.Buf)) {
 		return nil, errBadSnapshot
