@@ -40,8 +40,8 @@ func processRows(bin, tmp string) ([]row, []string) {
 				budget, limit = "≤ 3× git", 3.0
 			}
 			rows = append(rows, row{
-				workload:  fmt.Sprintf("`kontext governing <path>` whole process, warm, %s entries (%s globs)", commas(fmt.Sprint(n)), commas(fmt.Sprint(len(strings.Split(strings.TrimSpace(benchcorpus.Attributes(n)), "\n"))))),
-				ours:      ms(p.gov), reference: ms(p.govRef) + " (`git check-attr -a`, same globs)",
+				workload: fmt.Sprintf("`kontext governing <path>` whole process, warm, %s entries (%s globs)", commas(fmt.Sprint(n)), commas(fmt.Sprint(len(strings.Split(strings.TrimSpace(benchcorpus.Attributes(n)), "\n"))))),
+				ours:     ms(p.gov), reference: ms(p.govRef) + " (`git check-attr -a`, same globs)",
 				ratio: fmt.Sprintf("%.1f×", p.govRatio), budget: budget, pass: p.govRatio <= limit,
 			})
 		}
