@@ -64,6 +64,9 @@ func (e *Engine) blob(st *State, file string) string {
 	if file == st.Cfg.Path {
 		return blobOf(st.Snap.ConfigText)
 	}
+	if file == st.Cfg.Overlay() && st.Snap.Overlay != nil {
+		return blobOf(st.Snap.Overlay)
+	}
 	return st.Snap.Blobs[file]
 }
 

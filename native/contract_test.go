@@ -296,3 +296,35 @@ func TestSnapshotChanges(t *testing.T) {
 		t.Fatal("snapshot did not change with the config")
 	}
 }
+
+// TestContractSetPaths pins drafts.set_paths: its result, a replay and its
+// errors (empty request, bad glob, removing what the overlay does not
+// hold or what the file declares, an unstaged edit of the overlay).
+func TestContractSetPaths(t *testing.T) {
+	dir := fileRepo(t, map[string]string{
+		".adr-dir":                   "doc/adr\n",
+		"doc/adr/0001-use-go.md":     "# 1. Use Go\n\nDate: 2024-01-01\n\n## Status\n\nAccepted\n",
+		"doc/adr/0002-use-sqlite.md": "# 2. Use SQLite\n\nDate: 2024-01-02\n\n## Status\n\nAccepted\n\n## Decision\n\nThe store lives in src/store.\n",
+		".kontext.toml":              "version = 1\nstorage = \".ai\"\n\n[[kinds.decision.include]]\ndir = \"doc/adr\"\nstyle = \"adr\"\n",
+	})
+	ctx := context.Background()
+	add := `{"operation_id":"sp-1","entry_id":"2","add":["src/store/**","*.sql"]}`
+	checkGolden(t, "set_paths", dir, Request(ctx, dir, "drafts.set_paths", []byte(add)))
+	checkGolden(t, "set_paths_replayed", dir, Request(ctx, dir, "drafts.set_paths", []byte(add)))
+	for _, c := range []contractCase{
+		{"set_paths_empty", "drafts.set_paths", `{"operation_id":"sp-2","entry_id":"2"}`},
+		{"set_paths_bad_glob", "drafts.set_paths", `{"operation_id":"sp-3","entry_id":"2","add":["src/[a"]}`},
+		{"set_paths_remove_missing", "drafts.set_paths", `{"operation_id":"sp-4","entry_id":"2","remove":["lib/**"]}`},
+	} {
+		checkGolden(t, c.name, dir, Request(ctx, dir, c.op, []byte(c.input)))
+	}
+	overlay := filepath.Join(dir, ".ai", "paths.toml")
+	data, err := os.ReadFile(overlay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(overlay, append(data, "# an edit\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "set_paths_unstaged", dir, Request(ctx, dir, "drafts.set_paths", []byte(`{"operation_id":"sp-5","entry_id":"1","add":["cmd/**"]}`)))
+}

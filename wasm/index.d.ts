@@ -114,6 +114,7 @@ export interface Operations {
   "drafts.confirm": { input: ConfirmInput; result: Confirmation | ConfirmManyResult | RepairResult | MigrateResult };
   "drafts.retire": { input: RetireInput; result: StageResult };
   "drafts.set_verify": { input: SetVerifyInput; result: StageResult };
+  "drafts.set_paths": { input: SetPathsInput; result: SetPathsResult };
   "drafts.verify": { input: VerifyInput; result: VerifyResult };
   "operations.get": { input: OperationsGetInput; result: unknown };
   "drafts.capture": { input: CaptureInput; result: CaptureResult };
@@ -857,6 +858,33 @@ export interface SearchResult {
   entries: Entry[];
   total: number;
   snapshot: string;
+}
+
+export interface SetPathsInput {
+  /** Another worktree or repository to read (overrides -C). Native surfaces only. */
+  dir?: string;
+  /** Stable id of this write: a retry returns the first result (replayed: true). */
+  operation_id: string;
+  /** Full id, unique id prefix, ADR number or file. */
+  entry_id: string;
+  /** Globs (repository-relative, ! excludes) to add to the entry's overlay paths. */
+  add?: string[];
+  /** Globs to remove from the entry's overlay paths (only the overlay's: paths the file declares stay). */
+  remove?: string[];
+}
+
+export interface SetPathsResult {
+  entry: Entry | null;
+  /** The overlay file (<storage>/paths.toml). */
+  path: string;
+  /** The overlay key that holds the entry's globs (its id, or its file for rule files). */
+  key: string;
+  /** The entry's globs in the overlay after the write. */
+  overlay_paths: string[];
+  /** false when nothing changed (every glob to add was there already). */
+  staged: boolean;
+  notes: string[];
+  replayed: boolean;
 }
 
 export interface SetVerifyInput {

@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +14,7 @@ import (
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/drafts"
 	"github.com/kontext/kontext/engine/worktree"
 )
 
@@ -58,11 +62,10 @@ func runPathsCmd(ctx context.Context, g *factory, args []string) int {
 		return runPathsSuggest(ctx, g, args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && (args[0] == "add" || args[0] == "remove") {
-		return fail(g, stderr, apierr.New(apierr.UnsupportedOperation,
-			"kontext paths %s is not available in this version; add the globs to <storage>/paths.toml by hand (README: \"Paths for records kontext must not edit\") and commit it", args[0]))
+		return runPathsSet(ctx, g, args[0], args[1:], stdout, stderr)
 	}
 	if len(args) != 1 {
-		return usageErr(g, stderr, "usage: kontext paths <entry> | kontext paths suggest [<entry>…|--all]")
+		return usageErr(g, stderr, "usage: kontext paths <entry> | kontext paths add|remove <entry> <glob>… | kontext paths suggest [<entry>…|--all] [--apply]")
 	}
 	e, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: args[0]})
 	if err != nil {
@@ -92,13 +95,94 @@ func sourceName(s string) string {
 	return "the file"
 }
 
+// runPathsSet is kontext paths add|remove <entry> <glob>…: one
+// drafts.set_paths write of the path overlay, staged.
+func runPathsSet(ctx context.Context, g *factory, verb string, args []string, stdout, stderr io.Writer) int {
+	fs := flags("paths "+verb, stderr)
+	opID := fs.String("operation-id", "", "a stable id of this write (a retry with it replays the first result)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(pos) < 2 {
+		return usageErr(g, stderr, "usage: kontext paths %s <entry> <glob>… (globs are repository-relative; quote them so the shell leaves them alone)", verb)
+	}
+	in := &api.SetPathsInput{OperationID: *opID, EntryID: pos[0]}
+	if in.OperationID == "" {
+		in.OperationID = newOperationID("paths-" + verb)
+	}
+	if verb == "add" {
+		in.Add = pos[1:]
+	} else {
+		in.Remove = pos[1:]
+	}
+	res, err := call(ctx, g, drafts.SetPaths, in)
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	r, err := setPathsResult(res)
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	return emit(g, stdout, res, func(w io.Writer) {
+		printSetPaths(w, r)
+		if r.Staged {
+			fmt.Fprintln(w, "staged, not committed: review and commit as usual")
+		}
+	})
+}
+
+// setPathsResult reads a drafts.set_paths answer, which is a map when it
+// is a replay.
+func setPathsResult(res any) (*api.SetPathsResult, error) {
+	if r, ok := res.(*api.SetPathsResult); ok {
+		return r, nil
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	var r api.SetPathsResult
+	return &r, json.Unmarshal(data, &r)
+}
+
+func printSetPaths(w io.Writer, r *api.SetPathsResult) {
+	switch {
+	case r.Replayed:
+		fmt.Fprintf(w, "already done (replayed): %s for %s\n", r.Path, r.Entry.ID)
+	case r.Staged:
+		fmt.Fprintf(w, "staged %s for %s\n", r.Path, r.Entry.ID)
+	default:
+		fmt.Fprintf(w, "nothing staged for %s\n", r.Entry.ID)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintln(w, "  "+n)
+	}
+	if len(r.Entry.Paths) == 0 {
+		fmt.Fprintf(w, "  %s has no paths now: it governs nothing\n", r.Entry.ID)
+	} else {
+		fmt.Fprintf(w, "  paths of %s (from %s): %s\n", r.Entry.ID, sourceName(r.Entry.PathsSource), strings.Join(r.Entry.Paths, " "))
+	}
+}
+
 func runPathsSuggest(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer) int {
 	fs := flags("paths suggest", stderr)
 	all := fs.Bool("all", false, "every entry without paths")
 	max := fs.Int("max", 3, "at most this many globs per entry")
+	apply := fs.Bool("apply", false, "stage the suggestions at or above --min-confidence into the path overlay (drafts.set_paths)")
+	minConf := fs.Float64("min-confidence", 0.6, "with --apply: the lowest confidence (0-1) of a suggestion that is staged")
+	opID := fs.String("operation-id", "", "with --apply: a stable id of this run; each entry's write gets it with the entry id appended")
 	ids, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if !*apply && (set["min-confidence"] || set["operation-id"]) {
+		return usageErr(g, stderr, "--min-confidence and --operation-id go with --apply; without it nothing is written")
+	}
+	if *minConf < 0 || *minConf > 1 {
+		return usageErr(g, stderr, "--min-confidence is between 0 and 1, got %g", *minConf)
 	}
 	input := &api.SuggestPathsInput{MaxPerEntry: max}
 	switch {
@@ -107,7 +191,7 @@ func runPathsSuggest(ctx context.Context, g *factory, args []string, stdout, std
 	case *all:
 		input.All = true
 	case len(ids) == 0:
-		return usageErr(g, stderr, "usage: kontext paths suggest [<entry>…|--all]")
+		return usageErr(g, stderr, "usage: kontext paths suggest [<entry>…|--all] [--apply [--min-confidence 0.6]]")
 	default:
 		input.IDs = ids
 	}
@@ -115,28 +199,121 @@ func runPathsSuggest(ctx context.Context, g *factory, args []string, stdout, std
 	if err != nil {
 		return fail(g, stderr, err)
 	}
+	if *apply {
+		return applySuggestions(ctx, g, r, *minConf, *opID, stdout, stderr)
+	}
 	return emit(g, stdout, r, func(w io.Writer) {
 		if len(r.Suggestions) == 0 {
 			fmt.Fprintln(w, "every entry has paths: nothing to suggest")
 			return
 		}
-		for _, s := range r.Suggestions {
-			fmt.Fprintln(w, s.ID)
-			if len(s.Globs) == 0 {
-				fmt.Fprintln(w, "  no suggestion: its text names no path of the repository and its commits changed no other files")
-			}
-			for _, gl := range s.Globs {
-				fmt.Fprintf(w, "  %.2f  %s\n", gl.Confidence, gl.Glob)
-				for _, ev := range gl.Evidence {
-					if ev.Type == "cochange" {
-						fmt.Fprintf(w, "        changed with %s: %s\n", short(ev.Commit), strings.Join(ev.Files, ", "))
-					} else {
-						fmt.Fprintf(w, "        mentioned: %s (%s)\n", ev.Text, ev.Path)
-					}
+		printSuggestions(w, r)
+		fmt.Fprintln(w, "\nnothing was written; stage them with --apply [--min-confidence 0.6], or pick globs with kontext paths add <entry> <glob>…")
+	})
+}
+
+func printSuggestions(w io.Writer, r *api.SuggestPathsResult) {
+	for _, s := range r.Suggestions {
+		fmt.Fprintln(w, s.ID)
+		if len(s.Globs) == 0 {
+			fmt.Fprintln(w, "  no suggestion: its text names no path of the repository and its commits changed no other files")
+		}
+		for _, gl := range s.Globs {
+			fmt.Fprintf(w, "  %.2f  %s\n", gl.Confidence, gl.Glob)
+			for _, ev := range gl.Evidence {
+				if ev.Type == "cochange" {
+					fmt.Fprintf(w, "        changed with %s: %s\n", short(ev.Commit), strings.Join(ev.Files, ", "))
+				} else {
+					fmt.Fprintf(w, "        mentioned: %s (%s)\n", ev.Text, ev.Path)
 				}
 			}
 		}
-		fmt.Fprintln(w, "\nnothing was written; add the globs you want to <storage>/paths.toml and commit it")
+	}
+}
+
+// appliedSuggestions is the --json answer of paths suggest --apply.
+type appliedSuggestions struct {
+	MinConfidence float64               `json:"min_confidence"`
+	Staged        []appliedSuggestion   `json:"staged"`
+	Skipped       []skippedSuggestion   `json:"skipped"`
+	Suggestions   []api.PathSuggestion  `json:"suggestions"`
+	Results       []*api.SetPathsResult `json:"results"`
+}
+
+type appliedSuggestion struct {
+	ID    string   `json:"id"`
+	Globs []string `json:"globs"`
+}
+
+type skippedSuggestion struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
+// applySuggestions stages, per entry, the suggested globs at or above
+// min through drafts.set_paths, and says exactly what it staged.
+func applySuggestions(ctx context.Context, g *factory, r *api.SuggestPathsResult, min float64, opID string, stdout, stderr io.Writer) int {
+	out := appliedSuggestions{MinConfidence: min, Staged: []appliedSuggestion{}, Skipped: []skippedSuggestion{},
+		Suggestions: r.Suggestions, Results: []*api.SetPathsResult{}}
+	if opID == "" {
+		opID = newOperationID("paths-suggest")
+	}
+	for _, s := range r.Suggestions {
+		var globs []string
+		best := -1.0
+		for _, gl := range s.Globs {
+			if gl.Confidence >= min {
+				globs = append(globs, gl.Glob)
+			}
+			best = math.Max(best, gl.Confidence)
+		}
+		if len(globs) == 0 {
+			reason := "no suggestion (nothing in its text or history points to other paths)"
+			if best >= 0 {
+				reason = fmt.Sprintf("no suggestion at or above %.2f (the best is %.2f)", min, best)
+			}
+			out.Skipped = append(out.Skipped, skippedSuggestion{ID: s.ID, Reason: reason})
+			continue
+		}
+		res, err := call(ctx, g, drafts.SetPaths, &api.SetPathsInput{OperationID: opID + ":" + s.ID, EntryID: s.ID, Add: globs})
+		if err == nil {
+			var sr *api.SetPathsResult
+			if sr, err = setPathsResult(res); err == nil {
+				out.Results = append(out.Results, sr)
+				if sr.Staged {
+					out.Staged = append(out.Staged, appliedSuggestion{ID: s.ID, Globs: globs})
+				} else {
+					out.Skipped = append(out.Skipped, skippedSuggestion{ID: s.ID, Reason: "its overlay already holds " + strings.Join(globs, " ")})
+				}
+			}
+		}
+		if err != nil {
+			if len(out.Staged) > 0 {
+				w := newOut(stdout, g)
+				for _, a := range out.Staged {
+					fmt.Fprintf(w, "staged %s for %s\n", strings.Join(a.Globs, " "), a.ID)
+				}
+			}
+			return fail(g, stderr, fmt.Errorf("staging the suggestions of %s: %w", s.ID, err))
+		}
+	}
+	return emit(g, stdout, out, func(w io.Writer) {
+		if len(r.Suggestions) == 0 {
+			fmt.Fprintln(w, "every entry has paths: nothing to suggest, nothing staged")
+			return
+		}
+		for _, res := range out.Results {
+			printSetPaths(w, res)
+		}
+		for _, s := range out.Skipped {
+			fmt.Fprintf(w, "not staged for %s: %s\n", s.ID, s.Reason)
+		}
+		if len(out.Staged) == 0 {
+			fmt.Fprintln(w, "nothing staged")
+			return
+		}
+		path := out.Results[0].Path
+		fmt.Fprintf(w, "staged in %s, not committed: review (git diff --cached %s) and commit as usual\n", path, path)
 	})
 }
 

@@ -38,3 +38,24 @@ type PathEvidence struct {
 	Commit string   `json:"commit,omitempty"`
 	Files  []string `json:"files,omitempty"`
 }
+
+// SetPathsInput is the input of drafts.set_paths.
+type SetPathsInput struct {
+	DirInput
+	OperationID string   `json:"operation_id" jsonschema:"required" jsonschema_description:"Stable id of this write: a retry returns the first result (replayed: true)."`
+	EntryID     string   `json:"entry_id" jsonschema:"required" jsonschema_description:"Full id, unique id prefix, ADR number or file."`
+	Add         []string `json:"add,omitempty" jsonschema_description:"Globs (repository-relative, ! excludes) to add to the entry's overlay paths."`
+	Remove      []string `json:"remove,omitempty" jsonschema_description:"Globs to remove from the entry's overlay paths (only the overlay's: paths the file declares stay)."`
+}
+
+// SetPathsResult is the result of drafts.set_paths: the entry as it reads
+// now, the overlay file and the entry's globs in it.
+type SetPathsResult struct {
+	Entry        *Entry   `json:"entry"`
+	Path         string   `json:"path" jsonschema_description:"The overlay file (<storage>/paths.toml)."`
+	Key          string   `json:"key" jsonschema_description:"The overlay key that holds the entry's globs (its id, or its file for rule files)."`
+	OverlayPaths []string `json:"overlay_paths" jsonschema_description:"The entry's globs in the overlay after the write."`
+	Staged       bool     `json:"staged" jsonschema_description:"false when nothing changed (every glob to add was there already)."`
+	Notes        []string `json:"notes"`
+	Replayed     bool     `json:"replayed"`
+}

@@ -35,6 +35,7 @@ func Operations() []engine.Operation {
 		row("drafts.confirm", runConfirm).Returning(&api.Confirmation{}, &api.ConfirmManyResult{}, &api.RepairResult{}, &api.MigrateResult{}),
 		row("drafts.retire", runRetire).Returning(&api.StageResult{}),
 		row("drafts.set_verify", runSetVerify).Returning(&api.StageResult{}),
+		row("drafts.set_paths", runSetPaths).Returning(&api.SetPathsResult{}),
 		row("drafts.verify", runVerify),
 		row("operations.get", runOperationsGet),
 	}, inbox.Operations(func(e *engine.Engine) inbox.Tx { return &draft{e} })...)
@@ -86,6 +87,11 @@ func Confirm(ctx context.Context, e *engine.Engine, in *api.ConfirmInput) (any, 
 // Retire runs drafts.retire.
 func Retire(ctx context.Context, e *engine.Engine, in *api.RetireInput) (any, error) {
 	return call(ctx, e, "drafts.retire", runRetire, in)
+}
+
+// SetPaths runs drafts.set_paths (*api.SetPathsResult or a replay).
+func SetPaths(ctx context.Context, e *engine.Engine, in *api.SetPathsInput) (any, error) {
+	return call(ctx, e, "drafts.set_paths", runSetPaths, in)
 }
 
 // Verify runs drafts.verify.

@@ -249,11 +249,47 @@ type change struct {
 	isNew bool
 }
 
-// writeOp runs a write with an operation_id: replay, lock, plan receipt,
-// plan (under the lock, on a fresh read), write, stage, done receipt.
+// writeOpInput runs a write of one entry file with an operation_id (see
+// transact); its result is the entry as it reads after the write.
 func (e *draft) writeOpInput(ctx context.Context, op, operationID, fp string, input any,
 	plan func(st *engine.State) (files []change, target string, notes []string, err error),
 	after func(st *engine.State, res *api.StageResult) error) (any, error) {
+	return e.transact(ctx, op, operationID, fp, input, plan, func(st2 *engine.State, _ []change, target string, notes []string) (any, error) {
+		var en *entry.Entry
+		for _, x := range st2.Snap.Entries {
+			if x.File == target {
+				en = x
+			}
+		}
+		if en == nil {
+			return nil, apierr.New(apierr.OperationFailed, "%s was written but does not read as an entry; check kontext list --all diagnostics", target)
+		}
+		views, err := e.Views(ctx, st2, []*entry.Entry{en})
+		if err != nil {
+			return nil, err
+		}
+		if notes == nil {
+			notes = []string{}
+		}
+		res := &api.StageResult{Entry: views[0], Path: target, Staged: true, Notes: notes,
+			Evidence: []any{}, RelatedEntries: []any{}, ResolvedChallenges: []any{}}
+		if after != nil {
+			if err := after(st2, res); err != nil {
+				return nil, err
+			}
+		}
+		return res, nil
+	})
+}
+
+// transact runs a write with an operation_id: replay, lock, plan receipt,
+// plan (under the lock, on a fresh read), write, stage, done receipt.
+// result builds the answer from a read taken after the write, the files
+// written, and the plan's target and notes (a resumed plan passes the
+// stored ones).
+func (e *draft) transact(ctx context.Context, op, operationID, fp string, input any,
+	plan func(st *engine.State) (files []change, target string, notes []string, err error),
+	result func(st2 *engine.State, files []change, target string, notes []string) (any, error)) (any, error) {
 	if strings.TrimSpace(operationID) == "" {
 		return nil, jsonin.Errorf("operation_id", "is required: a stable id of this write, reused on retries")
 	}
@@ -282,28 +318,9 @@ func (e *draft) writeOpInput(ctx context.Context, op, operationID, fp string, in
 	if err != nil {
 		return nil, err
 	}
-	var en *entry.Entry
-	for _, x := range st2.Snap.Entries {
-		if x.File == target {
-			en = x
-		}
-	}
-	if en == nil {
-		return nil, apierr.New(apierr.OperationFailed, "%s was written but does not read as an entry; check kontext list --all diagnostics", target)
-	}
-	views, err := e.Views(ctx, st2, []*entry.Entry{en})
+	res, err := result(st2, files, target, notes)
 	if err != nil {
 		return nil, err
-	}
-	if notes == nil {
-		notes = []string{}
-	}
-	res := &api.StageResult{Entry: views[0], Path: target, Staged: true, Notes: notes,
-		Evidence: []any{}, RelatedEntries: []any{}, ResolvedChallenges: []any{}}
-	if after != nil {
-		if err := after(st2, res); err != nil {
-			return nil, err
-		}
 	}
 	done, err := json.Marshal(res)
 	if err == nil {

@@ -142,6 +142,17 @@ func exercise(t *testing.T, cs *mcp.ClientSession, demo string) {
 		t.Fatalf("ctx_prepare_commit: %v", env)
 	}
 
+	// drafts.set_paths reaches MCP through ctx_api and the one dispatcher.
+	_, env = call(t, cs, "ctx_api", map[string]any{"operation": "api.describe", "input": map[string]any{"operation": "drafts.set_paths"}})
+	if env["ok"] != true {
+		t.Fatalf("api.describe drafts.set_paths: %v", env)
+	}
+	_, env = call(t, cs, "ctx_api", map[string]any{"operation": "drafts.set_paths", "input": map[string]any{
+		"operation_id": "op-paths-1", "entry_id": "docs/adr/0001-record-architecture-decisions.md", "add": []string{"docs/**"}}})
+	if r, _ := env["result"].(map[string]any); env["ok"] != true || r["staged"] != true || !strings.HasSuffix(r["path"].(string), "paths.toml") {
+		t.Fatalf("ctx_api drafts.set_paths: %v", env)
+	}
+
 	// Errors are envelopes with isError.
 	for _, c := range []struct {
 		tool string

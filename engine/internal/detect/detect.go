@@ -168,18 +168,18 @@ func (w *walker) walk(dir string, depth int) error {
 	if depth > w.o.MaxDepth {
 		return nil
 	}
-	infos, err := w.fs.ReadDir(fsPath(dir))
+	infos, err := w.fs.ReadDir(link.FSPath(dir))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil
 		}
-		return apierr.Wrap(apierr.OperationFailed, err, "reading %s", fsPath(dir))
+		return apierr.Wrap(apierr.OperationFailed, err, "reading %s", link.FSPath(dir))
 	}
 	for _, fi := range infos {
 		if w.files >= w.o.MaxFiles {
 			return nil
 		}
-		rel := join(dir, fi.Name())
+		rel := link.Join(dir, fi.Name())
 		isDir := fi.IsDir()
 		if fi.Mode()&os.ModeSymlink != 0 {
 			// Only file links are considered (a linked AGENTS.md); linked
@@ -453,18 +453,4 @@ func kindRank(k string) int {
 		}
 	}
 	return len(entry.Kinds)
-}
-
-func join(dir, name string) string {
-	if dir == "" {
-		return name
-	}
-	return dir + "/" + name
-}
-
-func fsPath(rel string) string {
-	if rel == "" {
-		return "."
-	}
-	return rel
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/kontext/kontext/engine/internal/config"
 	"github.com/kontext/kontext/engine/internal/entry"
 	ledgerpkg "github.com/kontext/kontext/engine/internal/ledger"
+	"github.com/kontext/kontext/engine/internal/link"
 	"github.com/kontext/kontext/engine/internal/match"
 	"github.com/kontext/kontext/engine/internal/search"
 )
@@ -328,7 +329,7 @@ func (r *Reader) list(src entry.Source, sourceDirs map[string]bool) ([]listed, [
 	// being walked, to stop directory loops.
 	var walk func(display, real string, stack []string) error
 	walk = func(display, real string, stack []string) error {
-		infos, err := r.fs.ReadDir(fsPath(real))
+		infos, err := r.fs.ReadDir(link.FSPath(real))
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				return nil
@@ -372,7 +373,7 @@ func (r *Reader) list(src entry.Source, sourceDirs map[string]bool) ([]listed, [
 	case d != nil:
 		return nil, nil, []entry.Diagnostic{*d}, nil
 	}
-	if fi, err := r.fs.Stat(fsPath(real)); err == nil && fi.Mode().IsRegular() {
+	if fi, err := r.fs.Stat(link.FSPath(real)); err == nil && fi.Mode().IsRegular() {
 		// A source may name one file, such as the legacy .cursorrules.
 		if entry.IsRecordFile(src.Dir, src) {
 			l := listed{path: src.Dir, info: fi}
@@ -473,7 +474,7 @@ func BlobID(content []byte) string {
 }
 
 func readOptional(fs billy.Filesystem, name string) ([]byte, error) {
-	f, err := fs.Open(fsPath(name))
+	f, err := fs.Open(link.FSPath(name))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil
@@ -486,13 +487,6 @@ func readOptional(fs billy.Filesystem, name string) ([]byte, error) {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "reading %s", name)
 	}
 	return data, nil
-}
-
-func fsPath(rel string) string {
-	if rel == "" {
-		return "."
-	}
-	return rel
 }
 
 func displayDir(d string) string {

@@ -143,7 +143,7 @@ func applyOverlay(s *Snapshot, file string, o *Overlay) {
 				paths = append(paths, g)
 			}
 		}
-		e.FilePaths = own
+		e.FilePaths = append([]string{}, own...) // non-nil: OwnPaths must not answer the overlay's
 		e.Paths = paths
 		if len(own) > 0 {
 			e.PathsSource = PathsFromBoth

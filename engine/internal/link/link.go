@@ -59,7 +59,7 @@ func (r *Resolver) Resolve(rel string) (string, os.FileInfo, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	fi, err := r.FS.Lstat(fsPath(p))
+	fi, err := r.FS.Lstat(FSPath(p))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return "", nil, &Error{Code: Dangling, Path: rel, Target: p}
@@ -77,7 +77,7 @@ func (r *Resolver) resolve(p, orig string, hops *int) (string, error) {
 		if part == "" || part == "." {
 			continue
 		}
-		next := join(done, part)
+		next := Join(done, part)
 		fi, err := r.FS.Lstat(next)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
@@ -130,7 +130,7 @@ func (r *Resolver) inside(dir, t string) (string, bool) {
 		}
 		return "", false
 	}
-	c := path.Clean(join(dir, t))
+	c := path.Clean(Join(dir, t))
 	if c == ".." || strings.HasPrefix(c, "../") {
 		return "", false
 	}
@@ -145,14 +145,16 @@ func Within(p, dir string) bool {
 	return dir == "" || p == dir || strings.HasPrefix(p, dir+"/")
 }
 
-func join(dir, name string) string {
+// Join joins a repo-relative directory ("" is the root) and a name.
+func Join(dir, name string) string {
 	if dir == "" {
 		return name
 	}
 	return dir + "/" + name
 }
 
-func fsPath(rel string) string {
+// FSPath is the filesystem path of a repo-relative one ("" is ".").
+func FSPath(rel string) string {
 	if rel == "" {
 		return "."
 	}

@@ -18,7 +18,7 @@ package markdown
 
 import (
 	"bytes"
-	"html"
+	"strings"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -82,7 +82,7 @@ func Render(src string) (res Result) {
 }
 
 func plain(src string) Result {
-	return Result{HTML: "<pre><code>" + html.EscapeString(src) + "</code></pre>\n", Plain: true}
+	return Result{HTML: "<pre><code>" + escaper.Replace(src) + "</code></pre>\n", Plain: true}
 }
 
 // blockParsers are goldmark's, with ATX headings (the only parser
@@ -125,6 +125,10 @@ func (longParagraph) Transform(node *ast.Paragraph, _ text.Reader, _ parser.Cont
 	code.SetLines(lines)
 	node.Parent().ReplaceChild(node.Parent(), node, code)
 }
+
+// escaper escapes text for HTML (what html.EscapeString does, without
+// linking that package's entity table into the wasm).
+var escaper = strings.NewReplacer("&", "&amp;", "'", "&#39;", "<", "&lt;", ">", "&gt;", "\"", "&#34;")
 
 // CapNesting returns src with every line's container-marker prefix (">",
 // list markers, indentation) beyond max blanked out: the markers become

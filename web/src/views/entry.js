@@ -1,4 +1,4 @@
-// The entry view (#entry=<id>): metadata, supersede chain, premises,
+// The entry view (#entry=<id>): metadata, supersede chain, typed links, premises,
 // verification and the body, rendered by the engine (markdown.js).
 
 import { $, h, append, clear, entryLink, short } from "../dom.js";
@@ -104,6 +104,8 @@ export function showEntry(id) {
   if ("amended_since" in hi) vrow("amended since", typeof hi.amended_since === "object" ? JSON.stringify(hi.amended_since) : String(hi.amended_since));
 
   const premises = pick("premises") || [];
+  // Typed relations other than supersession (amends, clarifies, depends on, …), as the record writes them.
+  const links = e.links || [];
   const chain = supersedeChain(e);
   const evidence = (e.commits || []).length ? h("ul", { "data-testid": "entry-evidence" }, e.commits.map((c) => h("li", null, h("code", { text: typeof c === "string" ? c : c.sha || JSON.stringify(c) })))) : null;
   const drift = state.drift.find((d) => d.id === e.id);
@@ -115,6 +117,8 @@ export function showEntry(id) {
     drift ? h("p", null, h("span.badge.warn", { text: "drift" }), " governed files changed since the last look: ", (drift.changed || [drift.path]).filter(Boolean).join(", ")) : null,
     meta,
     chain ? [h("h3", { text: "Supersede chain" }), chain] : null,
+    links.length ? [h("h3", { text: "Links" }), h("ul", { "data-testid": "entry-links" }, links.map((l) =>
+      h("li", { "data-link-type": l.type }, h("span.link-type", { text: l.type + " " }), entryLink(l.target, l.text || l.target))))] : null,
     premises.length ? [h("h3", { text: "Premises" }), h("ul", { "data-testid": "entry-premises" }, premises.map((p) => {
       const pid = typeof p === "string" ? p : p.id;
       return h("li", null, entryLink(pid, (p && p.title) || pid), p && p.status ? h("span.status", { text: " " + p.status }) : null);
