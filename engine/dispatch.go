@@ -198,6 +198,11 @@ func (e *Engine) Do(ctx context.Context, name string, input []byte) (any, error)
 	if err := ctx.Err(); err != nil {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "%s was cancelled", name)
 	}
+	if o.needs&NeedsWriter != 0 {
+		if err := jsonin.CheckText(in); err != nil {
+			return nil, err
+		}
+	}
 	return o.run(ctx, e, in)
 }
 

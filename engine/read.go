@@ -15,6 +15,15 @@ import (
 	"github.com/kontext/kontext/engine/internal/match"
 )
 
+// Bounds of the numeric inputs (the schema's maximums say the same): every number a caller
+// passes is checked before it is used in arithmetic, so no input can overflow an index.
+const (
+	MaxOffset         = 1_000_000_000
+	MaxGoverningLimit = 100_000
+	MaxSpecificity    = 100_000
+	MaxBudgetLines    = 1_000_000
+)
+
 func limitOf(field string, p *int, def, max int) (int, error) {
 	if p == nil {
 		return def, nil
@@ -48,8 +57,8 @@ func runList(ctx context.Context, e *Engine, in *api.ListInput) (*api.ListResult
 	if err != nil {
 		return nil, err
 	}
-	if in.Offset < 0 {
-		return nil, jsonin.Errorf("offset", "must be 0 or more, got %d", in.Offset)
+	if in.Offset < 0 || in.Offset > MaxOffset {
+		return nil, jsonin.Errorf("offset", "must be between 0 and %d, got %d", MaxOffset, in.Offset)
 	}
 	kinds, err := normKinds(in.Kinds)
 	if err != nil {
@@ -163,12 +172,12 @@ func runGoverning(ctx context.Context, e *Engine, in *api.GoverningInput) (*api.
 	if err != nil {
 		return nil, err
 	}
-	limit, err := limitOf("limit", in.Limit, 0, 0)
+	limit, err := limitOf("limit", in.Limit, 0, MaxGoverningLimit)
 	if err != nil {
 		return nil, err
 	}
-	if in.MinSpecificity < 0 {
-		return nil, jsonin.Errorf("min_specificity", "must be 0 or more")
+	if in.MinSpecificity < 0 || in.MinSpecificity > MaxSpecificity {
+		return nil, jsonin.Errorf("min_specificity", "must be between 0 and %d, got %d", MaxSpecificity, in.MinSpecificity)
 	}
 	st, err := e.Read(ctx)
 	if err != nil {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/kontext/kontext/engine/internal/jsonin"
 
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
@@ -25,6 +26,12 @@ func Invoke[I, O any](ctx context.Context, e *Engine, name string, run func(cont
 	}
 	if in == nil {
 		in = new(I)
+	}
+	if o.needs&NeedsWriter != 0 {
+		// Writes refuse control characters in their text, for Go callers as for requests.
+		if err := jsonin.CheckText(in); err != nil {
+			return zero, err
+		}
 	}
 	return run(ctx, e, in)
 }

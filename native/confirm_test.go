@@ -63,7 +63,7 @@ func TestConfirm(t *testing.T) {
 		t.Fatalf("entry file:\n%s\nwant\n%s", got, want)
 	}
 	line := strings.TrimSpace(r.read(".ai/confirmations.log"))
-	if !strings.Contains(line, `"by":"Ana Reviewer"`) || !strings.Contains(line, `"because":"re-read after the refactor"`) || strings.Count(line, "\n") != 0 {
+	if !strings.Contains(line, `"by":"application:api"`) || !strings.Contains(line, `"because":"re-read after the refactor"`) || strings.Count(line, "\n") != 0 {
 		t.Fatalf("ledger file: %s", line)
 	}
 	if staged := r.git("diff", "--cached", "--name-only"); staged != ".ai/confirmations.log\n.ai/conventions/a.md\nother.txt" {
@@ -123,7 +123,7 @@ func TestConfirmBulkRepairAndIdentity(t *testing.T) {
 	if c := res["confirmed"].([]any); len(c) != 6 || c[0].(map[string]any)["ledger"].(map[string]any)["kind"] != "bulk" {
 		t.Fatalf("bulk: %v", res)
 	}
-	if strings.Contains(r.read(".ai/confirmations.log"), "example.com") || !strings.Contains(r.read(".ai/confirmations.log"), `"by":"unknown"`) {
+	if strings.Contains(r.read(".ai/confirmations.log"), "example.com") || !strings.Contains(r.read(".ai/confirmations.log"), `"by":"application:api"`) {
 		t.Fatal("an e-mail address reached the ledger")
 	}
 	// A read-only rule file gets only a ledger line.

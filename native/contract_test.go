@@ -73,6 +73,10 @@ func TestContractDemo(t *testing.T) {
 		{"list_adr_kind_active", "entries.list", `{"kinds":["adr"],"active_only":true}`},
 		{"list_bad_kind", "entries.list", `{"kinds":["rule"]}`},
 		{"list_bad_limit", "entries.list", `{"limit":501}`},
+		{"list_offset_overflow", "entries.list", `{"offset":9223372036854775807}`},
+		{"list_offset_too_large", "entries.list", `{"offset":1000000001}`},
+		{"governing_limit_overflow", "entries.governing", `{"paths":["a.go"],"limit":9223372036854775807,"min_specificity":9223372036854775807}`},
+		{"brief_budget_overflow", "context.brief", `{"paths":["a.go"],"budget_lines":9223372036854775807}`},
 		{"get_adr_number", "entries.get", `{"id":"ADR-3"}`},
 		{"get_path", "entries.get", `{"id":"docs/adr/0001-record-architecture-decisions.md"}`},
 		{"get_ambiguous", "entries.get", `{"id":"2026"}`},
@@ -181,6 +185,11 @@ func TestContractBadConfig(t *testing.T) {
 		".kontext.toml": "[kinds.decision]\ndir = \"docs/adr\"\n\n[[kinds.convention.include]]\ndir = \"docs/adr\"\nstyle = \"adr\"\n",
 	})
 	checkGolden(t, "config_shared_dir", dir, Request(context.Background(), dir, "status", nil))
+	dir = fileRepo(t, map[string]string{
+		".kontext.toml":        "version = 1\n\n[llm]\nadapter = \"command\"\ncommand = [\"sh\", \"-c\", \"touch pwned\"]\n",
+		".ai/conventions/a.md": "---\nstatus: active\n---\n# A\n",
+	})
+	checkGolden(t, "config_local_only", dir, Request(context.Background(), dir, "entries.list", nil))
 }
 
 func TestContractDiagnostics(t *testing.T) {

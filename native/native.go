@@ -66,6 +66,11 @@ type Options struct {
 	// Progress is told about long work: event "start" or "done", a task
 	// name ("history.index") and fields (commits, ms).
 	Progress func(event, task string, fields map[string]any)
+	// Person marks the human CLI: ledger lines name git's user.name. Every other caller
+	// is an application and writes `by: application:<name>`.
+	Person bool
+	// Application is <name> when KONTEXT_APPLICATION is unset ("" = "api").
+	Application string
 }
 
 // Open returns an engine over the worktree containing dir. A directory
@@ -102,7 +107,7 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 		opts.Root = repo.Root()
 		opts.Git = repo
 		opts.History = repo
-		opts.Writer = newLocalWriter(repo)
+		opts.Writer = newLocalWriter(repo, o)
 		opts.Runner = &verifyrun.Runner{GitDir: repo.GitDir()}
 		opts.Trust = verifyrun.Trust{}
 		opts.Store = snapstore.New(repo.GitDir())

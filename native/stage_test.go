@@ -158,7 +158,7 @@ func TestRetireAndSetVerify(t *testing.T) {
 
 	for _, c := range []struct{ rev, code string }{
 		{"HEAD", "invalid_input"}, {"main", "invalid_input"}, {blob[:7], "invalid_input"},
-		{"0123456789ab", "invalid_input"}, {strings.Repeat("0", 40), "stale_entry"},
+		{"0123456789ab", "stale_entry"}, {strings.Repeat("0", 40), "stale_entry"},
 	} {
 		if got := errCode(r.call("drafts.retire", `{"operation_id":"r-`+c.rev+`","entry_id":"rule","entry_revision":"`+c.rev+`","reason":"r"}`)); got != c.code {
 			t.Errorf("revision %s: got %s want %s", c.rev, got, c.code)

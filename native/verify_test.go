@@ -132,7 +132,7 @@ func TestVerifyPinnedPasses(t *testing.T) {
 		t.Fatalf("staged %q", staged)
 	}
 	line := r.git("show", ":.ai/confirmations.log")
-	wantLine := `{"at":"2026-11-30T12:34:56Z","kind":"verify","id":"ok","commit":"` + head + `","by":"Vera Verifier","because":"after the refactor","passed":true,"exit_code":0,"command_sha256":"` + engine.CommandSHA256("sh ./ok.sh") + `"}`
+	wantLine := `{"at":"2026-11-30T12:34:56Z","kind":"verify","id":"ok","commit":"` + head + `","by":"application:api","because":"after the refactor","passed":true,"exit_code":0,"command_sha256":"` + engine.CommandSHA256("sh ./ok.sh") + `"}`
 	if line != wantLine {
 		t.Fatalf("ledger\n%s\nwant\n%s", line, wantLine)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/native/internal/gogit"
@@ -18,12 +19,14 @@ type localWriter struct {
 	*writer.Writer
 	repo   *gogit.Repo
 	gitDir string
+	person bool   // the human CLI: by is git's user.name
+	app    string // the application's name when KONTEXT_APPLICATION is unset
 }
 
 var _ engine.Writer = (*localWriter)(nil)
 
-func newLocalWriter(repo *gogit.Repo) *localWriter {
-	return &localWriter{Writer: writer.New(repo.Root(), repo.GitDir()), repo: repo, gitDir: repo.GitDir()}
+func newLocalWriter(repo *gogit.Repo, o Options) *localWriter {
+	return &localWriter{Writer: writer.New(repo.Root(), repo.GitDir()), repo: repo, gitDir: repo.GitDir(), person: o.Person, app: o.Application}
 }
 
 func (w *localWriter) Lock(ctx context.Context) (func(), error) { return w.Writer.Lock(ctx) }
@@ -50,11 +53,20 @@ func (w *localWriter) WriteState(name string, data []byte) error {
 	return writer.AtomicWrite(p, data, 0o644)
 }
 
-// Identity is `application:<name>` under KONTEXT_APPLICATION, else git's
-// user.name; "unknown" when unset or when it looks like an e-mail address
-// (the ledger never holds one).
+// Identity is the `by` of ledger lines. A person at the human CLI is git's user.name
+// ("unknown" when unset or when it looks like an e-mail address: the ledger never holds
+// one). Everything else is an application, so that a look written by a program is never
+// taken for a terminal read: `application:<name>`, the name from KONTEXT_APPLICATION, else
+// the surface's (Options.Application: "mcp" for the MCP server), else "api".
 func (w *localWriter) Identity() string {
-	if app := strings.TrimSpace(os.Getenv("KONTEXT_APPLICATION")); app != "" {
+	if !w.person {
+		app := strings.TrimSpace(os.Getenv("KONTEXT_APPLICATION"))
+		if app == "" || strings.Contains(app, "@") || strings.ContainsFunc(app, unicode.IsControl) {
+			app = w.app
+		}
+		if app == "" {
+			app = "api"
+		}
 		return "application:" + app
 	}
 	name := strings.TrimSpace(w.repo.UserName())

@@ -1035,7 +1035,7 @@ export interface SuggestPathsInput {
   dir?: string;
   /** Entries to suggest paths for (id, id prefix, ADR number or file). */
   ids?: string[];
-  /** Suggest for every entry without paths. */
+  /** Suggest for every active entry without paths (inactive ones govern nothing; ask for them by id). */
   all?: boolean;
   /** At most this many globs per entry. */
   max_per_entry?: number;

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/kontext/kontext/engine"
@@ -37,12 +36,18 @@ func runAPI(ctx context.Context, g *factory, args []string) int {
 			input = data
 		}
 	}
-	out := native.Request(ctx, g.dir, op, input)
-	if _, err := stdout.Write(append(out, '\n')); err != nil {
-		fmt.Fprintf(stderr, "kontext: writing the answer failed: %v\n", err)
-		return exitFailed
+	env := native.Request(ctx, g.dir, op, input)
+	code := exitForEnvelope(env)
+	o := newOut(stdout, g)
+	if g.jq != "" {
+		// --jq filters the envelope (success or error); the exit code stays the envelope's.
+		if err := runJQ(o, g.jq, env); err != nil && o.err == nil {
+			return apiFail(stdout, err)
+		}
+		return o.finish(stderr, code, 0)
 	}
-	return exitForEnvelope(out)
+	o.Write(append(env, '\n'))
+	return o.finish(stderr, code, 1)
 }
 
 func apiFail(stdout io.Writer, err error) int {

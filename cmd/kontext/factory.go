@@ -45,7 +45,7 @@ func Streams(in io.Reader, out, errOut io.Writer) IOStreams {
 // repository once, not once per question).
 func (f *factory) engine() (*engine.Engine, error) {
 	if f.eng == nil && f.engErr == nil {
-		f.eng, f.engErr = native.OpenWith(f.dir, native.Options{Progress: progressFor(f)})
+		f.eng, f.engErr = native.OpenWith(f.dir, native.Options{Progress: progressFor(f), Person: true})
 	}
 	return f.eng, f.engErr
 }

@@ -56,7 +56,9 @@ func emit(g *factory, stdout io.Writer, res any, text func(w io.Writer)) int {
 		o.Write(buf.Bytes())
 		return o.finish(g.io.ErrOut, exitOK, bytes.Count(buf.Bytes(), []byte("\n")))
 	}
+	o.human = newNeutraliser()
 	text(o)
+	o.flush()
 	return o.finish(g.io.ErrOut, exitOK, 0)
 }
 

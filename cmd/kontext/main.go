@@ -291,7 +291,7 @@ func fail(g *factory, stderr io.Writer, err error) int {
 		io.WriteString(stderr, "\n")
 	} else {
 		ae := apierr.As(err)
-		fmt.Fprintf(stderr, "kontext: %s (%s)\n", strings.TrimSpace(ae.Message), ae.Code)
+		fmt.Fprintf(stderr, "kontext: %s (%s)\n", neutral(strings.TrimSpace(ae.Message)), ae.Code)
 	}
 	return exitFor(err)
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"syscall"
 
 	"github.com/itchyny/gojq"
 	"golang.org/x/term"
@@ -26,7 +25,8 @@ type out struct {
 	width  int // 0 = unlimited (not a terminal)
 	lines  int // complete lines written
 	err    error
-	broken bool // the reader went away (EPIPE)
+	broken bool         // the reader went away (EPIPE)
+	human  *neutraliser // set for human text: control characters are neutralised
 }
 
 func newOut(w io.Writer, g *factory) *out {
@@ -55,29 +55,47 @@ func (o *out) Write(p []byte) (int, error) {
 	if o.err != nil {
 		return 0, o.err
 	}
+	if o.human != nil {
+		if _, err := o.write(o.human.feed(p, false)); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	return o.write(p)
+}
+
+// flush writes what the neutraliser still holds (the end of human text).
+func (o *out) flush() {
+	if o.human != nil && o.err == nil {
+		o.write(o.human.feed(nil, true))
+	}
+}
+
+func (o *out) write(p []byte) (int, error) {
 	n, err := o.w.Write(p)
 	o.lines += bytes.Count(p[:n], []byte("\n"))
 	if err != nil {
 		o.err = err
-		o.broken = errors.Is(err, syscall.EPIPE)
+		o.broken = readerGone(err)
 	}
 	return n, err
 }
 
 // finish turns a failed stream into the exit code: a reader that went away
-// ends quietly; any other failure reports how much got through.
+// ends quietly with 0 (it asked for no more); any other failure (disk full)
+// exits 1 with one line naming the stream and how much got through.
 func (o *out) finish(stderr io.Writer, code int, total int) int {
 	if o.err == nil {
 		return code
 	}
 	if o.broken {
-		return code
+		return exitOK
 	}
 	lost := "the rest"
 	if total > o.lines {
 		lost = fmt.Sprint(total - o.lines)
 	}
-	fmt.Fprintf(stderr, "kontext: writing the output failed after %d lines (%s lost): %v\n", o.lines, lost, o.err)
+	fmt.Fprintf(stderr, "kontext: writing the output failed: stdout: %d lines written, %s lost: %v\n", o.lines, lost, o.err)
 	return exitFailed
 }
 
@@ -86,7 +104,11 @@ func (o *out) paint(code, s string) string {
 	if !o.color || s == "" {
 		return s
 	}
-	return "\x1b[" + code + "m" + s + "\x1b[0m"
+	esc := "\x1b"
+	if o.human != nil {
+		esc = o.human.mark // the neutraliser lets exactly these through
+	}
+	return esc + "[" + code + "m" + s + esc + "[0m"
 }
 
 // fit cuts s to n display columns (terminals only), marking the cut.

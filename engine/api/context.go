@@ -5,7 +5,7 @@ type BriefInput struct {
 	DirInput
 	Paths       []string `json:"paths,omitempty" jsonschema_description:"Repo-relative paths to brief; default: the files changed since diff, else the uncommitted files."`
 	Diff        string   `json:"diff,omitempty" jsonschema_description:"A git revision: brief the files changed since its merge base with HEAD, plus uncommitted ones. Not with paths."`
-	BudgetLines *int     `json:"budget_lines,omitempty" jsonschema:"minimum=1" jsonschema_description:"At most this many lines; lower-authority content is dropped first. Default: [brief] budget_lines of the config (300)."`
+	BudgetLines *int     `json:"budget_lines,omitempty" jsonschema:"minimum=1,maximum=1000000" jsonschema_description:"At most this many lines; lower-authority content is dropped first. Default: [brief] budget_lines of the config (300)."`
 	// Architecture includes the ARCHITECTURE section.
 	Architecture bool `json:"architecture,omitempty" jsonschema_description:"Include the ARCHITECTURE section."`
 }

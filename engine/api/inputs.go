@@ -35,7 +35,7 @@ type DescribeInput struct {
 type ListInput struct {
 	DirInput
 	Limit      *int     `json:"limit,omitempty" jsonschema:"minimum=1,maximum=500,default=100" jsonschema_description:"Page size."`
-	Offset     int      `json:"offset,omitempty" jsonschema:"minimum=0" jsonschema_description:"Index of the first entry of the page (next_offset of the previous page)."`
+	Offset     int      `json:"offset,omitempty" jsonschema:"minimum=0,maximum=1000000000" jsonschema_description:"Index of the first entry of the page (next_offset of the previous page)."`
 	ActiveOnly bool     `json:"active_only,omitempty" jsonschema_description:"Drop superseded/deprecated/rejected entries. Active does not mean reviewed."`
 	Kinds      []string `json:"kinds,omitempty" jsonschema_description:"Only these kinds (decision or adr, convention, learning, incident, architecture)."`
 	Tags       []string `json:"tags,omitempty" jsonschema_description:"Only entries carrying at least one of these tags."`
@@ -60,8 +60,8 @@ type GoverningInput struct {
 	DirInput
 	Paths          []string `json:"paths" jsonschema:"required" jsonschema_description:"Repository-relative paths with / separators; natively an absolute path inside the repository is made relative (outside it is invalid_input)."`
 	ExcludeIDs     []string `json:"exclude_ids,omitempty" jsonschema_description:"Entries the caller already delivered."`
-	Limit          *int     `json:"limit,omitempty" jsonschema:"minimum=1" jsonschema_description:"Applied after sorting."`
-	MinSpecificity int      `json:"min_specificity,omitempty" jsonschema:"minimum=0" jsonschema_description:"Drop matches less specific than this."`
+	Limit          *int     `json:"limit,omitempty" jsonschema:"minimum=1,maximum=100000" jsonschema_description:"Applied after sorting."`
+	MinSpecificity int      `json:"min_specificity,omitempty" jsonschema:"minimum=0,maximum=100000" jsonschema_description:"Drop matches less specific than this."`
 	History        *bool    `json:"history,omitempty" jsonschema_description:"Fill the fields git history gives (landed, since, since_verified, amended_since); default true. false answers without reading the commit index: those fields are null, as on the in-memory engine."`
 }
 

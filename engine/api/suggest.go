@@ -4,7 +4,7 @@ package api
 type SuggestPathsInput struct {
 	DirInput
 	IDs         []string `json:"ids,omitempty" jsonschema_description:"Entries to suggest paths for (id, id prefix, ADR number or file)."`
-	All         bool     `json:"all,omitempty" jsonschema_description:"Suggest for every entry without paths."`
+	All         bool     `json:"all,omitempty" jsonschema_description:"Suggest for every active entry without paths (inactive ones govern nothing; ask for them by id)."`
 	MaxPerEntry *int     `json:"max_per_entry,omitempty" jsonschema:"default=3,minimum=1,maximum=20" jsonschema_description:"At most this many globs per entry."`
 }
 

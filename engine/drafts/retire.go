@@ -145,7 +145,9 @@ func (e *draft) checkRevision(ctx context.Context, st *engine.State, en *entry.E
 		if strings.HasPrefix(cur, r) {
 			return nil
 		}
-		return jsonin.Errorf("entry_revision", "%q is not the 12-hex prefix of %s's current revision; pass the full revision", rev, en.ID)
+		// A well-formed legacy revision that no longer matches is stale, like a full one:
+		// the client re-reads and retries.
+		return apierr.New(apierr.StaleEntry, "%s changed since revision %s; read it again (entries.get) and retry with its current revision", en.ID, rev)
 	case len(r) == 40 || len(r) == 64:
 		if e.Options().History != nil {
 			data, ok, err := e.Options().History.FileAt(ctx, r, en.File)

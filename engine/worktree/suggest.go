@@ -19,7 +19,7 @@ import (
 // nothing (the overlay is written only by drafts.set_paths).
 func runSuggestPaths(ctx context.Context, e *engine.Engine, in *api.SuggestPathsInput) (*api.SuggestPathsResult, error) {
 	if len(in.IDs) == 0 && !in.All {
-		return nil, apierr.Invalid("pass ids (the entries to suggest paths for) or all: true (every entry without paths)")
+		return nil, apierr.Invalid("pass ids (the entries to suggest paths for) or all: true (every active entry without paths)")
 	}
 	if len(in.IDs) > 0 && in.All {
 		return nil, apierr.Invalid("pass ids or all: true, not both")
@@ -44,8 +44,10 @@ func runSuggestPaths(ctx context.Context, e *engine.Engine, in *api.SuggestPaths
 	}
 	var picked []*entry.Entry
 	if in.All {
+		// Every active entry without paths: an inactive one governs
+		// nothing, whatever paths it gets (ask for it by id to see them).
 		for _, en := range st.Snap.Entries {
-			if len(en.Paths) == 0 {
+			if len(en.Paths) == 0 && !entry.Inactive(en.Status) {
 				picked = append(picked, en)
 			}
 		}

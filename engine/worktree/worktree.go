@@ -64,8 +64,8 @@ func runBrief(ctx context.Context, e *engine.Engine, in *api.BriefInput) (*api.B
 		return nil, apierr.Invalid("pass paths or diff, not both")
 	case strings.HasPrefix(in.Diff, "-"):
 		return nil, jsonin.Errorf("diff", "%q starts with '-'; pass a git revision such as origin/main", in.Diff)
-	case in.BudgetLines != nil && *in.BudgetLines < 1:
-		return nil, jsonin.Errorf("budget_lines", "must be at least 1")
+	case in.BudgetLines != nil && (*in.BudgetLines < 1 || *in.BudgetLines > engine.MaxBudgetLines):
+		return nil, jsonin.Errorf("budget_lines", "must be between 1 and %d, got %d", engine.MaxBudgetLines, *in.BudgetLines)
 	}
 	st, err := e.Read(ctx)
 	if err != nil {

@@ -26,14 +26,15 @@ import (
 // Serve runs an MCP server over newline-delimited JSON-RPC on in/out (the
 // stdio transport of `kontext mcp`) until the client disconnects or ctx is
 // done. dir is the default directory of every call (`kontext -C dir`).
+// A malformed line is answered and skipped (frames), never the end of the session.
 func Serve(ctx context.Context, dir string, in io.Reader, out io.Writer) error {
-	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
+	w := &lockedWriter{w: out}
+	pr, pw := io.Pipe()
+	go frames(in, pw, w)
+	defer pr.Close() // unblocks frames when the session ends first
+	t := &mcp.IOTransport{Reader: pr, Writer: w}
 	return New(dir).Run(ctx, t)
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // New returns the kontext MCP server with every tool registered; dir is the
 // default directory of its calls. Connect it to any mcp.Transport.
@@ -101,7 +102,7 @@ func (h *handler) engine(input []byte) (*engine.Engine, error) {
 	if e, ok := h.engines[key]; ok {
 		return e, nil
 	}
-	e, err := native.Open(dir)
+	e, err := native.OpenWith(dir, native.Options{Application: "mcp"}) // looks: by application:mcp
 	if err != nil {
 		return nil, err // not cached: the directory may appear later
 	}

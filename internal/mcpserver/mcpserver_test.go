@@ -1,11 +1,14 @@
 package mcpserver
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"github.com/kontext/kontext/internal/testrepo"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -272,14 +275,9 @@ func TestEditChangesAnswer(t *testing.T) {
 	}
 }
 
-// TestStdio drives the built binary (`kontext -C demo mcp`) with the SDK's
-// client over stdio.
-func TestStdio(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the kontext binary")
-	}
-	demo := testrepo.Demo(t)
-	// KONTEXT_MCP_BIN names an already built binary to test instead.
+// kontextBin builds the kontext binary (KONTEXT_MCP_BIN names an already built one instead).
+func kontextBin(t *testing.T) string {
+	t.Helper()
 	bin := os.Getenv("KONTEXT_MCP_BIN")
 	if bin == "" {
 		bin = filepath.Join(t.TempDir(), "kontext")
@@ -289,6 +287,118 @@ func TestStdio(t *testing.T) {
 			t.Fatalf("go build: %v\n%s", err, out)
 		}
 	}
+	return bin
+}
+
+// TestStdioMalformedFrames drives the built binary with a raw line client: every malformed
+// frame is answered (-32700 for a line that is not JSON, -32600 for JSON that is not one
+// JSON-RPC 2.0 message, id null) and the server keeps serving the next request.
+func TestStdioMalformedFrames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the kontext binary")
+	}
+	demo := testrepo.Demo(t)
+	cmd := exec.Command(kontextBin(t), "-C", demo, "mcp")
+	cmd.Env = append(os.Environ(), "KONTEXT_NOW="+testNow)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 8<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	next := func(sent string) map[string]any {
+		t.Helper()
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("after %q the server closed stdout; stderr: %s", sent, stderr.String())
+			}
+			var m map[string]any
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				t.Fatalf("after %q: not JSON: %s", sent, l)
+			}
+			return m
+		case <-time.After(2 * time.Minute): // a hang guard, not a timing assertion
+			t.Fatalf("after %q: no answer; stderr: %s", sent, stderr.String())
+		}
+		return nil
+	}
+	send := func(l string) { io.WriteString(stdin, l+"\n") }
+	ping := func(id int) {
+		t.Helper()
+		l := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id)
+		send(l)
+		if m := next(l); m["id"] != float64(id) || m["error"] != nil {
+			t.Fatalf("ping %d: %v", id, m)
+		}
+	}
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`
+	send(init)
+	if m := next(init); m["id"] != float64(1) || m["result"] == nil {
+		t.Fatalf("initialize: %v", m)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for i, c := range []struct {
+		line string
+		code float64
+	}{
+		{`{not json`, -32700},
+		{`[{"jsonrpc":"2.0","id":5,"method":"ping"}]`, -32600},
+		{`[]`, -32600},
+		{`null`, -32600},
+		{`42`, -32600},
+		{`{"id":6,"method":"ping"}`, -32600},
+		{`{"jsonrpc":"1.0","id":7,"method":"ping"}`, -32600},
+		{`{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}`, -32600},
+		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, -32600},
+		{`{"jsonrpc":"2.0","id":8,"method":7}`, -32600},
+		{`{"jsonrpc":"2.0","result":{}}`, -32600},
+		{"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"", -32700},
+	} {
+		send(c.line)
+		m := next(c.line)
+		e, _ := m["error"].(map[string]any)
+		if id, has := m["id"]; !has || id != nil || e == nil || e["code"] != c.code || m["jsonrpc"] != "2.0" {
+			t.Errorf("%q: got %v, want error %v with id null", c.line, m, c.code)
+		}
+		ping(100 + i) // still serving
+	}
+	// A tool call still answers after all that.
+	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ctx_governing","arguments":{"paths":["src/billing/tax/vat.go"]}}}`
+	send(call)
+	if m := next(call); m["id"] != float64(2) || !strings.Contains(fmt.Sprint(m["result"]), "vat-is-rounded-per-line") {
+		t.Fatalf("tools/call: %v", m)
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v; stderr: %s", err, stderr.String())
+	}
+}
+
+// TestStdio drives the built binary (`kontext -C demo mcp`) with the SDK's
+// client over stdio.
+func TestStdio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the kontext binary")
+	}
+	demo := testrepo.Demo(t)
+	bin := kontextBin(t)
 	env := append(os.Environ(), "KONTEXT_NOW="+testNow)
 	t.Setenv("KONTEXT_NOW", testNow)
 

@@ -61,7 +61,14 @@ type Config struct {
 	MaxCommits  int
 	BudgetLines int
 	Path        string // the file it came from; "" for defaults
+	// Diagnostics are warnings about keys that were ignored (local-only settings).
+	Diagnostics []entry.Diagnostic
 }
+
+// CodeLocalOnlyKey: a committed config set a key that only local configuration may set (a
+// model adapter or command, a trust key). A cloned repository must not choose what runs on
+// the reader's machine, so the key is ignored with a warning and reads keep working.
+const CodeLocalOnlyKey = "local_only_key"
 
 // Defaults returns the built-in configuration.
 func Defaults() *Config { return DefaultsAt(DefaultStorage) }
@@ -105,6 +112,11 @@ type fileConfig struct {
 	Brief struct {
 		BudgetLines *int `toml:"budget_lines"`
 	} `toml:"brief"`
+	// Local-only settings: decoded only to be reported and ignored.
+	LLM     any `toml:"llm"`
+	Model   any `toml:"model"`
+	Command any `toml:"command"`
+	Trust   any `toml:"trust"`
 }
 
 type fileKind struct {
@@ -136,6 +148,22 @@ func ParseAt(file string, text []byte, storage string) (*Config, error) {
 	}
 	c := DefaultsAt(storage)
 	c.Path = file
+	for _, k := range []struct {
+		key, section string
+		set          bool
+	}{{"llm", "llm", fc.LLM != nil}, {"model", "", fc.Model != nil}, {"command", "", fc.Command != nil}, {"trust", "trust", fc.Trust != nil}} {
+		if !k.set {
+			continue
+		}
+		line := lineOf(text, k.section, "")
+		if k.section == "" {
+			line = lineOf(text, "", k.key)
+		} else if line == 1 && !strings.HasPrefix(strings.TrimSpace(string(text)), "["+k.section) {
+			line = lineOf(text, "", k.key) // a dotted or inline form: llm.adapter = …, llm = {…}
+		}
+		c.Diagnostics = append(c.Diagnostics, entry.Diagnostic{File: file, Line: line, Severity: "warning", Code: CodeLocalOnlyKey,
+			Message: fmt.Sprintf("%q is ignored in committed config: models, commands and trust are set only in local configuration (<git-dir>/kontext/config.toml or the user config), so a cloned repository cannot make your machine run anything", k.key)})
+	}
 	bad := func(section, key, format string, args ...any) error {
 		return apierr.Invalid("%s:%d: %s: %s; fix the value or remove the key", file, lineOf(text, section, key), strings.TrimPrefix(section+"."+key, "."), fmt.Sprintf(format, args...))
 	}
@@ -200,14 +228,14 @@ func ParseAt(file string, text []byte, storage string) (*Config, error) {
 		}
 	}
 	if fc.Index.MaxCommits != nil {
-		if *fc.Index.MaxCommits < 1 {
-			return nil, bad("index", "max_commits", "must be at least 1")
+		if *fc.Index.MaxCommits < 1 || *fc.Index.MaxCommits > 10_000_000 {
+			return nil, bad("index", "max_commits", "must be between 1 and 10000000")
 		}
 		c.MaxCommits = *fc.Index.MaxCommits
 	}
 	if fc.Brief.BudgetLines != nil {
-		if *fc.Brief.BudgetLines < 1 {
-			return nil, bad("brief", "budget_lines", "must be at least 1")
+		if *fc.Brief.BudgetLines < 1 || *fc.Brief.BudgetLines > 1_000_000 {
+			return nil, bad("brief", "budget_lines", "must be between 1 and 1000000")
 		}
 		c.BudgetLines = *fc.Brief.BudgetLines
 	}

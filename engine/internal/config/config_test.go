@@ -78,7 +78,9 @@ func TestParseErrors(t *testing.T) {
 		"shared dir":          {"[kinds.decision]\ndir = \"docs\"\n[kinds.learning]\ndir = \"docs/\"\n", `two sources share the directory "docs"`},
 		"include shares dir":  {"[[kinds.convention.include]]\ndir = \".ai/decisions\"\n", `two sources share the directory ".ai/decisions"`},
 		"bad version":         {"version = 2\n", `unsupported version 2`},
-		"bad max_commits":     {"[index]\nmax_commits = 0\n", `.kontext.toml:2: index.max_commits: must be at least 1`},
+		"bad max_commits":     {"[index]\nmax_commits = 0\n", `.kontext.toml:2: index.max_commits: must be between 1 and 10000000`},
+		"huge max_commits":    {"[index]\nmax_commits = 9223372036854775807\n", `.kontext.toml:2: index.max_commits: must be between 1 and 10000000`},
+		"huge budget_lines":   {"[brief]\nbudget_lines = 9223372036854775807\n", `.kontext.toml:2: brief.budget_lines: must be between 1 and 1000000`},
 		"toml syntax":         {"version = \n", `.kontext.toml:1:`},
 		"wrong type":          {"storage = 3\n", `.kontext.toml:1:`},
 		"include without dir": {"[[kinds.convention.include]]\nstyle = \"cursor\"\n", `include[0].dir`},
@@ -93,5 +95,28 @@ func TestParseErrors(t *testing.T) {
 				t.Fatalf("%s: %v", apierr.CodeOf(err), err)
 			}
 		})
+	}
+}
+
+// TestLocalOnlyKeysIgnored: a committed [llm] table, a model command or a trust key is a
+// warning diagnostic naming file:line and is ignored; the rest of the config still applies.
+func TestLocalOnlyKeysIgnored(t *testing.T) {
+	text := "version = 1\nstorage = \"kb\"\ncommand = [\"sh\", \"-c\", \"x\"]\n\n[llm]\nadapter = \"command\"\ncommand = [\"ollama\"]\n\n[trust]\nkey = \"k\"\n"
+	c, err := Parse(".kontext.toml", []byte(text))
+	if err != nil {
+		t.Fatalf("reads must keep working: %v", err)
+	}
+	if c.Storage != "kb" {
+		t.Fatalf("the rest of the config was not applied: %+v", c)
+	}
+	var got []string
+	for _, d := range c.Diagnostics {
+		if d.Severity != "warning" || d.Code != CodeLocalOnlyKey || d.File != ".kontext.toml" {
+			t.Errorf("diagnostic %+v", d)
+		}
+		got = append(got, d.Message[:strings.Index(d.Message, " ")]+":"+string(rune('0'+d.Line)))
+	}
+	if strings.Join(got, " ") != `"llm":5 "command":3 "trust":9` {
+		t.Fatalf("diagnostics %v", got)
 	}
 }

@@ -54,6 +54,9 @@ const (
 	CodeRootOnlyPattern = "root_only_pattern"
 	CodeInferredLink    = "inferred_link"
 	CodeBadValue        = "bad_value"
+	// CodeBadFileName: a knowledge file or directory whose name holds a control character
+	// (tab, newline, …) is not read; every other entry still is.
+	CodeBadFileName = "bad_file_name"
 	// Relations between ADRs, reported by the knowledge base once every
 	// record is read.
 	CodeDuplicateNumber   = "duplicate_number"

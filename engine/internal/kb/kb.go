@@ -252,6 +252,7 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		s.byID[e.ID] = e
 		s.Entries = append(s.Entries, e)
 	}
+	s.Diagnostics = append(s.Diagnostics, cfg.Diagnostics...)
 	s.Ledger = ledger
 	var problems []ledgerpkg.Problem
 	s.LedgerLines, problems = ledgerpkg.Parse(ledger)
@@ -339,6 +340,15 @@ func (r *Reader) list(src entry.Source, sourceDirs map[string]bool) ([]listed, [
 		stack = append(stack, real)
 		for _, fi := range infos {
 			rel := path.Join(display, fi.Name())
+			if hasControl(fi.Name()) {
+				// git quotes such names and no tree lookup accepts them: one file must not
+				// fail the whole read, so it is a diagnostic and the rest is read.
+				if isLink(fi) || fi.IsDir() || entry.IsRecordFile(rel, src) {
+					diags = append(diags, entry.Diagnostic{File: rel, Severity: "error", Code: entry.CodeBadFileName,
+						Message: fmt.Sprintf("the name %q holds a control character (tab, newline, …) and is not read; rename it", fi.Name())})
+				}
+				continue
+			}
 			if isLink(fi) {
 				if err := r.followLink(rel, src, stack, walk, &out, &diags); err != nil {
 					return err
@@ -487,6 +497,16 @@ func readOptional(fs billy.Filesystem, name string) ([]byte, error) {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "reading %s", name)
 	}
 	return data, nil
+}
+
+// hasControl reports whether a file name holds an ASCII control character.
+func hasControl(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if name[i] < 0x20 || name[i] == 0x7f {
+			return true
+		}
+	}
+	return false
 }
 
 func displayDir(d string) string {

@@ -166,8 +166,8 @@ func (r *Repo) Blobs(ctx context.Context, paths []string) (map[string]string, ma
 			return nil, nil, err
 		}
 		e, err := r.objs.FindEntry(tree, p)
-		if errors.Is(err, git.ErrEntryNotFound) || errors.Is(err, git.ErrDirectoryNotFound) {
-			continue
+		if errors.Is(err, git.ErrEntryNotFound) || errors.Is(err, git.ErrDirectoryNotFound) || errors.Is(err, git.ErrInvalidPath) {
+			continue // a path no tree can hold is not in HEAD
 		}
 		if err != nil {
 			return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "looking up %s in HEAD", p)
