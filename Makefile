@@ -79,8 +79,8 @@ wasm-check:
 	  echo "engine links go-git under js/wasm; keep git behind the engine.Git interface"; exit 1; fi
 	@if { GOOS=js GOARCH=wasm $(GO) list -deps ./cmd/wasm; $(GO) list -deps ./cmd/kontext; } | grep -q '^github.com/evanw/esbuild'; then \
 	  echo "esbuild is linked into kontext or the wasm; it belongs to build/webbundle only"; exit 1; fi
-	@if GOOS=js GOARCH=wasm $(GO) list -deps ./cmd/wasm | grep -q '^github.com/kontext/kontext/engine/drafts'; then \
-	  echo "cmd/wasm links engine/drafts; the WASM engine must not carry the write operations"; exit 1; fi
+	@if GOOS=js GOARCH=wasm $(GO) list -deps ./cmd/wasm | grep -qE '^github.com/kontext/kontext/engine/(drafts|models)$$'; then \
+	  echo "cmd/wasm links engine/drafts or engine/models; the WASM engine must not carry the writes or the model operations"; exit 1; fi
 	@echo "wasm-check: engine and cmd/wasm build for js/wasm without go-git or the writes; esbuild only in build/webbundle"
 
 # The npm package @kontext/engine (wasm/): kontext.wasm, its gzip copy,

@@ -65,6 +65,10 @@ type Options struct {
 	// Operations are rows served besides the engine's reads: a native
 	// opener passes engine/drafts' write operations here.
 	Operations []Operation
+	// Models is the local model selection (native only; nil: none).
+	Models Models
+	// RelatedModel answers entries.related {llm} (native only).
+	RelatedModel RelatedModel
 	// Store keeps the compiled snapshot between processes (natively under
 	// <git-dir>/kontext/); nil keeps parses only in this engine.
 	Store SnapshotStore

@@ -249,10 +249,12 @@ func (e *Engine) governing(ctx context.Context, st *State, paths, exclude []stri
 const maxRelated = 5
 
 func runRelated(ctx context.Context, e *Engine, in *api.RelatedInput) (*api.RelatedResult, error) {
-	if useModel, err := wantsModel(in.LLM); err != nil {
+	useModel, err := wantsModel(in.LLM)
+	if err != nil {
 		return nil, err
-	} else if useModel {
-		return nil, apierr.New(apierr.ModelUnavailable, "no model adapter is configured; configure one in the local config ([llm]) or call entries.related without llm")
+	}
+	if useModel && e.opts.RelatedModel == nil {
+		return nil, apierr.New(apierr.ModelUnavailable, "entries.related with llm needs the native CLI with a locally configured model; call it without llm here")
 	}
 	if strings.TrimSpace(in.Text) == "" && len(in.Paths) == 0 {
 		return nil, apierr.Invalid("pass text, paths or both to find related entries")
@@ -312,6 +314,11 @@ func runRelated(ctx context.Context, e *Engine, in *api.RelatedInput) (*api.Rela
 		}
 	}
 	addLinked(st, res.Candidates, in.ExcludeIDs, add)
+	if useModel {
+		if err := e.opts.RelatedModel(ctx, e, in, res); err != nil {
+			return nil, err
+		}
+	}
 	return res, nil
 }
 
@@ -332,6 +339,16 @@ func overlapping(en *entry.Entry, with []match.Pattern) (string, int, bool) {
 		}
 	}
 	return best, spec, found
+}
+
+// WantsModel reads an llm input: false/absent, true (the selected
+// adapter, name "") or an adapter name.
+func WantsModel(raw json.RawMessage) (use bool, name string, err error) {
+	use, err = wantsModel(raw)
+	if use {
+		_ = json.Unmarshal(raw, &name)
+	}
+	return use, name, err
 }
 
 func wantsModel(raw json.RawMessage) (bool, error) {

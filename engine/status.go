@@ -20,13 +20,16 @@ func runStatus(ctx context.Context, e *Engine, _ *api.StatusInput) (*api.StatusR
 	if err != nil {
 		return nil, err
 	}
-	reason := "no model adapter is configured"
+	reason := "no model adapter is available in this engine; models are used only by the native CLI"
 	res := &api.StatusResult{
 		Version: Version, APIVersion: APIVersion, Root: e.opts.Root, Revision: strp(st.Head),
 		Storage: st.Cfg.Storage, ConfigSource: src, Capabilities: e.capabilities(),
 		LLM:    api.LLMStatus{Reason: &reason},
 		Counts: map[string]map[string]int{}, ReviewDue: []string{}, Failing: []string{},
 		Diagnostics: len(st.Snap.Diagnostics), Snapshot: st.Snap.ID, BriefBudgetLines: st.Cfg.BudgetLines,
+	}
+	if e.opts.Models != nil {
+		res.LLM = e.opts.Models.Status()
 	}
 	res.Failing = failingIDs(st.Snap.LedgerLines)
 	res.Skipped = []api.SkippedFile{}

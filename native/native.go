@@ -15,8 +15,10 @@ import (
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/drafts"
+	"github.com/kontext/kontext/engine/models"
 	"github.com/kontext/kontext/engine/worktree"
 	"github.com/kontext/kontext/native/internal/gogit"
+	"github.com/kontext/kontext/native/internal/llm"
 	"github.com/kontext/kontext/native/internal/snapstore"
 	"github.com/kontext/kontext/native/internal/verifyrun"
 )
@@ -96,7 +98,8 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 	}
 	// The write operations are passed in here, explicitly: the engine
 	// itself never links them (the WASM build has none).
-	opts := engine.Options{Root: abs, Now: now, Surface: engine.Native, Operations: Operations()}
+	opts := engine.Options{Root: abs, Now: now, Surface: engine.Native, Operations: Operations(), RelatedModel: models.Related}
+	gitDir := ""
 	repo, err := gogit.Open(abs)
 	switch {
 	case errors.Is(err, gogit.ErrNoRepository):
@@ -111,7 +114,11 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 		opts.Runner = &verifyrun.Runner{GitDir: repo.GitDir()}
 		opts.Trust = verifyrun.Trust{}
 		opts.Store = snapstore.New(repo.GitDir())
+		gitDir = repo.GitDir()
 	}
+	// The model selection is local only: env, <git-dir>/kontext/config.toml,
+	// the user config — never the committed configuration.
+	opts.Models = llm.Select(gitDir)
 	if real, err := filepath.EvalSymlinks(opts.Root); err == nil && real != opts.Root {
 		opts.RootAliases = []string{real}
 	}
@@ -120,10 +127,10 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 }
 
 // Operations are the rows a native engine serves besides the engine's own
-// reads: the writes (engine/drafts) and the worktree's reads
-// (engine/worktree).
+// reads: the writes (engine/drafts), the worktree's reads (engine/worktree)
+// and the operations that may ask a model (engine/models).
 func Operations() []engine.Operation {
-	return append(drafts.Operations(), worktree.Operations()...)
+	return append(append(drafts.Operations(), worktree.Operations()...), models.Operations()...)
 }
 
 // clock honours KONTEXT_NOW (RFC 3339) for tests and goldens.

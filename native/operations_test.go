@@ -26,6 +26,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv("KONTEXT_STUB_MODEL") != "" {
+		os.Exit(stubModel()) // this binary is the command adapter's model
+	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

@@ -116,6 +116,7 @@ export interface Operations {
   "drafts.set_verify": { input: SetVerifyInput; result: StageResult };
   "drafts.set_paths": { input: SetPathsInput; result: SetPathsResult };
   "drafts.verify": { input: VerifyInput; result: VerifyResult };
+  "drafts.extend": { input: ExtendInput; result: ExtendResult };
   "operations.get": { input: OperationsGetInput; result: unknown };
   "drafts.capture": { input: CaptureInput; result: CaptureResult };
   "inbox.list": { input: InboxListInput; result: InboxListResult };
@@ -127,6 +128,10 @@ export interface Operations {
   "verify.pin": { input: VerifyPinInput; result: VerifyPin };
   "bundle.build": { input: BundleInput; result: Bundle };
   "entries.suggest_paths": { input: SuggestPathsInput; result: SuggestPathsResult };
+  "drafts.extract": { input: ExtractInput; result: ExtractResult };
+  "drafts.formalize": { input: FormalizeInput; result: FormalizeResult };
+  "drafts.revise": { input: ReviseInput; result: ReviseResult };
+  "guidance.propose": { input: GuidanceInput; result: GuidanceResult };
 }
 
 /** The operations the in-memory (WASM) engine serves: the read subset. */
@@ -428,6 +433,17 @@ export interface Diagnostic {
   message: string;
 }
 
+export interface DraftEntry {
+  kind: string;
+  title: string;
+  summary?: string;
+  body: string;
+  paths: string[];
+  tags: string[];
+  status?: string;
+  supersedes?: string[];
+}
+
 export interface DriftEntry {
   id: string;
   kind: string;
@@ -493,6 +509,11 @@ export interface DriftResult {
   warning?: string;
   entries: DriftEntry[];
   snapshot: string;
+}
+
+export interface DuplicateCandidate {
+  title: string;
+  id: string;
 }
 
 export interface Entry {
@@ -590,10 +611,77 @@ export interface ExportSource {
   storage?: string;
 }
 
+export interface ExtendInput {
+  /** Another worktree or repository to read (overrides -C). Native surfaces only. */
+  dir?: string;
+  /** The convention, learning or incident to add to (id, unique prefix, ADR number or path). */
+  entry_id: string;
+  /** The entry's revision as read (its blob id, a full commit sha, or a 12-hex legacy revision). */
+  entry_revision: string;
+  /** The text to add, at most 4000 characters; appended verbatim under ## Added <YYYY-MM-DD>. */
+  text: string;
+  /** Accepted for compatibility: the text is always added verbatim, a model never writes into an entry. */
+  llm?: unknown;
+}
+
+export interface ExtendResult {
+  entry: Entry | null;
+  old_body: string;
+  as_written: boolean;
+  notes: string[];
+  amends: StageAmends;
+}
+
+export interface ExtractInput {
+  /** Another worktree or repository to read (overrides -C). Native surfaces only. */
+  dir?: string;
+  /** Text to find insights in (a review thread, notes, a transcript), at most 100000 characters. */
+  text: string;
+  /** Where the text came from (e.g. external:pr/42), kept in notes. */
+  source?: string;
+  /** true uses the selected model adapter; a string names one. Without a model: model_unavailable. */
+  llm?: unknown;
+  /** At most this many candidates (default 5). */
+  max?: number;
+}
+
+export interface ExtractResult {
+  candidates: ExtractedCandidate[];
+  duplicates: DuplicateCandidate[];
+  notes: string[];
+  model: ModelUse | null;
+}
+
+export interface ExtractedCandidate {
+  entry: DraftEntry;
+  quote?: string;
+}
+
 export interface FailedID {
   id: string;
   code: string;
   message: string;
+}
+
+export interface FormalizeInput {
+  /** Another worktree or repository to read (overrides -C). Native surfaces only. */
+  dir?: string;
+  /** The insight a person chose: at least a title or a body. */
+  entry: StageEntry;
+  /** References the insight came from (at most 20), kept in notes. */
+  sources?: string[];
+  /** Extra text for the model (at most 8000 characters), never written into the entry. */
+  context?: string;
+  /** true uses the selected model adapter; a string names one; without it the insight is kept as written. */
+  llm?: unknown;
+}
+
+export interface FormalizeResult {
+  entry: DraftEntry;
+  as_written: boolean;
+  notes: string[];
+  related_entries: RelatedResult | null;
+  model?: ModelUse;
 }
 
 export interface GetInput {
@@ -622,6 +710,29 @@ export interface GoverningResult {
   entries: Entry[];
   total: number;
   snapshot: string;
+}
+
+export interface GuidanceInput {
+  /** Another worktree or repository to read (overrides -C). Native surfaces only. */
+  dir?: string;
+  /** Reminders people kept (at most 50, each at most 500 characters). */
+  kept: string[];
+  /** Reminders people dismissed. */
+  dismissed: string[];
+  /** Things people had to be told that no reminder covered. */
+  missed: string[];
+  /** The current guidance text, at most 8000 characters. */
+  current?: string;
+  /** A tag the proposed convention carries. */
+  profile_tag?: string;
+  /** true uses the selected model adapter; a string names one. Without a model: model_unavailable. */
+  llm?: unknown;
+}
+
+export interface GuidanceResult {
+  entry: DraftEntry;
+  notes: string[];
+  model: ModelUse | null;
 }
 
 export interface InboxCandidate {
@@ -748,6 +859,13 @@ export interface MigrateResult {
   skipped: Skipped[];
 }
 
+export interface ModelUse {
+  adapter: string;
+  model?: string;
+  asked: boolean;
+  cached: boolean;
+}
+
 export interface OperationSchema {
   input: unknown;
 }
@@ -801,6 +919,15 @@ export interface RelatedInput {
 export interface RelatedResult {
   candidates: Candidate[];
   snapshot: string;
+  relations?: Relation[];
+  model?: ModelUse;
+}
+
+export interface Relation {
+  relation: string;
+  id?: string;
+  title?: string;
+  label: string;
 }
 
 export interface RepairResult {
@@ -843,6 +970,24 @@ export interface RetireInput {
   entry_revision: string;
   /** Why the entry no longer applies; written under ## Retired <date>. */
   reason: string;
+}
+
+export interface ReviseInput {
+  /** Another worktree or repository to read (overrides -C). Native surfaces only. */
+  dir?: string;
+  entry_id: string;
+  entry_revision: string;
+  /** What is wrong with the entry: 1 to 20 objections of at most 300 characters each. */
+  objections: string[];
+  /** true uses the selected model adapter; a string names one. Without a model: model_unavailable. */
+  llm?: unknown;
+}
+
+export interface ReviseResult {
+  entry: DraftEntry;
+  replaces: StageAmends;
+  notes: string[];
+  model: ModelUse | null;
 }
 
 export interface SearchInput {
@@ -978,7 +1123,7 @@ export interface StageEntry {
 export interface StageInput {
   /** Another worktree or repository to read (overrides -C). Native surfaces only. */
   dir?: string;
-  /** The new entry (or pass candidate_id). */
+  /** The new entry (or pass candidate_id). With candidate_id: another wording of the candidate (e.g. from drafts.formalize); the fields it sets replace the candidate's. */
   entry?: StageEntry;
   /** Promote this inbox candidate. */
   candidate_id?: string;

@@ -38,8 +38,11 @@ type Candidate struct {
 	Revision string  `json:"revision"`
 }
 
-// RelatedResult is the result of entries.related without a model.
+// RelatedResult is the result of entries.related. With llm it also has
+// the model's relations and whether the model was asked.
 type RelatedResult struct {
 	Candidates []Candidate `json:"candidates"`
 	Snapshot   string      `json:"snapshot"`
+	Relations  []Relation  `json:"relations,omitempty"`
+	Model      *ModelUse   `json:"model,omitempty"`
 }

@@ -31,7 +31,7 @@ type StageAmends struct {
 // StageInput is the input of drafts.stage.
 type StageInput struct {
 	DirInput
-	Entry         *StageEntry  `json:"entry,omitempty" jsonschema_description:"The new entry (or pass candidate_id)."`
+	Entry         *StageEntry  `json:"entry,omitempty" jsonschema_description:"The new entry (or pass candidate_id). With candidate_id: another wording of the candidate (e.g. from drafts.formalize); the fields it sets replace the candidate's."`
 	CandidateID   string       `json:"candidate_id,omitempty" jsonschema_description:"Promote this inbox candidate."`
 	OperationID   string       `json:"operation_id" jsonschema:"required" jsonschema_description:"Stable id of this write: a retry returns the first result (replayed: true)."`
 	Source        string       `json:"source,omitempty" jsonschema_description:"A source reference (e.g. external:task/42@v7) kept in extra.external_refs."`

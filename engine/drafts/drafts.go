@@ -37,6 +37,7 @@ func Operations() []engine.Operation {
 		row("drafts.set_verify", runSetVerify).Returning(&api.StageResult{}),
 		row("drafts.set_paths", runSetPaths).Returning(&api.SetPathsResult{}),
 		row("drafts.verify", runVerify),
+		row("drafts.extend", runExtend),
 		row("operations.get", runOperationsGet),
 	}, inbox.Operations(func(e *engine.Engine) inbox.Tx { return &draft{e} })...)
 }

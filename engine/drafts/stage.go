@@ -31,8 +31,6 @@ func runStage(ctx context.Context, e *draft, in *api.StageInput) (any, error) {
 		return e.runAmend(ctx, in) // amend.go
 	}
 	switch {
-	case in.Entry != nil && in.CandidateID != "":
-		return nil, apierr.Invalid("pass entry or candidate_id, not both")
 	case in.Entry == nil && in.CandidateID == "" && in.Fingerprint != "":
 		stored, res, err := e.storedStageInput(in) // resume a stored plan (operations.go)
 		if res != nil || err != nil {
@@ -57,6 +55,9 @@ func runStage(ctx context.Context, e *draft, in *api.StageInput) (any, error) {
 			se, cand, candName, err = e.stageCandidate(in.CandidateID)
 			if err != nil {
 				return nil, "", nil, err
+			}
+			if in.Entry != nil {
+				se = reworded(se, in.Entry)
 			}
 		}
 		copied := *se
@@ -108,6 +109,31 @@ func runStage(ctx context.Context, e *draft, in *api.StageInput) (any, error) {
 		return nil
 	}
 	return e.writeOpInput(ctx, "drafts.stage", in.OperationID, fp, in, plan, after)
+}
+
+// reworded is a candidate staged with another wording (candidate_id with
+// entry, e.g. after drafts.formalize): the fields entry sets replace the
+// candidate's; the rest (evidence, verify, visibility…) stays the
+// candidate's.
+func reworded(cand, w *api.StageEntry) *api.StageEntry {
+	out := *cand
+	set := func(dst *string, v string) {
+		if strings.TrimSpace(v) != "" {
+			*dst = v
+		}
+	}
+	set(&out.Kind, w.Kind)
+	set(&out.Title, w.Title)
+	set(&out.Body, w.Body)
+	set(&out.Summary, w.Summary)
+	set(&out.Status, w.Status)
+	if w.Paths != nil {
+		out.Paths = w.Paths
+	}
+	if w.Tags != nil {
+		out.Tags = w.Tags
+	}
+	return &out
 }
 
 // stageCandidate reads a pending inbox candidate (tolerant of fields it

@@ -10,6 +10,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -69,12 +70,86 @@ func (h *handler) tool(t tool) mcp.ToolHandler {
 		if err != nil {
 			return result(engine.ErrorEnvelope(err)), nil
 		}
+		formalize := string(bytes.TrimSpace(args["formalize"])) == "true"
 		op, input, err := t.request(args)
 		if err != nil {
 			return result(engine.ErrorEnvelope(err)), nil
 		}
+		if formalize && op == "drafts.stage" {
+			return result(h.prepareFormalized(ctx, input)), nil
+		}
 		return result(h.request(ctx, op, input)), nil
 	}
+}
+
+// prepareFormalized is ctx_prepare_commit with formalize: true. When a
+// model is selected and available, the candidate's entry is worded by
+// drafts.formalize and staged with that wording (drafts.stage
+// {candidate_id, entry}); otherwise it is staged as captured. A model
+// failure stages nothing.
+func (h *handler) prepareFormalized(ctx context.Context, input []byte) []byte {
+	e, err := h.engine(input)
+	if err != nil {
+		return engine.ErrorEnvelope(err)
+	}
+	var in map[string]json.RawMessage
+	if err := json.Unmarshal(input, &in); err != nil {
+		return engine.ErrorEnvelope(apierr.Invalid("ctx_prepare_commit: %v", err))
+	}
+	st, err := e.Status(ctx)
+	if err != nil {
+		return engine.ErrorEnvelope(err)
+	}
+	if !st.LLM.Available {
+		return e.Request(ctx, "drafts.stage", input) // no model: staged as captured
+	}
+	var id string
+	_ = json.Unmarshal(in["candidate_id"], &id)
+	var list struct {
+		Result struct {
+			Candidates []struct {
+				ID    string          `json:"id"`
+				Entry json.RawMessage `json:"entry"`
+			} `json:"candidates"`
+		} `json:"result"`
+	}
+	_ = json.Unmarshal(e.Request(ctx, "inbox.list", mustJSON(map[string]any{"dir": in["dir"], "state": "pending"})), &list)
+	var cand json.RawMessage
+	for _, c := range list.Result.Candidates {
+		if c.ID == id {
+			cand = c.Entry
+		}
+	}
+	if cand == nil {
+		return e.Request(ctx, "drafts.stage", input) // drafts.stage names what is wrong
+	}
+	var entry map[string]json.RawMessage
+	_ = json.Unmarshal(cand, &entry)
+	// drafts.formalize takes the wording fields; the candidate keeps the rest.
+	words := map[string]json.RawMessage{}
+	for _, k := range []string{"kind", "title", "body", "summary", "paths", "tags"} {
+		if v, ok := entry[k]; ok {
+			words[k] = v
+		}
+	}
+	env := e.Request(ctx, "drafts.formalize", mustJSON(map[string]any{"dir": in["dir"], "entry": words, "llm": true}))
+	var f struct {
+		OK     bool `json:"ok"`
+		Result struct {
+			Entry map[string]json.RawMessage `json:"entry"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(env, &f); err != nil || !f.OK {
+		return env // the model's failure; nothing is staged
+	}
+	staged := map[string]json.RawMessage{}
+	for _, k := range []string{"kind", "title", "summary", "body", "paths"} {
+		if v, ok := f.Result.Entry[k]; ok {
+			staged[k] = v
+		}
+	}
+	in["entry"] = mustJSON(staged)
+	return e.Request(ctx, "drafts.stage", mustJSON(in))
 }
 
 // request is native.Request over the server's cached engines.

@@ -464,3 +464,62 @@ func TestAbsolutePaths(t *testing.T) {
 		t.Fatalf("climbing out: %s", out)
 	}
 }
+
+// TestPrepareCommitFormalize: ctx_prepare_commit {formalize: true} words
+// the candidate with the selected model before staging it (the candidate
+// is promoted); without a model it stages the candidate as captured.
+func TestPrepareCommitFormalize(t *testing.T) {
+	t.Setenv("KONTEXT_NOW", testNow)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("KONTEXT_LLM", "")
+	capture := func(cs *mcp.ClientSession, title string) string {
+		_, env := call(t, cs, "ctx_api", map[string]any{"operation": "drafts.capture", "input": map[string]any{
+			"entry": map[string]any{"kind": "learning", "title": title, "body": "excel needs the bom", "paths": []string{"src/export/**"}}}})
+		if env["ok"] != true {
+			t.Fatalf("capture: %v", env)
+		}
+		return env["result"].(map[string]any)["candidate"].(map[string]any)["id"].(string)
+	}
+	// No model selected: staged as captured.
+	cs := inMemory(t, testrepo.Demo(t))
+	cand := capture(cs, "csv bom")
+	_, env := call(t, cs, "ctx_prepare_commit", map[string]any{"candidate_id": cand, "operation_id": "op-f-1", "formalize": true})
+	if env["ok"] != true || env["result"].(map[string]any)["entry"].(map[string]any)["title"] != "csv bom" {
+		t.Fatalf("without a model: %v", env)
+	}
+
+	// A command model words it; the candidate is promoted.
+	script := filepath.Join(t.TempDir(), "model.sh")
+	os.WriteFile(script, []byte(`#!/bin/sh
+cat > /dev/null
+echo '{"kind":"learning","title":"Excel needs a BOM in UTF-8 CSV exports","summary":"Write the BOM first.","body":"Excel reads UTF-8 CSV correctly only with a byte order mark.","paths":["src/export/**"]}'
+`), 0o755)
+	t.Setenv("KONTEXT_LLM", "command")
+	t.Setenv("KONTEXT_LLM_COMMAND", script)
+	cs = inMemory(t, testrepo.Demo(t))
+	cand = capture(cs, "csv bom")
+	_, env = call(t, cs, "ctx_prepare_commit", map[string]any{"candidate_id": cand, "operation_id": "op-f-2", "formalize": true})
+	if env["ok"] != true {
+		t.Fatalf("with a model: %v", env)
+	}
+	res := env["result"].(map[string]any)
+	if en := res["entry"].(map[string]any); en["title"] != "Excel needs a BOM in UTF-8 CSV exports" || !strings.Contains(en["body"].(string), "byte order mark") {
+		t.Fatalf("staged entry: %v", en)
+	}
+	if !strings.Contains(strings.Join(toStrings(res["notes"]), "\n"), "promoted candidate "+cand) {
+		t.Fatalf("notes: %v", res["notes"])
+	}
+	// A bool is required for formalize.
+	_, env = call(t, cs, "ctx_prepare_commit", map[string]any{"candidate_id": cand, "operation_id": "op-f-3", "formalize": "yes"})
+	if errCode(env) != "invalid_input" {
+		t.Fatalf("formalize: \"yes\": %v", env)
+	}
+}
+
+func toStrings(v any) []string {
+	var out []string
+	for _, x := range v.([]any) {
+		out = append(out, x.(string))
+	}
+	return out
+}

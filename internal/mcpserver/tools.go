@@ -19,6 +19,7 @@ const (
 	kObject  kind = "object"
 	kInteger kind = "integer"
 	kStrings kind = "string[]"
+	kBool    kind = "boolean"
 )
 
 // field is one argument of a tool. The input schema and the argument
@@ -94,10 +95,15 @@ var tools = []tool{
 	{
 		name: "ctx_prepare_commit",
 		description: "Stage a captured inbox candidate as a new entry for the next commit (API operation drafts.stage with candidate_id); " +
-			"kontext never commits. Retrying with the same operation_id replays the first result.",
+			"kontext never commits. Retrying with the same operation_id replays the first result. " +
+			"With formalize: true and a locally selected model, the candidate is worded by drafts.formalize first and staged with that wording.",
 		// The tool stages a candidate only: candidate_id is required here.
-		fields:  append(apiFields("drafts.stage", []string{"candidate_id"}, "candidate_id", "operation_id"), dirField),
-		request: forward("drafts.stage"),
+		fields: append(apiFields("drafts.stage", []string{"candidate_id"}, "candidate_id", "operation_id"), dirField,
+			field{"formalize", kBool, false, "Word the candidate with the locally selected model (drafts.formalize) before staging; without a selected model it is staged as captured."}),
+		request: func(args map[string]json.RawMessage) (string, []byte, error) {
+			delete(args, "formalize") // handled by the server (prepareCommit)
+			return "drafts.stage", mustJSON(args), nil
+		},
 	},
 }
 
@@ -275,6 +281,8 @@ func (k kind) matches(v json.RawMessage) bool {
 		return s[0] == '{'
 	case kStrings:
 		return s[0] == '['
+	case kBool:
+		return string(s) == "true" || string(s) == "false"
 	case kInteger:
 		if s[0] == '"' {
 			return false

@@ -100,7 +100,11 @@ const PLACEHOLDER = "<differs>";
  * - every `snapshot` id, since HEAD is part of it;
  * - the history-derived `landed`, `since`, `since_verified` and
  *   `amended_since` (native reads git history; the in-memory engine has
- *   none and answers null).
+ *   none and answers null);
+ * - the model selection's words: status `llm.reason` and the message of a
+ *   `model_unavailable` error (native names the local selection; the
+ *   in-memory engine has no model at all). The code and every other field
+ *   of `llm` must match.
  *
  * Everything else — entries, bodies, blob ids, scores, matches, errors and
  * key order — must be byte-for-byte equal.
@@ -126,6 +130,8 @@ export function normalise(op, envelope) {
   if (op === "status" && env.ok) {
     env.result.capabilities = PLACEHOLDER;
     env.result.revision = PLACEHOLDER;
+    if (env.result.llm) env.result.llm.reason = PLACEHOLDER;
   }
+  if (!env.ok && env.error && env.error.code === "model_unavailable") env.error.message = PLACEHOLDER;
   return JSON.stringify(env);
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/drafts"
+	"github.com/kontext/kontext/engine/models"
 	"github.com/kontext/kontext/engine/worktree"
 )
 
@@ -50,7 +51,7 @@ func table() []engine.Operation { return engine.Table(native()...) }
 // native are the rows a native opener adds (native.Operations; apigen
 // cannot import native, which links go-git).
 func native() []engine.Operation {
-	return append(drafts.Operations(), worktree.Operations()...)
+	return append(append(drafts.Operations(), worktree.Operations()...), models.Operations()...)
 }
 
 // Generate returns the schemas document: {"<operation>": <schema>, …}.

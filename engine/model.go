@@ -1,0 +1,53 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/kontext/kontext/engine/api"
+	"github.com/kontext/kontext/engine/internal/redact"
+)
+
+// ModelRequest is one question to a model: the task name, the prompt (its
+// texts already redacted) and the self-contained JSON Schema the answer
+// must satisfy.
+type ModelRequest struct {
+	Task   string         `json:"task"`
+	Prompt string         `json:"prompt"`
+	Schema map[string]any `json:"schema"`
+}
+
+// Model is one usable model adapter. Ask returns the answer's JSON object;
+// a failure is an apierr error (model_unavailable or invalid_model_output).
+type Model interface {
+	Ask(ctx context.Context, req ModelRequest) (json.RawMessage, error)
+	// Use names the adapter and model for results (asked and cached are
+	// filled by the caller).
+	Use() api.ModelUse
+}
+
+// Models is the local model selection a native opener passes in. The
+// engine never picks an adapter itself: a committed configuration cannot
+// select one.
+type Models interface {
+	// Status is status.llm, found without calling a model.
+	Status() api.LLMStatus
+	// Pick returns the selected adapter (name "") or the named one, or a
+	// model_unavailable error saying why there is none.
+	Pick(name string) (Model, error)
+}
+
+// RelatedModel adds a model's relations to an entries.related result; a
+// native opener passes it in (the in-memory engine has none).
+type RelatedModel func(ctx context.Context, e *Engine, in *api.RelatedInput, res *api.RelatedResult) error
+
+// Models is the engine's model selection (nil without one).
+func (e *Engine) Models() Models { return e.opts.Models }
+
+// Redact replaces secrets and e-mail addresses in s by
+// "[redacted:<kind>]" (the capture redaction); every text sent to a model
+// and every excerpt of a model's reply in a message passes through it.
+func Redact(s string) string {
+	out, _ := redact.Text(s)
+	return out
+}
