@@ -7,7 +7,7 @@ DEMO := .demo
 export GIT_CONFIG_GLOBAL := /dev/null
 export GIT_CONFIG_NOSYSTEM := 1
 
-.PHONY: build assets web demo test tools vet wasm-check wasm test-wasm test-web bench fuzz generate clean
+.PHONY: build assets web demo test tools vet wasm-check wasm test-wasm test-web bench fuzz stress generate clean release
 
 # A static binary (no cgo): it starts about a millisecond faster than one
 # that loads libc, and it runs on any Linux. (go test -race keeps cgo.)
@@ -22,16 +22,14 @@ web: wasm
 	$(GO) run ./build/webbundle
 
 # The assets internal/review embeds with go:embed: the built console →
-# internal/review/assets/web/, the engine → .../assets/engine/ (gitignored
-# copies; only the placeholder README is committed, so a fresh clone builds
-# and vets without them).
+# internal/review/assets/web/, the engine → .../assets/engine/. They are
+# committed, so `go build ./cmd/kontext` and `go install …/cmd/kontext@v`
+# give a working `kontext review`; TestAssetsUpToDate fails when they are
+# stale. Needs only Go (the wasm build and esbuild's Go API).
 ASSETS := internal/review/assets
 
-assets: web
-	rm -rf $(ASSETS)/web $(ASSETS)/engine
-	mkdir -p $(ASSETS)/web $(ASSETS)/engine
-	cp web/index.html web/style.css web/app.js $(ASSETS)/web/
-	cp wasm/kontext.wasm.gz $(ASSETS)/engine/
+assets:
+	$(GO) run ./build/webbundle -assets
 
 # Build the demo repository (a real git repo under .demo/) and show which
 # entries govern a file, with rule and specificity.
@@ -101,7 +99,7 @@ test-wasm: wasm
 # End-to-end tests of the review console (web/) in headless Chromium:
 # playwright-core (root devDependency, never downloads a browser) drives
 # Debian's /usr/bin/chromium. Screenshots go to test-artifacts/web/.
-test-web: assets
+test-web: web assets
 	@if [ ! -d node_modules/playwright-core ]; then PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund; fi
 	@if [ ! -x /usr/bin/chromium ]; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y chromium; \
@@ -112,14 +110,34 @@ test-web: assets
 	KONTEXT_REVIEW_BIN=$(CURDIR)/$(WASM_BUILD)/kontext-review KONTEXT_REVIEW_DEMO=$(CURDIR)/$(WASM_BUILD)/review-demo \
 	  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 node --test web/test/*.test.mjs
 
+# The release (build/release): kontext_<version>_<goos>_<goarch>.tar.gz
+# (.zip for Windows) for darwin, linux and windows × amd64, arm64, each with
+# the binary, licenses, README, completions, man page and manifest.json; the
+# npm package tarball; dist/manifest.json and dist/SHA256SUMS. Reproducible.
+# VERSION defaults to the v* tag on HEAD.
+VERSION ?= $(shell git describe --tags --exact-match --match 'v[0-9]*' 2>/dev/null | sed 's/^v//')
+
+release:
+	@if [ -z "$(VERSION)" ]; then echo "make release needs VERSION=x.y.z (or a v* tag on HEAD)"; exit 1; fi
+	KONTEXT_NPM_VERSION=$(VERSION) GO=$(GO) bash build/wasm.sh $(WASM_BUILD)/release-pack
+	$(GO) run ./build/release -version $(VERSION) -out dist -npm "$$(ls $(WASM_BUILD)/release-pack/*.tgz)"
+
 # Regenerates what comes from the API's Go types (engine/api): the input
 # schemas (engine/schemas.json) and wasm/index.d.ts.
 generate:
 	$(GO) generate ./engine
 
-bench: assets
+bench: wasm assets
 	@if [ ! -d node_modules/playwright-core ]; then PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund; fi
 	$(GO) run ./bench
+
+# Crash and race proof of the writes (not part of make test, which runs a
+# small version of the same Go test): ≥ 100 kills (fault points of a
+# -tags faultinject build and SIGKILL of child processes) across stage,
+# capture, confirm and retire, 20 concurrent writers and same-id races, in
+# temp repositories only; the table goes into bench/results.md.
+stress:
+	KONTEXT_STRESS=full KONTEXT_STRESS_OUT=$(CURDIR)/bench/results.md $(GO) test -count=1 -timeout 20m -run '^TestStress$$' -v ./native
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseFrontmatter -fuzztime 60s ./engine/internal/entry
@@ -127,6 +145,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzIndexEqualsNaive -fuzztime 60s ./engine/internal/match
 	$(GO) test -run '^$$' -fuzz FuzzTokenize -fuzztime 60s ./engine/internal/search
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 60s ./engine/internal/jsonin
+	$(GO) test -run '^$$' -fuzz FuzzText -fuzztime 60s ./engine/internal/redact
+	$(GO) test -run '^$$' -fuzz FuzzLinear -fuzztime 60s ./engine/internal/redact
 
 clean:
-	rm -rf bin $(DEMO) $(WASM_BUILD) wasm/kontext.wasm wasm/kontext.wasm.gz wasm/wasm_exec.js web/app.js $(ASSETS)/web $(ASSETS)/engine
+	rm -rf bin dist $(DEMO) $(WASM_BUILD) wasm/kontext.wasm wasm/kontext.wasm.gz wasm/wasm_exec.js web/app.js

@@ -106,7 +106,14 @@ func main() {
 
 	report := render(rows, notes)
 	fmt.Print(report)
-	check(os.WriteFile(filepath.Join(root, "bench", "results.md"), []byte(report), 0o644))
+	out := filepath.Join(root, "bench", "results.md")
+	// Keep the section `make stress` writes (native/stress_test.go).
+	if old, err := os.ReadFile(out); err == nil {
+		if i := bytes.Index(old, []byte("<!-- stress -->")); i >= 0 {
+			report = strings.TrimRight(report, "\n") + "\n\n" + string(old[i:])
+		}
+	}
+	check(os.WriteFile(out, []byte(report), 0o644))
 }
 
 // wasmRows measures the npm package's engine: the size of kontext.wasm,

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # wasm.sh — build the npm package @kontext/engine (wasm/): the engine as
-# WebAssembly, Go's wasm_exec.js from the same toolchain, a gzip copy, and the
-# package tarball.
+# WebAssembly, Go's wasm_exec.js from the same toolchain, the licenses, and
+# the package tarball (one raw kontext.wasm: workers and bundlers import the
+# .wasm as a module). A gzip copy, kontext.wasm.gz, is made for the console
+# tests and the benchmarks; it is not in the package.
 #
 #   build/wasm.sh [PACKDIR]     # PACKDIR defaults to .wasm-build/pack
+#
+# KONTEXT_NPM_VERSION=1.2.3 packs the package with that version (make
+# release) without touching wasm/package.json.
 #
 # Every artefact is gitignored and rebuilt by `make test-wasm`.
 set -euo pipefail
@@ -12,7 +17,7 @@ cd "$(dirname "$0")/.."
 GO=${GO:-go}
 packdir=${1:-.wasm-build/pack}
 
-GOOS=js GOARCH=wasm "$GO" build -trimpath -ldflags='-s -w' -o wasm/kontext.wasm ./cmd/wasm
+GOOS=js GOARCH=wasm "$GO" build -trimpath -buildvcs=false -ldflags='-s -w' -o wasm/kontext.wasm ./cmd/wasm
 
 goroot=$("$GO" env GOROOT)
 exec_js="$goroot/lib/wasm/wasm_exec.js"
@@ -23,12 +28,24 @@ if [ ! -f "$exec_js" ]; then
 fi
 cp "$exec_js" wasm/wasm_exec.js
 
+chmod 644 wasm/kontext.wasm
 gzip -9 -n -c wasm/kontext.wasm >wasm/kontext.wasm.gz
+
+cp LICENSE-MIT LICENSE-APACHE wasm/
 
 mkdir -p "$packdir"
 rm -f "$packdir"/*.tgz
 packabs=$(cd "$packdir" && pwd -P)
-(cd wasm && npm pack --silent --pack-destination "$packabs" >/dev/null)
+if [ -n "${KONTEXT_NPM_VERSION:-}" ]; then
+	stage=$(mktemp -d)
+	trap 'rm -rf "$stage"' EXIT
+	cp -R wasm/. "$stage/"
+	rm -rf "$stage/test" "$stage/bench"
+	node -e 'const f=process.argv[1], fs=require("fs"); const p=JSON.parse(fs.readFileSync(f,"utf8")); p.version=process.argv[2]; fs.writeFileSync(f, JSON.stringify(p,null,2)+"\n")' "$stage/package.json" "$KONTEXT_NPM_VERSION"
+	(cd "$stage" && npm pack --silent --pack-destination "$packabs" >/dev/null)
+else
+	(cd wasm && npm pack --silent --pack-destination "$packabs" >/dev/null)
+fi
 
 raw=$(wc -c <wasm/kontext.wasm)
 gz=$(wc -c <wasm/kontext.wasm.gz)

@@ -149,6 +149,9 @@ func (e *Engine) capabilities() []string {
 	if e.opts.Writer != nil {
 		caps = append(caps, "drafts.confirm.operation_id", "drafts.stage.extends",
 			"drafts.stage.amends", "drafts.stage.amends.additive", "drafts.capture.extends")
+		if e.opts.RelatedCache != nil {
+			caps = append(caps, "drafts.related_entries.cached_relations")
+		}
 		if e.opts.Runner != nil && e.opts.Trust != nil {
 			caps = append(caps, "drafts.verify.pinned")
 		}

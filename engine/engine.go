@@ -69,6 +69,9 @@ type Options struct {
 	Models Models
 	// RelatedModel answers entries.related {llm} (native only).
 	RelatedModel RelatedModel
+	// RelatedCache fills the relations of a draft's related entries from a
+	// cached entries.related {llm} answer; it never asks (native only).
+	RelatedCache RelatedModel
 	// Store keeps the compiled snapshot between processes (natively under
 	// <git-dir>/kontext/); nil keeps parses only in this engine.
 	Store SnapshotStore

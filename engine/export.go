@@ -55,7 +55,7 @@ func runExport(ctx context.Context, e *Engine, in *api.ExportInput) (*api.Export
 	if !fullSHA.MatchString(in.Revision) {
 		return nil, jsonin.Errorf("revision", "%q is not a full 40-hex commit sha; export pins an exact reviewed commit", in.Revision)
 	}
-	if !strings.HasPrefix(in.ReviewRef, "refs/") || strings.HasPrefix(in.ReviewRef, "-") {
+	if !strings.HasPrefix(in.ReviewRef, "refs/") || strings.HasPrefix(in.ReviewRef, "-") || !refNameOK(in.ReviewRef) {
 		return nil, jsonin.Errorf("review_ref", "%q is not a full ref name such as refs/remotes/origin/main", in.ReviewRef)
 	}
 	var patterns []string
@@ -131,4 +131,22 @@ func runExport(ctx context.Context, e *Engine, in *api.ExportInput) (*api.Export
 	}
 	sort.SliceStable(res.Entries, func(i, j int) bool { return res.Entries[i].ID < res.Entries[j].ID })
 	return res, nil
+}
+
+// refNameOK applies git's ref name rules (check-ref-format): no "..", no
+// "@{", no control characters, space or ~^:?*[\, no component starting
+// with "." or ending with ".lock", no empty component or trailing "/" or ".".
+func refNameOK(ref string) bool {
+	if strings.Contains(ref, "..") || strings.Contains(ref, "@{") || strings.HasSuffix(ref, ".") || strings.HasSuffix(ref, "/") {
+		return false
+	}
+	if strings.IndexFunc(ref, func(r rune) bool { return r < 0x20 || r == 0x7f || strings.ContainsRune(" ~^:?*[\\", r) }) >= 0 {
+		return false
+	}
+	for _, c := range strings.Split(ref, "/") {
+		if c == "" || strings.HasPrefix(c, ".") || strings.HasSuffix(c, ".lock") {
+			return false
+		}
+	}
+	return true
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/internal/redact"
@@ -40,6 +41,37 @@ type Models interface {
 // RelatedModel adds a model's relations to an entries.related result; a
 // native opener passes it in (the in-memory engine has none).
 type RelatedModel func(ctx context.Context, e *Engine, in *api.RelatedInput, res *api.RelatedResult) error
+
+// DraftRelated is the related_entries of drafts.capture, drafts.stage and
+// drafts.formalize: entries.related without a model, plus the model's
+// relations when an answer for the same text and compared entries is
+// cached. The model is never asked here: a draft operation must not cost
+// a model call nobody requested.
+func (e *Engine) DraftRelated(ctx context.Context, in *api.RelatedInput) (*api.RelatedResult, error) {
+	q := *in
+	q.LLM = nil
+	res, err := e.Related(ctx, &q)
+	if err != nil || e.opts.RelatedCache == nil || e.opts.Models == nil {
+		return res, err
+	}
+	// A cache that cannot be read leaves the model-free answer.
+	_ = e.opts.RelatedCache(ctx, e, &q, res)
+	return res, nil
+}
+
+// DraftText is the text a draft is compared by: its title, summary and
+// body, one per line, empty ones left out. entries.related {llm} with this
+// text and the draft's paths is the question whose cached answer
+// DraftRelated reuses.
+func DraftText(title, summary, body string) string {
+	var parts []string
+	for _, p := range []string{title, summary, body} {
+		if p = strings.TrimSpace(p); p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
 
 // Models is the engine's model selection (nil without one).
 func (e *Engine) Models() Models { return e.opts.Models }

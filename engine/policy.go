@@ -108,3 +108,55 @@ func (p *Policy) sourceOf(rel string) (entry.Source, bool) {
 	}
 	return best, found
 }
+
+// PolicySource is one source directory of a policy: where entries of a kind
+// are read from, in which style.
+type PolicySource struct {
+	Dir      string `json:"dir"`
+	Kind     string `json:"kind"`
+	Style    string `json:"style"`
+	ReadOnly bool   `json:"read_only"`
+}
+
+// Layout is where a knowledge base keeps its files under a policy: what a
+// reader must load to open it from a directory (the npm package's
+// openDirectory).
+type Layout struct {
+	ConfigCandidates []string       `json:"config_candidates"`
+	Storage          string         `json:"storage"`
+	Sources          []PolicySource `json:"sources"`
+	Overlay          string         `json:"overlay"`
+	Ledger           string         `json:"ledger"`
+}
+
+// Layout returns the policy's config candidates, storage, sources, overlay
+// and ledger paths.
+func (p *Policy) Layout() Layout {
+	out := Layout{ConfigCandidates: config.Candidates(), Storage: p.cfg.Storage, Overlay: p.cfg.Overlay(), Ledger: p.cfg.Ledger(), Sources: []PolicySource{}}
+	for _, s := range p.cfg.Sources() {
+		dir := s.Dir
+		if dir == "" {
+			dir = "."
+		}
+		out.Sources = append(out.Sources, PolicySource{Dir: dir, Kind: s.Kind, Style: s.Style, ReadOnly: s.ReadOnly})
+	}
+	return out
+}
+
+// Reads reports whether the policy reads the file at rel (repo-relative) as
+// an entry file: it lies in a source (or is the file a source names) and
+// the source's style reads files of its name.
+func (p *Policy) Reads(rel string) bool {
+	rel = strings.TrimPrefix(strings.TrimPrefix(strings.ReplaceAll(rel, "\\", "/"), "./"), "/")
+	for _, s := range p.cfg.Sources() {
+		if s.Dir == rel || s.Dir == "" || s.Dir == "." || strings.HasPrefix(rel, s.Dir+"/") {
+			if src, ok := p.sourceOf(rel); ok && entry.IsRecordFile(rel, src) {
+				return true
+			}
+			if s.Dir == rel && entry.IsRecordFile(rel, s) {
+				return true
+			}
+		}
+	}
+	return false
+}

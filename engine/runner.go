@@ -64,6 +64,9 @@ type Writer interface {
 	Lock(ctx context.Context) (unlock func(), err error)
 	// WriteFile writes a repo-relative file atomically.
 	WriteFile(rel string, data []byte) error
+	// Remove deletes a repo-relative file (the rollback of a new file
+	// whose write could not be staged); a missing file is no error.
+	Remove(rel string) error
 	// MkdirAll creates a repo-relative directory and its parents.
 	MkdirAll(rel string) error
 	// Stage adds exactly these files to the git index.

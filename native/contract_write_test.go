@@ -46,6 +46,9 @@ func TestContractWrites(t *testing.T) {
 		// errors that change nothing first, while every file is clean
 		{"write_invalid_input", "drafts.stage", `{"operation_id":"bad","entry":{"kind":"rule","title":"x"}}`},
 		{"write_control_character", "drafts.stage", `{"operation_id":"esc","entry":{"kind":"convention","title":"T\u001b]0;x\u0007"}}`},
+		{"write_title_round_trip", "drafts.stage", `{"operation_id":"hdr","entry":{"kind":"convention","title":"###"}}`},
+		{"write_requested_path_git", "drafts.stage", `{"operation_id":"gitp","requested_path":".git/hooks/x.md","entry":{"kind":"convention","title":"T"}}`},
+		{"write_capture_title_round_trip", "drafts.capture", `{"operation_id":"caphdr","entry":{"kind":"learning","title":"###"}}`},
 		{"write_unknown_entry", "drafts.stage", `{"operation_id":"unk","entry":{"kind":"convention","title":"T","extends":["no-such-entry"]}}`},
 		{"write_not_found", "drafts.retire", `{"operation_id":"nf","entry_id":"no-such-entry","entry_revision":"` + rule + `","reason":"r"}`},
 		{"write_decision_not_amended", "drafts.stage", `{"operation_id":"dna","amends":{"id":"2026-01-04-a-decision","revision":"` + decision + `"},"entry":{"body":"More."}}`},

@@ -9,9 +9,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,7 +23,8 @@ import (
 // stubModel is the scripted command model: the test binary run with
 // KONTEXT_STUB_MODEL set reads one request {task, prompt, schema} and
 // answers per task. STUB_MODE picks a wrong answer (unseen, unchanged,
-// nonjson, prose, slow, fail, badschema); STUB_LOG gets every request.
+// nonjson, prose, slow, fail, failsecret, hang, badschema); STUB_LOG gets
+// every request.
 func stubModel() int {
 	data, err := io.ReadAll(os.Stdin)
 	if err != nil {
@@ -50,6 +53,24 @@ func stubModel() int {
 		return 3
 	case "slow":
 		time.Sleep(time.Minute)
+	case "failsecret":
+		fmt.Fprintln(os.Stderr, "loading weights")
+		fmt.Fprintln(os.Stderr, "model crashed: bad token password=hunter2hunter2, tell ops@example.com")
+		return 5
+	case "hang":
+		// A child of its own that would outlive a stopped parent, and a
+		// secret on stderr; then no answer.
+		child := exec.Command("sleep", "300")
+		if err := child.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "stub: cannot start a child:", err)
+			return 2
+		}
+		fmt.Fprintln(os.Stderr, "thinking; api key password=hunter2hunter2")
+		pids := fmt.Sprintf("%d %d", os.Getpid(), child.Process.Pid)
+		if err := os.WriteFile(os.Getenv("STUB_PIDS"), []byte(pids), 0o644); err != nil {
+			return 2
+		}
+		time.Sleep(5 * time.Minute)
 	case "nonjson":
 		fmt.Println("I think this insight is new.")
 		return 0
@@ -355,4 +376,206 @@ func TestReadmeRecipes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// requestLines counts the questions the stub model was asked.
+func requestLines(t *testing.T, log string) int {
+	t.Helper()
+	data, err := os.ReadFile(log)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(data), "\n")
+}
+
+// okResult decodes the result of a successful envelope.
+func okResult(t *testing.T, op string, env []byte) map[string]any {
+	t.Helper()
+	var e struct {
+		OK     bool           `json:"ok"`
+		Result map[string]any `json:"result"`
+		Error  any            `json:"error"`
+	}
+	if err := json.Unmarshal(env, &e); err != nil || !e.OK {
+		t.Fatalf("%s: %v %v", op, err, e.Error)
+	}
+	return e.Result
+}
+
+// TestDraftsReuseCachedRelations: drafts.capture, drafts.formalize and
+// drafts.stage carry the model's relations when entries.related {llm}
+// answered the same question before, and never ask the model themselves.
+func TestDraftsReuseCachedRelations(t *testing.T) {
+	noModelEnv(t)
+	dir := testrepo.Demo(t)
+	log := useStubModel(t, "")
+	ctx := context.Background()
+	draft := `"kind":"learning","title":"VAT rounding of credit notes","summary":"Credit notes round like invoices.","body":"Round VAT per line on credit notes too.","paths":["src/billing/tax/vat.go"]`
+	text := "VAT rounding of credit notes\nCredit notes round like invoices.\nRound VAT per line on credit notes too."
+
+	// Nothing cached yet: the model-free related entries, no model call.
+	formalize := []byte(`{"entry":{` + draft + `}}`)
+	res := okResult(t, "formalize", Request(ctx, dir, "drafts.formalize", formalize))
+	rel := res["related_entries"].(map[string]any)
+	if _, ok := rel["relations"]; ok || rel["model"] != nil || len(rel["candidates"].([]any)) == 0 {
+		t.Fatalf("formalize before any relation answer: %v", rel)
+	}
+	if n := requestLines(t, log); n != 0 {
+		t.Fatalf("formalize asked the model %d time(s)", n)
+	}
+
+	// The relation question, asked once.
+	in, _ := json.Marshal(map[string]any{"text": text, "paths": []string{"src/billing/tax/vat.go"}, "llm": true})
+	asked := okResult(t, "related", Request(ctx, dir, "entries.related", in))
+	if m := asked["model"].(map[string]any); m["asked"] != true {
+		t.Fatalf("related: %v", asked)
+	}
+	want, _ := json.Marshal(asked["relations"])
+	if !strings.Contains(string(want), `"extends"`) {
+		t.Fatalf("the stub's relation is missing: %s", want)
+	}
+	cachedModel := func(op string, m any) {
+		t.Helper()
+		mm, _ := m.(map[string]any)
+		if mm["asked"] != false || mm["cached"] != true || mm["adapter"] != "command" {
+			t.Fatalf("%s: model = %v, want asked false, cached true", op, m)
+		}
+	}
+
+	res = okResult(t, "formalize", Request(ctx, dir, "drafts.formalize", formalize))
+	rel = res["related_entries"].(map[string]any)
+	cachedModel("formalize", rel["model"])
+	if got, _ := json.Marshal(rel["relations"]); string(got) != string(want) {
+		t.Fatalf("formalize relations = %s, want %s", got, want)
+	}
+	env := Request(ctx, dir, "drafts.capture", []byte(`{"entry":{`+draft+`},"operation_id":"cap-cached"}`))
+	checkGolden(t, "models_llm_capture_cached", dir, []byte(strings.ReplaceAll(string(env), mustExe(t), "<stub>")))
+	res = okResult(t, "capture", env)
+	cachedModel("capture", res["related_model"].(map[string]any)["model"])
+	if got, _ := json.Marshal(res["related_model"].(map[string]any)["relations"]); string(got) != string(want) {
+		t.Fatalf("capture relations = %s, want %s", got, want)
+	}
+	env = Request(ctx, dir, "drafts.stage", []byte(`{"entry":{`+draft+`},"operation_id":"stage-cached"}`))
+	checkGolden(t, "models_llm_stage_cached", dir, []byte(strings.ReplaceAll(string(env), mustExe(t), "<stub>")))
+	res = okResult(t, "stage", env)
+	cachedModel("stage", res["related_model"].(map[string]any)["model"])
+	if n := requestLines(t, log); n != 1 {
+		t.Fatalf("the model was asked %d times, want once (by entries.related)", n)
+	}
+
+	// Another text: nothing cached, nothing asked, no model part.
+	res = okResult(t, "capture", Request(ctx, dir, "drafts.capture", []byte(`{"entry":{"kind":"learning","title":"VAT on refunds","body":"Refunds keep the VAT of the sale.","paths":["src/billing/tax/vat.go"]}}`)))
+	if _, ok := res["related_model"]; ok || len(res["related_entries"].([]any)) == 0 {
+		t.Fatalf("capture of another text: %v", res)
+	}
+	if n := requestLines(t, log); n != 1 {
+		t.Fatalf("a draft operation asked the model (%d questions)", n)
+	}
+
+	// No model selected: the cached answer is not used.
+	t.Setenv("KONTEXT_LLM", "none")
+	res = okResult(t, "formalize", Request(ctx, dir, "drafts.formalize", formalize))
+	if rel := res["related_entries"].(map[string]any); rel["model"] != nil || rel["relations"] != nil {
+		t.Fatalf("formalize without a selected model: %v", rel)
+	}
+}
+
+func mustExe(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+// TestModelCommandFailures: a failing or hanging command model, through an
+// operation: the error envelope, the redacted stderr tail, and a timeout
+// that stops the command's whole process group.
+func TestModelCommandFailures(t *testing.T) {
+	noModelEnv(t)
+	dir := testrepo.Demo(t)
+	ctx := context.Background()
+	errorOf := func(env []byte) map[string]any {
+		t.Helper()
+		var e struct {
+			OK    bool           `json:"ok"`
+			Error map[string]any `json:"error"`
+		}
+		if err := json.Unmarshal(env, &e); err != nil || e.OK {
+			t.Fatalf("want an error envelope: %s", env)
+		}
+		return e.Error
+	}
+
+	t.Run("exit", func(t *testing.T) {
+		useStubModel(t, "failsecret")
+		env := Request(ctx, dir, "drafts.formalize", []byte(`{"entry":{"title":"CSV BOM"},"llm":true}`))
+		env = []byte(strings.ReplaceAll(string(env), mustExe(t), "<stub>"))
+		checkGolden(t, "models_llm_fail_redacted", dir, env)
+		e := errorOf(env)
+		msg, _ := e["message"].(string)
+		if e["code"] != "model_unavailable" || !strings.Contains(msg, "exit code 5") || !strings.Contains(msg, "model crashed") {
+			t.Fatalf("error = %v", e)
+		}
+		if strings.Contains(msg, "hunter2") || strings.Contains(msg, "ops@example.com") ||
+			!strings.Contains(msg, "[redacted:password_assignment]") || !strings.Contains(msg, "[redacted:email]") {
+			t.Fatalf("the stderr tail is not redacted: %s", msg)
+		}
+	})
+
+	t.Run("timeout", func(t *testing.T) {
+		if _, err := exec.LookPath("sleep"); err != nil {
+			t.Skip("no sleep program for the stub's child")
+		}
+		useStubModel(t, "hang")
+		pidFile := filepath.Join(t.TempDir(), "pids")
+		t.Setenv("STUB_PIDS", pidFile)
+		t.Setenv("KONTEXT_LLM_TIMEOUT_SECS", "5")
+		env := Request(ctx, dir, "drafts.extract", []byte(`{"text":"We keep money in cents."}`))
+		data, err := os.ReadFile(pidFile)
+		if err != nil {
+			t.Fatalf("the stub never started its child (%v): %s", err, env)
+		}
+		env = []byte(strings.ReplaceAll(string(env), mustExe(t), "<stub>"))
+		checkGolden(t, "models_llm_timeout", dir, env)
+		e := errorOf(env)
+		msg, _ := e["message"].(string)
+		if e["code"] != "model_unavailable" || !strings.Contains(msg, "did not answer within 5s") ||
+			strings.Contains(msg, "hunter2") || !strings.Contains(msg, "[redacted:password_assignment]") {
+			t.Fatalf("error = %v", e)
+		}
+		for _, f := range strings.Fields(string(data)) {
+			var pid int
+			fmt.Sscan(f, &pid)
+			if pid <= 0 {
+				t.Fatalf("bad pid %q", f)
+			}
+			if !gone(pid) {
+				syscall.Kill(pid, syscall.SIGKILL)
+				t.Fatalf("process %d survived the timeout", pid)
+			}
+		}
+	})
+}
+
+// gone reports whether pid has exited (absent, or a zombie nobody reaped
+// yet). A SIGKILLed process needs a moment to finish exiting, so it is
+// looked at until it has, for at most half a minute.
+func gone(pid int) bool {
+	for i := 0; i < 300; i++ {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			if syscall.Kill(pid, 0) == syscall.ESRCH {
+				return true
+			}
+		} else if _, rest, ok := strings.Cut(string(stat), ") "); ok && (strings.HasPrefix(rest, "Z") || strings.HasPrefix(rest, "X")) {
+			return true
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return false
 }

@@ -98,7 +98,7 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 	}
 	// The write operations are passed in here, explicitly: the engine
 	// itself never links them (the WASM build has none).
-	opts := engine.Options{Root: abs, Now: now, Surface: engine.Native, Operations: Operations(), RelatedModel: models.Related}
+	opts := engine.Options{Root: abs, Now: now, Surface: engine.Native, Operations: Operations(), RelatedModel: models.Related, RelatedCache: models.CachedRelated}
 	gitDir := ""
 	repo, err := gogit.Open(abs)
 	switch {

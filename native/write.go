@@ -50,6 +50,7 @@ func (w *localWriter) WriteState(name string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
+	writer.RemoveStaleTemps(p) // state is written under the write lock
 	return writer.AtomicWrite(p, data, 0o644)
 }
 

@@ -91,9 +91,37 @@ export interface Engine {
   changed(base: KnowledgeBase, head: KnowledgeBase): Envelope<ChangedResult>;
   /** Renders Markdown (an entry body) to safe HTML; throws KontextError when markdown is not a string. */
   render(markdown: string): Rendered;
+  /** Where a knowledge base keeps its files under a config (null = defaults); with paths, `reads` lists the entry files among them. */
+  layout(config?: string | null, paths?: string[] | null): Layout;
+  /** Node only: opens a directory on disk with the config's source resolution (working tree as it is). */
+  openDirectory(dir: string, options?: { revision?: string | null; now?: string | Date | null }): Promise<KnowledgeBase>;
+  /** Opens a kontext bundle's head (or base); refuses a newer major format (KontextError code unsupported_bundle). */
+  openBundle(bundle: Bundle | string, options?: { now?: string | Date | null; base?: boolean }): KnowledgeBase;
   /** KnowledgePolicy.inspect: parse one file's text under a config (null = defaults). */
   inspect(path: string, text: string, options?: { config?: string | null; storage?: string | null }): Envelope<CommittedEntry>;
 }
+
+export interface LayoutSource {
+  dir: string;
+  kind: string;
+  style: string;
+  read_only: boolean;
+}
+
+export interface Layout {
+  config_candidates: string[];
+  storage: string;
+  sources: LayoutSource[];
+  overlay: string;
+  ledger: string;
+  reads: string[];
+}
+
+/** The bundle format major version this package reads. */
+export declare const BUNDLE_MAJOR: 1;
+
+/** Throws KontextError unless doc is a bundle this package reads. */
+export declare function checkBundle(doc: unknown): asserts doc is Bundle;
 
 export declare function loadEngine(options?: LoadOptions): Promise<Engine>;
 
@@ -146,6 +174,7 @@ export interface AmendResult {
   evidence: unknown[];
   related_entries: unknown[];
   resolved_challenges: unknown[];
+  related_model?: RelatedModel;
   amended: string;
 }
 
@@ -200,6 +229,7 @@ export interface BriefSection {
 
 export interface Bundle {
   schema: string;
+  format_version: string;
   generated_at: string;
   repository: BundleRepository;
   config: BundleConfig | null;
@@ -230,8 +260,10 @@ export interface BundleInput {
   dir?: string;
   /** Base revision; default: the drift base (entries.drift). */
   base?: string;
-  /** Head revision; default: HEAD plus the working tree. */
+  /** Head revision; default: HEAD (committed files only). */
   head?: string;
+  /** Include uncommitted knowledge files (HEAD plus the working tree) for local review; not with head. */
+  worktree?: boolean;
 }
 
 export interface BundleRepository {
@@ -240,6 +272,7 @@ export interface BundleRepository {
   base: string | null;
   base_source: string;
   dirty: boolean;
+  worktree: boolean;
 }
 
 export interface Candidate {
@@ -301,6 +334,7 @@ export interface CaptureResult {
   redactions: Record<string, number>;
   evidence: EvidenceResult[];
   related_entries: Candidate[];
+  related_model?: RelatedModel;
 }
 
 export interface Change {
@@ -468,7 +502,6 @@ export interface DriftEntry {
   superseded_by: string[];
   extends: string[];
   links: Link[];
-  commits: string[];
   file: string;
   markdown: string;
   style: string;
@@ -916,6 +949,11 @@ export interface RelatedInput {
   llm?: unknown;
 }
 
+export interface RelatedModel {
+  relations: Relation[];
+  model: ModelUse | null;
+}
+
 export interface RelatedResult {
   candidates: Candidate[];
   snapshot: string;
@@ -1148,6 +1186,7 @@ export interface StageResult {
   evidence: unknown[];
   related_entries: unknown[];
   resolved_challenges: unknown[];
+  related_model?: RelatedModel;
 }
 
 export interface StatusInput {

@@ -12,6 +12,9 @@ import "./wasm_exec.js"; // Go's runtime glue: defines globalThis.Go
 
 const GLOBAL = "__kontext_v1";
 
+/** The bundle format major version this package reads (kontext.bundle/v1). */
+export const BUNDLE_MAJOR = 1;
+
 const isNode = typeof process !== "undefined" && process.versions != null && process.versions.node != null;
 
 /** Error thrown by open() and update() when the engine refuses the input. */
@@ -158,9 +161,129 @@ class Engine {
     return unwrap(this.#api.render(markdown));
   }
 
+  /**
+   * Where a knowledge base keeps its files under a config (null = the
+   * defaults): {config_candidates, storage, sources, overlay, ledger, reads};
+   * with paths, `reads` lists those the config reads as entry files.
+   */
+  layout(config = null, paths = null) {
+    return unwrap(this.#api.layout(config, paths == null ? null : JSON.stringify(paths)));
+  }
+
+  /**
+   * Opens a knowledge base from a directory on disk (Node only): the
+   * committed config (the first of layout().config_candidates), every entry
+   * file of its sources (the same source resolution as the CLI; .git and
+   * node_modules are not entered), the path overlay and the ledger. The
+   * working tree as it is: uncommitted edits included.
+   */
+  async openDirectory(dir, { revision, now } = {}) {
+    if (!isNode) {
+      throw new Error("openDirectory needs Node; in a browser or worker open({files}) or openBundle(bundle)");
+    }
+    const { readFile, readdir, stat } = await import("node:fs/promises");
+    const { join } = await import("node:path");
+    const readText = async (rel) => {
+      try {
+        return await readFile(join(dir, rel), "utf8");
+      } catch (e) {
+        if (e.code === "ENOENT" || e.code === "ENOTDIR" || e.code === "EISDIR") return null;
+        throw e;
+      }
+    };
+    const info = await stat(dir); // a missing directory throws ENOENT here
+    if (!info.isDirectory()) {
+      throw new Error(`openDirectory: ${dir} is not a directory`);
+    }
+    const files = {};
+    let config = null;
+    for (const name of this.layout().config_candidates) {
+      config = await readText(name);
+      if (config !== null) {
+        files[name] = config;
+        break;
+      }
+    }
+    const lay = this.layout(config);
+    const found = new Set();
+    const walk = async (rel) => {
+      let ents;
+      try {
+        ents = await readdir(join(dir, rel), { withFileTypes: true });
+      } catch (e) {
+        if (e.code === "ENOTDIR") return void found.add(rel); // a source naming one file
+        if (e.code === "ENOENT") return;
+        throw e;
+      }
+      for (const ent of ents) {
+        if (ent.name === ".git" || ent.name === "node_modules") continue;
+        const child = rel === "." ? ent.name : `${rel}/${ent.name}`;
+        let isDir = ent.isDirectory();
+        if (ent.isSymbolicLink()) {
+          const target = await stat(join(dir, child)).catch(() => null);
+          if (target === null) continue;
+          isDir = target.isDirectory();
+        }
+        if (isDir) await walk(child);
+        else found.add(child);
+      }
+    };
+    for (const src of lay.sources) await walk(src.dir);
+    for (const rel of this.layout(config, [...found].sort()).reads) {
+      const text = await readText(rel);
+      if (text !== null) files[rel] = text;
+    }
+    for (const rel of [lay.overlay, lay.ledger]) {
+      const text = await readText(rel);
+      if (text !== null) files[rel] = text;
+    }
+    return this.open({ files, revision, now });
+  }
+
+  /**
+   * Opens the head of a kontext bundle (`kontext bundle`, kontext.bundle/v1;
+   * an object or its JSON text). A bundle of a newer major format is
+   * refused with a KontextError (code unsupported_bundle) naming both
+   * versions; minor versions only add fields.
+   */
+  openBundle(bundle, { now, base = false } = {}) {
+    const doc = typeof bundle === "string" ? JSON.parse(bundle) : bundle;
+    checkBundle(doc);
+    const files = { ...((base ? doc.base_files : doc.files) ?? {}) };
+    if (base && doc.base_files == null) {
+      throw new KontextError({ code: "invalid_input", message: "the bundle has no base files (it was built without a base)" });
+    }
+    if (doc.config && typeof doc.config.path === "string" && typeof doc.config.text === "string" && !(doc.config.path in files)) {
+      files[doc.config.path] = doc.config.text;
+    }
+    const repo = doc.repository ?? {};
+    return this.open({ files, revision: (base ? repo.base : repo.head) ?? null, now });
+  }
+
   /** KnowledgePolicy.inspect of one file's text: the parsed envelope. */
   inspect(path, text, { config = null, storage = null } = {}) {
     return JSON.parse(this.#api.inspect(path, text, config, storage));
+  }
+}
+
+/**
+ * Throws a KontextError unless doc is a kontext bundle this package reads:
+ * schema kontext.bundle/v<major> with major <= BUNDLE_MAJOR.
+ */
+export function checkBundle(doc) {
+  const m = doc && typeof doc.schema === "string" ? /^kontext\.bundle\/v(\d+)$/.exec(doc.schema) : null;
+  if (m === null) {
+    throw new KontextError({ code: "invalid_input", message: `not a kontext bundle (schema ${JSON.stringify(doc && doc.schema)}; want kontext.bundle/v${BUNDLE_MAJOR})` });
+  }
+  const major = Number(m[1]);
+  if (major > BUNDLE_MAJOR) {
+    throw new KontextError({
+      code: "unsupported_bundle",
+      message: `this bundle is format v${major} (${doc.format_version ?? doc.schema}), newer than this reader understands (v${BUNDLE_MAJOR}): upgrade @kontext/engine or build the bundle with a matching kontext`,
+    });
+  }
+  if (!doc.files || typeof doc.files !== "object") {
+    throw new KontextError({ code: "invalid_input", message: "the bundle has no files" });
   }
 }
 

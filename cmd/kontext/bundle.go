@@ -9,24 +9,26 @@ import (
 
 // runBundleCmd writes a knowledge bundle (kontext.bundle/v1) for the
 // review console or the edge worker: to a file (atomically) or, with
-// -o -, to stdout.
+// -o -, to stdout. By default it is a bundle to publish: committed,
+// team-visible knowledge at HEAD; --worktree adds uncommitted files.
 func runBundleCmd(ctx context.Context, g *factory, args []string) int {
 	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("bundle", stderr)
 	base := fs.String("base", "", "base revision (default: merge base with origin/HEAD, origin/main, the upstream…)")
-	head := fs.String("head", "", "head revision (default: HEAD plus the working tree)")
+	head := fs.String("head", "", "head revision (default: HEAD; committed knowledge only)")
+	worktree := fs.Bool("worktree", false, "include uncommitted knowledge files (HEAD plus the working tree) for a local review")
 	out := fs.String("o", "", "output file (- = stdout)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage
 	}
 	if len(pos) > 0 {
-		return usageErr(g, stderr, "kontext bundle takes no arguments (got %q); usage: kontext bundle [--base R] [--head R] -o file.json", pos[0])
+		return usageErr(g, stderr, "kontext bundle takes no arguments (got %q); usage: kontext bundle [--base R] [--head R | --worktree] -o file.json", pos[0])
 	}
 	if *out == "" {
 		return usageErr(g, stderr, "kontext bundle needs -o file.json (or -o - for stdout)")
 	}
-	b, err := bundle.Build(ctx, bundle.Options{Dir: g.dir, Base: *base, Head: *head})
+	b, err := bundle.Build(ctx, bundle.Options{Dir: g.dir, Base: *base, Head: *head, Worktree: *worktree})
 	if err != nil {
 		return fail(g, stderr, err)
 	}

@@ -94,7 +94,7 @@ func init() {
 			"kontext trust --verify 2026-01-14-vat-is-rounded-per-line", runTrustCmd},
 		{"brief", "[<path>…] [--diff <base>] [--budget-lines N] [--architecture]", "budgeted context for an agent or reviewer: governing rules in authority order, and what was left out",
 			"kontext brief src/billing/tax/vat.go --budget-lines 80", runBriefCmd},
-		{"bundle", "[--base R] [--head R] -o file.json", "write a knowledge bundle (kontext.bundle/v1) for the review console or the edge worker",
+		{"bundle", "[--base R] [--head R | --worktree] -o file.json", "write a knowledge bundle (kontext.bundle/v1) for the review console or the edge worker: committed, team-visible entries at HEAD (--worktree: uncommitted too)",
 			"kontext bundle --base origin/main -o bundle.json", runBundleCmd},
 		{"review", "[--base R] [--head R] [--port P] [--no-open] [--out file.html]", "the review console for this change: served on 127.0.0.1, or one self-contained HTML file",
 			"kontext review --out review.html", runReviewCmd},
@@ -106,6 +106,9 @@ func init() {
 		{"drop", "<candidate> [--reason \"…\"]", "dismiss an inbox candidate", "kontext drop cand-1a2b3c4d5e6f --reason \"duplicate\"", runDropCmd},
 		{"challenge", "<id> --because \"…\"", "record in the inbox that an entry may no longer hold (never staged)",
 			"kontext challenge 2026-01-12-money-is-integer-cents --because \"we store micros now\"", runChallengeCmd},
+		{"version", "", "the version, API version and license (--json: also commit, Go version, os/arch)", "kontext version --json", runVersionCmd},
+		{"completion", "bash|zsh|fish", "a shell completion script for the commands", "kontext completion bash > /etc/bash_completion.d/kontext", runCompletionCmd},
+		{"man", "", "the man page kontext(1) in roff", "kontext man > kontext.1", runManCmd},
 		{"mcp", "", "MCP server over stdio (tools ctx_api, ctx_governing, ctx_challenge, ctx_prepare_commit)",
 			"kontext -C ~/src/app mcp", runMCPCmd},
 	}
@@ -121,6 +124,7 @@ func main() {
 	// A reader that goes away (| head) must end the output quietly: with
 	// SIGPIPE caught, writes fail with EPIPE instead of killing the process.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	stampVersion()
 	code := run(ctx, os.Args[1:], System())
 	if ctx.Err() != nil {
 		code = exitInterrupted

@@ -35,7 +35,9 @@ func runReviewCmd(ctx context.Context, g *factory, args []string) int {
 	if *port < 0 || *port > 65535 {
 		return usageErr(g, stderr, "--port %d is not a port (0-65535)", *port)
 	}
-	opts := bundle.Options{Dir: g.dir, Base: *base, Head: *head}
+	// The console reviews the change at hand: without --head it includes
+	// uncommitted knowledge (a local review; private entries stay out).
+	opts := bundle.Options{Dir: g.dir, Base: *base, Head: *head, Worktree: *head == ""}
 	build := func(ctx context.Context) ([]byte, error) {
 		b, err := bundle.Build(ctx, opts)
 		if err != nil {

@@ -57,6 +57,7 @@ func init() {
 		{"changed", changed},
 		{"inspect", inspect},
 		{"render", render},
+		{"layout", layout},
 	}
 }
 
@@ -392,6 +393,49 @@ func inspect(args []js.Value) (any, error) {
 		return nil, err
 	}
 	return policy.Inspect(p, []byte(text))
+}
+
+// LayoutResult is layout's result: the policy's layout and, when paths were
+// given, those of them it reads as entry files.
+type LayoutResult struct {
+	engine.Layout
+	Reads []string `json:"reads"`
+}
+
+// layout(configText|null, pathsJSON|null) tells a loader what to read to
+// open a knowledge base from a directory: config candidates, storage,
+// sources, overlay and ledger paths, and which of the given paths are entry
+// files (so no JS reimplements the config's source resolution).
+func layout(args []js.Value) (any, error) {
+	cfg, hasCfg, err := stringArg(args, 0, "config")
+	if err != nil {
+		return nil, err
+	}
+	var cfgText []byte
+	if hasCfg {
+		cfgText = []byte(cfg)
+	}
+	policy, err := engine.PolicyFromConfig("", cfgText)
+	if err != nil {
+		return nil, err
+	}
+	out := &LayoutResult{Layout: policy.Layout(), Reads: []string{}}
+	doc, err := jsonArg(args, 1, "paths")
+	if err != nil {
+		return nil, err
+	}
+	if doc != nil {
+		var paths []string
+		if err := json.Unmarshal(doc, &paths); err != nil {
+			return nil, apierr.Invalid("paths must be a JSON array of strings: %v", err)
+		}
+		for _, p := range paths {
+			if policy.Reads(p) {
+				out.Reads = append(out.Reads, p)
+			}
+		}
+	}
+	return out, nil
 }
 
 // render(markdown) is RenderMarkdown: {html, plain}.

@@ -4,15 +4,22 @@ package api
 type BundleInput struct {
 	DirInput
 	Base string `json:"base,omitempty" jsonschema_description:"Base revision; default: the drift base (entries.drift)."`
-	Head string `json:"head,omitempty" jsonschema_description:"Head revision; default: HEAD plus the working tree."`
+	Head string `json:"head,omitempty" jsonschema_description:"Head revision; default: HEAD (committed files only)."`
+	// Worktree includes uncommitted knowledge (HEAD plus the working tree),
+	// for local review; a bundle meant for publishing leaves it false.
+	Worktree bool `json:"worktree,omitempty" jsonschema_description:"Include uncommitted knowledge files (HEAD plus the working tree) for local review; not with head."`
 }
 
-// Bundle is a kontext.bundle/v1 document.
+// Bundle is a kontext.bundle/v1 document: committed, team-visible
+// knowledge at its head revision (private entries are never included).
 type Bundle struct {
-	Schema      string           `json:"schema"`
-	GeneratedAt string           `json:"generated_at"`
-	Repository  BundleRepository `json:"repository"`
-	Config      *BundleConfig    `json:"config"`
+	Schema string `json:"schema"`
+	// FormatVersion is <major>.<minor>: the major is the schema's (a reader
+	// refuses a newer one), the minor goes up when fields are added.
+	FormatVersion string           `json:"format_version"`
+	GeneratedAt   string           `json:"generated_at"`
+	Repository    BundleRepository `json:"repository"`
+	Config        *BundleConfig    `json:"config"`
 	// Files are the knowledge files and the configuration at head (the
 	// working tree without a head revision), by repo-relative path.
 	Files map[string]string `json:"files"`
@@ -38,6 +45,9 @@ type BundleRepository struct {
 	// Dirty is true in working mode when the working tree has uncommitted
 	// changes (files then reflect them).
 	Dirty bool `json:"dirty"`
+	// Worktree is true when the bundle includes uncommitted files
+	// (bundle --worktree, the local review console).
+	Worktree bool `json:"worktree"`
 }
 
 // BundleConfig is the configuration file at head.

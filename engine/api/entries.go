@@ -38,6 +38,15 @@ type Candidate struct {
 	Revision string  `json:"revision"`
 }
 
+// RelatedModel is the model's part of a draft's related entries
+// (drafts.capture, drafts.stage, whose related_entries is the candidate
+// list): the relations of a cached entries.related {llm} answer for the
+// same text and compared entries, and model {asked: false, cached: true}.
+type RelatedModel struct {
+	Relations []Relation `json:"relations"`
+	Model     *ModelUse  `json:"model"`
+}
+
 // RelatedResult is the result of entries.related. With llm it also has
 // the model's relations and whether the model was asked.
 type RelatedResult struct {

@@ -103,6 +103,9 @@ type CaptureResult struct {
 	Redactions     map[string]int   `json:"redactions"`
 	Evidence       []EvidenceResult `json:"evidence"`
 	RelatedEntries []Candidate      `json:"related_entries"`
+	// RelatedModel is set only when a model is selected and its relation
+	// answer for the same text and compared entries is cached.
+	RelatedModel *RelatedModel `json:"related_model,omitempty"`
 }
 
 // InboxListResult is the result of inbox.list.

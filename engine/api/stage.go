@@ -51,4 +51,7 @@ type StageResult struct {
 	Evidence           []any    `json:"evidence"`
 	RelatedEntries     []any    `json:"related_entries"`
 	ResolvedChallenges []any    `json:"resolved_challenges"`
+	// RelatedModel is set only when a model is selected and its relation
+	// answer for the same text and compared entries is cached.
+	RelatedModel *RelatedModel `json:"related_model,omitempty"`
 }

@@ -48,8 +48,8 @@ func (e *draft) Writer() (engine.Writer, error) { return e.writer() }
 func (e *draft) Locally(ctx context.Context, change func(w engine.Writer) error) error {
 	return e.locally(ctx, change)
 }
-func (e *draft) Receipted(ctx context.Context, w engine.Writer, op, operationID, fp string, write func() (any, error)) (any, error) {
-	return receipted(ctx, w, op, operationID, fp, write)
+func (e *draft) Receipted(ctx context.Context, w engine.Writer, op, operationID, fp string, write func(w engine.Writer) (any, error)) (any, error) {
+	return e.receipted(ctx, w, op, operationID, fp, func(pw engine.Writer, _ *plan) (any, error) { return write(pw) })
 }
 func (e *draft) Fingerprint(v any) string { return fingerprint(v) }
 

@@ -3,6 +3,7 @@ package drafts_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -21,13 +22,15 @@ import (
 // lock, the files written and the paths staged, and keeps local state in
 // a map.
 type fakeWriter struct {
-	fs      billy.Filesystem
-	mu      sync.Mutex
-	locked  bool
-	locks   int
-	written []string
-	staged  []string
-	state   map[string][]byte
+	fs        billy.Filesystem
+	mu        sync.Mutex
+	smu       sync.Mutex // guards state: local state is read outside the lock
+	locked    bool
+	locks     int
+	written   []string
+	staged    []string
+	state     map[string][]byte
+	failStage error // when set, Stage fails (git's index.lock held)
 }
 
 func (w *fakeWriter) Lock(context.Context) (func(), error) {
@@ -45,6 +48,16 @@ func (w *fakeWriter) WriteFile(rel string, data []byte) error {
 	return util.WriteFile(w.fs, rel, data, 0o644)
 }
 
+func (w *fakeWriter) Remove(rel string) error {
+	if !w.locked {
+		panic("Remove outside the write lock")
+	}
+	if _, err := w.fs.Lstat(rel); err != nil {
+		return nil
+	}
+	return w.fs.Remove(rel)
+}
+
 func (w *fakeWriter) MkdirAll(rel string) error {
 	if !w.locked {
 		panic("MkdirAll outside the write lock")
@@ -53,21 +66,30 @@ func (w *fakeWriter) MkdirAll(rel string) error {
 }
 
 func (w *fakeWriter) Stage(_ context.Context, paths ...string) error {
+	if w.failStage != nil {
+		return w.failStage
+	}
 	w.staged = append(w.staged, paths...)
 	return nil
 }
 
 func (w *fakeWriter) ReadState(name string) ([]byte, bool, error) {
+	w.smu.Lock()
+	defer w.smu.Unlock()
 	d, ok := w.state[name]
 	return d, ok, nil
 }
 
 func (w *fakeWriter) WriteState(name string, data []byte) error {
+	w.smu.Lock()
+	defer w.smu.Unlock()
 	w.state[name] = append([]byte(nil), data...)
 	return nil
 }
 
 func (w *fakeWriter) ListState(dir string) ([]string, error) {
+	w.smu.Lock()
+	defer w.smu.Unlock()
 	var out []string
 	for k := range w.state {
 		if strings.HasPrefix(k, dir+"/") {
@@ -200,5 +222,105 @@ func TestInboxCaptureListDrop(t *testing.T) {
 	}
 	if len(w.written) != 1 { // only setup's config: the inbox is local state
 		t.Fatalf("the inbox wrote worktree files: %v", w.written)
+	}
+}
+
+func codeOf(t *testing.T, e *engine.Engine, op, input string) string {
+	t.Helper()
+	var env struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	json.Unmarshal(e.Request(context.Background(), op, []byte(input)), &env)
+	return env.Error.Code
+}
+
+func receipts(w *fakeWriter) []string {
+	names, _ := w.ListState("operations")
+	return names
+}
+
+func TestBadInputStoresNoPlan(t *testing.T) {
+	e, w := open(t)
+	call(t, e, "setup", `{}`)
+	for _, c := range []struct{ op, in string }{
+		{"drafts.capture", `{"operation_id":"c-1","entry":{"kind":"nonsense","title":"T"}}`},
+		{"drafts.capture", `{"operation_id":"c-2","entry":{"kind":"learning","title":"###"}}`},
+		{"drafts.capture", `{"operation_id":"c-3","entry":{"kind":"learning","title":"T","supersedes":["missing"]}}`},
+		{"drafts.stage", `{"operation_id":"s-1","entry":{"kind":"learning","title":"###"}}`},
+		{"drafts.stage", `{"operation_id":"s-2","entry":{"kind":"learning","title":"Big","body":"` + strings.Repeat("y", 1<<20) + `"}}`},
+		{"drafts.confirm", `{"operation_id":"f-1","id":"missing"}`},
+	} {
+		if code := codeOf(t, e, c.op, c.in); code == "" || code == "operation_failed" || code == "operation_incomplete" {
+			t.Errorf("%s %.60s: %q, want an input error", c.op, c.in, code)
+		}
+	}
+	if r := receipts(w); len(r) != 0 {
+		t.Fatalf("requests that failed validation stored plans: %v", r)
+	}
+}
+
+func TestFailedStageRollsBackAndResumes(t *testing.T) {
+	e, w := open(t)
+	call(t, e, "setup", `{}`)
+	w.failStage = errors.New("index.lock held")
+	in := `{"operation_id":"op-r","entry":{"kind":"learning","title":"Roll back"}}`
+	if code := codeOf(t, e, "drafts.stage", in); code == "" {
+		t.Fatal("stage succeeded although staging failed")
+	}
+	target := ".ai/learnings/2026-03-04-roll-back.md"
+	if _, err := w.fs.Stat(target); err == nil {
+		t.Fatalf("%s stays in the worktree after the failed stage", target)
+	}
+	if code := codeOf(t, e, "operations.get", `{"operation_id":"op-r"}`); code != "operation_incomplete" {
+		t.Fatalf("operations.get: %q, want operation_incomplete (a resumable plan)", code)
+	}
+	w.failStage = nil
+	res := call(t, e, "drafts.stage", in)
+	if res["path"] != target || res["replayed"] != false || !slices.Equal(w.staged, []string{target}) {
+		t.Fatalf("resume: %v, staged %v", res, w.staged)
+	}
+}
+
+func TestSameCaptureInParallelWritesOnce(t *testing.T) {
+	fs := memfs.New()
+	w := &fakeWriter{fs: fs, state: map[string][]byte{}}
+	now := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	newEngine := func() *engine.Engine {
+		return engine.New(engine.Options{FS: fs, Writer: w, Root: "/repo", Surface: engine.Native,
+			Now: func() time.Time { return now }, Operations: drafts.Operations()})
+	}
+	call(t, newEngine(), "setup", `{}`)
+	const n = 10
+	in := `{"operation_id":"same","entry":{"kind":"learning","title":"Once","body":"b"}}`
+	results := make([][]byte, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = newEngine().Request(context.Background(), "drafts.capture", []byte(in))
+		}()
+	}
+	wg.Wait()
+	fresh, replays := 0, 0
+	for _, r := range results {
+		var env struct {
+			OK     bool           `json:"ok"`
+			Result map[string]any `json:"result"`
+		}
+		json.Unmarshal(r, &env)
+		switch {
+		case !env.OK:
+			t.Errorf("capture: %s", r)
+		case env.Result["replayed"] == true:
+			replays++
+		default:
+			fresh++
+		}
+	}
+	if fresh != 1 || replays != n-1 {
+		t.Fatalf("%d writes and %d replays, want 1 and %d", fresh, replays, n-1)
 	}
 }

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/util"
 
 	"github.com/kontext/kontext/engine"
@@ -110,6 +113,9 @@ func runSetup(ctx context.Context, e *draft, in *api.SetupInput) (*api.SetupResu
 	var created []string
 	detected, written := []api.DetectedSource{}, false
 	st, err := e.unrecorded(ctx, func(st *engine.State) ([]change, []string, error) {
+		if err := linkedOut(e.FS(), append([]string{st.Cfg.Storage}, kindDirs(st)...)); err != nil {
+			return nil, nil, err
+		}
 		cfgPath, existing, text, changed, found, err := planConfig()
 		if err != nil {
 			return nil, nil, err
@@ -158,4 +164,37 @@ func kindDirs(st *engine.State) []string {
 		dirs = append(dirs, st.Cfg.Kinds[k].Dir)
 	}
 	return dirs
+}
+
+// linkedOut refuses storage or kind directories reached through a
+// symbolic link that is absolute or leaves the repository: reads resolve
+// such a link inside the repository and writes would follow it elsewhere,
+// so setup would create a directory tree kontext never reads (or write
+// outside). A relative link that stays inside the repository is fine.
+func linkedOut(fs billy.Filesystem, dirs []string) error {
+	for _, d := range dirs {
+		cur := ""
+		for _, seg := range strings.Split(path.Clean(d), "/") {
+			cur = path.Join(cur, seg)
+			fi, err := fs.Lstat(cur)
+			if err != nil {
+				break
+			}
+			if fi.Mode()&os.ModeSymlink == 0 {
+				continue
+			}
+			target, err := fs.Readlink(cur)
+			if err != nil {
+				return apierr.Wrap(apierr.OperationFailed, err, "reading the link %s", cur)
+			}
+			t := filepath.ToSlash(target)
+			if filepath.IsAbs(target) || strings.HasPrefix(t, "/") {
+				return apierr.Invalid("%s is a symbolic link to the absolute path %s; kontext follows only relative links inside the repository: make it a relative link or a directory", cur, target)
+			}
+			if j := path.Join(path.Dir(cur), t); j == ".." || strings.HasPrefix(j, "../") {
+				return apierr.Invalid("%s is a symbolic link to %s, outside the repository; kontext reads and writes knowledge only inside it: replace the link with a directory", cur, target)
+			}
+		}
+	}
+	return nil
 }

@@ -48,6 +48,7 @@ func runStage(ctx context.Context, e *draft, in *api.StageInput) (any, error) {
 	var candName string
 	var evidence []api.EvidenceResult
 	var related []api.Candidate
+	var relatedModel *api.RelatedModel
 	plan := func(st *engine.State) ([]change, string, []string, error) {
 		se := in.Entry
 		if in.CandidateID != "" {
@@ -71,7 +72,7 @@ func runStage(ctx context.Context, e *draft, in *api.StageInput) (any, error) {
 		}
 		files, target, notes, err := e.planNew(ctx, st, &copied, refs, in.RequestedPath, in.Source)
 		if err == nil {
-			related, _ = inbox.Related(ctx, e.Engine, copied.Title+"\n"+copied.Body, copied.Paths, copied.Supersedes)
+			related, relatedModel, _ = inbox.Related(ctx, e.Engine, engine.DraftText(copied.Title, copied.Summary, copied.Body), copied.Paths, copied.Supersedes)
 		}
 		return files, target, notes, err
 	}
@@ -83,6 +84,15 @@ func runStage(ctx context.Context, e *draft, in *api.StageInput) (any, error) {
 			if c.ID != res.Entry.ID {
 				res.RelatedEntries = append(res.RelatedEntries, c)
 			}
+		}
+		if relatedModel != nil {
+			m := &api.RelatedModel{Relations: []api.Relation{}, Model: relatedModel.Model}
+			for _, r := range relatedModel.Relations {
+				if r.ID == "" || r.ID != res.Entry.ID {
+					m.Relations = append(m.Relations, r)
+				}
+			}
+			res.RelatedModel = m
 		}
 		resolved, err := e.resolveChallenges(e.Options().Writer, res.Entry.Supersedes, res.Entry.ID)
 		if err != nil {
@@ -202,9 +212,15 @@ func (e *draft) cleanRequested(p string) (string, error) {
 	if p == "" || strings.Contains(p, "\\") || strings.HasPrefix(p, "/") || filepath.IsAbs(p) || (len(p) > 1 && p[1] == ':') {
 		return "", jsonin.Errorf("requested_path", "%q must be a repo-relative path with / separators", raw)
 	}
+	if strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return "", jsonin.Errorf("requested_path", "%q contains a NUL or control character", raw)
+	}
 	for _, seg := range strings.Split(strings.TrimSuffix(p, "/"), "/") {
 		if seg == ".." {
 			return "", jsonin.Errorf("requested_path", "%q leaves the kind directory (..)", raw)
+		}
+		if strings.EqualFold(seg, ".git") {
+			return "", jsonin.Errorf("requested_path", "%q goes through .git; kontext never writes into the git directory", raw)
 		}
 	}
 	p = path.Clean(p)
@@ -302,6 +318,9 @@ func (e *draft) planNew(ctx context.Context, st *engine.State, se *api.StageEntr
 			}
 			return nil, "", nil, jsonin.Errorf("entry.paths", "invalid pattern %q: %s", p, msg)
 		}
+	}
+	if repo := nestedRepository(e.FS(), se.Paths); repo != "" {
+		return nil, "", nil, nestedError(repo)
 	}
 	for _, t := range se.Tags {
 		if strings.TrimSpace(t) == "" || strings.ContainsAny(t, "\r\n") {
@@ -458,8 +477,16 @@ func (e *draft) planNew(ctx context.Context, st *engine.State, se *api.StageEntr
 	if old, err := util.ReadFile(fs, target); err == nil && string(old) != string(data) {
 		return nil, "", nil, apierr.New(apierr.OperationConflict, "%s already exists with other content; pick another requested_path or title", target)
 	}
+	// Checked before anything is planned: a file kontext could not read
+	// back is bad input, never a stored plan.
+	if len(data) > entry.MaxFileSize {
+		return nil, "", nil, jsonin.Errorf("entry.body", "makes an entry file of %d bytes; entry files are limited to %d bytes (1 MiB): shorten it or link to the details", len(data), entry.MaxFileSize)
+	}
 	parsed, _ := entry.Parse(target, data, entry.Source{Kind: kind, Style: style})
-	if parsed == nil || parsed.Title != title || parsed.ID != id {
+	if parsed == nil || parsed.Title != title {
+		return nil, "", nil, jsonin.Errorf("entry.title", "%q does not read back as the same title once written (Markdown heading markers?); pass plain text", title)
+	}
+	if parsed.ID != id {
 		return nil, "", nil, apierr.New(apierr.OperationFailed, "the rendered entry does not read back as written; please report it with the input")
 	}
 	files = append([]change{{path: target, data: data, isNew: true}}, files...)

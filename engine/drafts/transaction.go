@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"github.com/go-git/go-billy/v5/util"
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
@@ -81,22 +82,6 @@ func replay(w engine.Writer, op, operationID, fp string) (map[string]any, error)
 	return res, nil
 }
 
-func storeReceipt(w engine.Writer, op, operationID, fp, state string, result any) error {
-	r := receipt{State: state, Operation: op, Fingerprint: fp}
-	if result != nil {
-		data, err := json.Marshal(result)
-		if err != nil {
-			return err
-		}
-		r.Result = data
-	}
-	data, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	return w.WriteState(receiptName(operationID), data)
-}
-
 // storedChange is one planned file write of a stored plan. Before is the
 // sha256 of the file's content when the plan was made ("" for a new file):
 // a resume only rewrites a file that still holds Before or already holds
@@ -114,6 +99,7 @@ type storedPlan struct {
 	Target string         `json:"target"`
 	Notes  []string       `json:"notes,omitempty"`
 	Files  []storedChange `json:"files"`
+	State  []storedChange `json:"state,omitempty"` // local state files (the inbox) of a receipted plan
 }
 
 func sha(data []byte) string {
@@ -150,6 +136,18 @@ func (e *draft) checkRoot(r *receipt, operationID string) error {
 func incomplete(r *receipt, operationID string) error {
 	err := apierr.New(apierr.OperationIncomplete, "operation %q was planned but never finished; resume it with the same input (or operation_id and fingerprint)", operationID)
 	err.Extra = map[string]any{"operation": r.Operation, "fingerprint": r.Fingerprint}
+	if r.Plan != nil {
+		// The exact files of the stored plan: the retry (same operation_id
+		// and fingerprint) writes exactly these.
+		files := []string{}
+		for _, f := range r.Plan.Files {
+			files = append(files, f.Path)
+		}
+		err.Extra["resumable"] = true
+		err.Extra["files"] = files
+	} else {
+		err.Extra["resumable"] = false
+	}
 	return err
 }
 
@@ -191,15 +189,7 @@ func (e *draft) planOp(ctx context.Context, w engine.Writer, op, operationID, fp
 	if err != nil {
 		return nil, nil, "", nil, err
 	}
-	sp := &storedPlan{Target: target, Notes: notes}
-	fs := e.FS()
-	for _, f := range files {
-		c := storedChange{Path: f.path, Data: f.data, New: f.isNew}
-		if old, err := util.ReadFile(fs, f.path); err == nil {
-			c.Before = sha(old)
-		}
-		sp.Files = append(sp.Files, c)
-	}
+	sp := e.storePlan(files, target, notes)
 	rc := receipt{State: "planned", Operation: op, Fingerprint: fp, Plan: sp}
 	if input != nil {
 		if rc.Input, err = json.Marshal(input); err != nil {
@@ -332,11 +322,20 @@ func (e *draft) transact(ctx context.Context, op, operationID, fp string, input 
 	return res, nil
 }
 
-// receipted runs write under the lock, with the replay/plan/receipt
-// protocol when operationID is set (capture, and recorded's writes).
-func receipted(ctx context.Context, w engine.Writer, op, operationID, fp string, write func() (any, error)) (any, error) {
+// receipted runs a write whose plan is computed under the lock by run
+// (capture, and recorded's writes): with an operation_id a finished one
+// replays before the lock; under the lock a finished one replays, and a
+// stored plan of the same request (its writer died holding the lock) is
+// resumed. Otherwise run plans on a fresh read: its files (p.files) and its
+// local state changes (p.state, through the buffering Writer it is given)
+// are only collected. A run that fails (bad input) stores nothing. The
+// plan is stored as a "planned" receipt with its exact files and result,
+// then written and staged; the "done" receipt keeps the result.
+func (e *draft) receipted(ctx context.Context, w engine.Writer, op, operationID, fp string, run func(w engine.Writer, p *plan) (any, error)) (any, error) {
 	if operationID != "" {
-		if res, err := replay(w, op, operationID, fp); res != nil || err != nil {
+		// A stored plan is resumed under the lock, never answered here:
+		// it may be a writer that holds the lock right now.
+		if res, err := replay(w, op, operationID, fp); res != nil || (err != nil && apierr.CodeOf(err) != apierr.OperationIncomplete) {
 			return res, err
 		}
 	}
@@ -346,39 +345,196 @@ func receipted(ctx context.Context, w engine.Writer, op, operationID, fp string,
 	}
 	defer unlock()
 	if operationID != "" {
-		if res, err := replay(w, op, operationID, fp); res != nil || err != nil {
-			return res, err
+		r, err := loadReceipt(w, operationID)
+		if err != nil {
+			return nil, err
 		}
-		if err := storeReceipt(w, op, operationID, fp, "planned", nil); err != nil {
-			return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the plan")
+		if r != nil {
+			if r.State == "done" || r.Operation != op || r.Fingerprint != fp {
+				return replay(w, op, operationID, fp)
+			}
+			return e.resumeReceipted(ctx, w, r, operationID)
 		}
 	}
-	res, err := write()
+	e.Forget() // read what is on disk now, under the lock
+	p := &plan{}
+	res, err := run(&planWriter{Writer: w, p: p}, p)
 	if err != nil {
 		return nil, err
 	}
 	if operationID != "" {
-		if err := storeReceipt(w, op, operationID, fp, "done", res); err != nil {
+		data, err := json.Marshal(res)
+		if err != nil {
+			return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the plan")
+		}
+		rc := receipt{State: "planned", Operation: op, Fingerprint: fp, Result: data, Plan: e.storePlan(p.files, "", nil)}
+		for _, c := range p.state {
+			rc.Plan.State = append(rc.Plan.State, storedChange{Path: c.path, Data: c.data})
+		}
+		if err := e.storeOpReceipt(w, rc, operationID); err != nil {
+			return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the plan")
+		}
+		faultpoint("after_plan")
+	}
+	if err := e.applyAll(ctx, w, p.files, p.state); err != nil {
+		return nil, err
+	}
+	if operationID != "" {
+		if err := e.storeOpReceipt(w, receipt{State: "done", Operation: op, Fingerprint: fp, Result: mustJSON(res)}, operationID); err != nil {
 			return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the receipt")
 		}
 	}
 	return res, nil
 }
 
-// apply writes planned files through the Writer (atomically, confined to
-// the worktree) and, when stage is set, stages exactly those files.
-func (e *draft) apply(ctx context.Context, w engine.Writer, files []change, stage bool) ([]string, error) {
-	var paths []string
+// resumeReceipted finishes a stored plan of receipted: its files (each
+// still as planned from or already written), its state, and the stored
+// result, which a retry then replays.
+func (e *draft) resumeReceipted(ctx context.Context, w engine.Writer, r *receipt, operationID string) (any, error) {
+	_, files, _, _, err := e.resumeStored(r, operationID)
+	if err != nil {
+		return nil, err
+	}
+	var state []change
+	for _, c := range r.Plan.State {
+		state = append(state, change{path: c.Path, data: c.Data})
+	}
+	if err := e.applyAll(ctx, w, files, state); err != nil {
+		return nil, err
+	}
+	if err := e.storeOpReceipt(w, receipt{State: "done", Operation: r.Operation, Fingerprint: r.Fingerprint, Result: r.Result}, operationID); err != nil {
+		return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the receipt")
+	}
+	var res map[string]any
+	if err := json.Unmarshal(r.Result, &res); err != nil || res == nil {
+		return nil, apierr.New(apierr.OperationFailed, "the receipt of operation %q is unreadable", operationID)
+	}
+	return res, nil
+}
+
+// applyAll writes and stages files, then writes the local state changes
+// (the inbox): state last, so a candidate is never marked done before the
+// files it stands for are staged.
+func (e *draft) applyAll(ctx context.Context, w engine.Writer, files, state []change) error {
+	if len(files) > 0 {
+		if _, err := e.apply(ctx, w, files, true); err != nil {
+			return err
+		}
+	}
+	for _, c := range state {
+		if err := w.WriteState(c.path, c.data); err != nil {
+			return apierr.Wrap(apierr.OperationFailed, err, "writing %s", c.path)
+		}
+	}
+	return nil
+}
+
+func mustJSON(v any) json.RawMessage {
+	data, _ := json.Marshal(v)
+	return data
+}
+
+// storePlan is the stored form of planned files: each with the hash of
+// what it held when planned, so a resume rewrites only files nobody
+// changed since.
+func (e *draft) storePlan(files []change, target string, notes []string) *storedPlan {
+	sp := &storedPlan{Target: target, Notes: notes, Files: []storedChange{}}
+	fs := e.FS()
 	for _, f := range files {
+		c := storedChange{Path: f.path, Data: f.data, New: f.isNew}
+		if old, err := util.ReadFile(fs, f.path); err == nil {
+			c.Before = sha(old)
+		}
+		sp.Files = append(sp.Files, c)
+	}
+	return sp
+}
+
+// planWriter is the Writer a receipted plan sees: reads of local state see
+// the plan's own changes, writes of local state are collected in the plan,
+// and nothing in the worktree can be written.
+type planWriter struct {
+	engine.Writer
+	p *plan
+}
+
+func (w *planWriter) ReadState(name string) ([]byte, bool, error) {
+	for i := len(w.p.state) - 1; i >= 0; i-- {
+		if w.p.state[i].path == name {
+			return w.p.state[i].data, true, nil
+		}
+	}
+	return w.Writer.ReadState(name)
+}
+
+func (w *planWriter) WriteState(name string, data []byte) error {
+	w.p.state = append(w.p.state, change{path: name, data: append([]byte(nil), data...)})
+	return nil
+}
+
+func (w *planWriter) Lock(context.Context) (func(), error) {
+	return nil, apierr.New(apierr.OperationFailed, "a plan runs under the lock already")
+}
+
+func (w *planWriter) WriteFile(string, []byte) error {
+	return apierr.New(apierr.OperationFailed, "a plan writes files through its plan, not the Writer")
+}
+
+func (w *planWriter) MkdirAll(string) error {
+	return apierr.New(apierr.OperationFailed, "a plan creates no directories")
+}
+
+func (w *planWriter) Stage(context.Context, ...string) error {
+	return apierr.New(apierr.OperationFailed, "a plan stages through its plan, not the Writer")
+}
+
+// apply writes planned files through the Writer (atomically, confined to
+// the worktree) and, when stage is set, stages exactly those files. When a
+// write or the staging fails (git's index.lock held, a full disk), the
+// files written so far are put back as they were, so a failed write leaves
+// the worktree as it found it (and its stored plan resumable).
+func (e *draft) apply(ctx context.Context, w engine.Writer, files []change, stage bool) ([]string, error) {
+	type before struct {
+		data []byte
+		ok   bool
+	}
+	olds := make([]before, len(files))
+	for i, f := range files {
+		if old, err := util.ReadFile(e.FS(), f.path); err == nil {
+			olds[i] = before{old, true}
+		}
+	}
+	rollback := func(n int, cause error) error {
+		for i := n - 1; i >= 0; i-- {
+			var err error
+			if olds[i].ok {
+				err = w.WriteFile(files[i].path, olds[i].data)
+			} else {
+				err = w.Remove(files[i].path)
+			}
+			if err != nil {
+				e.Forget()
+				return apierr.Wrap(apierr.OperationFailed, cause, "%v; putting %s back failed too (%v): retry with the same operation_id to finish the stored plan", cause, files[i].path, err)
+			}
+		}
+		e.Forget()
+		return cause
+	}
+	var paths []string
+	for i, f := range files {
 		if err := w.WriteFile(f.path, f.data); err != nil {
-			return nil, apierr.Wrap(apierr.OperationFailed, err, "writing %s", f.path)
+			var ae *apierr.Error
+			if !errors.As(err, &ae) {
+				err = apierr.Wrap(apierr.OperationFailed, err, "writing %s", f.path)
+			}
+			return nil, rollback(i, err)
 		}
 		paths = append(paths, f.path)
 	}
 	faultpoint("after_write")
 	if stage && len(paths) > 0 {
 		if err := w.Stage(ctx, paths...); err != nil {
-			return nil, err
+			return nil, rollback(len(files), err)
 		}
 	}
 	faultpoint("after_stage")
@@ -423,7 +579,10 @@ func (e *draft) unrecorded(ctx context.Context, plan func(st *engine.State) (fil
 
 // plan collects the files a write changes; the transaction writes and
 // stages them. A second write of a path replaces the first.
-type plan struct{ files []change }
+type plan struct {
+	files []change
+	state []change // local state (receipted plans only, via planWriter)
+}
 
 func (p *plan) write(path string, data []byte) {
 	for i := range p.files {
@@ -436,30 +595,20 @@ func (p *plan) write(path string, data []byte) {
 }
 
 // recorded runs a write whose plan is computed and written in one go
-// (confirm, repair, verify's ledger line): with an operation_id a finished
-// one replays and a "planned" receipt is stored before anything is
-// written; then, under the lock, plan runs on a fresh read, its files are
-// written and staged, and the "done" receipt keeps the result.
+// (confirm, repair, migrate, verify's ledger line) through receipted:
+// under the lock, run plans on a fresh read; the plan's files are stored
+// (with an operation_id), written and staged together.
 func (e *draft) recorded(ctx context.Context, op, operationID, fp string, run func(st *engine.State, by string, p *plan) (any, error)) (any, error) {
 	w, err := e.writer()
 	if err != nil {
 		return nil, err
 	}
-	return receipted(ctx, w, op, operationID, fp, func() (any, error) {
-		e.Forget() // read what is on disk now, under the lock
+	return e.receipted(ctx, w, op, operationID, fp, func(pw engine.Writer, p *plan) (any, error) {
 		st, err := e.Read(ctx)
 		if err != nil {
 			return nil, err
 		}
-		p := &plan{}
-		res, err := run(st, w.Identity(), p)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := e.apply(ctx, w, p.files, true); err != nil {
-			return nil, err
-		}
-		return res, nil
+		return run(st, w.Identity(), p)
 	})
 }
 

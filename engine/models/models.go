@@ -103,18 +103,11 @@ func ask(ctx context.Context, e *engine.Engine, llm json.RawMessage, task, text 
 	if err != nil {
 		return nil, err
 	}
-	use := m.Use()
 	req := engine.ModelRequest{Task: task, Prompt: text, Schema: schema}
-	key := cacheKey(use, req)
-	w := e.Options().Writer
-	if w != nil {
-		if data, ok, err := w.ReadState("cache/llm/" + key + ".json"); err == nil && ok {
-			if decodeAnswer(data, schema, out) == nil {
-				use.Cached = true
-				return &use, nil
-			}
-		}
+	if use, ok := cached(e, m, req, out); ok {
+		return use, nil
 	}
+	use := m.Use()
 	raw, err := m.Ask(ctx, req)
 	if err != nil {
 		return nil, err
@@ -123,11 +116,27 @@ func ask(ctx context.Context, e *engine.Engine, llm json.RawMessage, task, text 
 		return nil, err
 	}
 	use.Asked = true
-	if w != nil {
+	if w := e.Options().Writer; w != nil {
 		// A cache that cannot be written costs a second call, nothing more.
-		_ = w.WriteState("cache/llm/"+key+".json", raw)
+		_ = w.WriteState("cache/llm/"+cacheKey(use, req)+".json", raw)
 	}
 	return &use, nil
+}
+
+// cached decodes m's stored answer to req into out, without asking; false
+// when there is none (or it no longer matches the schema).
+func cached(e *engine.Engine, m engine.Model, req engine.ModelRequest, out any) (*api.ModelUse, bool) {
+	use := m.Use()
+	w := e.Options().Writer
+	if w == nil {
+		return nil, false
+	}
+	data, ok, err := w.ReadState("cache/llm/" + cacheKey(use, req) + ".json")
+	if err != nil || !ok || decodeAnswer(data, req.Schema, out) != nil {
+		return nil, false
+	}
+	use.Cached = true
+	return &use, true
 }
 
 // cacheKey hashes what decides an answer: adapter, model, task, the whole

@@ -132,7 +132,7 @@ func runFormalize(ctx context.Context, e *engine.Engine, in *api.FormalizeInput)
 		res.Notes = append(res.Notes, prefixed("model: ", a.Notes)...)
 		res.Model = use
 	}
-	rel, err := e.Related(ctx, &api.RelatedInput{Text: strings.TrimSpace(res.Entry.Title + "\n" + res.Entry.Body), Paths: res.Entry.Paths})
+	rel, err := e.DraftRelated(ctx, &api.RelatedInput{Text: engine.DraftText(res.Entry.Title, res.Entry.Summary, res.Entry.Body), Paths: res.Entry.Paths})
 	if err != nil && apierr.As(err).Code != apierr.InvalidInput {
 		return nil, err
 	}

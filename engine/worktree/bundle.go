@@ -19,6 +19,11 @@ import (
 // BundleSchema is the schema id of the bundles bundle.build answers.
 const BundleSchema = "kontext.bundle/v1"
 
+// BundleFormatVersion is the bundle's <major>.<minor>: the major is the
+// schema's; the minor goes up with every added field (1.1: format_version,
+// repository.worktree; private entries left out).
+const BundleFormatVersion = "1.1"
+
 // runBundle answers bundle.build: the knowledge files of a change's head
 // and base, the paths it touches, every entry's history-derived fields and
 // the drift result, in one document the WASM engine (review console, edge
@@ -29,23 +34,37 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 		return nil, err
 	}
 	b := &api.Bundle{
-		Schema: BundleSchema, GeneratedAt: e.Now().Format(time.RFC3339),
-		Repository:   api.BundleRepository{Name: filepath.Base(e.Options().Root), BaseSource: "fallback-none"},
+		Schema: BundleSchema, FormatVersion: BundleFormatVersion, GeneratedAt: e.Now().Format(time.RFC3339),
+		Repository:   api.BundleRepository{Name: filepath.Base(e.Options().Root), BaseSource: "fallback-none", Worktree: in.Worktree},
 		ChangedPaths: []string{}, History: map[string]*api.BundleHistory{}, Drift: []*api.DriftEntry{},
 	}
+	if in.Worktree && in.Head != "" {
+		return nil, apierr.Invalid("worktree and head exclude each other: a bundle of another revision has no working tree")
+	}
 	h := e.Options().History
-	working := in.Head == ""
+	working := in.Worktree
 	if h == nil || st.Head == "" {
-		// Outside git or before the first commit: the working tree alone.
+		// Outside git or before the first commit: only the working tree
+		// exists, and nothing of it is committed.
 		if !working || in.Base != "" {
-			return nil, apierr.Invalid("base and head need a git repository with commits")
+			if h == nil {
+				return nil, apierr.Invalid("a bundle of committed knowledge needs a git repository: use worktree (kontext bundle --worktree) for a local review")
+			}
+			return nil, apierr.New(apierr.NoCommits, "nothing is committed yet: a bundle holds committed knowledge at HEAD; commit it, or use worktree (kontext bundle --worktree) for a local review")
 		}
 		if err := bundleWorkingTree(ctx, e, b, st); err != nil {
 			return nil, err
 		}
-		return b, bundleHistory(ctx, e, b)
+		if err := bundleHistory(ctx, e, b); err != nil {
+			return nil, err
+		}
+		return b, dropPrivate(ctx, e, nil, b)
 	}
-	drift, err := e.Drift(ctx, &api.DriftInput{Base: in.Base, Head: in.Head})
+	headRev := in.Head
+	if headRev == "" && !working {
+		headRev = st.Head
+	}
+	drift, err := e.Drift(ctx, &api.DriftInput{Base: in.Base, Head: headRev})
 	if err != nil {
 		return nil, err
 	}
@@ -74,15 +93,77 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 			return nil, err
 		}
 	}
+	var baseEng *engine.Engine
 	if base != "" {
 		if b.BaseFiles, _, err = bundleAt(ctx, h, base); err != nil {
+			return nil, err
+		}
+		if baseEng, err = e.AtCommit(ctx, base); err != nil {
 			return nil, err
 		}
 	}
 	if err := bundleChanged(ctx, h, b, base, head); err != nil {
 		return nil, err
 	}
-	return b, bundleHistory(ctx, histEng, b)
+	if err := bundleHistory(ctx, histEng, b); err != nil {
+		return nil, err
+	}
+	if err := dropPrivate(ctx, histEng, baseEng, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// dropPrivate removes private entries (visibility: private) from the
+// bundle — their files at head and base, history and drift: private
+// knowledge never leaves the machine, whatever the bundle is for.
+func dropPrivate(ctx context.Context, head, base *engine.Engine, b *api.Bundle) error {
+	private := func(e *engine.Engine) (files, ids map[string]bool, err error) {
+		files, ids = map[string]bool{}, map[string]bool{}
+		offset, limit := 0, 500
+		for {
+			l, err := e.List(ctx, &api.ListInput{Limit: &limit, Offset: offset})
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, en := range l.Entries {
+				if en.Visibility == "private" {
+					files[en.File], ids[en.ID] = true, true
+				}
+			}
+			if l.NextOffset == nil || *l.NextOffset <= offset {
+				return files, ids, nil
+			}
+			offset = *l.NextOffset
+		}
+	}
+	files, ids, err := private(head)
+	if err != nil {
+		return err
+	}
+	for f := range files {
+		delete(b.Files, f)
+	}
+	for id := range ids {
+		delete(b.History, id)
+	}
+	kept := b.Drift[:0]
+	for _, d := range b.Drift {
+		if !ids[d.ID] {
+			kept = append(kept, d)
+		}
+	}
+	b.Drift = kept
+	if base != nil && b.BaseFiles != nil {
+		files, _, err := private(base)
+		if err != nil {
+			return err
+		}
+		for f := range files {
+			delete(b.BaseFiles, f)
+		}
+	}
+	return nil
 }
 
 // bundleWorkingTree fills files, config and (with git) dirty and the

@@ -42,7 +42,10 @@ type (
 type Options struct {
 	Dir  string // a directory inside the repository ("" = ".")
 	Base string // base revision; "" = the default drift base
-	Head string // head revision; "" = HEAD plus the working tree
+	Head string // head revision; "" = HEAD (committed files only)
+	// Worktree includes uncommitted knowledge (HEAD plus the working
+	// tree): local review only, never a bundle to publish.
+	Worktree bool
 	// Now stamps generated_at; nil means KONTEXT_NOW or the clock.
 	Now func() time.Time
 }
@@ -57,7 +60,7 @@ func Build(ctx context.Context, opts Options) (*Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := worktree.Bundle(ctx, eng, &api.BundleInput{Base: opts.Base, Head: opts.Head})
+	b, err := worktree.Bundle(ctx, eng, &api.BundleInput{Base: opts.Base, Head: opts.Head, Worktree: opts.Worktree})
 	if err != nil {
 		return nil, err
 	}

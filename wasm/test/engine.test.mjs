@@ -53,7 +53,7 @@ test("abi", () => {
   assert.equal(abi.abi, 1);
   assert.match(abi.version, /^\d+\.\d+\.\d+/);
   assert.deepEqual(abi.operations, READ_SUBSET);
-  assert.deepEqual(abi.functions, ["abi", "open", "update", "close", "request", "changed", "inspect", "render"]);
+  assert.deepEqual(abi.functions, ["abi", "open", "update", "close", "request", "changed", "inspect", "render", "layout"]);
 });
 
 test("render: entry Markdown to safe HTML", () => {
@@ -205,4 +205,37 @@ test("memory does not grow across 200 open/close cycles", () => {
   const slack = 8 << 20;
   console.log(`# wasm memory: ${warm} bytes after warm-up, ${after} after 200 cycles`);
   assert.ok(after <= warm + slack, `memory grew from ${warm} to ${after} bytes`);
+});
+
+test("layout: the config's sources, and which paths it reads as entries", () => {
+  const config = files[".kontext.toml"];
+  const lay = engine.layout(config, [".ai/decisions/2026-01-12-money-is-integer-cents.md", ".ai/decisions/README.md", "src/billing/tax/vat.go"]);
+  assert.deepEqual(lay.config_candidates.slice(0, 1), [".kontext.toml"]);
+  assert.equal(lay.storage, ".ai");
+  assert.ok(lay.sources.some((s) => s.dir === ".ai/decisions" && s.kind === "decision"), JSON.stringify(lay.sources));
+  assert.deepEqual(lay.reads, [".ai/decisions/2026-01-12-money-is-integer-cents.md"]);
+  assert.equal(lay.overlay, ".ai/paths.toml");
+  assert.throws(() => engine.layout("version = 99\n"), (err) => err instanceof KontextError && err.code === "invalid_input");
+});
+
+test("openDirectory reads what open({files}) gets from the same tree", async () => {
+  const dir = await engine.openDirectory(join(repoRoot, "testdata", "demo"), { now: NOW });
+  const mem = engine.open({ files, now: NOW });
+  const input = { paths: ["src/billing/tax/vat.go", "src/export/nightly.go"] };
+  assert.deepEqual(dir.request("entries.governing", input), mem.request("entries.governing", input));
+  assert.equal(dir.request("entries.list", {}).result.total, mem.request("entries.list", {}).result.total);
+  await assert.rejects(engine.openDirectory(join(repoRoot, "no-such-dir")), /ENOENT/);
+  dir.close();
+  mem.close();
+});
+
+test("openBundle: v1 of any minor opens; a newer major is refused naming both versions", () => {
+  const bundle = { schema: "kontext.bundle/v1", format_version: "1.7", repository: { head: "a".repeat(40) }, config: null, files };
+  const kb = engine.openBundle(JSON.stringify(bundle), { now: NOW });
+  assert.equal(kb.request("entries.get", { id: "2026-01-12-money-is-integer-cents" }).ok, true);
+  kb.close();
+  assert.throws(() => engine.openBundle({ ...bundle, schema: "kontext.bundle/v2", format_version: "2.0" }),
+    (err) => err instanceof KontextError && err.code === "unsupported_bundle" && /v2 \(2\.0\), newer than this reader understands \(v1\)/.test(err.message));
+  assert.throws(() => engine.openBundle({ schema: "nope", files }), (err) => err.code === "invalid_input");
+  assert.throws(() => engine.openBundle(bundle, { base: true }), (err) => err.code === "invalid_input");
 });

@@ -1,8 +1,8 @@
 // Engine calls: loading the WASM engine and a bundle, and opening the
 // bundle's snapshots (head, base) as knowledge bases.
 
-import { loadEngine } from "../../wasm/index.js";
-import { BUNDLE_SCHEMA, state, request, listAll, normalisePaths, showError } from "./state.js";
+import { loadEngine, checkBundle } from "../../wasm/index.js";
+import { state, request, listAll, normalisePaths, showError } from "./state.js";
 
 export function base64ToBytes(b64) {
   const bin = atob(String(b64).replace(/\s+/g, ""));
@@ -37,8 +37,9 @@ export async function initialBundle() {
 
 export function openBundle(bundle) {
   if (!bundle || typeof bundle !== "object") throw new Error("the bundle is not a JSON object");
-  if (bundle.schema !== BUNDLE_SCHEMA) throw new Error(`unsupported bundle schema ${JSON.stringify(bundle.schema)} (want ${BUNDLE_SCHEMA})`);
-  if (!bundle.files || typeof bundle.files !== "object") throw new Error("the bundle has no files");
+  // kontext.bundle/v1 of any minor version; a newer major is refused with
+  // a message naming both versions (the package's one check).
+  checkBundle(bundle);
   const repo = bundle.repository || {};
   const files = { ...bundle.files };
   if (bundle.config && typeof bundle.config.path === "string" && typeof bundle.config.text === "string" && !(bundle.config.path in files)) {

@@ -3,7 +3,6 @@
 
 import { $ } from "./dom.js";
 
-export const BUNDLE_SCHEMA = "kontext.bundle/v1";
 /** Specificity from which a rule counts as narrow. */
 export const NARROW = 3;
 /** Entries listed at most in the browse list. */

@@ -159,7 +159,11 @@ test("file picker and drop open a bundle", async () => {
   await page.locator('[data-testid="changed-file"][data-path="src/api/problem.go"]').waitFor();
   // A wrong file is refused with a message, the page keeps working.
   await page.setInputFiles("#bundle-file", { name: "bad.json", mimeType: "application/json", buffer: Buffer.from('{"schema":"nope"}') });
-  await page.getByTestId("error").filter({ hasText: "unsupported bundle schema" }).waitFor();
+  await page.getByTestId("error").filter({ hasText: "not a kontext bundle" }).waitFor();
+  // A bundle of a newer major format is refused, naming both versions.
+  const v2 = Buffer.from(JSON.stringify({ ...demoBundle(), schema: "kontext.bundle/v2", format_version: "2.0" }));
+  await page.setInputFiles("#bundle-file", { name: "v2.json", mimeType: "application/json", buffer: v2 });
+  await page.getByTestId("error").filter({ hasText: "newer than this reader understands (v1)" }).waitFor();
   assert.deepEqual(log.errors, []);
   await context.close();
 });

@@ -27,6 +27,7 @@ import (
 	"github.com/kontext/kontext/engine/internal/jsonin"
 	"github.com/kontext/kontext/engine/internal/match"
 	"github.com/kontext/kontext/engine/internal/redact"
+	"github.com/kontext/kontext/engine/internal/render"
 )
 
 // This file owns the local inbox: drafts.capture, inbox.list, inbox.drop,
@@ -277,8 +278,9 @@ func inboxCandID(v any) string {
 	return "cand-" + hex.EncodeToString(h[:])[:12]
 }
 
-// inboxRelated maps entries.related for a candidate (same logic, same shape).
-func (e *box) inboxRelated(ctx context.Context, text string, paths, exclude []string) ([]api.Candidate, error) {
+// inboxRelated maps entries.related for a candidate (same logic, same
+// shape), with a cached model answer's relations (never asking).
+func (e *box) inboxRelated(ctx context.Context, text string, paths, exclude []string) ([]api.Candidate, *api.RelatedModel, error) {
 	var pos []string
 	for _, p := range paths {
 		if !strings.HasPrefix(p, "!") {
@@ -286,18 +288,20 @@ func (e *box) inboxRelated(ctx context.Context, text string, paths, exclude []st
 		}
 	}
 	if strings.TrimSpace(text) == "" && len(pos) == 0 {
-		return []api.Candidate{}, nil
+		return []api.Candidate{}, nil, nil
 	}
-	in, _ := json.Marshal(api.RelatedInput{Text: text, Paths: pos, ExcludeIDs: exclude})
-	res, err := e.Do(ctx, "entries.related", in)
+	rr, err := e.DraftRelated(ctx, &api.RelatedInput{Text: text, Paths: pos, ExcludeIDs: exclude})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	rr, ok := res.(*api.RelatedResult)
-	if !ok || rr.Candidates == nil {
-		return []api.Candidate{}, nil
+	if rr == nil || rr.Candidates == nil {
+		return []api.Candidate{}, nil, nil
 	}
-	return rr.Candidates, nil
+	var m *api.RelatedModel
+	if rr.Model != nil {
+		m = &api.RelatedModel{Relations: rr.Relations, Model: rr.Model}
+	}
+	return rr.Candidates, m, nil
 }
 
 // inboxLoad reads a candidate of this worktree's inbox; unknown ids
@@ -389,7 +393,23 @@ func runCapture(ctx context.Context, e *box, in *api.CaptureInput) (any, error) 
 		return nil, err
 	}
 	fp := e.tx.Fingerprint(in)
-	return e.tx.Receipted(ctx, w, "drafts.capture", in.OperationID, fp, func() (any, error) {
+	// Redaction is CPU work on untrusted text: it runs before the lock, so
+	// one large capture never holds every other writer up.
+	pre := map[string]int{}
+	red := struct {
+		title, summary, body, source string
+		quotes                       []string
+	}{title: inboxRedact(strings.TrimSpace(in.Entry.Title), pre), summary: inboxRedact(in.Entry.Summary, pre), body: inboxRedact(in.Entry.Body, pre)}
+	for _, ev := range in.Entry.Evidence {
+		red.quotes = append(red.quotes, inboxRedact(ev.Quote, pre))
+	}
+	if in.Source != "" {
+		red.source = inboxRedact(in.Source, pre)
+	}
+	if err := stageable(in.Entry.Kind, red.title, red.summary, red.body); err != nil {
+		return nil, err
+	}
+	return e.tx.Receipted(ctx, w, "drafts.capture", in.OperationID, fp, func(w engine.Writer) (any, error) {
 		st, err := e.Read(ctx)
 		if err != nil {
 			return nil, err
@@ -402,16 +422,16 @@ func runCapture(ctx context.Context, e *box, in *api.CaptureInput) (any, error) 
 			return nil, err
 		}
 		counts := map[string]int{}
-		en.Title = inboxRedact(en.Title, counts)
-		en.Summary = inboxRedact(en.Summary, counts)
-		en.Body = inboxRedact(en.Body, counts)
+		for k, n := range pre {
+			counts[k] = n
+		}
+		en.Title, en.Summary, en.Body = red.title, red.summary, red.body
 		for i := range en.Evidence {
-			en.Evidence[i].Quote = inboxRedact(en.Evidence[i].Quote, counts)
+			en.Evidence[i].Quote = red.quotes[i]
 		}
 		var source *string
 		if in.Source != "" {
-			s := inboxRedact(in.Source, counts)
-			source = &s
+			source = &red.source
 		}
 		evidence := e.inboxEvidence(ctx, en.Evidence)
 		now := e.inboxStamp()
@@ -445,11 +465,11 @@ func runCapture(ctx context.Context, e *box, in *api.CaptureInput) (any, error) 
 				notes = append(notes, "the quote of "+ev.Ref+" was not found there")
 			}
 		}
-		related, err := e.inboxRelated(ctx, en.Title+"\n"+en.Summary+"\n"+en.Body, en.Paths, nil)
+		related, model, err := e.inboxRelated(ctx, engine.DraftText(en.Title, en.Summary, en.Body), en.Paths, nil)
 		if err != nil {
 			return nil, err
 		}
-		return &api.CaptureResult{Candidate: stored, Notes: notes, Redactions: counts, Evidence: evidence, RelatedEntries: related}, nil
+		return &api.CaptureResult{Candidate: stored, Notes: notes, Redactions: counts, Evidence: evidence, RelatedEntries: related, RelatedModel: model}, nil
 	})
 }
 
@@ -527,6 +547,10 @@ func runInboxDrop(ctx context.Context, e *box, in *api.InboxDropInput) (*api.Inb
 	if err := inboxOneLine("reason", in.Reason, 500); err != nil {
 		return nil, err
 	}
+	reason := ""
+	if in.Reason != "" {
+		reason = inboxRedact(in.Reason, map[string]int{}) // before the lock
+	}
 	c, err := e.inboxChange(ctx, in.ID, func(c *api.InboxCandidate) (bool, error) {
 		switch c.State {
 		case inboxDismissed:
@@ -534,10 +558,7 @@ func runInboxDrop(ctx context.Context, e *box, in *api.InboxDropInput) (*api.Inb
 		case inboxPromoted:
 			return false, apierr.New(apierr.OperationConflict, "candidate %s was already promoted to an entry; retire the entry instead", c.ID)
 		}
-		ev := api.InboxEvent{At: e.inboxStamp(), Event: "dismissed"}
-		if in.Reason != "" {
-			ev.Reason = inboxRedact(in.Reason, map[string]int{})
-		}
+		ev := api.InboxEvent{At: e.inboxStamp(), Event: "dismissed", Reason: reason}
 		c.State = inboxDismissed
 		c.History = append(c.History, ev)
 		return true, nil
@@ -594,6 +615,7 @@ func runInboxChallenge(ctx context.Context, e *box, in *api.InboxChallengeInput)
 		notes  []string
 		counts = map[string]int{}
 	)
+	because = inboxRedact(because, counts) // before the lock: CPU work on untrusted text
 	err := e.tx.Locally(ctx, func(w engine.Writer) error {
 		st, err := e.Read(ctx)
 		if err != nil {
@@ -603,7 +625,6 @@ func runInboxChallenge(ctx context.Context, e *box, in *api.InboxChallengeInput)
 		if err != nil {
 			return err
 		}
-		because = inboxRedact(because, counts)
 		blob := st.Snap.Blobs[en.File]
 		extra := map[string]any{"against": en.ID, "against_revision": strp(st.Head), "against_blob": strp(blob), "because": because}
 		title := "Challenge: " + en.Title
@@ -638,9 +659,12 @@ type Tx interface {
 	Writer() (engine.Writer, error)
 	// Locally runs a change of local state under the write lock.
 	Locally(ctx context.Context, change func(w engine.Writer) error) error
-	// Receipted runs write under the lock with the replay/receipt
-	// protocol when operationID is set.
-	Receipted(ctx context.Context, w engine.Writer, op, operationID, fp string, write func() (any, error)) (any, error)
+	// Receipted runs write under the lock with the replay/plan/receipt
+	// protocol when operationID is set. write plans: its local state
+	// changes through the Writer it is given are collected, stored with
+	// the plan and applied after it returns; a write that fails stores
+	// nothing.
+	Receipted(ctx context.Context, w engine.Writer, op, operationID, fp string, write func(w engine.Writer) (any, error)) (any, error)
 	// Fingerprint is the stable hash of an input.
 	Fingerprint(v any) string
 }
@@ -710,7 +734,7 @@ func ParseRef(ref string) error {
 }
 
 // Related lists entries similar to a new insight (text and paths).
-func Related(ctx context.Context, e *engine.Engine, text string, paths, exclude []string) ([]api.Candidate, error) {
+func Related(ctx context.Context, e *engine.Engine, text string, paths, exclude []string) ([]api.Candidate, *api.RelatedModel, error) {
 	return (&box{Engine: e}).inboxRelated(ctx, text, paths, exclude)
 }
 
@@ -730,4 +754,30 @@ func strp(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// stageable refuses a capture that could never be staged: an entry file
+// over the size limit, or a title that does not read back as itself once
+// written (a title of only heading markers such as "###").
+func stageable(kind, title, summary, body string) error {
+	k, ok := entry.NormalizeKind(kind)
+	if !ok || title == "" {
+		return nil // inboxCheckEntry names the field
+	}
+	return Stageable(k, title, summary, body)
+}
+
+// Stageable checks that an entry with this title, summary and body renders
+// to a file kontext can read back: at most entry.MaxFileSize bytes, with
+// the same title (invalid_input otherwise).
+func Stageable(kind, title, summary, body string) error {
+	data := render.Frontmatter(render.Entry{Title: title, Status: "active", Date: "2006-01-02", Summary: strings.TrimSpace(summary), Body: body})
+	if len(data) > entry.MaxFileSize {
+		return jsonin.Errorf("entry.body", "makes an entry file of %d bytes; entry files are limited to %d bytes (1 MiB): shorten it or link to the details", len(data), entry.MaxFileSize)
+	}
+	parsed, _ := entry.Parse(kind+"/x.md", data, entry.Source{Kind: kind, Style: entry.StyleFrontmatter})
+	if parsed == nil || parsed.Title != title {
+		return jsonin.Errorf("entry.title", "%q does not read back as the same title once written (Markdown heading markers or leading/trailing spaces?); pass plain text", title)
+	}
+	return nil
 }

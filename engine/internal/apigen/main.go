@@ -188,9 +188,36 @@ func (w *tsWriter) declare(t reflect.Type, input bool) string {
 	return name
 }
 
+// tsField is one JSON field of a struct: its name, how deep in embedded
+// structs it was found, and its declaration.
+type tsField struct {
+	name  string
+	depth int
+	decl  string
+}
+
 // fields writes t's JSON fields; embedded structs without a JSON name are
-// flattened as encoding/json does.
+// flattened as encoding/json does: a field of the outer struct hides an
+// embedded field of the same JSON name.
 func (w *tsWriter) fields(b *strings.Builder, t reflect.Type, input bool) {
+	var all []tsField
+	w.collect(&all, t, input, 0)
+	best := map[string]int{}
+	for _, f := range all {
+		if d, ok := best[f.name]; !ok || f.depth < d {
+			best[f.name] = f.depth
+		}
+	}
+	written := map[string]bool{}
+	for _, f := range all {
+		if f.depth == best[f.name] && !written[f.name] {
+			written[f.name] = true
+			b.WriteString(f.decl)
+		}
+	}
+}
+
+func (w *tsWriter) collect(out *[]tsField, t reflect.Type, input bool, depth int) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
@@ -203,7 +230,7 @@ func (w *tsWriter) fields(b *strings.Builder, t reflect.Type, input bool) {
 			if et.Kind() == reflect.Pointer {
 				et = et.Elem()
 			}
-			w.fields(b, et, input)
+			w.collect(out, et, input, depth+1)
 			continue
 		}
 		if name == "" {
@@ -218,13 +245,15 @@ func (w *tsWriter) fields(b *strings.Builder, t reflect.Type, input bool) {
 		if f.Type.Kind() == reflect.Pointer && !optional && !input {
 			typ += " | null"
 		}
+		var b strings.Builder
 		if d := f.Tag.Get("jsonschema_description"); d != "" {
-			fmt.Fprintf(b, "  /** %s */\n", strings.ReplaceAll(d, "*/", "*\\/"))
+			fmt.Fprintf(&b, "  /** %s */\n", strings.ReplaceAll(d, "*/", "*\\/"))
 		}
 		q := ""
 		if optional {
 			q = "?"
 		}
-		fmt.Fprintf(b, "  %s%s: %s;\n", name, q, typ)
+		fmt.Fprintf(&b, "  %s%s: %s;\n", name, q, typ)
+		*out = append(*out, tsField{name: name, depth: depth, decl: b.String()})
 	}
 }

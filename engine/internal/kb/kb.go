@@ -293,6 +293,13 @@ func (r *Reader) readConfig() (*config.Config, []byte, error) {
 			return nil, nil, err
 		}
 		if data == nil {
+			// A configuration reached through a link that leaves the
+			// repository (or an absolute link, resolved inside it) is not
+			// read: say so rather than answer with the defaults.
+			if fi, err := r.fs.Lstat(link.FSPath(cand)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				target, _ := r.fs.Readlink(link.FSPath(cand))
+				return nil, nil, apierr.Invalid("%s is a symbolic link to %s, which is outside the repository or missing (absolute links are not followed); kontext reads its configuration only from inside the repository: replace the link with the file or remove it", cand, target)
+			}
 			continue
 		}
 		cfg, err := config.Parse(cand, data)

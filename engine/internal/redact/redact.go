@@ -67,10 +67,13 @@ var rules = sync.OnceValue(func() []rule {
 		{kind: Bearer, keep: 1, re: regexp.MustCompile(`(\b[Bb]earer\s+)[A-Za-z0-9._~+/-]{20,}=*`),
 			ok: func(m []string) bool { return strings.ContainsAny(m[0][len(m[1]):], "0123456789") }},
 		// key = value assignments of passwords, secrets and API keys.
-		{kind: PasswordAssignment, keep: 1, re: regexp.MustCompile(`(?i)(\b(?:[a-z0-9]+[_.-])*(?:password|passwd|passphrase|pwd|secret|secret[_-]?key|client[_-]?secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|private[_-]?token)["']?[ \t]*[:=][ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s"',;]+)([ \t]*[:=])?`),
+		// The value is read by passwordValue, not by the pattern: a value
+		// pattern would rescan the rest of a long run once per rejected
+		// key inside it ("password=" repeated), which is quadratic.
+		{kind: PasswordAssignment, keep: 1, re: regexp.MustCompile(`(?i)(\b(?:[a-z0-9]+[_.-])*(?:password|passwd|passphrase|pwd|secret|secret[_-]?key|client[_-]?secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|private[_-]?token)["']?[ \t]*[:=][ \t]*)`),
 			ok: func(m []string) bool {
 				v := strings.Trim(m[2], `"'`)
-				return v != "" && !strings.HasPrefix(v, "[redacted:") && !strings.HasPrefix(m[2], "=") && !strings.HasPrefix(m[2], ":") && !keyLike().MatchString(m[2]) && m[3] == "" // a value followed by ":" is the next key
+				return v != "" && !strings.HasPrefix(v, "[redacted:") && !strings.HasPrefix(m[2], "=") && !strings.HasPrefix(m[2], ":") && !keyLike(m[2]) && m[3] == "" // a value followed by ":" is the next key
 			}},
 		// E-mail addresses (not ssh-style git@host remotes).
 		{kind: Email, re: regexp.MustCompile(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`),
@@ -88,8 +91,12 @@ func Text(s string) (string, map[string]int) {
 			continue
 		}
 		var b strings.Builder
+		var sc *valueScanner // the password rule's value reader
 		last, pos := 0, 0
 		for pos < len(s) {
+			if searched != nil {
+				searched()
+			}
 			loc := r.re.FindStringSubmatchIndex(s[pos:])
 			if loc == nil {
 				break
@@ -100,10 +107,27 @@ func Text(s string) (string, map[string]int) {
 				}
 			}
 			// A search that resumes inside a word must not see a word
-			// boundary there.
+			// boundary there; no match starts anywhere else in this word.
 			if loc[0] == pos && pos > 0 && isWord(s[pos-1]) && isWord(s[pos]) {
-				pos = next(s, pos)
+				pos = wordEnd(s, pos)
 				continue
+			}
+			if r.kind == PasswordAssignment {
+				// loc is the key with its separator; read the value.
+				if sc == nil {
+					sc = newValueScanner()
+				}
+				vs := loc[1]
+				ve, sepEnd := sc.passwordValue(s, vs)
+				if ve == vs {
+					pos = max(wordEnd(s, loc[0]), vs) // no value: no finding at this key
+					continue
+				}
+				sep := -1
+				if sepEnd > ve {
+					sep = ve
+				}
+				loc = []int{loc[0], ve, loc[2], loc[3], vs, ve, sep, sepEnd}
 			}
 			m := make([]string, len(loc)/2)
 			for i := range m {
@@ -112,7 +136,13 @@ func Text(s string) (string, map[string]int) {
 				}
 			}
 			if r.ok != nil && !r.ok(m) {
-				pos = next(s, loc[0])
+				// Resuming one rune later would find the same vetoed value
+				// again from every later start inside this word or key
+				// (quadratic on "a.a.a…_password=="): resume after them.
+				pos = wordEnd(s, loc[0])
+				if r.keep > 0 {
+					pos = max(pos, loc[2*r.keep+1])
+				}
 				continue
 			}
 			start := loc[0]
@@ -141,16 +171,122 @@ func isWord(c byte) bool {
 	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
+// wordEnd is the index after the word (ASCII letters, digits, _) that
+// starts at i, or of the next rune when none starts there.
+func wordEnd(s string, i int) int {
+	j := i
+	for j < len(s) && isWord(s[j]) {
+		j++
+	}
+	if j == i {
+		return next(s, i)
+	}
+	return j
+}
+
+// searched, when set (tests), is called before every search of a rule:
+// the tests count searches instead of timing them.
+var searched func()
+
 // next is the index of the rune after the one at i.
 func next(s string, i int) int {
 	_, n := utf8.DecodeRuneInString(s[i:])
 	return i + max(n, 1)
 }
 
-// keyLike is an unquoted "value" that is really the next key (password= DB_PASSWORD: x).
-var keyLike = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(?:password|passwd|passphrase|pwd|secret|key|token)["']?[:=]+$`)
-})
+// keyLike reports whether an unquoted "value" is really the next key
+// (password= DB_PASSWORD: x): it ends with a key word, an optional quote
+// and ":" or "=". It looks at the end only, so it costs no more than the
+// key word however long the value is.
+func keyLike(v string) bool {
+	t := strings.TrimRight(v, ":=")
+	if len(t) == len(v) {
+		return false
+	}
+	t = strings.TrimSuffix(strings.TrimSuffix(t, `"`), "'")
+	tail := strings.ToLower(t[max(0, len(t)-10):])
+	for _, k := range []string{"password", "passwd", "passphrase", "pwd", "secret", "key", "token"} {
+		if strings.HasSuffix(tail, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// valueScanner finds the value after a password key: "…", '…' or a run
+// of characters other than white space and "',; — the shapes the rule
+// redacts. Searches resume at nondecreasing offsets, so each scanner
+// remembers its last answer and the scans add up to one pass.
+type valueScanner struct {
+	runFrom, runEnd int // s[runFrom:runEnd] holds no delimiter and s[runEnd] is one (or the end)
+	dqFrom, dqAt    int // the first '"' or '\n' at or after dqFrom is at dqAt (-1: none)
+	sqFrom, sqAt    int
+}
+
+func newValueScanner() *valueScanner {
+	return &valueScanner{runFrom: -1, dqFrom: -1, sqFrom: -1}
+}
+
+func isValueDelim(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\f', '\r', '\v', '"', '\'', ',', ';':
+		return true
+	}
+	return false
+}
+
+// first returns the index of the first q or '\n' at or after p (-1: none),
+// reusing the previous answer while it still applies.
+func first(s string, p int, q byte, from, at *int) int {
+	if *from >= 0 && *from <= p && (*at < 0 || *at >= p) {
+		return *at
+	}
+	*from, *at = p, -1
+	for i := p; i < len(s); i++ {
+		if s[i] == q || s[i] == '\n' {
+			*at = i
+			break
+		}
+	}
+	return *at
+}
+
+// passwordValue returns the end of the value starting at vs (vs when
+// there is none) and the end of an optional [ \t]*[:=] right after it.
+func (sc *valueScanner) passwordValue(s string, vs int) (ve, sepEnd int) {
+	ve = vs
+	if vs < len(s) {
+		switch c := s[vs]; {
+		case c == '"' || c == '\'':
+			var at int
+			if c == '"' {
+				at = first(s, vs+1, '"', &sc.dqFrom, &sc.dqAt)
+			} else {
+				at = first(s, vs+1, '\'', &sc.sqFrom, &sc.sqAt)
+			}
+			if at >= 0 && s[at] == c {
+				ve = at + 1
+			}
+		case !isValueDelim(c):
+			if !(sc.runFrom >= 0 && sc.runFrom <= vs && vs < sc.runEnd) {
+				sc.runFrom, sc.runEnd = vs, vs
+				for sc.runEnd < len(s) && !isValueDelim(s[sc.runEnd]) {
+					sc.runEnd++
+				}
+			}
+			ve = sc.runEnd
+		}
+	}
+	sepEnd = ve
+	j := ve
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+		j++
+	}
+	if ve > vs && j < len(s) && (s[j] == ':' || s[j] == '=') {
+		sepEnd = j + 1
+	}
+	return ve, sepEnd
+}
 
 // Total is the number of findings in counts.
 func Total(counts map[string]int) int {

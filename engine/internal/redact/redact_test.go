@@ -1,10 +1,12 @@
 package redact
 
 import (
+	"flag"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Fake secrets of every kind, built at run time so that no secret scanner
@@ -140,5 +142,71 @@ func FuzzText(f *testing.F) {
 			t.Fatalf("not idempotent:\n%q\n%q", got, again)
 		}
 		_ = fmt.Sprint(counts)
+	})
+}
+
+// searchesOf counts the rule searches Text makes on s.
+func searchesOf(s string) int {
+	n := 0
+	searched = func() { n++ }
+	defer func() { searched = nil }()
+	Text(s)
+	return n
+}
+
+// Inputs that made Text quadratic: every rejected match restarted the
+// search one rune later, and each search scans the rest of the input. The
+// number of searches must not grow with the input (each search is linear),
+// so these count searches instead of timing them.
+func TestSearchesDoNotGrowWithInput(t *testing.T) {
+	shapes := map[string]func(n int) string{
+		"word then vetoed value": func(n int) string { return strings.Repeat("a", n) + "_password==" },
+		"dotted key":             func(n int) string { return strings.Repeat("a.", n) + "password==" },
+		"dashed key":             func(n int) string { return strings.Repeat("a-", n) + "secret: [redacted:x]" },
+		"git remote":             func(n int) string { return strings.Repeat("b", n) + "git@example.com" },
+		"bare bearer":            func(n int) string { return strings.Repeat("x", n) + " Bearer abcdefghijklmnopqrstuvwxyz" },
+	}
+	for name, shape := range shapes {
+		small, large := searchesOf(shape(1000)), searchesOf(shape(8000))
+		if large > small {
+			t.Errorf("%s: %d searches for 1000 units, %d for 8000: redaction is not linear", name, small, large)
+		}
+	}
+}
+
+// FuzzLinear runs Text on a unit repeated to a fixed size (the shape of
+// every quadratic input found so far: the cost showed only at thousands of
+// repetitions), at most 4 KiB. Under `make fuzz` an input still running
+// after the bound fails and is kept in testdata/fuzz as a slow input; a
+// plain `go test` runs the seeds without timing them.
+func FuzzLinear(f *testing.F) {
+	for _, unit := range []string{"a", "a.", "x git@example.com ", `"private_key": "[redacted:x]`, "Bearer ",
+		"password=", // each key's value ran to the end of the input: quadratic
+		"pwd: x :", "a-", "a_password==", "a@"} {
+		f.Add(unit)
+	}
+	fuzzing := flag.Lookup("test.fuzz") != nil && flag.Lookup("test.fuzz").Value.String() != ""
+	f.Fuzz(func(t *testing.T, unit string) {
+		if len(unit) == 0 || len(unit) > 64 {
+			return
+		}
+		in := strings.Repeat(unit, (4<<10)/len(unit))
+		done := make(chan struct{})
+		go func() {
+			got, _ := Text(in)
+			Text(got) // redacting the output is bounded too
+			close(done)
+		}()
+		if fuzzing {
+			// The bound is checked while Text runs: an input that never
+			// finishes fails too.
+			select {
+			case <-done:
+			case <-time.After(2 * time.Second):
+				t.Fatalf("slow input: %q repeated to %d bytes still running after 2s", unit, len(in))
+			}
+		} else {
+			<-done
+		}
 	})
 }

@@ -133,7 +133,10 @@ func (w *Writer) checkInside(clean, abs string) error {
 		real, err := filepath.EvalSymlinks(dir)
 		if err == nil {
 			if !within(realRoot, real) {
-				return apierr.Invalid("path %q resolves outside the repository (through a symbolic link)", clean)
+				return apierr.Invalid("path %q resolves outside the repository (through a symbolic link); kontext writes only inside the worktree", clean)
+			}
+			if w.inGitDir(realRoot, real) {
+				return apierr.Invalid("path %q resolves into the .git directory (through a symbolic link); kontext never writes there", clean)
 			}
 			break
 		}
@@ -148,6 +151,57 @@ func (w *Writer) checkInside(clean, abs string) error {
 	if fi, err := os.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		return apierr.Invalid("path %q is a symbolic link", clean)
 	}
+	// A directory on the way that holds its own .git is another repository
+	// (a submodule or a nested checkout): its files belong to its index,
+	// never to this one's.
+	cur := w.root
+	segs := strings.Split(clean, "/")
+	for i, seg := range segs[:len(segs)-1] {
+		cur = filepath.Join(cur, seg)
+		if _, err := os.Lstat(filepath.Join(cur, ".git")); err == nil {
+			nested := strings.Join(segs[:i+1], "/")
+			e := apierr.Invalid("path %q lies inside the nested repository %s: kontext never writes across a repository boundary (run kontext -C %s there)", clean, nested, nested)
+			e.Extra = map[string]any{"repository": nested}
+			return e
+		}
+	}
+	return nil
+}
+
+// inGitDir reports whether the resolved path real lies in a git directory
+// of this worktree: <root>/.git, the git dir or the common dir (wherever
+// they resolve to).
+func (w *Writer) inGitDir(realRoot, real string) bool {
+	for _, d := range []string{filepath.Join(realRoot, ".git"), w.gitDir, w.commonDir} {
+		if rd, err := filepath.EvalSymlinks(d); err == nil {
+			d = rd
+		}
+		if within(d, real) {
+			return true
+		}
+	}
+	return false
+}
+
+// Remove deletes the repo-relative file rel (confined like WriteFile); a
+// missing file is no error. Only the rollback of a write that could not
+// be staged removes files.
+func (w *Writer) Remove(rel string) error {
+	clean, abs, err := w.resolve(rel)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Lstat(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil || !fi.Mode().IsRegular() {
+		return apierr.New(apierr.OperationFailed, "%s is not a regular file; it was not removed", clean)
+	}
+	if err := os.Remove(abs); err != nil {
+		return apierr.Wrap(apierr.OperationFailed, err, "removing %s", clean)
+	}
+	syncDir(filepath.Dir(abs))
 	return nil
 }
 
@@ -190,6 +244,7 @@ func (w *Writer) WriteFile(rel string, data []byte) error {
 		}
 		mode = fi.Mode().Perm()
 	}
+	RemoveStaleTemps(abs) // WriteFile runs under the write lock
 	if err := AtomicWrite(abs, data, mode); err != nil {
 		return apierr.Wrap(apierr.OperationFailed, err, "writing %s", clean)
 	}
@@ -231,6 +286,23 @@ func AtomicWrite(abs string, data []byte, mode fs.FileMode) error {
 	ok = true
 	syncDir(dir)
 	return nil
+}
+
+// RemoveStaleTemps removes the temporary files AtomicWrite left for abs
+// when a writer was killed between creating one and the rename. Only a
+// caller holding the kontext write lock calls it: then no other writer
+// has a temporary file of abs in flight.
+func RemoveStaleTemps(abs string) {
+	stale, _ := filepath.Glob(filepath.Join(filepath.Dir(abs), "."+globEscape(filepath.Base(abs))+".kontext-tmp-*"))
+	for _, p := range stale {
+		os.Remove(p)
+	}
+}
+
+// globEscape quotes the pattern characters of a file name.
+func globEscape(name string) string {
+	r := strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`)
+	return r.Replace(name)
 }
 
 // syncDir fsyncs a directory so a rename in it is durable (best effort:

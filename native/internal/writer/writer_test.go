@@ -548,3 +548,29 @@ func TestLinkedWorktree(t *testing.T) {
 	}
 	fsck(t, wt)
 }
+
+// TestWriteFileNestedRepository: a directory holding its own .git (a
+// nested checkout, or a submodule's .git file) is another repository; no
+// write or stage crosses into it.
+func TestWriteFileNestedRepository(t *testing.T) {
+	dir := newRepo(t)
+	gitOK(t, dir, "init", "-q", "lib")
+	writeFile(t, dir, "mod/.git", "gitdir: ../.git/modules/mod\n", 0o644)
+	w := New(dir, gitDirOf(t, dir))
+	for _, p := range []string{"lib/.ai/decisions/x.md", "lib/x.md", "mod/notes/y.md"} {
+		err := w.WriteFile(p, []byte("no"))
+		if apierr.CodeOf(err) != apierr.InvalidInput || !strings.Contains(err.Error(), "nested repository") {
+			t.Errorf("WriteFile(%q) = %v, want invalid_input naming the nested repository", p, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
+			t.Errorf("%s was written", p)
+		}
+		if err := w.Stage(context.Background(), p); apierr.CodeOf(err) != apierr.InvalidInput {
+			t.Errorf("Stage(%q) = %v, want invalid_input", p, err)
+		}
+	}
+	// Beside the nested repositories, writes work.
+	if err := w.WriteFile("library/x.md", []byte("yes\n")); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/kontext/kontext/internal/testrepo"
+)
+
+// TestRelease builds the host platform's archive twice, unpacks it, checks
+// its manifest and SHA256SUMS against the bytes, runs the unpacked binary,
+// and compares the two builds byte for byte.
+func TestRelease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cross-builds kontext")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("the test unpacks the .tar.gz of a Unix host")
+	}
+	target := runtime.GOOS + "/" + runtime.GOARCH
+	t.Setenv("SOURCE_DATE_EPOCH", "1767225600")
+	npm := filepath.Join(t.TempDir(), "kontext-engine-1.2.3.tgz")
+	if err := os.WriteFile(npm, []byte("not really a package, only bytes to checksum"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	build := func() string {
+		out := filepath.Join(t.TempDir(), "dist")
+		if err := Build(Options{Version: "v1.2.3", Out: out, Targets: []string{target}, NPM: npm, Root: testrepo.Root()}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	dist := build()
+	base := fmt.Sprintf("kontext_1.2.3_%s_%s", runtime.GOOS, runtime.GOARCH)
+	archive := filepath.Join(dist, base+".tar.gz")
+
+	// SHA256SUMS covers the archive, the npm tarball and the release manifest.
+	sums, err := os.ReadFile(filepath.Join(dist, "SHA256SUMS"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(sums)), "\n") {
+		sum, name, ok := strings.Cut(line, "  ")
+		if !ok {
+			t.Fatalf("SHA256SUMS line %q", line)
+		}
+		if got := sha256Hex(t, filepath.Join(dist, name)); got != sum {
+			t.Errorf("SHA256SUMS: %s is %s, listed %s", name, got, sum)
+		}
+		listed++
+	}
+	if listed != 3 {
+		t.Errorf("SHA256SUMS lists %d files, want the archive, the npm tarball and manifest.json:\n%s", listed, sums)
+	}
+	if sumCmd, err := exec.LookPath("sha256sum"); err == nil {
+		c := exec.Command(sumCmd, "-c", "SHA256SUMS")
+		c.Dir = dist
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Errorf("sha256sum -c: %v\n%s", err, out)
+		}
+	}
+
+	// Unpack and check the manifest against the binary.
+	files := untar(t, archive, t.TempDir())
+	for _, want := range []string{"kontext", "manifest.json", "LICENSE-MIT", "LICENSE-APACHE", "README.md",
+		"completions/kontext.bash", "completions/_kontext", "completions/kontext.fish", "man/kontext.1"} {
+		if _, ok := files[base+"/"+want]; !ok {
+			t.Errorf("archive lacks %s/%s", base, want)
+		}
+	}
+	dir := filepath.Dir(files[base+"/kontext"])
+	var m Manifest
+	mj, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(mj, &m); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "kontext")
+	info, err := os.Stat(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Name != "kontext" || m.Version != "1.2.3" || m.APIVersion != 1 || m.OS != runtime.GOOS || m.Arch != runtime.GOARCH {
+		t.Errorf("manifest %+v", m)
+	}
+	if m.Size != info.Size() || m.SHA256 != sha256Hex(t, bin) {
+		t.Errorf("manifest says %d bytes sha256 %s; the binary is %d bytes sha256 %s", m.Size, m.SHA256, info.Size(), sha256Hex(t, bin))
+	}
+	if info.Mode().Perm()&0o111 == 0 {
+		t.Errorf("the archived binary is not executable: %v", info.Mode())
+	}
+
+	// The unpacked binary runs: --version and one API call.
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil || strings.TrimSpace(string(out)) != "kontext 1.2.3 (api 1)" {
+		t.Errorf("kontext --version: %q %v", out, err)
+	}
+	testrepo.Env(t)
+	repo := t.TempDir()
+	testrepo.Git(t, repo, "init", "-q")
+	c := exec.Command(bin, "-C", repo, "api", "status")
+	out, err = c.Output()
+	var env struct {
+		OK     bool `json:"ok"`
+		Result struct {
+			Version string `json:"version"`
+		} `json:"result"`
+	}
+	if err != nil || json.Unmarshal(out, &env) != nil || !env.OK || env.Result.Version != "1.2.3" {
+		t.Errorf("kontext api status: %v\n%s", err, out)
+	}
+
+	// Reproducible: a second build gives the same bytes.
+	again := build()
+	for _, name := range []string{base + ".tar.gz", "manifest.json", "SHA256SUMS"} {
+		if sha256Hex(t, filepath.Join(dist, name)) != sha256Hex(t, filepath.Join(again, name)) {
+			t.Errorf("%s differs between two builds of the same sources", name)
+		}
+	}
+}
+
+func sha256Hex(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sha256.Sum256(data)
+	return hex.EncodeToString(s[:])
+}
+
+// untar unpacks a .tar.gz into dir and returns name → path of its files.
+func untar(t *testing.T, archive, dir string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	files := map[string]string{}
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return files
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(h.Name))
+		if !strings.HasPrefix(p, dir+string(filepath.Separator)) {
+			t.Fatalf("archive member %q leaves the directory", h.Name)
+		}
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		case tar.TypeReg:
+			body, err := io.ReadAll(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, body, os.FileMode(h.Mode)); err != nil {
+				t.Fatal(err)
+			}
+			files[h.Name] = p
+		default:
+			t.Fatalf("archive member %q has type %c", h.Name, h.Typeflag)
+		}
+	}
+}
