@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-billy/v5/util"
 
 	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/internal/benchcorpus"
 )
 
 // writeCorpus writes n frontmatter entries spread over the five kinds.
@@ -71,45 +72,11 @@ func BenchmarkParse(b *testing.B) {
 	}
 }
 
-// governingCorpus is the governing workload of the WASM budget: n
-// frontmatter entries with three patterns each (a literal-prefix dir, an
-// exact file, a negation; every 20th adds a suffix pattern) over 2,000
-// modules, and 1,000 query paths, as an in-memory file set. The npm
-// package's bench (wasm/bench/governing.mjs) runs the same corpus, written
-// by BenchmarkGoverningOp to $KONTEXT_BENCH_CORPUS.
-func governingCorpus(n int) (map[string]string, []string) {
-	kinds := []string{"decisions", "conventions", "learnings", "incidents", "architecture"}
-	files := map[string]string{}
-	for i := 0; i < n; i++ {
-		k := kinds[i%len(kinds)]
-		status := "active"
-		if k == "decisions" {
-			status = "accepted"
-		}
-		m, s := i%2000, i%5
-		pats := fmt.Sprintf("\"src/m%d/s%d/**\", \"src/m%d/f%d.go\", \"!src/m%d/s%d/testdata/**\"", m, s, m, i, m, s)
-		if i%20 == 0 {
-			pats += fmt.Sprintf(", \"**/*.x%d\"", i%7)
-		}
-		files[fmt.Sprintf(".ai/%s/g-%05d.md", k, i)] = fmt.Sprintf("---\nstatus: %s\ndate: 2026-01-%02d\nsummary: Synthetic entry %d of module %d\npaths: [%s]\ntags: [m%d]\n---\n# Entry %d of module %d\n\nModule %d keeps its invariants.\n",
-			status, i%28+1, i, m, pats, m, i, m, m)
-	}
-	paths := make([]string, 0, 1000)
-	for i := 0; i < 1000; i++ {
-		m := (i * 7) % 2000
-		switch i % 5 {
-		case 0, 1:
-			paths = append(paths, fmt.Sprintf("src/m%d/s%d/h%d.go", m, i%5, i))
-		case 2:
-			paths = append(paths, fmt.Sprintf("src/m%d/s%d/testdata/g%d.json", m, i%5, i))
-		case 3:
-			paths = append(paths, fmt.Sprintf("src/m%d/f%d.go", m, m+2000*(i%5)))
-		default:
-			paths = append(paths, fmt.Sprintf("docs/p%d.x%d", i, i%7))
-		}
-	}
-	return files, paths
-}
+// governingCorpus is the governing workload of the WASM budget
+// (internal/benchcorpus). The npm package's bench
+// (wasm/bench/governing.mjs) runs the same corpus, written by
+// BenchmarkGoverningOp to $KONTEXT_BENCH_CORPUS.
+func governingCorpus(n int) (map[string]string, []string) { return benchcorpus.Governing(n) }
 
 // BenchmarkGoverningOp measures a warm entries.governing request (1,000
 // paths) through Engine.Request over the corpus on disk, in-process: the

@@ -7,8 +7,10 @@ package engine
 
 import (
 	"context"
-	"github.com/go-git/go-billy/v5"
+	"os"
 	"time"
+
+	"github.com/go-git/go-billy/v5"
 
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/internal/config"
@@ -70,6 +72,26 @@ type Options struct {
 	// RelatedCache fills the relations of a draft's related entries from a
 	// cached entries.related {llm} answer; it never asks (native only).
 	RelatedCache RelatedModel
+	// Store keeps the compiled snapshot between processes (natively under
+	// <git-dir>/kontext/); nil keeps parses only in this engine.
+	Store SnapshotStore
+}
+
+// SnapshotStore keeps the compiled snapshot (parsed entries and their
+// diagnostics, with the size, time and identity of each file they were
+// parsed from) between processes. The engine encodes and validates it;
+// the store only moves bytes. See docs/architecture.md.
+type SnapshotStore interface {
+	// LoadSnapshot returns the stored bytes, nil when there are none.
+	LoadSnapshot() ([]byte, error)
+	// SaveSnapshot replaces the stored bytes atomically.
+	SaveSnapshot(data []byte) error
+	// FileID is a file's identity beyond size and time (the inode), 0
+	// when the platform has none.
+	FileID(fi os.FileInfo) uint64
+	// Key names the program writing the snapshot; another key's snapshot
+	// is ignored and rebuilt.
+	Key() string
 }
 
 // Engine answers API requests over one repository or file set. It is safe
@@ -89,6 +111,9 @@ func New(opts Options) *Engine {
 	r := kb.NewReader(opts.FS)
 	if opts.Surface == Native && opts.Root != "" {
 		r.SetRoots(append([]string{opts.Root}, opts.RootAliases...))
+	}
+	if opts.Store != nil {
+		r.SetStore(opts.Store)
 	}
 	return &Engine{opts: opts, ops: Table(opts.Operations...), reader: r}
 }

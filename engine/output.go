@@ -72,6 +72,12 @@ func (e *Engine) blob(st *State, file string) string {
 
 // Views publishes and renders entries in order.
 func (e *Engine) Views(ctx context.Context, st *State, ens []*entry.Entry) ([]*api.Entry, error) {
+	return e.views(ctx, st, ens, true)
+}
+
+// views is Views; without history the commit index is not read and the
+// fields it fills stay null (as on an engine without git history).
+func (e *Engine) views(ctx context.Context, st *State, ens []*entry.Entry, history bool) ([]*api.Entry, error) {
 	files := make([]string, len(ens))
 	for i, en := range ens {
 		files[i] = en.File
@@ -79,9 +85,12 @@ func (e *Engine) Views(ctx context.Context, st *State, ens []*entry.Entry) ([]*a
 	if err := e.Publish(ctx, st, files); err != nil {
 		return nil, err
 	}
-	lin, err := e.lineage(ctx, st)
-	if err != nil {
-		return nil, err
+	var lin *lineage
+	if history {
+		var err error
+		if lin, err = e.lineage(ctx, st); err != nil {
+			return nil, err
+		}
 	}
 	byID := ledger.ByID(st.Snap.LedgerLines)
 	out := make([]*api.Entry, len(ens))

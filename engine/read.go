@@ -183,10 +183,10 @@ func runGoverning(ctx context.Context, e *Engine, in *api.GoverningInput) (*api.
 	if err != nil {
 		return nil, err
 	}
-	return e.governing(ctx, st, paths, in.ExcludeIDs, in.MinSpecificity, limit)
+	return e.governing(ctx, st, paths, in.ExcludeIDs, in.MinSpecificity, limit, in.History == nil || *in.History)
 }
 
-func (e *Engine) governing(ctx context.Context, st *State, paths, exclude []string, minSpec, limit int) (*api.GoverningResult, error) {
+func (e *Engine) governing(ctx context.Context, st *State, paths, exclude []string, minSpec, limit int, history bool) (*api.GoverningResult, error) {
 	excluded := map[string]bool{}
 	for _, id := range exclude {
 		excluded[id] = true
@@ -235,7 +235,7 @@ func (e *Engine) governing(ctx context.Context, st *State, paths, exclude []stri
 	for i, h := range hits {
 		ens[i] = h.en
 	}
-	views, err := e.Views(ctx, st, ens)
+	views, err := e.views(ctx, st, ens, history)
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/kontext/kontext/engine/worktree"
 	"github.com/kontext/kontext/native/internal/gogit"
 	"github.com/kontext/kontext/native/internal/llm"
+	"github.com/kontext/kontext/native/internal/snapstore"
 	"github.com/kontext/kontext/native/internal/verifyrun"
 )
 
@@ -112,6 +113,7 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 		opts.Writer = newLocalWriter(repo, o)
 		opts.Runner = &verifyrun.Runner{GitDir: repo.GitDir()}
 		opts.Trust = verifyrun.Trust{}
+		opts.Store = snapstore.New(repo.GitDir())
 		gitDir = repo.GitDir()
 	}
 	// The model selection is local only: env, <git-dir>/kontext/config.toml,

@@ -735,6 +735,8 @@ export interface GoverningInput {
   limit?: number;
   /** Drop matches less specific than this. */
   min_specificity?: number;
+  /** Fill the fields git history gives (landed, since, since_verified, amended_since); default true. false answers without reading the commit index: those fields are null, as on the in-memory engine. */
+  history?: boolean;
 }
 
 export interface GoverningResult {

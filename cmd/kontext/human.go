@@ -276,7 +276,10 @@ func runGoverningCmd(ctx context.Context, g *factory, args []string) int {
 	if paths, err = repoArgs(g, paths); err != nil {
 		return fail(g, stderr, err)
 	}
-	r, err := read(ctx, g, (*engine.Engine).Governing, &api.GoverningInput{Paths: paths, MinSpecificity: *minSpec})
+	// The table shows no history-derived field: only --json/--jq (the
+	// stable result object) reads the commit index.
+	history := g.json || g.jq != ""
+	r, err := read(ctx, g, (*engine.Engine).Governing, &api.GoverningInput{Paths: paths, MinSpecificity: *minSpec, History: &history})
 	if err != nil {
 		return fail(g, stderr, err)
 	}

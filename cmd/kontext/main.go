@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -114,6 +115,11 @@ func init() {
 }
 
 func main() {
+	// A call is short: collecting garbage four times less often saves a
+	// third of a warm read's CPU for a few MiB of heap. GOGC still wins.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// A reader that goes away (| head) must end the output quietly: with
 	// SIGPIPE caught, writes fail with EPIPE instead of killing the process.

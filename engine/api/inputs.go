@@ -62,6 +62,7 @@ type GoverningInput struct {
 	ExcludeIDs     []string `json:"exclude_ids,omitempty" jsonschema_description:"Entries the caller already delivered."`
 	Limit          *int     `json:"limit,omitempty" jsonschema:"minimum=1,maximum=100000" jsonschema_description:"Applied after sorting."`
 	MinSpecificity int      `json:"min_specificity,omitempty" jsonschema:"minimum=0,maximum=100000" jsonschema_description:"Drop matches less specific than this."`
+	History        *bool    `json:"history,omitempty" jsonschema_description:"Fill the fields git history gives (landed, since, since_verified, amended_since); default true. false answers without reading the commit index: those fields are null, as on the in-memory engine."`
 }
 
 // RelatedInput is the input of entries.related.

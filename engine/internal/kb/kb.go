@@ -36,8 +36,11 @@ import (
 var skipDirs = map[string]bool{".git": true, "node_modules": true}
 
 type cached struct {
+	key   string // srcKey: the source and link target the parse depends on
 	size  int64
 	mod   time.Time
+	id    uint64 // the store's file identity (inode), 0 without a store
+	racy  bool   // modified no earlier than the second its parse was recorded: re-hash before trusting
 	blob  string
 	entry *entry.Entry
 	diags []entry.Diagnostic
@@ -52,6 +55,9 @@ type Reader struct {
 	mu      sync.Mutex
 	files   map[string]*cached
 	last    *Snapshot
+	store   Store // nil: the parse cache lives only as long as the reader
+	loaded  bool  // the store was read
+	dirty   bool  // the cache differs from what the store holds
 }
 
 // NewReader returns a Reader over fs, whose root is the repository root.
@@ -114,6 +120,9 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.store != nil && !r.loaded {
+		r.load()
+	}
 	s := &Snapshot{Config: cfg, ConfigText: cfgText, Blobs: map[string]string{}, Head: head, byID: map[string]*entry.Entry{}}
 	sources := cfg.Sources()
 	sourceDirs := map[string]bool{}
@@ -151,19 +160,48 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 	linkSig := fmt.Sprint(linkDiags) // a new or fixed broken link changes the answer too
 	results := make([]*cached, len(jobs))
 	var misses []int
+	var racy []int
 	for i, j := range jobs {
-		if c := r.hit(j.path, j.info); c != nil {
-			results[i] = c
-		} else {
+		switch c := r.hit(j); {
+		case c == nil:
 			misses = append(misses, i)
+		case c.racy:
+			racy = append(racy, i)
+			results[i] = c
+		default:
+			results[i] = c
 		}
 	}
+	// A racy hit is trusted only when its content still hashes to the
+	// recorded blob; otherwise it is parsed again like a miss.
+	fresh := make([]bool, len(racy))
+	settled := time.Now().Truncate(time.Second) // taken before the reads
+	parallel(len(racy), func(k int) { fresh[k] = r.recheck(jobs[racy[k]], results[racy[k]]) })
+	for k, i := range racy {
+		switch c := results[i]; {
+		case !fresh[k]:
+			misses = append(misses, i)
+		case c.mod.Before(settled):
+			// Checked after its second ended: the next process trusts
+			// it without reading it again.
+			c.racy = false
+			r.dirty = true
+		}
+	}
+	now := time.Now()
 	parallel(len(misses), func(k int) {
 		j := jobs[misses[k]]
 		results[misses[k]] = r.parse(j.path, j.target, j.info, j.src)
 	})
 	for k, i := range misses {
-		r.files[jobs[i].path] = results[misses[k]]
+		c := results[misses[k]]
+		c.key = srcKey(jobs[i].src, jobs[i].target)
+		if r.store != nil {
+			c.id = r.store.FileID(jobs[i].info)
+			c.racy = !c.mod.Before(now.Truncate(time.Second))
+		}
+		r.files[jobs[i].path] = c
+		r.dirty = true
 	}
 	unchanged := len(misses) == 0 && r.last != nil && len(r.files) == len(jobs) && r.last.Head == head && string(r.last.ConfigText) == string(cfgText) &&
 		r.last.listSkipped == s.listSkipped && r.linkSig == linkSig
@@ -172,7 +210,11 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		if !kept[f] {
 			delete(r.files, f)
 			unchanged = false
+			r.dirty = true
 		}
+	}
+	if r.store != nil && r.dirty {
+		r.save()
 	}
 	ledger, err := readOptional(r.fs, cfg.Ledger())
 	if err != nil {
@@ -366,12 +408,29 @@ func (r *Reader) list(src entry.Source, sourceDirs map[string]bool) ([]listed, [
 	return out, skipped, diags, nil
 }
 
-// hit returns the cached parse of file when its stat data is unchanged.
-func (r *Reader) hit(file string, fi os.FileInfo) *cached {
-	if c, ok := r.files[file]; ok && c.size == fi.Size() && c.mod.Equal(fi.ModTime()) && !fi.ModTime().IsZero() {
-		return c
+// hit returns the cached parse of j when its stat data (and, with a
+// store, its file identity) and its source are unchanged.
+func (r *Reader) hit(j job) *cached {
+	c, ok := r.files[j.path]
+	if !ok || c.size != j.info.Size() || !c.mod.Equal(j.info.ModTime()) || j.info.ModTime().IsZero() || c.key != srcKey(j.src, j.target) {
+		return nil
 	}
-	return nil
+	if r.store != nil && c.id != r.store.FileID(j.info) {
+		return nil
+	}
+	return c
+}
+
+// recheck reads a racy file and reports whether its content is still the
+// one parsed. It touches no shared state (racy files are checked in
+// parallel).
+func (r *Reader) recheck(j job, c *cached) bool {
+	from := j.path
+	if j.target != "" {
+		from = j.target
+	}
+	data, err := readOptional(r.fs, from)
+	return err == nil && data != nil && c.blob != "" && BlobID(data) == c.blob
 }
 
 // parse reads and parses one file. It touches no shared state, so misses

@@ -68,6 +68,13 @@ func (r *Reader) followLink(rel string, src entry.Source, stack []string, walk f
 // entry: the first link (by path) is kept, the other paths become aliases
 // whose directory scope an agents-style entry adds to its paths.
 func mergeLinks(jobs []job) ([]job, map[string][]string) {
+	linked := false
+	for _, j := range jobs {
+		linked = linked || j.target != ""
+	}
+	if !linked {
+		return jobs, nil // listed paths are distinct: only links can alias
+	}
 	type key struct{ src, target string }
 	first := map[key]int{}
 	aliases := map[string][]string{}

@@ -124,20 +124,27 @@ func (r *Repo) Head(ctx context.Context) (string, error) {
 
 // Blobs returns the blob ids of paths in the index and in HEAD's tree.
 func (r *Repo) Blobs(ctx context.Context, paths []string) (map[string]string, map[string]string, error) {
-	index := map[string]string{}
 	head := map[string]string{}
-	idx, err := r.st.Index()
-	if err != nil {
-		return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "reading the git index")
-	}
 	want := make(map[string]bool, len(paths))
 	for _, p := range paths {
 		want[p] = true
 	}
-	for _, e := range idx.Entries {
-		if want[e.Name] && e.Stage == 0 {
-			index[e.Name] = e.Hash.String()
+	// The index is read directly (names only, one pass); go-git reads
+	// the forms that reader leaves to it (split or sparse indexes).
+	index, err := git.IndexBlobs(r.gitDir, want)
+	if errors.Is(err, git.ErrIndexUnsupported) {
+		index = map[string]string{}
+		idx, err := r.st.Index()
+		if err != nil {
+			return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "reading the git index")
 		}
+		for _, e := range idx.Entries {
+			if want[e.Name] && e.Stage == 0 {
+				index[e.Name] = e.Hash.String()
+			}
+		}
+	} else if err != nil {
+		return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "reading the git index")
 	}
 	headID, err := r.refs.Resolve("HEAD")
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {

@@ -1,0 +1,271 @@
+package kb
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-billy/v5/osfs"
+)
+
+// memStore is a Store in memory; FileID is the inode where the platform
+// reports one.
+type memStore struct {
+	data  []byte
+	saves int
+}
+
+func (m *memStore) LoadSnapshot() ([]byte, error) { return m.data, nil }
+func (m *memStore) SaveSnapshot(d []byte) error {
+	m.data = append([]byte(nil), d...)
+	m.saves++
+	return nil
+}
+func (m *memStore) Key() string { return "test" }
+func (m *memStore) FileID(fi os.FileInfo) uint64 {
+	v := reflect.ValueOf(fi.Sys())
+	if v.Kind() == reflect.Pointer && !v.IsNil() {
+		if f := v.Elem().FieldByName("Ino"); f.IsValid() && f.CanUint() {
+			return f.Uint()
+		}
+	}
+	return 0
+}
+
+// answer is everything a read answers, as JSON.
+func answer(t *testing.T, s *Snapshot) string {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"id": s.ID, "entries": s.Entries, "diags": s.Diagnostics, "skipped": s.Skipped, "blobs": s.Blobs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func entryText(i, v int) string {
+	return fmt.Sprintf("---\nstatus: active\ndate: 2026-01-0%d\npaths: [\"src/m%d/**\"]\nfoo: {a: 1, b: [x, 2.5, true]}\n---\n# Entry %d v%d\n\nBody %d.\n", v%9+1, v%10, i, v%10, v%10)
+}
+
+// TestStoredSnapshotNeverStale edits, renames, deletes, touches and
+// replaces files between reads — among them same-size edits that keep the
+// file's modification time, the case git calls racy — and checks that a
+// reader started from the stored snapshot (a new process) and one kept
+// alive (an MCP server) always answer exactly like a fresh parse.
+func TestStoredSnapshotNeverStale(t *testing.T) {
+	dir := t.TempDir()
+	conv := filepath.Join(dir, ".ai", "conventions")
+	if err := os.MkdirAll(conv, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(13))
+	// Half of the files carry a modification time in the future: always
+	// racy, so a same-size edit that keeps it must be caught by hashing.
+	// The other half carry one in the past (never racy): a same-size
+	// replacement with the same time is then seen only by its inode.
+	future := time.Now().Add(time.Hour).Truncate(time.Second)
+	past := future.Add(-5 * time.Hour)
+	name := func(i int) string { return filepath.Join(conv, fmt.Sprintf("e-%03d.md", i)) }
+	version := map[int]int{}
+	futureTime := map[int]bool{} // the file's time is the future one
+	writes := 0
+	write := func(i, v int) {
+		if err := os.WriteFile(name(i), []byte(entryText(i, v)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		version[i] = v
+		futureTime[i] = i%2 == 0
+		writes++
+		at := past.Add(time.Duration(writes) * time.Second) // each write its own time, as a clock gives
+		if futureTime[i] {
+			at = future
+		}
+		if err := os.Chtimes(name(i), at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 20; i++ {
+		write(i, 0)
+	}
+	store := &memStore{}
+	fs := osfs.New(dir, osfs.WithBoundOS())
+	live := NewReader(fs)
+	live.SetStore(store)
+	existing := func() []int {
+		var out []int
+		for i := 0; i < 40; i++ {
+			if _, ok := version[i]; ok {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	for step := 0; step < 200; step++ {
+		files := existing()
+		i := files[rng.Intn(len(files))]
+		var op string
+		switch rng.Intn(7) {
+		case 0: // an edit of another size
+			op = "edit"
+			write(i, version[i]+10)
+		case 1: // same size, modification time kept (git's racy case)
+			op = "same-size edit, mtime kept"
+			if !futureTime[i] {
+				// Keeping a time older than the stored snapshot forges it:
+				// no stat-based cache (git's neither) can see that edit.
+				// Only racy times are kept.
+				continue
+			}
+			fi, err := os.Stat(name(i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(i, version[i]+1)
+			if version[i]%10 == 0 { // the size would change at the wrap: keep the text length
+				write(i, version[i]+1)
+			}
+			if err := os.Chtimes(name(i), fi.ModTime(), fi.ModTime()); err != nil {
+				t.Fatal(err)
+			}
+		case 2: // rename
+			op = "rename"
+			j := 20 + rng.Intn(20)
+			if _, taken := version[j]; taken {
+				continue
+			}
+			if err := os.Rename(name(i), name(j)); err != nil {
+				t.Fatal(err)
+			}
+			version[j], futureTime[j] = version[i], futureTime[i]
+			delete(version, i)
+		case 3: // delete
+			if len(files) < 5 {
+				continue
+			}
+			op = "delete"
+			if err := os.Remove(name(i)); err != nil {
+				t.Fatal(err)
+			}
+			delete(version, i)
+		case 4: // a new file
+			op = "create"
+			j := rng.Intn(40)
+			if _, taken := version[j]; taken {
+				continue
+			}
+			write(j, rng.Intn(100))
+		case 5: // touch: new time, same content
+			op = "touch"
+			now := time.Now()
+			if err := os.Chtimes(name(i), now, now); err != nil {
+				t.Fatal(err)
+			}
+			futureTime[i] = false
+		case 6: // replaced by another file of the same size and time (a new inode)
+			op = "replace by rename, same size and time"
+			fi, err := os.Stat(name(i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := version[i] + 1
+			if v%10 == 0 {
+				v++
+			}
+			tmp := name(i) + ".tmp"
+			if err := os.WriteFile(tmp, []byte(entryText(i, v)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(tmp, fi.ModTime(), fi.ModTime()); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(tmp, name(i)); err != nil {
+				t.Fatal(err)
+			}
+			version[i] = v
+		}
+		fresh, err := NewReader(fs).Read("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		proc := NewReader(fs) // a new process: starts from the stored snapshot
+		proc.SetStore(store)
+		fromStore, err := proc.Read("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept, err := live.Read("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := answer(t, fresh)
+		if got := answer(t, fromStore); got != want {
+			t.Fatalf("step %d (%s of file %d): the reader loaded from the stored snapshot answers\n%s\nwant (fresh parse)\n%s", step, op, i, got, want)
+		}
+		if got := answer(t, kept); got != want {
+			t.Fatalf("step %d (%s of file %d): the long-lived reader answers\n%s\nwant (fresh parse)\n%s", step, op, i, got, want)
+		}
+	}
+	if store.saves == 0 {
+		t.Fatal("the snapshot was never stored")
+	}
+}
+
+// TestStoredSnapshotCorrupt: a truncated, bit-flipped or foreign snapshot
+// is ignored and rebuilt, never trusted.
+func TestStoredSnapshotCorrupt(t *testing.T) {
+	dir := t.TempDir()
+	conv := filepath.Join(dir, ".ai", "conventions")
+	if err := os.MkdirAll(conv, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 5; i++ {
+		if err := os.WriteFile(filepath.Join(conv, fmt.Sprintf("e-%d.md", i)), []byte(entryText(i, i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fs := osfs.New(dir, osfs.WithBoundOS())
+	fresh, err := NewReader(fs).Read("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := answer(t, fresh)
+	store := &memStore{}
+	r := NewReader(fs)
+	r.SetStore(store)
+	if _, err := r.Read(""); err != nil {
+		t.Fatal(err)
+	}
+	good := append([]byte(nil), store.data...)
+	if files, err := decodeSnapshot(good, "test"); err != nil || len(files) != 5 {
+		t.Fatalf("stored snapshot does not decode: %v (%d files)", err, len(files))
+	}
+	flipped := append([]byte(nil), good...)
+	flipped[len(flipped)/2] ^= 0x40
+	for name, data := range map[string][]byte{
+		"truncated": good[:len(good)/2], "bit flipped": flipped, "empty": {}, "garbage": []byte("not a snapshot at all, really"),
+	} {
+		if _, err := decodeSnapshot(data, "test"); err == nil {
+			t.Errorf("%s snapshot decodes", name)
+		}
+		store.data = data
+		r := NewReader(fs)
+		r.SetStore(store)
+		s, err := r.Read("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := answer(t, s); got != want {
+			t.Errorf("%s snapshot: answer differs from a fresh parse", name)
+		}
+		if _, err := decodeSnapshot(store.data, "test"); err != nil {
+			t.Errorf("%s snapshot was not rebuilt: %v", name, err)
+		}
+	}
+	if _, err := decodeSnapshot(good, "another binary"); err == nil {
+		t.Error("a snapshot written by another binary is trusted")
+	}
+}

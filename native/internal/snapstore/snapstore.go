@@ -1,0 +1,110 @@
+// Package snapstore keeps the engine's compiled snapshot in one file under
+// <git-dir>/kontext/, replaced atomically (a temporary file renamed over
+// it), so concurrent readers see a whole old or a whole new snapshot and
+// concurrent writers never mix. It implements engine.SnapshotStore.
+package snapstore
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// File is the snapshot stored at Path.
+type File struct {
+	Path string
+}
+
+// New returns the store of the worktree whose git dir is gitDir. Each
+// kontext binary keeps its own file (snapshot-<hash of Key>), so two
+// binaries used in turn (an editor's and the shell's) do not rebuild each
+// other's snapshot on every call.
+func New(gitDir string) *File {
+	sum := sha256.Sum256([]byte(binaryKey()))
+	return &File{Path: filepath.Join(gitDir, "kontext", "snapshot-"+hex.EncodeToString(sum[:6]))}
+}
+
+// LoadSnapshot returns the stored bytes, nil when there are none.
+func (f *File) LoadSnapshot() ([]byte, error) {
+	data, err := os.ReadFile(f.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
+}
+
+// SaveSnapshot writes data to a temporary file next to the snapshot and
+// renames it over the snapshot. It is a cache: it is not synced (a torn
+// file after a crash fails its checksum and is rebuilt), and a repository
+// kontext may not write to (read-only clone) simply keeps none.
+func (f *File) SaveSnapshot(data []byte) error {
+	dir := filepath.Dir(f.Path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "snapshot-*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp.Chmod(0o644) // readable like the rest of the git dir
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), f.Path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	prune(dir, f.Path)
+	return nil
+}
+
+// prune removes other binaries' snapshots and stray temporary files not
+// written for a week (an old kontext no longer in use).
+func prune(dir, keep string) {
+	names, _ := filepath.Glob(filepath.Join(dir, "snapshot-*"))
+	for _, n := range names {
+		if fi, err := os.Stat(n); err == nil && n != keep && time.Since(fi.ModTime()) > 7*24*time.Hour {
+			os.Remove(n)
+		}
+	}
+}
+
+// FileID is the file's inode (0 where the platform has none).
+func (f *File) FileID(fi os.FileInfo) uint64 { return inode(fi) }
+
+var (
+	keyOnce sync.Once
+	key     string
+)
+
+// Key names this binary by its path, size and modification time: a rebuilt
+// kontext (whose parser may read differently) ignores the old snapshot.
+func (f *File) Key() string { return binaryKey() }
+
+func binaryKey() string {
+	keyOnce.Do(func() {
+		key = "unknown"
+		exe, err := os.Executable()
+		if err != nil {
+			return
+		}
+		fi, err := os.Stat(exe)
+		if err != nil {
+			return
+		}
+		key = fmt.Sprintf("%s\x00%d\x00%d", exe, fi.Size(), fi.ModTime().UnixNano())
+	})
+	return key
+}
