@@ -72,9 +72,6 @@ type Options struct {
 	// RelatedCache fills the relations of a draft's related entries from a
 	// cached entries.related {llm} answer; it never asks (native only).
 	RelatedCache RelatedModel
-	// Store keeps the compiled snapshot between processes (natively under
-	// <git-dir>/kontext/); nil keeps parses only in this engine.
-	Store SnapshotStore
 }
 
 // SnapshotStore keeps the compiled snapshot (parsed entries and their
@@ -101,6 +98,7 @@ type Engine struct {
 	ops          []Operation // the dispatch table: reads, then opts.Operations
 	reader       *kb.Reader
 	lineageCache lineageCache
+	adoption     AdoptionFinder // nil: status gives no adoption hint
 }
 
 // New returns an engine over opts.FS.
@@ -112,11 +110,14 @@ func New(opts Options) *Engine {
 	if opts.Surface == Native && opts.Root != "" {
 		r.SetRoots(append([]string{opts.Root}, opts.RootAliases...))
 	}
-	if opts.Store != nil {
-		r.SetStore(opts.Store)
-	}
 	return &Engine{opts: opts, ops: Table(opts.Operations...), reader: r}
 }
+
+// UseSnapshotStore keeps the engine's parse cache in s between processes
+// (see SnapshotStore). It is a method the native opener calls, not an
+// option of New, so that the WASM engine, which never calls it, links
+// none of the snapshot codec.
+func (e *Engine) UseSnapshotStore(s SnapshotStore) { e.reader.SetStore(s) }
 
 // Forget drops cached parses of paths (all when none are given). Callers
 // that change files of an in-memory filesystem call it.

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/kontext/kontext/engine/api"
-	"github.com/kontext/kontext/engine/internal/detect"
 	"github.com/kontext/kontext/engine/internal/ledger"
 )
 
@@ -58,17 +57,30 @@ func runStatus(ctx context.Context, e *Engine, _ *api.StatusInput) (*api.StatusR
 	return res, nil
 }
 
+// AdoptionFinder finds the knowledge sources of a working tree (ADR logs,
+// rule files) with their entry counts, configured or not.
+type AdoptionFinder func(e *Engine, st *State) ([]api.DetectedSource, error)
+
+// UseAdoptionFinder makes status name, on a repository with no entries,
+// the sources setup --detect would add. Detection walks a working tree,
+// so the native opener installs it; the WASM engine, which never calls
+// this, links none of it.
+func (e *Engine) UseAdoptionFinder(f AdoptionFinder) { e.adoption = f }
+
 // adoptionHint fills status.detected and status.hint on a repository with
 // no entries whose knowledge kontext could read after setup --detect.
 func (e *Engine) adoptionHint(st *State, res *api.StatusResult) error {
-	found, err := detect.Find(e.opts.FS, detect.Options{Skip: []string{st.Cfg.Storage}, Known: st.Cfg.Sources(), Roots: e.Roots()})
+	if e.adoption == nil {
+		return nil
+	}
+	found, err := e.adoption(e, st)
 	if err != nil {
 		return err
 	}
 	var parts []string
 	for _, s := range found {
 		if !s.Configured && s.Entries > 0 {
-			res.Detected = append(res.Detected, api.DetectedSource(s))
+			res.Detected = append(res.Detected, s)
 			parts = append(parts, fmt.Sprintf("%s (%s, %d)", s.Dir, s.Style, s.Entries))
 		}
 	}

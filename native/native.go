@@ -113,7 +113,6 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 		opts.Writer = newLocalWriter(repo, o)
 		opts.Runner = &verifyrun.Runner{GitDir: repo.GitDir()}
 		opts.Trust = verifyrun.Trust{}
-		opts.Store = snapstore.New(repo.GitDir())
 		gitDir = repo.GitDir()
 	}
 	// The model selection is local only: env, <git-dir>/kontext/config.toml,
@@ -123,7 +122,12 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 		opts.RootAliases = []string{real}
 	}
 	opts.FS = osfs.New(opts.Root, osfs.WithBoundOS())
-	return engine.New(opts), nil
+	e := engine.New(opts)
+	e.UseAdoptionFinder(worktree.FindAdoptable)
+	if gitDir != "" {
+		e.UseSnapshotStore(snapstore.New(gitDir))
+	}
+	return e, nil
 }
 
 // Operations are the rows a native engine serves besides the engine's own

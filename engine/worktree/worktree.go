@@ -14,6 +14,7 @@ import (
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/brief"
+	"github.com/kontext/kontext/engine/internal/detect"
 	"github.com/kontext/kontext/engine/internal/jsonin"
 )
 
@@ -152,6 +153,20 @@ func Operations() []engine.Operation {
 }
 
 // Typed functions for Go callers (the CLI, internal/bundle).
+
+// FindAdoptable is the native AdoptionFinder (engine.UseAdoptionFinder):
+// the knowledge sources detection finds in the working tree.
+func FindAdoptable(e *engine.Engine, st *engine.State) ([]api.DetectedSource, error) {
+	found, err := detect.Find(e.FS(), detect.Options{Skip: []string{st.Cfg.Storage}, Known: st.Cfg.Sources(), Roots: e.Roots()})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]api.DetectedSource, len(found))
+	for i, s := range found {
+		out[i] = api.DetectedSource(s)
+	}
+	return out, nil
+}
 
 // SuggestPaths answers entries.suggest_paths.
 func SuggestPaths(ctx context.Context, e *engine.Engine, in *api.SuggestPathsInput) (*api.SuggestPathsResult, error) {

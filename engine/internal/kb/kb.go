@@ -56,8 +56,9 @@ type Reader struct {
 	files   map[string]*cached
 	last    *Snapshot
 	store   Store // nil: the parse cache lives only as long as the reader
-	loaded  bool  // the store was read
-	dirty   bool  // the cache differs from what the store holds
+	persist persister
+	loaded  bool // the store was read
+	dirty   bool // the cache differs from what the store holds
 }
 
 // NewReader returns a Reader over fs, whose root is the repository root.
@@ -120,8 +121,8 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.store != nil && !r.loaded {
-		r.load()
+	if r.persist != nil && !r.loaded {
+		r.persist.load(r)
 	}
 	s := &Snapshot{Config: cfg, ConfigText: cfgText, Blobs: map[string]string{}, Head: head, byID: map[string]*entry.Entry{}}
 	sources := cfg.Sources()
@@ -213,8 +214,8 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 			r.dirty = true
 		}
 	}
-	if r.store != nil && r.dirty {
-		r.save()
+	if r.persist != nil && r.dirty {
+		r.persist.save(r)
 	}
 	ledger, err := readOptional(r.fs, cfg.Ledger())
 	if err != nil {

@@ -47,8 +47,20 @@ func (r *Reader) SetStore(s Store) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.store = s
+	r.persist = storePersist{}
 	r.loaded = false
 }
+
+// persister loads and saves the parse cache. The reader calls it through
+// this interface, and only SetStore installs it, so a program that never
+// sets a store (the WASM engine) links none of the snapshot codec.
+type persister interface {
+	load(r *Reader)
+	save(r *Reader)
+}
+
+// storePersist persists the parse cache through the reader's Store.
+type storePersist struct{}
 
 // srcKey names what a parse depends on besides the bytes: the source (kind,
 // style, directory) and the symlink target the content came from.
@@ -59,7 +71,7 @@ func srcKey(src entry.Source, target string) string {
 // load fills the parse cache from the store. Anything wrong with the
 // stored bytes (absent, truncated, corrupt, another version) leaves the
 // cache empty: the read parses everything and the next save replaces it.
-func (r *Reader) load() {
+func (storePersist) load(r *Reader) {
 	r.loaded = true
 	data, err := r.store.LoadSnapshot()
 	if err != nil || data == nil {
@@ -75,7 +87,7 @@ func (r *Reader) load() {
 
 // save writes the parse cache to the store. stamp is the write time every
 // stored file is measured against on the next load (git's racy rule).
-func (r *Reader) save() {
+func (storePersist) save(r *Reader) {
 	data := encodeSnapshot(r.files, r.store.Key(), time.Now())
 	if r.store.SaveSnapshot(data) == nil {
 		r.dirty = false
