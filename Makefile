@@ -7,7 +7,7 @@ DEMO := .demo
 export GIT_CONFIG_GLOBAL := /dev/null
 export GIT_CONFIG_NOSYSTEM := 1
 
-.PHONY: build assets web demo test tools vet wasm-check wasm test-wasm test-web bench fuzz stress generate clean release
+.PHONY: build assets web demo test tools node-deps vet wasm-check wasm test-wasm test-web bench fuzz stress generate clean release
 
 # A static binary (no cgo): it starts about a millisecond faster than one
 # that loads libc, and it runs on any Linux. (go test -race keeps cgo.)
@@ -54,13 +54,18 @@ test: vet wasm-check test-wasm test-web tools
 # The ADR tools the log tests drive (cmd/kontext/adrtools_test.go), as users
 # install them: Debian's adr-tools, and MADR 2/3/4 and log4brains (root
 # devDependencies). In CI (CI=true) a missing tool fails those tests.
-tools:
-	@if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/madr2 ] || [ ! -x node_modules/.bin/log4brains ]; then \
-	  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund; fi
+tools: node-deps
 	@if ! command -v adr >/dev/null; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y adr-tools; \
 	  else echo "the ADR log tests need adr-tools: run 'sudo apt-get install -y adr-tools' (Debian) and retry"; exit 1; fi; \
 	fi
+
+# The root devDependencies (package-lock.json) every Node-driven test needs:
+# playwright-core (never downloads a browser), typescript, madr 2/3/4,
+# log4brains. Installed once, when any of them is missing.
+node-deps:
+	@if [ ! -d node_modules/playwright-core ] || [ ! -x node_modules/.bin/tsc ] || [ ! -d node_modules/madr2 ] || [ ! -x node_modules/.bin/log4brains ]; then \
+	  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund; fi
 
 vet:
 	@unformatted=$$(find . -name '*.go' -not -path './node_modules/*' -not -path './.demo/*' -print0 | xargs -0 gofmt -l); \
@@ -92,7 +97,7 @@ wasm:
 
 # Node tests of the package through its public API, including the
 # WASM/native parity test against `kontext api` on the demo repository.
-test-wasm: wasm
+test-wasm: wasm node-deps
 	$(GO) build -o $(WASM_BUILD)/kontext ./cmd/kontext
 	@bash build/demo-repo.sh --force $(WASM_BUILD)/demo >/dev/null
 	KONTEXT_BIN=$(CURDIR)/$(WASM_BUILD)/kontext KONTEXT_DEMO_REPO=$(CURDIR)/$(WASM_BUILD)/demo \
@@ -101,8 +106,7 @@ test-wasm: wasm
 # End-to-end tests of the review console (web/) in headless Chromium:
 # playwright-core (root devDependency, never downloads a browser) drives
 # Debian's /usr/bin/chromium. Screenshots go to test-artifacts/web/.
-test-web: web assets
-	@if [ ! -d node_modules/playwright-core ]; then PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund; fi
+test-web: web assets node-deps
 	@if [ ! -x /usr/bin/chromium ]; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y chromium; \
 	  else echo "test-web needs /usr/bin/chromium: run 'sudo apt-get install -y chromium' (Debian) and retry"; exit 1; fi; \
@@ -129,8 +133,7 @@ release:
 generate:
 	$(GO) generate ./engine
 
-bench: wasm assets
-	@if [ ! -d node_modules/playwright-core ]; then PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund; fi
+bench: wasm assets node-deps
 	$(GO) run ./bench
 
 # Crash and race proof of the writes (not part of make test, which runs a
