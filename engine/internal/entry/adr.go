@@ -308,6 +308,10 @@ func statusCandidate(line string) (string, bool) {
 // names it (a file stem, an ADR number, an id) and the text as written.
 type relTarget struct {
 	id, text string
+	// elsewhere: the link's file lies in another directory than the
+	// record's (a document such as ../../scenarios/x.md), so it names no
+	// record of this log for a typed link.
+	elsewhere bool
 }
 
 // parseRelation reads a relation line: a few words followed by one or more
@@ -326,10 +330,10 @@ func parseRelation(line string) (rel string, targets []relTarget, ok bool) {
 			if strings.HasSuffix(strings.ToLower(id), ".md") {
 				id = StemID(id)
 			}
-			return normalizeRel(m[1]), []relTarget{{id, m[2]}}, true
+			return normalizeRel(m[1]), []relTarget{{id: id, text: m[2]}}, true
 		}
 		if m := bareRelRE.FindStringSubmatch(s); m != nil {
-			return normalizeRel(m[1]), []relTarget{{m[3], m[2]}}, true
+			return normalizeRel(m[1]), []relTarget{{id: m[3], text: m[2]}}, true
 		}
 		return "", nil, false
 	}
@@ -352,7 +356,7 @@ func parseRelation(line string) (rel string, targets []relTarget, ok bool) {
 				dup = dup || x.id == t
 			}
 			if !dup {
-				targets = append(targets, relTarget{t, text})
+				targets = append(targets, relTarget{id: t, text: text, elsewhere: inOtherDir(s[loc[4]:loc[5]])})
 			}
 		}
 	}
@@ -379,6 +383,18 @@ func normalizeRel(rel string) string {
 		return "superseded by"
 	}
 	return r
+}
+
+// inOtherDir reports a link destination that is a file path with a
+// directory part ("../../docs/x.md", "guides/x.md"; not "./0003-x.md").
+func inOtherDir(dest string) bool {
+	if i := strings.IndexAny(dest, "#?"); i >= 0 {
+		dest = dest[:i]
+	}
+	if dest == "" || strings.Contains(dest, "://") || strings.HasPrefix(dest, "mailto:") {
+		return false
+	}
+	return path.Dir(path.Clean(dest)) != "."
 }
 
 // linkTarget turns a link into a target: the stem of the target file, or,

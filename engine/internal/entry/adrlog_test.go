@@ -48,6 +48,16 @@ func TestParseADRToolSpellings(t *testing.T) {
 			links:  []TypedLink{{"refined by", "0007-x", "ADR-0007"}, {"relates to", "0001-a", "ADR-0001"}},
 		},
 		{
+			// A link into another directory points at a document (a scenario,
+			// a guide), not at a record of this log: no typed link, so no
+			// unresolved_link either. Supersession still resolves anywhere.
+			name: "MADR 2 Links to documents elsewhere", file: "0007-d.md",
+			in: "# Use D\n\n- Status: accepted\n\n## Links\n\n- See [Fibonacci scenario](../../scenarios/fibonacci.md) for the first use\n" +
+				"- Refines [ADR-0003](./0003-x.md)\n- Relates to [guide](guides/setup.md)\n",
+			status: "accepted",
+			links:  []TypedLink{{"refines", "0003-x", "ADR-0003"}},
+		},
+		{
 			name: "MADR 4 More Information: only relation lines", file: "0010-i.md",
 			in: "---\nstatus: accepted\n---\n# Use I\n\n## More Information\n\nSee [ADR-0013](0013-x.md) for the background.\n\n" +
 				"Depends on [ADR-0002](0002-y.md)\n\nDocs at [the wiki](https://example.com/adr/4).\n",

@@ -38,7 +38,7 @@ func (r *relationLines) add(line string, strict, legacy bool) {
 	}
 	for _, t := range targets {
 		tl := TypedLink{Type: rel, Target: t.id, Text: t.text}
-		dup := false
+		dup := t.elsewhere // a document in another directory, not a record of this log
 		for _, x := range r.typed {
 			dup = dup || (x.Type == tl.Type && x.Target == tl.Target)
 		}
