@@ -7,12 +7,12 @@ import (
 	"errors"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/native/internal/procgroup"
 )
 
 // maxAnswer bounds what kontext reads of one answer.
@@ -43,7 +43,7 @@ func (m *commandModel) Ask(ctx context.Context, req engine.ModelRequest) (json.R
 	out.max = maxAnswer
 	cmd.Stdout, cmd.Stderr = &out, &errTail
 	// Its own process group, so a timeout kills everything it started.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	procgroup.Set(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, apierr.Wrap(apierr.ModelUnavailable, err, "the model command %q cannot start", m.argv[0])
 	}
@@ -52,7 +52,7 @@ func (m *commandModel) Ask(ctx context.Context, req engine.ModelRequest) (json.R
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = procgroup.Kill(cmd.Process)
 		<-done
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, apierr.New(apierr.ModelUnavailable, "the model command %q did not answer within %s (timeout_secs in [llm]); it was stopped%s", m.argv[0], m.timeout, errTail.String())

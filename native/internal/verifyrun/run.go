@@ -8,15 +8,14 @@ package verifyrun
 import (
 	"context"
 	"errors"
-	"os"
 	"os/exec"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/drafts"
+	"github.com/kontext/kontext/native/internal/procgroup"
 )
 
 // TailBytes is how much combined output a run keeps (the last bytes).
@@ -54,11 +53,11 @@ func (r *Runner) Run(ctx context.Context, req engine.RunRequest) (engine.RunResu
 	cmd.Stdin = nil // /dev/null
 	out := &tail{}
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	procgroup.Set(cmd)
 	var killed atomic.Bool
 	cmd.Cancel = func() error {
 		killed.Store(true)
-		return killGroup(cmd.Process)
+		return procgroup.Kill(cmd.Process)
 	}
 	cmd.WaitDelay = HeldOpenDelay
 	if err := cmd.Start(); err != nil {
@@ -67,7 +66,7 @@ func (r *Runner) Run(ctx context.Context, req engine.RunRequest) (engine.RunResu
 	err := cmd.Wait()
 	// Whatever is left of the group (a child that held the output open,
 	// or background jobs) goes with the shell.
-	_ = killGroup(cmd.Process)
+	_ = procgroup.Kill(cmd.Process)
 	res := engine.RunResult{Output: out.bytes()}
 	if killed.Load() {
 		res.TimedOut = errors.Is(tctx.Err(), context.DeadlineExceeded)
@@ -86,17 +85,6 @@ func (r *Runner) Run(ctx context.Context, req engine.RunRequest) (engine.RunResu
 		return res, err
 	}
 	return res, nil // killed by a signal from elsewhere: exit_code null
-}
-
-func killGroup(p *os.Process) error {
-	if p == nil {
-		return nil
-	}
-	err := syscall.Kill(-p.Pid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
 }
 
 // tail is an io.Writer keeping the last TailBytes written to it.
