@@ -7,7 +7,7 @@ DEMO := .demo
 export GIT_CONFIG_GLOBAL := /dev/null
 export GIT_CONFIG_NOSYSTEM := 1
 
-.PHONY: build assets web demo test tools node-deps cross-check vet wasm-check wasm test-wasm test-web bench fuzz stress generate clean release
+.PHONY: build assets web demo test tools node-deps cross-check assets-check vet wasm-check wasm test-wasm test-web bench fuzz stress generate clean release
 
 # A static binary (no cgo): it starts about a millisecond faster than one
 # that loads libc, and it runs on any Linux. (go test -race keeps cgo.)
@@ -48,7 +48,7 @@ demo: build
 
 # Everything: formatting, vet, the engine's purity under js/wasm, the npm
 # package's Node tests, and every Go test with the race detector.
-test: vet cross-check wasm-check test-wasm test-web tools
+test: vet assets-check cross-check wasm-check test-wasm test-web tools
 	$(GO) test -race -count=1 ./...
 
 # The ADR tools the log tests drive (cmd/kontext/adrtools_test.go), as users
@@ -66,6 +66,11 @@ tools: node-deps
 node-deps:
 	@if [ ! -d node_modules/playwright-core ] || [ ! -x node_modules/.bin/tsc ] || [ ! -d node_modules/madr2 ] || [ ! -x node_modules/.bin/log4brains ]; then \
 	  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund; fi
+
+# The committed console assets must match the sources before anything in
+# make test rebuilds them (test-web runs make assets).
+assets-check:
+	$(GO) run ./build/webbundle -assets -check
 
 # The release archives are built for Linux, macOS and Windows: the CLI must
 # compile for each (platform code lives in *_unix.go / *_other.go files).
