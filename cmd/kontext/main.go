@@ -96,6 +96,8 @@ func init() {
 			"kontext brief src/billing/tax/vat.go --budget-lines 80", runBriefCmd},
 		{"bundle", "[--base R] [--head R | --worktree] -o file.json", "write a knowledge bundle (kontext.bundle/v1) for the review console or the edge worker: committed, team-visible entries at HEAD (--worktree: uncommitted too)",
 			"kontext bundle --base origin/main -o bundle.json", runBundleCmd},
+		{"edge", "build -o DIR --bundle [NAME=]FILE… [--name N] | serve [--port P] --bundle [NAME=]FILE… [--store DIR]", "the edge worker: governing lookups over HTTP on Cloudflare Workers / workerd from bundles (build: a deployable directory; serve: a local workerd on 127.0.0.1)",
+			"kontext edge build -o edge --bundle app=bundle.json\n  kontext edge serve --bundle bundle.json --port 8787", runEdgeCmd},
 		{"review", "[--base R] [--head R] [--port P] [--no-open] [--out file.html]", "the review console for this change: served on 127.0.0.1, or one self-contained HTML file",
 			"kontext review --out review.html", runReviewCmd},
 		{"capture", "--kind K --title T [--path P]… [--tag T]… [--source S] [--body B]", "keep an insight as a local inbox candidate (secrets and e-mail addresses redacted; body from stdin)",
