@@ -124,10 +124,6 @@ func runEdgeServe(ctx context.Context, g *factory, args []string) int {
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	bin, err := edge.FindWorkerd(".", os.Getenv)
-	if err != nil {
-		return fail(g, stderr, err)
-	}
 	bindings := map[string]string{}
 	for _, k := range []string{"KONTEXT_TOKEN", "KONTEXT_CORS_ORIGINS", "KONTEXT_STORE_REPOS"} {
 		if v := os.Getenv(k); v != "" {
@@ -140,6 +136,14 @@ func runEdgeServe(ctx context.Context, g *factory, args []string) int {
 			return fail(g, stderr, err)
 		}
 		bindings["KONTEXT_STORE_REPOS"] = strings.Join(names, ",")
+	} else if *store != "" {
+		if fi, err := os.Stat(*store); err != nil || !fi.IsDir() {
+			return usageErr(g, stderr, "--store %s is not a directory", *store)
+		}
+	}
+	bin, err := edge.FindWorkerd(".", os.Getenv)
+	if err != nil {
+		return fail(g, stderr, err)
 	}
 	if *port == 0 {
 		if *port, err = edge.FreePort(); err != nil {
