@@ -86,10 +86,10 @@ func ReadRepos(args []string) ([]Repo, error) {
 }
 
 type bundleDoc struct {
-	Schema     string          `json:"schema"`
-	Format     string          `json:"format_version"`
+	Schema     string                `json:"schema"`
+	Format     string                `json:"format_version"`
 	Repository struct{ Name string } `json:"repository"`
-	Files      json.RawMessage `json:"files"`
+	Files      json.RawMessage       `json:"files"`
 }
 
 var bundleSchema = regexp.MustCompile(`^kontext\.bundle/v(\d+)$`)
@@ -116,13 +116,13 @@ func checkBundle(data []byte) (*bundleDoc, error) {
 
 // Options says what Build writes.
 type Options struct {
-	Out    string // the deployable directory
-	Name   string // the Worker's name in the wrangler config
-	Repos  []Repo // the first is the default repository
+	Out   string // the deployable directory
+	Name  string // the Worker's name in the wrangler config
+	Repos []Repo // the first is the default repository
 	// StoreOnly allows no bundled repository: every one is read from the
 	// KONTEXT_STORE binding (KONTEXT_STORE_REPOS).
 	StoreOnly bool
-	Assets fs.FS  // engine/index.js, engine/wasm_exec.js, engine/worker/worker.js, engine/kontext.wasm(.gz)
+	Assets    fs.FS // engine/index.js, engine/wasm_exec.js, engine/worker/worker.js, engine/kontext.wasm(.gz)
 }
 
 // Result describes a built directory.
