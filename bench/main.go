@@ -26,6 +26,7 @@ type row struct {
 
 func main() {
 	wasmOnly := flag.Bool("wasm-only", false, "run only the WASM rows and print them (bench/results.md is not written)")
+	edgeOnly := flag.Bool("edge-only", false, "run only the edge worker rows (workerd) and print them (bench/results.md is not written)")
 	processOnly := flag.Bool("process-only", false, "run only the whole-process rows (100 / 1,000 / 10,000 entries) and print them (bench/results.md is not written)")
 	flag.Parse()
 	root, err := os.Getwd()
@@ -39,6 +40,14 @@ func main() {
 		bin := filepath.Join(tmp, "kontext")
 		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
 		rows, notes = processRows(bin, tmp)
+		fmt.Print(render(rows, notes))
+		return
+	}
+	if *edgeOnly {
+		tmp, err := os.MkdirTemp("", "kontext-bench-")
+		check(err)
+		defer os.RemoveAll(tmp)
+		rows, notes = edgeRows(root, tmp)
 		fmt.Print(render(rows, notes))
 		return
 	}
@@ -103,6 +112,9 @@ func main() {
 
 	wrows, wnotes := wasmRows(root, tmp)
 	rows, notes = append(rows, wrows...), append(notes, wnotes...)
+
+	erows, enotes := edgeRows(root, tmp)
+	rows, notes = append(rows, erows...), append(notes, enotes...)
 
 	report := render(rows, notes)
 	fmt.Print(report)
