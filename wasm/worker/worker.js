@@ -48,7 +48,8 @@ const REPO_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
  * - KONTEXT_STORE (a KV namespace or an R2 bucket) with KONTEXT_STORE_REPOS
  *   (comma-separated names): each name's bundle is read from the key
  *   `<name>/bundle`, and re-read when the key `<name>/snapshot` changes
- *   (it is checked in every request to that repository).
+ *   (it is checked in every request to that repository; a marker that is a
+ *   SHA-256 must be the bundle's before it is taken).
  */
 export function createWorker({ wasm, repos = [] } = {}) {
   const bundled = [];
@@ -402,15 +403,29 @@ async function repository(state, env, name) {
   if (version === null) {
     throw new HTTPError(503, "not_found", `repository ${name}: the store has no key ${name}/snapshot (publish the bundle: see the README's KV recipe)`);
   }
-  if (r.kb === null || r.version !== version.trim()) {
+  const marker = version.trim();
+  if (r.kb === null || r.version !== marker) {
     const text = await storeText(env.KONTEXT_STORE, `${name}/bundle`);
     if (text === null) throw new HTTPError(503, "not_found", `repository ${name}: the store has no key ${name}/bundle`);
-    const eng = await ensureEngine(state); // the read above may have outlived nothing, but stay safe
+    // A marker that is a SHA-256 must be the bundle's: KV is eventually
+    // consistent, and a new marker may arrive before its bundle. Until they
+    // match the opened snapshot keeps answering (and the marker is read
+    // again by the next request).
+    if (/^[0-9a-f]{64}$/.test(marker) && (await sha256Hex(text)) !== marker) {
+      if (r.kb !== null) return r;
+      throw new HTTPError(503, "not_found", `repository ${name}: the store's ${name}/bundle does not match ${name}/snapshot yet (publish the bundle, then its SHA-256)`);
+    }
+    const eng = await ensureEngine(state); // a boot may have happened while reading
     const opened = open(eng, name, text);
     if (r.kb !== null) r.kb.close();
-    Object.assign(r, opened, { version: version.trim() });
+    Object.assign(r, opened, { version: marker });
   }
   return r;
+}
+
+async function sha256Hex(text) {
+  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return Array.from(d, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 async function listRepos(state, env, ctx) {

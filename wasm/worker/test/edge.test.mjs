@@ -8,6 +8,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -327,6 +328,14 @@ test("a KV namespace binding: the bundle replaced between requests is seen", asy
   assert.deepEqual(second.json.result.entries.map((e) => e.id), ["2026-02-01-tabs"]);
   const listed = (await call(open, "/v1/repos")).json.result.repos.find((r) => r.name === "kv");
   assert.equal(listed.snapshot, tinySnap);
+  // A SHA-256 marker is checked against the bundle: a marker that arrived
+  // before its bundle keeps the opened snapshot; once both are there, the
+  // bundle is taken.
+  const sha = (f) => createHash("sha256").update(readFileSync(f)).digest("hex");
+  writeFileSync(join(store, "kv", "snapshot"), sha(bundles.demo) + "\n");
+  assert.equal((await call(open, "/v1/repos/kv/status")).json.result.snapshot, tinySnap, "the demo bundle is not there yet");
+  cpSync(bundles.demo, join(store, "kv", "bundle"));
+  assert.equal((await call(open, "/v1/repos/kv/status")).json.result.snapshot, demoSnap);
   // A missing marker: 503 with the envelope, and the others still answer.
   rmSync(join(store, "kv", "snapshot"));
   const gone = await call(open, "/v1/repos/kv/status");
