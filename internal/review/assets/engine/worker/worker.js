@@ -19,8 +19,8 @@
 // - Each JS→Go call costs ≈ 11 µs: one request is one engine call.
 //
 // Routes (every one also under /v1/repos/<name>/…; /v1/… is the default repository):
-//   POST /v1/governing {paths, min_specificity?, exclude_ids?, limit?, detail?}
-//   GET  /v1/governing?path=a&path=b[&min_specificity=N][&exclude_id=X][&limit=N][&detail=1]
+//   POST /v1/governing {paths, min_specificity?, exclude_ids?, limit?, cursor?, view?, detail?}
+//   GET  /v1/governing?path=a&path=b[&min_specificity=N][&exclude_id=X][&limit=N][&cursor=C][&detail=1]
 //   GET  /v1/entries/<id>   GET /v1/search?q=&limit=   GET /v1/status
 //   GET  /v1/repos          GET /healthz
 
@@ -128,13 +128,18 @@ async function handle(state, request, env) {
     const input = route.input(url, body, rest);
     const detail = input.detail === true;
     delete input.detail;
+    // Compact governing: the engine's own compact view where it has one
+    // (the MCP answer), else the projection below.
+    const governing = route.operation === "entries.governing";
+    const engineCompact = governing && !detail && repo.info.compactView && input.view === undefined;
+    if (engineCompact) input.view = "compact";
     const env0 = repo.kb.request(route.operation, input); // the one synchronous engine call
     let status = 200;
     if (!env0.ok) {
       status = STATUS_OF_CODE[env0.error && env0.error.code] ?? 500;
       return answer(status, env0, ctx, repo.info.snapshot);
     }
-    if (route.operation === "entries.governing" && !detail) env0.result = compactGoverning(env0.result);
+    if (governing && !detail && !engineCompact && input.view === undefined) env0.result = compactGoverning(env0.result);
     if ((method === "GET" || method === "HEAD") && notModified(request, repo.info.snapshot)) {
       return notModifiedAnswer(ctx, repo.info.snapshot);
     }
@@ -219,11 +224,13 @@ function governingFromBody(text) {
 
 function governingFromQuery(url) {
   const q = url.searchParams;
-  const known = new Set(["path", "min_specificity", "exclude_id", "limit", "detail"]);
+  const known = new Set(["path", "min_specificity", "exclude_id", "limit", "cursor", "detail"]);
   for (const k of q.keys()) {
-    if (!known.has(k)) throw new HTTPError(400, "invalid_input", `unknown query parameter ${k}: use path (repeated), min_specificity, exclude_id (repeated), limit, detail`);
+    if (!known.has(k)) throw new HTTPError(400, "invalid_input", `unknown query parameter ${k}: use path (repeated), min_specificity, exclude_id (repeated), limit, cursor, detail`);
   }
   const input = { paths: q.getAll("path") };
+  const cursor = q.get("cursor");
+  if (cursor !== null) input.cursor = cursor;
   checkPaths(input.paths);
   const exclude = q.getAll("exclude_id");
   if (exclude.length > 0) input.exclude_ids = exclude;
@@ -240,7 +247,8 @@ function governingFromQuery(url) {
 }
 
 /**
- * compactGoverning keeps what an agent or a CI check needs of each entry:
+ * compactGoverning (for engines without the compact view) keeps what an
+ * agent or a CI check needs of each entry:
  * id, kind, title, summary, status, file, the rule and specificity of its
  * most specific match, and the requested paths it governs. `detail` gives
  * the whole entries (the entries.governing answer unchanged).
@@ -348,7 +356,8 @@ function open(engine, name, bundle) {
   if (!st.ok) throw new HTTPError(500, st.error.code, `repository ${name}: ${st.error.message}`);
   let entries = 0;
   for (const byStatus of Object.values(st.result.counts ?? {})) for (const n of Object.values(byStatus)) entries += n;
-  return { kb, info: { snapshot: st.result.snapshot, entries } };
+  const compactView = (st.result.capabilities ?? []).includes("entries.governing.view");
+  return { kb, info: { snapshot: st.result.snapshot, entries, compactView } };
 }
 
 function storeNames(env) {
