@@ -118,7 +118,8 @@ func measure(url string, body []byte, pid, warm, n int) latency {
 	check(err)
 	first, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	if !bytes.Contains(first, []byte(`"ok":true`)) || !bytes.Contains(first, []byte(`"entries":[{`)) {
+	// (entries, or items in the engine's compact view)
+	if !bytes.Contains(first, []byte(`"ok":true`)) || !(bytes.Contains(first, []byte(`"entries":[{`)) || bytes.Contains(first, []byte(`"items":[{`))) {
 		check(fmt.Errorf("%s: not a governing answer: %.300s", url, first))
 	}
 	for i := 0; i < warm; i++ {
