@@ -118,7 +118,7 @@ async function handle(state, request, env) {
     if (rest.startsWith("/repos/")) {
       const tail = rest.slice("/repos/".length);
       const slash = tail.indexOf("/");
-      name = decodeURIComponent(slash < 0 ? tail : tail.slice(0, slash));
+      name = decode(slash < 0 ? tail : tail.slice(0, slash));
       rest = slash < 0 ? "" : tail.slice(slash);
     }
     const route = matchRoute(rest, url.pathname);
@@ -165,7 +165,7 @@ function matchRoute(rest, full) {
     return {
       methods: ["GET", "HEAD"],
       operation: "entries.get",
-      input: (url, body, r) => ({ id: decodeURIComponent(r.slice("/entries/".length)) }),
+      input: (url, body, r) => ({ id: decode(r.slice("/entries/".length)) }),
     };
   }
   if (rest === "/search") {
@@ -184,6 +184,14 @@ function matchRoute(rest, full) {
     return { methods: ["GET", "HEAD"], operation: "status", input: () => ({}) };
   }
   throw new HTTPError(404, "not_found", `no route ${full}: the routes are /v1/governing, /v1/entries/<id>, /v1/search, /v1/status, /v1/repos, /v1/repos/<name>/… and /healthz`);
+}
+
+function decode(segment) {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HTTPError(400, "invalid_input", `${JSON.stringify(segment)} is not a valid URL-encoded path segment`);
+  }
 }
 
 function allow(method, methods, path) {

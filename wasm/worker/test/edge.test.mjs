@@ -253,6 +253,8 @@ test("limits, methods, unknown routes and bad input answer with the envelope; th
   await expectError(await call(open, "/v1/governing?path=/abs/file.go"), 400);
   await expectError(await call(open, "/v1/governing?path=a.go&min_specificity=x"), 400);
   await expectError(await call(open, "/v1/governing?paths=a.go"), 400);
+  await expectError(await call(open, "/v1/entries/%E0%A4%A"), 400);
+  await expectError(await call(open, "/v1/repos/%ZZ/status"), 400);
   // Over 1 MiB: declared, and streamed without a length.
   const big = JSON.stringify({ paths: ["a.go"], pad: "x".repeat(1 << 20) });
   await expectError(await call(open, "/v1/governing", post(big)), 413);
