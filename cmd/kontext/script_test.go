@@ -30,8 +30,9 @@ func TestScripts(t *testing.T) {
 			} {
 				env.Setenv(k, v)
 			}
-			return nil
+			return edgeSetup(env)
 		},
+		Condition: edgeCondition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			// demo DIR builds the demo repository at DIR.
 			"demo": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -44,6 +45,7 @@ func TestScripts(t *testing.T) {
 					ts.Fatalf("demo-repo.sh: %v\n%s", err, out)
 				}
 			},
+			"http": cmdHTTP,
 			// bigfile NAME BYTES writes a JSON object of about BYTES bytes.
 			"bigfile": func(ts *testscript.TestScript, neg bool, args []string) {
 				n, err := strconv.Atoi(args[1])
