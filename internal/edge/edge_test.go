@@ -103,3 +103,12 @@ func TestBuildRefusesAndKeeps(t *testing.T) {
 		}
 	}
 }
+
+func TestWorkerdExitNamesTheLastMessage(t *testing.T) {
+	tail := &tailBuffer{max: 120}
+	tail.Write([]byte("some early output that the tail drops\n*** Fatal: bind: Address already in use\nstack: /x/workerd@51f7db6 /x/workerd@51f7b89\n"))
+	err := workerdExit(nil, tail)
+	if got := err.Error(); got != "workerd stopped: *** Fatal: bind: Address already in use" {
+		t.Fatalf("got %q", got)
+	}
+}

@@ -180,6 +180,12 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 			return apierr.Wrap(apierr.OperationFailed, err, "writing the local store worker")
 		}
 	}
+	// A port in use is the common failure: say so before workerd starts.
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.Port)))
+	if err != nil {
+		return apierr.Wrap(apierr.OperationFailed, err, "port %d on 127.0.0.1 is not free (--port 0 picks a free one)", opts.Port)
+	}
+	ln.Close()
 	cfg := filepath.Join(opts.Dir, "workerd.capnp")
 	if err := os.WriteFile(cfg, []byte(Config(files, opts.Port, opts.Bindings, opts.Store)), 0o644); err != nil {
 		return apierr.Wrap(apierr.OperationFailed, err, "writing the workerd config")
@@ -245,8 +251,17 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	}
 }
 
+// workerdExit reports workerd's end by its last message line (its whole
+// output went to stderr already); stack lines of addresses are left out.
 func workerdExit(err error, tail *tailBuffer) error {
-	msg := strings.TrimSpace(tail.String())
+	msg := ""
+	lines := strings.Split(strings.TrimSpace(tail.String()), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" && !strings.HasPrefix(l, "stack:") {
+			msg = l
+			break
+		}
+	}
 	if msg == "" && err != nil {
 		msg = err.Error()
 	}
