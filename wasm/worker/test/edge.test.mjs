@@ -65,7 +65,7 @@ function stopped(proc) {
 
 const store = join(work, "store");
 let open; // no auth, no CORS, three bundled repositories and the store
-let locked; // KONTEXT_TOKEN and KONTEXT_CORS_ORIGINS set
+let locked; // two repositories; KONTEXT_TOKEN and KONTEXT_CORS_ORIGINS set
 
 function putStore(name, bundleFile, version) {
   mkdirSync(join(store, name), { recursive: true });
@@ -77,7 +77,7 @@ before(async () => {
   putStore("kv", bundles.demo, "v1");
   [open, locked] = await Promise.all([
     serve(["--bundle", `demo=${bundles.demo}`, "--bundle", `big=${bundles.big}`, "--bundle", `tiny=${bundles.tiny}`, "--store", store]),
-    serve(["--bundle", bundles.demo], { KONTEXT_TOKEN: "s3cret-token", KONTEXT_CORS_ORIGINS: "https://console.example.com, https://b.example.com" }),
+    serve(["--bundle", `demo=${bundles.demo}`, "--bundle", `tiny=${bundles.tiny}`], { KONTEXT_TOKEN: "s3cret-token", KONTEXT_CORS_ORIGINS: "https://console.example.com, https://b.example.com" }),
   ]);
 });
 
@@ -205,7 +205,13 @@ test("repositories by name: GET /v1/repos, two and three repositories, unknown n
   assert.equal(governed(answers[1]).length > 0, true);
   assert.deepEqual(governed(answers[2]).map((e) => e.id), ["2026-02-01-tabs"]);
   assert.notEqual(answers[0].text, answers[2].text);
-  // The two-repository server (locked) lists one; this one three bundled.
+  // Two repositories (the locked server) by name too.
+  const auth = { headers: { Authorization: "Bearer s3cret-token" } };
+  const two = (await call(locked, "/v1/repos", auth)).json.result.repos;
+  assert.deepEqual(two.map((x) => [x.name, x.default]), [["demo", true], ["tiny", false]]);
+  assert.equal((await call(locked, "/v1/repos/tiny/governing?path=src/m0/s0/h0.go", auth)).text, answers[2].text);
+  assert.equal((await call(locked, "/v1/governing?path=src/m0/s0/h0.go", auth)).text, answers[0].text);
+  assert.equal((await call(locked, "/v1/repos/big/status", auth)).status, 404);
   const unknown = await call(open, "/v1/repos/nope/status");
   assert.equal(unknown.status, 404);
   assert.equal(unknown.json.error.code, "not_found");
