@@ -42,7 +42,9 @@ func runSetStatus(ctx context.Context, e *draft, in *api.SetStatusInput) (any, e
 		return nil, jsonin.Errorf("status", "a proposed decision becomes accepted or rejected, not %q", in.Status)
 	}
 	plan := func(st *engine.State) ([]change, string, []string, error) {
-		en, err := e.editable(ctx, st, in.EntryID, in.EntryRevision)
+		// Kind and status first: "already accepted" says more than the
+		// staged change that accepted it.
+		en, err := st.Snap.Lookup(in.EntryID)
 		if err != nil {
 			return nil, "", nil, err
 		}
@@ -54,6 +56,9 @@ func runSetStatus(ctx context.Context, e *draft, in *api.SetStatusInput) (any, e
 			return nil, "", nil, apierr.New(apierr.OperationConflict, "%s is already %s", en.ID, status)
 		case en.Status != "proposed" && en.Status != "":
 			return nil, "", nil, apierr.New(apierr.OperationConflict, "%s is %s, not proposed; only a proposed decision is accepted or rejected (stage a decision that supersedes it, or retire it)", en.ID, en.Status)
+		}
+		if en, err = e.editable(ctx, st, in.EntryID, in.EntryRevision); err != nil {
+			return nil, "", nil, err
 		}
 		edited, err := statusEdit(en, status)
 		if err == nil {
