@@ -88,3 +88,17 @@ func statusEdit(en *entry.Entry, status string) (string, error) {
 	}
 	return edit.SetFrontmatter(text, "status", status)
 }
+
+// adrStatusEdit sets the status phrase of an ADR without frontmatter
+// ("Deprecated", "Superseded by [3. …](0003-….md)") on the line the parser
+// read its status from — a status section line, a "Status:" bullet or
+// heading, a kontext comment line — so a Date line in the status section
+// or a MADR bullet is never taken for it. A record that states no status
+// gets one in its status section.
+func adrStatusEdit(en *entry.Entry, value string) (string, error) {
+	src := entry.Source{Kind: en.Kind, Style: en.Style, ReadOnly: en.ReadOnly}
+	if line := entry.FieldLine(en.File, []byte(en.Markdown), src, "status"); line > 0 {
+		return edit.SetStatusLine(en.Markdown, line, value)
+	}
+	return edit.SetADRStatus(en.Markdown, value)
+}

@@ -174,3 +174,31 @@ func TestSetStatusResumesAfterAFailedStage(t *testing.T) {
 		t.Fatalf("resume: %q, %v", got, res)
 	}
 }
+
+// Retire and supersede replace the status phrase on the line the status
+// was read from: a MADR bullet, or the status line below a Date line of
+// the status section (never the Date line).
+func TestRetireEditsTheStatusLine(t *testing.T) {
+	for _, c := range []struct{ name, before, want string }{
+		{"madr bullet",
+			"# Use Redis\n\n* Status: accepted\n* Date: 2026-01-03\n\n## Context and Problem Statement\n\nX?\n",
+			"# Use Redis\n\n* Status: Deprecated\n* Date: 2026-01-03\n\n## Context and Problem Statement\n\nX?\n\n## Retired 2026-03-04\n\nGone.\n"},
+		{"date in the status section",
+			"# 4. Use Kafka\n\n## Status\n\nDate: 2026-01-01\n\nAccepted\n\n## Context\n\nX\n",
+			"# 4. Use Kafka\n\n## Status\n\nDate: 2026-01-01\n\nDeprecated\n\n## Context\n\nX\n\n## Retired 2026-03-04\n\nGone.\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, w := open(t)
+			call(t, e, "setup", `{}`)
+			util.WriteFile(w.fs, ".kontext.toml", []byte(adrConfig), 0o644)
+			p := "doc/adr/0004-use-it.md"
+			util.WriteFile(w.fs, p, []byte(c.before), 0o644)
+			rev := revisionOf(t, w, "0004-use-it")
+			e, _ = reopen(w)
+			call(t, e, "drafts.retire", `{"operation_id":"ret","entry_id":"0004-use-it","entry_revision":"`+rev+`","reason":"Gone."}`)
+			if got, _ := util.ReadFile(w.fs, p); string(got) != c.want {
+				t.Fatalf("after retire:\n%q\nwant\n%q", got, c.want)
+			}
+		})
+	}
+}

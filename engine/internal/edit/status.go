@@ -2,6 +2,7 @@ package edit
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -73,4 +74,35 @@ func inCaseOf(like, word string) string {
 		return strings.ToLower(word)
 	}
 	return strings.ToUpper(word[:1]) + strings.ToLower(word[1:])
+}
+
+// statusPrefixRE is the part of a "Status:" line that stays when its value
+// is replaced: bullets, emoji, heading marks and emphasis before the word,
+// the colon and the emphasis after it ("* Status: ", "## 📌 Status: ",
+// "**Status:** ", "status: ").
+var statusPrefixRE = regexp.MustCompile(`(?i)^[^\p{L}\r\n]*status[*_]*\s*:[*_]*[ \t]*`)
+
+// SetStatusLine sets the status phrase on line (1-based) of text, the line
+// the parser read the status from, to value: after a "Status:" prefix when
+// the line has one (a MADR bullet, a "## Status: …" heading, a kontext
+// comment line), else the whole line (a line of an ADR's status section).
+// The line ending and every other line stay as they were.
+func SetStatusLine(text string, line int, value string) (string, error) {
+	if strings.Contains(strings.ReplaceAll(text, "\r\n", ""), "\r") {
+		return "", fmt.Errorf("the file uses bare carriage returns as line ends")
+	}
+	lines := strings.SplitAfter(text, "\n")
+	if line < 1 || line > len(lines) || strings.TrimSpace(lines[line-1]) == "" {
+		return "", fmt.Errorf("the status line %d is not in the file", line)
+	}
+	l := lines[line-1]
+	ending := lineEndingOf(l)
+	body := strings.TrimSuffix(l, ending)
+	prefix := statusPrefixRE.FindString(body)
+	if prefix == "" {
+		// A status section line: keep its indentation only.
+		prefix = body[:len(body)-len(strings.TrimLeft(body, " \t"))]
+	}
+	lines[line-1] = prefix + value + ending
+	return strings.Join(lines, ""), nil
 }

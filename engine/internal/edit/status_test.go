@@ -31,3 +31,25 @@ func TestReplaceStatusWord(t *testing.T) {
 		}
 	}
 }
+
+func TestSetStatusLine(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		line int
+		want string
+	}{
+		{"## Status\n\nAccepted\n", 3, "## Status\n\nDeprecated\n"},
+		{"* Status: accepted\r\n* Date: x\r\n", 1, "* Status: Deprecated\r\n* Date: x\r\n"},
+		{"## 📌 Status: Accepted\n", 1, "## 📌 Status: Deprecated\n"},
+		{"**Status:** Accepted on 2024-01-01\n", 1, "**Status:** Deprecated\n"},
+		{"  Accepted", 1, "  Deprecated"},
+	} {
+		got, err := SetStatusLine(c.text, c.line, "Deprecated")
+		if err != nil || got != c.want {
+			t.Errorf("SetStatusLine(%q, %d) = %q, %v; want %q", c.text, c.line, got, err, c.want)
+		}
+	}
+	if _, err := SetStatusLine("a\n\nb\n", 2, "Deprecated"); err == nil {
+		t.Error("a blank line was taken for the status")
+	}
+}
