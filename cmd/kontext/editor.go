@@ -70,6 +70,9 @@ func editBody(ctx context.Context, g *factory, kind, title string) (string, erro
 		cmd = exec.CommandContext(ctx, "sh", "-c", ed+` "$1"`, "sh", p)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = g.io.In, g.io.Out, g.io.ErrOut
+	if !g.io.IsTTY {
+		cmd.Stdout = g.io.ErrOut // stdout carries the result (--json): the editor's words go to stderr
+	}
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("the editor (%s) failed: %w; nothing was staged", ed, err)
 	}
