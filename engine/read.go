@@ -243,6 +243,7 @@ func (e *Engine) governing(ctx context.Context, st *State, paths, exclude []stri
 		v.Matches, v.Specificity = hits[i].matches, &hits[i].best
 	}
 	res.Entries = views
+	res.Boundaries = e.boundaries(paths)
 	return res, nil
 }
 

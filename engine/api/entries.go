@@ -25,6 +25,16 @@ type GoverningResult struct {
 	Entries  []*Entry `json:"entries"`
 	Total    int      `json:"total"`
 	Snapshot string   `json:"snapshot"`
+	// Boundaries lists the requested paths that lie inside a nested
+	// repository (absent when none does).
+	Boundaries []Boundary `json:"boundaries,omitempty" jsonschema_description:"Requested paths inside a nested git repository (a submodule or nested checkout). That repository's own knowledge governs them (kontext -C <repository> governing <repository_path>); this repository's entries above still match by their globs. Absent when no requested path crosses a boundary."`
+}
+
+// Boundary is a requested path that lies inside a nested repository.
+type Boundary struct {
+	Path           string `json:"path" jsonschema_description:"The requested path, relative to this repository."`
+	Repository     string `json:"repository" jsonschema_description:"The nested repository's directory, relative to this repository's root."`
+	RepositoryPath string `json:"repository_path" jsonschema_description:"The path relative to the nested repository's root (empty for its own directory)."`
 }
 
 // Candidate is one entries.related candidate.

@@ -106,6 +106,8 @@ type CaptureResult struct {
 	// RelatedModel is set only when a model is selected and its relation
 	// answer for the same text and compared entries is cached.
 	RelatedModel *RelatedModel `json:"related_model,omitempty"`
+	// Repository is set when the capture was routed into a nested repository.
+	Repository string `json:"repository,omitempty" jsonschema_description:"Set when every path of the entry lies inside a nested git repository: the candidate went to that repository's inbox (promote it there), and this is its directory relative to this repository's root."`
 }
 
 // InboxListResult is the result of inbox.list.

@@ -44,6 +44,11 @@ func runStage(ctx context.Context, e *draft, in *api.StageInput) (any, error) {
 	if fp == "" {
 		fp = fingerprint(in)
 	}
+	if in.Entry != nil && in.CandidateID == "" {
+		if repo := nestedRepository(e.FS(), in.Entry.Paths); repo != "" && e.Options().Nested != nil {
+			return e.routeStage(ctx, repo, in, fp) // nested.go
+		}
+	}
 	var cand map[string]any
 	var candName string
 	var evidence []api.EvidenceResult
@@ -490,6 +495,9 @@ func (e *draft) planNew(ctx context.Context, st *engine.State, se *api.StageEntr
 		return nil, "", nil, apierr.New(apierr.OperationFailed, "the rendered entry does not read back as written; please report it with the input")
 	}
 	files = append([]change{{path: target, data: data, isNew: true}}, files...)
+	for _, repo := range spansNested(e.FS(), se.Paths) {
+		notes = append(notes, fmt.Sprintf("some paths lie inside the nested repository %s: this entry stays in this repository and governs them from here; %s's own reads do not see it", repo, repo))
+	}
 	return files, target, notes, nil
 }
 
