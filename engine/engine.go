@@ -104,6 +104,7 @@ type Engine struct {
 	reader       *kb.Reader
 	lineageCache lineageCache
 	adoption     AdoptionFinder // nil: status gives no adoption hint
+	boundaries   BoundaryFinder // nil: governing names no nested repositories
 }
 
 // New returns an engine over opts.FS.

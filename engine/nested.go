@@ -1,61 +1,17 @@
 package engine
 
 import (
-	"path"
-	"strings"
-
 	"github.com/go-git/go-billy/v5"
 
 	"github.com/kontext/kontext/engine/api"
 )
 
-// NestedRepository returns the outermost directory on p's way (p itself
-// included, the root excluded) that holds its own .git — a nested
-// checkout, or a submodule whose .git is a file — or "" when p lies in
-// this repository. Such a directory is another repository: its own
-// knowledge governs the files inside it.
-func NestedRepository(fsys billy.Filesystem, p string) string {
-	cur := ""
-	for _, seg := range strings.Split(path.Clean(strings.TrimPrefix(p, "/")), "/") {
-		if seg == "" || seg == "." {
-			continue
-		}
-		cur = path.Join(cur, seg)
-		if _, err := fsys.Lstat(path.Join(cur, ".git")); err == nil {
-			return cur
-		}
-	}
-	return ""
-}
+// BoundaryFinder names the requested paths that lie inside a nested
+// repository (a submodule or a nested checkout).
+type BoundaryFinder func(fsys billy.Filesystem, paths []string) []api.Boundary
 
-// boundaries names the requested paths that lie inside a nested
-// repository: this repository's entries may still match them, but the
-// repository that governs them is the nested one. Only a native engine
-// has a worktree with nested repositories (a bundle holds none).
-func (e *Engine) boundaries(paths []string) []api.Boundary {
-	if e.opts.Surface != Native {
-		return nil
-	}
-	var out []api.Boundary
-	seen := map[string]string{} // directory → its nested repository ("" for none)
-	for _, orig := range paths {
-		p := strings.TrimSuffix(orig, "/")
-		dir := path.Dir(p)
-		repo, ok := seen[dir]
-		if !ok {
-			repo = NestedRepository(e.FS(), dir)
-			seen[dir] = repo
-		}
-		if repo == "" {
-			if _, err := e.FS().Lstat(path.Join(p, ".git")); err == nil {
-				repo = p // the nested repository's own directory
-			}
-		}
-		if repo == "" {
-			continue
-		}
-		inside := strings.TrimPrefix(strings.TrimPrefix(p, repo), "/")
-		out = append(out, api.Boundary{Path: orig, Repository: repo, RepositoryPath: inside})
-	}
-	return out
-}
+// UseBoundaryFinder makes entries.governing say which requested paths
+// another repository governs. Only a worktree on disk has nested
+// repositories, so the native opener installs it; the WASM engine, which
+// never calls this, links none of it.
+func (e *Engine) UseBoundaryFinder(f BoundaryFinder) { e.boundaries = f }

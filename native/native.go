@@ -130,6 +130,7 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 	opts.FS = osfs.New(opts.Root, osfs.WithBoundOS())
 	e := engine.New(opts)
 	e.UseAdoptionFinder(worktree.FindAdoptable)
+	e.UseBoundaryFinder(worktree.Boundaries)
 	if gitDir != "" {
 		e.UseSnapshotStore(snapstore.New(gitDir))
 	}

@@ -175,17 +175,15 @@ export interface AmendResult {
   related_entries: unknown[];
   resolved_challenges: unknown[];
   related_model?: RelatedModel;
-  /** Set when every path of the entry lies inside a nested git repository (a submodule or nested checkout): the write was routed there, and this is its directory relative to this repository's root. path and entry are then relative to that repository. */
+  /** The nested repository (directory) the write was routed to; path and entry are relative to it. */
   repository?: string;
   amended: string;
 }
 
 export interface Boundary {
-  /** The requested path, relative to this repository. */
   path: string;
-  /** The nested repository's directory, relative to this repository's root. */
   repository: string;
-  /** The path relative to the nested repository's root (empty for its own directory). */
+  /** Relative to repository. */
   repository_path: string;
 }
 
@@ -346,7 +344,7 @@ export interface CaptureResult {
   evidence: EvidenceResult[];
   related_entries: Candidate[];
   related_model?: RelatedModel;
-  /** Set when every path of the entry lies inside a nested git repository: the candidate went to that repository's inbox (promote it there), and this is its directory relative to this repository's root. */
+  /** The nested repository (directory) whose inbox holds the candidate. */
   repository?: string;
 }
 
@@ -756,7 +754,7 @@ export interface GoverningResult {
   entries: Entry[];
   total: number;
   snapshot: string;
-  /** Requested paths inside a nested git repository (a submodule or nested checkout). That repository's own knowledge governs them (kontext -C <repository> governing <repository_path>); this repository's entries above still match by their globs. Absent when no requested path crosses a boundary. */
+  /** Requested paths inside a nested repository, whose own knowledge governs them. */
   boundaries?: Boundary[];
 }
 
@@ -1202,7 +1200,7 @@ export interface StageResult {
   related_entries: unknown[];
   resolved_challenges: unknown[];
   related_model?: RelatedModel;
-  /** Set when every path of the entry lies inside a nested git repository (a submodule or nested checkout): the write was routed there, and this is its directory relative to this repository's root. path and entry are then relative to that repository. */
+  /** The nested repository (directory) the write was routed to; path and entry are relative to it. */
   repository?: string;
 }
 

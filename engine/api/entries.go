@@ -27,14 +27,14 @@ type GoverningResult struct {
 	Snapshot string   `json:"snapshot"`
 	// Boundaries lists the requested paths that lie inside a nested
 	// repository (absent when none does).
-	Boundaries []Boundary `json:"boundaries,omitempty" jsonschema_description:"Requested paths inside a nested git repository (a submodule or nested checkout). That repository's own knowledge governs them (kontext -C <repository> governing <repository_path>); this repository's entries above still match by their globs. Absent when no requested path crosses a boundary."`
+	Boundaries []Boundary `json:"boundaries,omitempty" jsonschema_description:"Requested paths inside a nested repository, whose own knowledge governs them."`
 }
 
 // Boundary is a requested path that lies inside a nested repository.
 type Boundary struct {
-	Path           string `json:"path" jsonschema_description:"The requested path, relative to this repository."`
-	Repository     string `json:"repository" jsonschema_description:"The nested repository's directory, relative to this repository's root."`
-	RepositoryPath string `json:"repository_path" jsonschema_description:"The path relative to the nested repository's root (empty for its own directory)."`
+	Path           string `json:"path"`
+	Repository     string `json:"repository"`
+	RepositoryPath string `json:"repository_path" jsonschema_description:"Relative to repository."`
 }
 
 // Candidate is one entries.related candidate.

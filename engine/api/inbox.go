@@ -107,7 +107,7 @@ type CaptureResult struct {
 	// answer for the same text and compared entries is cached.
 	RelatedModel *RelatedModel `json:"related_model,omitempty"`
 	// Repository is set when the capture was routed into a nested repository.
-	Repository string `json:"repository,omitempty" jsonschema_description:"Set when every path of the entry lies inside a nested git repository: the candidate went to that repository's inbox (promote it there), and this is its directory relative to this repository's root."`
+	Repository string `json:"repository,omitempty" jsonschema_description:"The nested repository (directory) whose inbox holds the candidate."`
 }
 
 // InboxListResult is the result of inbox.list.

@@ -55,5 +55,5 @@ type StageResult struct {
 	// answer for the same text and compared entries is cached.
 	RelatedModel *RelatedModel `json:"related_model,omitempty"`
 	// Repository is set when the write was routed into a nested repository.
-	Repository string `json:"repository,omitempty" jsonschema_description:"Set when every path of the entry lies inside a nested git repository (a submodule or nested checkout): the write was routed there, and this is its directory relative to this repository's root. path and entry are then relative to that repository."`
+	Repository string `json:"repository,omitempty" jsonschema_description:"The nested repository (directory) the write was routed to; path and entry are relative to it."`
 }

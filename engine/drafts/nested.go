@@ -11,6 +11,7 @@ import (
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/worktree"
 )
 
 // nestedRepository returns the directory of the nested git repository (a
@@ -26,7 +27,7 @@ func nestedRepository(fsys billy.Filesystem, globs []string) string {
 			continue
 		}
 		n++
-		repo := engine.NestedRepository(fsys, literalPrefix(g))
+		repo := worktree.NestedRepository(fsys, literalPrefix(g))
 		if repo == "" || (owner != "" && repo != owner) {
 			return ""
 		}
@@ -47,7 +48,7 @@ func spansNested(fsys billy.Filesystem, globs []string) []string {
 		if strings.HasPrefix(g, "!") {
 			continue
 		}
-		if repo := engine.NestedRepository(fsys, literalPrefix(g)); repo != "" && !contains(repos, repo) {
+		if repo := worktree.NestedRepository(fsys, literalPrefix(g)); repo != "" && !contains(repos, repo) {
 			repos = append(repos, repo)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/drafts"
+	"github.com/kontext/kontext/engine/worktree"
 )
 
 // nestedPair is an outer repository at /repo whose lib/ holds its own .git,
@@ -47,6 +48,7 @@ func openNested(t *testing.T) *nestedPair {
 			}
 			return p.inner, nil
 		}})
+	p.outer.UseBoundaryFinder(worktree.Boundaries)
 	call(t, p.outer, "setup", `{}`)
 	call(t, p.inner, "setup", `{}`)
 	return p
