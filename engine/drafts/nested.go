@@ -104,7 +104,7 @@ func rebase(repo string, globs []string) (out, dropped []string) {
 
 // nestedError refuses to stage an entry that belongs to a nested
 // repository into this one's storage when the write cannot be routed
-// there (no opener, or a candidate of this repository's inbox).
+// there (no nested opener).
 func nestedError(repo string) error {
 	err := apierr.Invalid("every path of this entry lies inside the nested repository %s (it has its own .git): it belongs in that repository's knowledge, not this one's; stage it there (kontext -C %s new …, paths relative to %s)", repo, repo, repo)
 	err.Extra = map[string]any{"repository": repo}
@@ -177,15 +177,19 @@ func containsAny(list []any, s string) bool {
 	return false
 }
 
-// routeStage routes drafts.stage of an entry whose paths all lie inside
-// the nested repository repo: its globs rebased, its requested_path made
-// relative to repo, the same operation_id and fingerprint.
-func (e *draft) routeStage(ctx context.Context, repo string, in *api.StageInput, fp string) (any, error) {
-	fwd := *in
-	en := *in.Entry
+// routeStage routes drafts.stage of a new entry se (the input's, or the
+// candidate's it promotes) whose paths all lie inside the nested
+// repository repo: its globs rebased, its requested_path made relative to
+// repo, the same operation_id and fingerprint. A promoted candidate stays
+// in this repository's inbox and is marked promoted once the nested
+// repository staged it (under this repository's lock; a retry after a
+// crash marks it then).
+func (e *draft) routeStage(ctx context.Context, repo string, in *api.StageInput, se *api.StageEntry, fp string) (any, error) {
+	fwd := api.StageInput{OperationID: in.OperationID, Source: in.Source, Fingerprint: fp}
+	en := *se
 	var dropped []string
-	en.Paths, dropped = rebase(repo, in.Entry.Paths)
-	fwd.Entry, fwd.DirInput, fwd.Fingerprint = &en, api.DirInput{}, fp
+	en.Paths, dropped = rebase(repo, se.Paths)
+	fwd.Entry = &en
 	if rp := strings.TrimPrefix(in.RequestedPath, "./"); rp != "" {
 		if !strings.HasPrefix(rp, repo+"/") {
 			err := apierr.Invalid("requested_path %q is outside the nested repository %s, where this entry is routed (every path of it lies inside %s): pass a path inside %s or none", in.RequestedPath, repo, repo, repo)
@@ -195,8 +199,68 @@ func (e *draft) routeStage(ctx context.Context, repo string, in *api.StageInput,
 		fwd.RequestedPath = rp[len(repo)+1:]
 	}
 	return e.routed(ctx, "drafts.stage", in.OperationID, fp, repo, in, routedNote(repo, dropped), func(n *engine.Engine) (any, error) {
+		res, err := Stage(ctx, n, &fwd)
+		if err != nil || in.CandidateID == "" {
+			return res, err
+		}
+		// the candidate is this repository's: mark it promoted here
+		_, cand, name, cerr := e.stageCandidate(in.CandidateID)
+		if cerr != nil {
+			return res, nil // already promoted by the crashed attempt
+		}
+		if err := e.markPromoted(cand, name, in.CandidateID, stagedID(res)); err != nil {
+			return nil, err
+		}
+		note := "promoted candidate " + in.CandidateID
+		switch r := res.(type) {
+		case *api.StageResult:
+			r.Notes = append(r.Notes, note)
+		case map[string]any:
+			old, _ := r["notes"].([]any)
+			r["notes"] = append(old, note)
+		}
+		return res, nil
+	})
+}
+
+// routedPlan is the nested repository of operationID's unfinished routed
+// receipt of the same request, "" when there is none.
+func (e *draft) routedPlan(operationID, fp string) string {
+	w, err := e.writer()
+	if err != nil || strings.TrimSpace(operationID) == "" {
+		return ""
+	}
+	r, err := loadReceipt(w, operationID)
+	if err != nil || r == nil || r.State == "done" || r.Operation != "drafts.stage" || r.Fingerprint != fp {
+		return ""
+	}
+	return r.Routed
+}
+
+// resumeRouted completes a routed drafts.stage from the nested
+// repository's own receipt (operation_id and fingerprint), when the input
+// here can no longer be planned again (its candidate is already promoted).
+func (e *draft) resumeRouted(ctx context.Context, repo string, in *api.StageInput, fp string) (any, error) {
+	fwd := api.StageInput{OperationID: in.OperationID, Fingerprint: fp}
+	return e.routed(ctx, "drafts.stage", in.OperationID, fp, repo, in, routedNote(repo, nil), func(n *engine.Engine) (any, error) {
 		return Stage(ctx, n, &fwd)
 	})
+}
+
+// stagedID is the entry id of a drafts.stage result (typed or replayed).
+func stagedID(res any) string {
+	switch r := res.(type) {
+	case *api.StageResult:
+		if r.Entry != nil {
+			return r.Entry.ID
+		}
+	case map[string]any:
+		if en, ok := r["entry"].(map[string]any); ok {
+			id, _ := en["id"].(string)
+			return id
+		}
+	}
+	return ""
 }
 
 // RouteCapture routes drafts.capture of an entry whose paths all lie

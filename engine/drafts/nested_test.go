@@ -241,3 +241,49 @@ func TestNoOpenerRefuses(t *testing.T) {
 		t.Fatalf("no opener: %v", env.Error)
 	}
 }
+
+// A candidate of the outer inbox (captured before lib was a repository)
+// whose paths all lie in lib is promoted into lib and marked promoted here;
+// a retry after a crash that lost the outer receipt completes from lib's.
+func TestPromotionRoutesAndMarksTheCandidate(t *testing.T) {
+	p := openNested(t)
+	p.ow.fs.Remove("lib/.git")
+	cap := call(t, p.outer, "drafts.capture", `{"entry":{"kind":"learning","title":"Lib retries","body":"Once.","paths":["lib/net/**"]}}`)
+	if cap["repository"] != nil {
+		t.Fatalf("captured before lib was a repository: %v", cap)
+	}
+	id := cap["candidate"].(map[string]any)["id"].(string)
+	util.WriteFile(p.ow.fs, "lib/.git", []byte("gitdir: x\n"), 0o644)
+	in := `{"operation_id":"prom","candidate_id":"` + id + `"}`
+	res := call(t, p.outer, "drafts.stage", in)
+	want := ".ai/learnings/2026-03-04-lib-retries.md"
+	if res["repository"] != "lib" || res["path"] != want {
+		t.Fatalf("promotion: %v", res)
+	}
+	notes, _ := json.Marshal(res["notes"])
+	if !strings.Contains(string(notes), "promoted candidate "+id) {
+		t.Fatalf("notes %s", notes)
+	}
+	if data, err := util.ReadFile(p.inner.FS(), want); err != nil || !strings.Contains(string(data), `paths: ["net/**"]`) {
+		t.Fatalf("lib file %q %v", data, err)
+	}
+	l := call(t, p.outer, "inbox.list", `{"state":"promoted"}`)
+	if c := l["candidates"].([]any); len(c) != 1 {
+		t.Fatalf("outer inbox promoted: %v", l)
+	}
+	// the outer process died before its done receipt: the candidate is
+	// already promoted, so the retry completes from lib's receipt
+	name := receipts(p.ow)[0]
+	var r map[string]any
+	json.Unmarshal(p.ow.state[name], &r)
+	r["state"] = "planned"
+	delete(r, "result")
+	p.ow.state[name], _ = json.Marshal(r)
+	again := call(t, p.outer, "drafts.stage", in)
+	if again["repository"] != "lib" || again["path"] != want || len(p.iw.staged) != 1 {
+		t.Fatalf("retry: %v, lib staged %v", again, p.iw.staged)
+	}
+	if got := call(t, p.outer, "operations.get", `{"operation_id":"prom"}`); got["state"] != "done" {
+		t.Fatalf("operations.get: %v", got)
+	}
+}
