@@ -289,7 +289,9 @@ func (e *draft) routedGet(ctx context.Context, r *receipt, in *api.OperationsGet
 	if err != nil {
 		return nil, err
 	}
-	res, err := runOperationsGet(ctx, &draft{n}, &api.OperationsGetInput{OperationID: in.OperationID, Fingerprint: in.Fingerprint})
+	// The fingerprint was checked against the receipt here; a routed
+	// capture's nested receipt has its own (of the rebased input).
+	res, err := runOperationsGet(ctx, &draft{n}, &api.OperationsGetInput{OperationID: in.OperationID})
 	if err != nil {
 		if ae := apierr.As(err); ae != nil {
 			if ae.Extra == nil {
