@@ -287,3 +287,25 @@ func TestPromotionRoutesAndMarksTheCandidate(t *testing.T) {
 		t.Fatalf("operations.get: %v", got)
 	}
 }
+
+// operations.get with the caller's fingerprint of an unfinished routed
+// capture: checked against the receipt here, then answered by lib's
+// receipt (whose fingerprint is of the rebased input).
+func TestRoutedCaptureOperationsGetWithFingerprint(t *testing.T) {
+	p := openNested(t)
+	call(t, p.outer, "drafts.capture", `{"operation_id":"cap-f","entry":{"kind":"learning","title":"Lib flakes","body":"Retry.","paths":["lib/ci/**"]}}`)
+	name := receipts(p.ow)[0]
+	var r map[string]any
+	json.Unmarshal(p.ow.state[name], &r)
+	fp := r["fingerprint"].(string)
+	r["state"] = "planned"
+	delete(r, "result")
+	p.ow.state[name], _ = json.Marshal(r)
+	got := call(t, p.outer, "operations.get", `{"operation_id":"cap-f","fingerprint":"`+fp+`"}`)
+	if got["state"] != "done" || got["repository"] != "lib" {
+		t.Fatalf("operations.get: %v", got)
+	}
+	if code := codeOf(t, p.outer, "operations.get", `{"operation_id":"cap-f","fingerprint":"other"}`); code != "operation_conflict" {
+		t.Fatalf("another fingerprint: %q", code)
+	}
+}
