@@ -176,7 +176,16 @@ export interface AmendResult {
   related_entries: unknown[];
   resolved_challenges: unknown[];
   related_model?: RelatedModel;
+  /** The nested repository (directory) the write was routed to; path and entry are relative to it. */
+  repository?: string;
   amended: string;
+}
+
+export interface Boundary {
+  path: string;
+  repository: string;
+  /** Relative to repository. */
+  repository_path: string;
 }
 
 export interface Brief {
@@ -336,6 +345,8 @@ export interface CaptureResult {
   evidence: EvidenceResult[];
   related_entries: Candidate[];
   related_model?: RelatedModel;
+  /** The nested repository (directory) whose inbox holds the candidate. */
+  repository?: string;
 }
 
 export interface Change {
@@ -744,6 +755,8 @@ export interface GoverningResult {
   entries: Entry[];
   total: number;
   snapshot: string;
+  /** Requested paths inside a nested repository, whose own knowledge governs them. */
+  boundaries?: Boundary[];
 }
 
 export interface GuidanceInput {
@@ -1201,6 +1214,8 @@ export interface StageResult {
   related_entries: unknown[];
   resolved_challenges: unknown[];
   related_model?: RelatedModel;
+  /** The nested repository (directory) the write was routed to; path and entry are relative to it. */
+  repository?: string;
 }
 
 export interface StatusInput {
