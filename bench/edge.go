@@ -93,7 +93,7 @@ func edgeRows(root, tmp string) ([]row, []string) {
 type latency struct{ p50, p99, cpu, cold float64 }
 
 // syumaiRequests are the timed requests of the syumai row (each one starts
-// a Go instance and parses the bundle, about a second).
+// a Go instance and parses the bundle: a few hundred ms).
 const syumaiRequests = 20
 
 // measure sends one cold request, warm requests, then n timed requests;
