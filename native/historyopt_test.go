@@ -122,3 +122,21 @@ func TestLineageOnlyAsked(t *testing.T) {
 		t.Errorf("drift differs:\n%s\n%s", a, b)
 	}
 }
+
+// TestListWithoutHistory: entries.list {history:false} leaves the history
+// fields null where the default fills them.
+func TestListWithoutHistory(t *testing.T) {
+	dir := testrepo.Demo(t)
+	ctx := context.Background()
+	with := string(native.Request(ctx, dir, "entries.list", []byte(`{"limit":500}`)))
+	without := string(native.Request(ctx, dir, "entries.list", []byte(`{"limit":500,"history":false}`)))
+	if !strings.Contains(with, `"ok":true`) || !strings.Contains(without, `"ok":true`) {
+		t.Fatalf("%s\n%s", with, without)
+	}
+	if !strings.Contains(with, `"since":{`) {
+		t.Fatal("the default list fills no since on the demo: the test proves nothing")
+	}
+	if strings.Contains(without, `"since":{`) || strings.Contains(without, `"amended_since":{`) {
+		t.Errorf("history:false still filled history fields: %s", without)
+	}
+}
