@@ -37,7 +37,9 @@ func largeRepo(cache string) (dir, label, short, tagA, tagB, path string) {
 		}
 		writeEntries(dir)
 		tags := strings.Fields(string(run(dir, "git", "tag", "--sort=creatordate", "--merged", "HEAD")))
-		if len(tags) < 2 {
+		if t := strings.Fields(os.Getenv("KONTEXT_BENCH_TAGS")); len(t) == 2 {
+			tagA, tagB = t[0], t[1] // e.g. "v2.40.0 v2.45.0" on git/git
+		} else if len(tags) < 2 {
 			fmt.Fprintln(os.Stderr, "KONTEXT_BENCH_REPO has fewer than two tags: `changed` compares HEAD~2000 and HEAD")
 			tagA, tagB = "HEAD~2000", "HEAD"
 		} else {
@@ -188,6 +190,16 @@ func largeHistoryRows(bin, cache string) ([]row, []string) {
 		workload: fmt.Sprintf("`kontext changed %s %s` whole process (%s)", tagA, tagB, short),
 		ours:     ms(c.a), reference: ms(c.b) + " (`git diff --name-only`)",
 		ratio: ratios(c), budget: "≤ 2× git", pass: c.ratio <= 2,
+	})
+
+	// The same range by abbreviated shas: resolved from the pack indexes.
+	shortA := strings.TrimSpace(string(run(dir, "git", "rev-parse", "--short=7", tagA+"^{commit}")))
+	shortB := strings.TrimSpace(string(run(dir, "git", "rev-parse", "--short=7", tagB+"^{commit}")))
+	cs := pairsRSS(9, nil, []string{bin, "-C", dir, "changed", shortA, shortB}, []string{"git", "-C", dir, "diff", "--name-only", shortA, shortB})
+	rows = append(rows, row{
+		workload: fmt.Sprintf("`kontext changed <sha7> <sha7>` whole process, the same tags by abbreviated sha (%s)", short),
+		ours:     fmt.Sprintf("%s, %.1f MiB RSS", ms(cs.a), cs.rssA), reference: ms(cs.b) + " (`git diff --name-only`)",
+		ratio: ratios(cs), budget: "≤ 2× git", pass: cs.ratio <= 2,
 	})
 
 	// The cold history index: the commit cache removed before each call;
