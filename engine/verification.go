@@ -64,7 +64,7 @@ func (e *Engine) lineage(ctx context.Context, st *State) (*lineage, error) {
 	if err != nil || log == nil {
 		return nil, err
 	}
-	lin := &lineage{log: log, bySHA: map[string]*Commit{}, order: map[string]int{}, landed: map[string]string{},
+	lin := &lineage{log: log, bySHA: make(map[string]*Commit, len(log.Commits)), order: make(map[string]int, len(log.Commits)), landed: map[string]string{},
 		lastEdit: map[string]string{}, governed: map[string][]governedHit{}, scanned: map[string]bool{}, ancestry: map[string]map[string]bool{}}
 	for i, c := range log.Commits {
 		lin.bySHA[c.SHA] = c
