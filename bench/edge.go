@@ -57,6 +57,7 @@ func edgeRows(root, tmp string) ([]row, []string) {
 	stdout, err := cmd.StdoutPipe()
 	check(err)
 	check(cmd.Start())
+	onExit = append(onExit, func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
 	if !bufio.NewScanner(stdout).Scan() { // the URL line: workerd answers
 		check(fmt.Errorf("kontext edge serve did not start"))
 	}
@@ -65,6 +66,7 @@ func edgeRows(root, tmp string) ([]row, []string) {
 	s := measure(url, body, workerd, 200, 2000)
 	cmd.Process.Signal(os.Interrupt)
 	cmd.Wait()
+	onExit = onExit[:len(onExit)-1]
 	rows = append(rows,
 		row{workload: "edge worker on workerd: `POST /v1/governing`, 100 paths over 1,000 entries, 2,000 sequential requests after warm-up — p50", ours: ms(s.p50), reference: "—", ratio: "—", budget: "≤ 3 ms", pass: s.p50 <= 3},
 		row{workload: "edge worker, same — p99", ours: ms(s.p99), reference: "—", ratio: "—", budget: "≤ 10 ms", pass: s.p99 <= 10},
@@ -241,9 +243,14 @@ const w :Workerd.Worker = (
 	if err := cmd.Start(); err != nil {
 		return latency{}, err
 	}
-	defer func() {
+	stop := func() {
 		cmd.Process.Signal(syscall.SIGTERM)
 		cmd.Wait()
+	}
+	onExit = append(onExit, stop)
+	defer func() {
+		stop()
+		onExit = onExit[:len(onExit)-1]
 	}()
 	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
 	for i := 0; ; i++ {

@@ -296,9 +296,15 @@ func commas(s string) string {
 func check(err error) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
+		for _, stop := range onExit {
+			stop()
+		}
 		os.Exit(1)
 	}
 }
+
+// onExit stops what a failing bench started (servers it runs).
+var onExit []func()
 
 // historyRows measures the commit index against git log, and the warm
 // history-derived answers.
