@@ -153,6 +153,15 @@ func EncodeEntry(w *Encoder, e *Entry) error {
 // DecodeEntry reads an entry EncodeEntry wrote.
 func DecodeEntry(r *Decoder) *Entry {
 	e := &Entry{}
+	if !DecodeEntryInto(r, e) {
+		return nil
+	}
+	return e
+}
+
+// DecodeEntryInto reads an entry EncodeEntry wrote into e (so many entries
+// can share one allocation); false when it does not decode.
+func DecodeEntryInto(r *Decoder, e *Entry) bool {
 	for _, p := range []*string{&e.ID, &e.Kind, &e.Title, &e.Body, &e.Summary, &e.Status, &e.StatusRaw, &e.Date, &e.DateRaw,
 		&e.ReviewBy, &e.Checked, &e.Verify, &e.Visibility, &e.File, &e.Markdown, &e.Style, &e.PathsSource} {
 		*p = r.String()
@@ -167,7 +176,7 @@ func DecodeEntry(r *Decoder) *Entry {
 	if n := r.Uvarint(); n > 0 {
 		if n-1 > uint64(len(r.Buf)) {
 			r.fail(errShort)
-			return nil
+			return false
 		}
 		e.Links = make([]TypedLink, n-1)
 		for i := range e.Links {
@@ -182,10 +191,7 @@ func DecodeEntry(r *Decoder) *Entry {
 		}
 		e.Extra = m
 	}
-	if r.Err != nil {
-		return nil
-	}
-	return e
+	return r.Err == nil
 }
 
 // EncodeDiagnostics appends ds.

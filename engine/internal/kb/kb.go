@@ -42,6 +42,7 @@ type cached struct {
 	id    uint64 // the store's file identity (inode), 0 without a store
 	racy  bool   // modified no earlier than the second its parse was recorded: re-hash before trusting
 	blob  string
+	raw   string // the stored parse, still encoded ("" once decoded): see decode
 	entry *entry.Entry
 	diags []entry.Diagnostic
 }
@@ -49,16 +50,17 @@ type cached struct {
 // Reader reads knowledge bases from one filesystem and keeps a per-file
 // parse cache between reads. It is safe for concurrent use.
 type Reader struct {
-	fs      billy.Filesystem
-	roots   []string // absolute spellings of the root, for absolute link targets
-	linkSig string   // the link diagnostics of the last read
-	mu      sync.Mutex
-	files   map[string]*cached
-	last    *Snapshot
-	store   Store // nil: the parse cache lives only as long as the reader
-	persist persister
-	loaded  bool // the store was read
-	dirty   bool // the cache differs from what the store holds
+	fs       billy.Filesystem
+	roots    []string // absolute spellings of the root, for absolute link targets
+	linkSig  string   // the link diagnostics of the last read
+	mu       sync.Mutex
+	files    map[string]*cached
+	last     *Snapshot
+	store    Store // nil: the parse cache lives only as long as the reader
+	persist  persister
+	loaded   bool   // the store was read
+	compiled string // the stored compiled snapshot, still encoded; "" when none or stale
+	dirty    bool   // the cache differs from what the store holds
 }
 
 // NewReader returns a Reader over fs, whose root is the repository root.
@@ -82,6 +84,7 @@ func (r *Reader) Forget(paths ...string) {
 		delete(r.files, p)
 	}
 	r.last = nil
+	r.compiled = ""
 }
 
 // Snapshot is one consistent read of the knowledge base.
@@ -100,6 +103,7 @@ type Snapshot struct {
 
 	byID        map[string]*entry.Entry
 	listSkipped string // the skipped files the listing saw, to tell an unchanged read
+	inputs      string // the hash of the read's inputs besides the files (stored snapshots only)
 
 	matchOnce sync.Once
 	index     *match.Index
@@ -189,6 +193,61 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 			r.dirty = true
 		}
 	}
+	// Without a miss or a deleted file, the stored compiled snapshot
+	// answers when it was built from the same other inputs.
+	deleted := false
+	for f := range r.files {
+		if !kept[f] {
+			deleted = true
+		}
+	}
+	ledger, err := readOptional(r.fs, cfg.Ledger())
+	if err != nil {
+		return nil, err
+	}
+	overlay, err := readOptional(r.fs, cfg.Overlay())
+	if err != nil {
+		return nil, err
+	}
+	var inputs string
+	if r.persist != nil {
+		inputs = readInputs(head, cfgText, ledger, overlay, linkSig, s.listSkipped, aliases)
+	}
+	unchanged := len(misses) == 0 && !deleted && r.last != nil && r.last.Head == head && string(r.last.ConfigText) == string(cfgText) &&
+		r.last.listSkipped == s.listSkipped && r.linkSig == linkSig
+	r.linkSig = linkSig
+	if unchanged && string(ledger) == string(r.last.Ledger) && string(overlay) == string(r.last.Overlay) {
+		if r.persist != nil && r.dirty {
+			r.persist.save(r, r.last)
+		}
+		return r.last, nil // nothing changed: keep the snapshot and its compiled indexes
+	}
+	if len(misses) == 0 && !deleted && r.persist != nil {
+		if fast := r.persist.fast(r, inputs); fast != nil {
+			fast.Config, fast.ConfigText, fast.Head, fast.listSkipped = cfg, cfgText, head, s.listSkipped
+			fast.Blobs = make(map[string]string, len(jobs))
+			for i, j := range jobs {
+				if results[i].blob != "" {
+					fast.Blobs[j.path] = results[i].blob
+				}
+			}
+			ledgerProblems(fast, cfg, ledger) // its diagnostics are stored already
+			fast.Overlay = overlay
+			if r.dirty {
+				r.persist.save(r, fast)
+			}
+			r.last = fast
+			return fast, nil
+		}
+	}
+	// The stored parses of unchanged files are decoded now; one that does
+	// not decode is parsed again.
+	for i := range jobs {
+		if c := results[i]; c != nil && !c.decode() {
+			results[i] = nil
+			misses = append(misses, i)
+		}
+	}
 	now := time.Now()
 	parallel(len(misses), func(k int) {
 		j := jobs[misses[k]]
@@ -204,30 +263,16 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		r.files[jobs[i].path] = c
 		r.dirty = true
 	}
-	unchanged := len(misses) == 0 && r.last != nil && len(r.files) == len(jobs) && r.last.Head == head && string(r.last.ConfigText) == string(cfgText) &&
-		r.last.listSkipped == s.listSkipped && r.linkSig == linkSig
-	r.linkSig = linkSig
 	for f := range r.files {
 		if !kept[f] {
 			delete(r.files, f)
-			unchanged = false
 			r.dirty = true
 		}
 	}
-	if r.persist != nil && r.dirty {
-		r.persist.save(r)
+	if len(misses) > 0 || deleted {
+		r.compiled = "" // stands for other records now
 	}
-	ledger, err := readOptional(r.fs, cfg.Ledger())
-	if err != nil {
-		return nil, err
-	}
-	overlay, err := readOptional(r.fs, cfg.Overlay())
-	if err != nil {
-		return nil, err
-	}
-	if unchanged && string(ledger) == string(r.last.Ledger) && string(overlay) == string(r.last.Overlay) {
-		return r.last, nil // nothing changed: keep the snapshot and its compiled indexes
-	}
+	s.inputs = inputs
 	for i, j := range jobs {
 		f, c := j.path, results[i]
 		if c.blob != "" {
@@ -254,13 +299,7 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		s.Entries = append(s.Entries, e)
 	}
 	s.Diagnostics = append(s.Diagnostics, cfg.Diagnostics...)
-	s.Ledger = ledger
-	var problems []ledgerpkg.Problem
-	s.LedgerLines, problems = ledgerpkg.Parse(ledger)
-	for _, p := range problems {
-		s.Diagnostics = append(s.Diagnostics, entry.Diagnostic{File: cfg.Ledger(), Line: p.Line, Severity: "warning", Code: "bad_ledger_line",
-			Message: p.Message + "; the line is ignored (the ledger is append-only: add a corrected line)"})
-	}
+	s.Diagnostics = append(s.Diagnostics, ledgerProblems(s, cfg, ledger)...)
 	sort.Slice(s.Skipped, func(i, j int) bool { return s.Skipped[i].File < s.Skipped[j].File })
 	s.Overlay = overlay
 	var ov *Overlay
@@ -280,11 +319,29 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		return a.Line < b.Line
 	})
 	s.ID = snapshotID(s)
-	if r.last != nil && r.last.ID == s.ID {
-		return r.last, nil // keep the compiled indexes of an unchanged snapshot
+	if r.last != nil && r.last.ID == s.ID && r.last.inputs == s.inputs {
+		s = r.last // keep the compiled indexes of an unchanged snapshot
+	}
+	if r.persist != nil && (r.dirty || r.compiled == "") {
+		r.persist.save(r, s)
+		r.compiled = "" // the in-process snapshot serves this reader from now on
 	}
 	r.last = s
 	return s, nil
+}
+
+// ledgerProblems parses the ledger into s and returns its malformed lines
+// as diagnostics.
+func ledgerProblems(s *Snapshot, cfg *config.Config, ledger []byte) []entry.Diagnostic {
+	s.Ledger = ledger
+	var problems []ledgerpkg.Problem
+	var out []entry.Diagnostic
+	s.LedgerLines, problems = ledgerpkg.Parse(ledger)
+	for _, p := range problems {
+		out = append(out, entry.Diagnostic{File: cfg.Ledger(), Line: p.Line, Severity: "warning", Code: "bad_ledger_line",
+			Message: p.Message + "; the line is ignored (the ledger is append-only: add a corrected line)"})
+	}
+	return out
 }
 
 func (r *Reader) readConfig() (*config.Config, []byte, error) {

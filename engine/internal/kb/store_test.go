@@ -40,7 +40,12 @@ func (m *memStore) FileID(fi os.FileInfo) uint64 {
 // answer is everything a read answers, as JSON.
 func answer(t *testing.T, s *Snapshot) string {
 	t.Helper()
-	b, err := json.Marshal(map[string]any{"id": s.ID, "entries": s.Entries, "diags": s.Diagnostics, "skipped": s.Skipped, "blobs": s.Blobs})
+	var paths []string
+	for m := 0; m < 10; m++ {
+		paths = append(paths, fmt.Sprintf("src/m%d/a.go", m))
+	}
+	b, err := json.Marshal(map[string]any{"id": s.ID, "entries": s.Entries, "diags": s.Diagnostics, "skipped": s.Skipped, "blobs": s.Blobs,
+		"governing": s.Governing().Lookup(paths), "ledger": s.LedgerLines, "overlay": s.Overlay})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,11 +109,26 @@ func TestStoredSnapshotNeverStale(t *testing.T) {
 		}
 		return out
 	}
+	fastReads := 0
 	for step := 0; step < 200; step++ {
 		files := existing()
 		i := files[rng.Intn(len(files))]
 		var op string
-		switch rng.Intn(7) {
+		switch rng.Intn(9) {
+		case 7: // the ledger grows (a well-formed or a malformed line)
+			op = "ledger line"
+			f, err := os.OpenFile(filepath.Join(dir, ".ai", "confirmations.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(f, "not a ledger line %d\n", step)
+			f.Close()
+		case 8: // the path overlay changes
+			op = "overlay"
+			text := fmt.Sprintf("[paths]\n%q = [\"src/m%d/**\"]\n", fmt.Sprintf("e-%03d", i), step%10)
+			if err := os.WriteFile(filepath.Join(dir, ".ai", "paths.toml"), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		case 0: // an edit of another size
 			op = "edit"
 			write(i, version[i]+10)
@@ -201,9 +221,23 @@ func TestStoredSnapshotNeverStale(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// A second new process finds nothing changed: it answers from the
+		// stored compiled snapshot.
+		again := NewReader(fs)
+		again.SetStore(store)
+		compiled, err := again.Read("")
+		if err != nil {
+			t.Fatal(err)
+		}
 		want := answer(t, fresh)
 		if got := answer(t, fromStore); got != want {
 			t.Fatalf("step %d (%s of file %d): the reader loaded from the stored snapshot answers\n%s\nwant (fresh parse)\n%s", step, op, i, got, want)
+		}
+		if got := answer(t, compiled); got != want {
+			t.Fatalf("step %d (%s of file %d): the reader answering from the compiled snapshot answers\n%s\nwant (fresh parse)\n%s", step, op, i, got, want)
+		}
+		if again.compiled != "" {
+			fastReads++
 		}
 		if got := answer(t, kept); got != want {
 			t.Fatalf("step %d (%s of file %d): the long-lived reader answers\n%s\nwant (fresh parse)\n%s", step, op, i, got, want)
@@ -211,6 +245,9 @@ func TestStoredSnapshotNeverStale(t *testing.T) {
 	}
 	if store.saves == 0 {
 		t.Fatal("the snapshot was never stored")
+	}
+	if fastReads == 0 {
+		t.Fatal("no read was answered from the compiled snapshot")
 	}
 }
 
@@ -240,8 +277,8 @@ func TestStoredSnapshotCorrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	good := append([]byte(nil), store.data...)
-	if files, err := decodeSnapshot(good, "test"); err != nil || len(files) != 5 {
-		t.Fatalf("stored snapshot does not decode: %v (%d files)", err, len(files))
+	if st, err := decodeSnapshot(good, "test"); err != nil || len(st.files) != 5 || st.compiled == "" {
+		t.Fatalf("stored snapshot does not decode: %v (%d files, compiled %t)", err, len(st.files), st.compiled != "")
 	}
 	flipped := append([]byte(nil), good...)
 	flipped[len(flipped)/2] ^= 0x40

@@ -1,0 +1,112 @@
+package kb
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/kontext/kontext/engine/internal/entry"
+	"github.com/kontext/kontext/engine/internal/match"
+)
+
+// The compiled snapshot: what a read derives from the per-file parses —
+// the entries after links, overlay and sorting, every diagnostic, the
+// skipped files, the snapshot id and the compiled match index — stored
+// next to the parses. A process whose listing finds every file unchanged
+// and whose other inputs (HEAD, configuration, ledger, overlay, links)
+// hash to the stored value answers from it without decoding a single
+// parse or compiling a pattern.
+
+// readInputs hashes everything besides the stored files that a read's
+// answer depends on.
+func readInputs(head string, cfgText, ledger, overlay []byte, linkSig, listSkipped string, aliases map[string][]string) string {
+	h := sha256.New()
+	opt := func(name string, b []byte) {
+		if b == nil {
+			fmt.Fprintf(h, "%s\x00none\x00", name)
+			return
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", name, len(b))
+		h.Write(b)
+	}
+	fmt.Fprintf(h, "head\x00%s\x00", head)
+	opt("config", cfgText)
+	opt("ledger", ledger)
+	opt("overlay", overlay)
+	fmt.Fprintf(h, "links\x00%d\x00%s\x00skipped\x00%d\x00%s\x00aliases\x00%v", len(linkSig), linkSig, len(listSkipped), listSkipped, aliases)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// encodeCompiled encodes s (read from inputs s.inputs); "" when an entry
+// holds a value the codec cannot store.
+func encodeCompiled(s *Snapshot) string {
+	if s.inputs == "" {
+		return ""
+	}
+	w := &entry.Encoder{Buf: make([]byte, 0, 1024*len(s.Entries)+1024)}
+	w.String(s.inputs)
+	w.String(s.ID)
+	w.Uvarint(uint64(len(s.Entries)))
+	for _, e := range s.Entries {
+		if entry.EncodeEntry(w, e) != nil {
+			return ""
+		}
+	}
+	entry.EncodeDiagnostics(w, s.Diagnostics)
+	w.Uvarint(uint64(len(s.Skipped)))
+	for _, sk := range s.Skipped {
+		w.String(sk.File)
+		w.String(sk.Reason)
+	}
+	w.String(string(s.Governing().AppendBinary(nil)))
+	return string(w.Buf)
+}
+
+// decodeCompiled decodes a compiled snapshot built from inputs; an error
+// when it was built from other inputs or does not decode. The caller
+// fills what comes from the inputs themselves (configuration, ledger,
+// overlay, HEAD, blob ids).
+func decodeCompiled(data, inputs string) (*Snapshot, error) {
+	r := &entry.Decoder{Buf: data}
+	if r.String() != inputs || r.Err != nil {
+		return nil, errBadSnapshot
+	}
+	s := &Snapshot{ID: r.String(), inputs: inputs}
+	n := r.Uvarint()
+	if n > uint64(len(r.Buf)) {
+		return nil, errBadSnapshot
+	}
+	slab := make([]entry.Entry, n) // one allocation for every entry
+	s.Entries = make([]*entry.Entry, n)
+	s.byID = make(map[string]*entry.Entry, n)
+	for i := range slab {
+		if !entry.DecodeEntryInto(r, &slab[i]) {
+			return nil, errBadSnapshot
+		}
+		e := &slab[i]
+		s.Entries[i] = e
+		s.byID[e.ID] = e
+	}
+	s.Diagnostics = entry.DecodeDiagnostics(r)
+	k := r.Uvarint()
+	if k > uint64(len(r.Buf)) {
+		return nil, errBadSnapshot
+	}
+	for i := uint64(0); i < k; i++ {
+		s.Skipped = append(s.Skipped, Skipped{File: r.String(), Reason: r.String()})
+	}
+	if n == 0 {
+		s.Entries = nil // as a read that found none
+	}
+	ix := r.String()
+	if r.Err != nil || len(r.Buf) != 0 {
+		return nil, errBadSnapshot
+	}
+	index, err := match.DecodeIndex(ix, len(s.Entries))
+	if err != nil {
+		return nil, errBadSnapshot
+	}
+	s.index = index
+	s.matchOnce.Do(func() {}) // the index is loaded: never built again
+	return s, nil
+}
