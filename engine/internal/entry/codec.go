@@ -45,6 +45,10 @@ func (w *Encoder) Strings(xs []string) {
 type Decoder struct {
 	Buf string
 	Err error
+	// Arena, when set, is where string lists are carved from (one
+	// allocation for many entries instead of one per list).
+	Arena bool
+	arena []string
 }
 
 var errShort = errors.New("snapshot record is truncated")
@@ -112,7 +116,17 @@ func (r *Decoder) Strings() []string {
 		r.fail(errShort)
 		return nil
 	}
-	out := make([]string, n-1)
+	var out []string
+	if r.Arena {
+		if cap(r.arena)-len(r.arena) < int(n-1) {
+			r.arena = make([]string, 0, max(int(n-1), 4096))
+		}
+		at := len(r.arena)
+		r.arena = r.arena[:at+int(n-1)]
+		out = r.arena[at : at+int(n-1) : at+int(n-1)]
+	} else {
+		out = make([]string, n-1)
+	}
 	for i := range out {
 		out[i] = r.String()
 	}

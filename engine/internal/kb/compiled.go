@@ -67,7 +67,7 @@ func encodeCompiled(s *Snapshot) string {
 // fills what comes from the inputs themselves (configuration, ledger,
 // overlay, HEAD, blob ids).
 func decodeCompiled(data, inputs string) (*Snapshot, error) {
-	r := &entry.Decoder{Buf: data}
+	r := &entry.Decoder{Buf: data, Arena: true}
 	if r.String() != inputs || r.Err != nil {
 		return nil, errBadSnapshot
 	}
