@@ -17,9 +17,9 @@ import (
 	"github.com/kontext/kontext/engine/drafts"
 	"github.com/kontext/kontext/engine/models"
 	"github.com/kontext/kontext/engine/worktree"
+	"github.com/kontext/kontext/native/internal/dirfs"
 	"github.com/kontext/kontext/native/internal/gogit"
 	"github.com/kontext/kontext/native/internal/llm"
-	"github.com/kontext/kontext/native/internal/dirfs"
 	"github.com/kontext/kontext/native/internal/snapstore"
 	"github.com/kontext/kontext/native/internal/verifyrun"
 )
