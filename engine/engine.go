@@ -59,6 +59,11 @@ type Options struct {
 	// Revision is publication.revision for a Snapshot surface (a bundle's
 	// head), "" for null.
 	Revision string
+	// Immutable (Snapshot surfaces): the files change only through the
+	// engine's owner, which calls Forget after changing them; until then
+	// every request answers the snapshot of the first read without listing
+	// or stating a file again.
+	Immutable bool
 	// Now is the clock (UTC); nil means time.Now. Native surfaces honour
 	// KONTEXT_NOW through it.
 	Now func() time.Time
@@ -107,6 +112,7 @@ func New(opts Options) *Engine {
 		opts.Now = time.Now
 	}
 	r := kb.NewReader(opts.FS)
+	r.SetImmutable(opts.Immutable)
 	if opts.Surface == Native && opts.Root != "" {
 		r.SetRoots(append([]string{opts.Root}, opts.RootAliases...))
 	}

@@ -36,15 +36,18 @@ import (
 var skipDirs = map[string]bool{".git": true, "node_modules": true}
 
 type cached struct {
-	key   string // srcKey: the source and link target the parse depends on
-	size  int64
-	mod   time.Time
-	id    uint64 // the store's file identity (inode), 0 without a store
-	racy  bool   // modified no earlier than the second its parse was recorded: re-hash before trusting
-	blob  string
-	raw   string // the stored parse, still encoded ("" once decoded): see decode
-	entry *entry.Entry
-	diags []entry.Diagnostic
+	key  string // srcKey: the source and link target the parse depends on
+	size int64
+	mod  time.Time
+	id   uint64 // the store's file identity (inode), 0 without a store
+	racy bool   // modified no earlier than the second its parse was recorded: re-hash before trusting
+	blob string
+	raw  string // the stored parse, still encoded ("" once decoded): see decode
+	// portable: loaded from a PortableStore and not yet checked against the
+	// file's content (its time and identity are another machine's).
+	portable bool
+	entry    *entry.Entry
+	diags    []entry.Diagnostic
 }
 
 // Reader reads knowledge bases from one filesystem and keeps a per-file
@@ -61,11 +64,23 @@ type Reader struct {
 	loaded   bool   // the store was read
 	compiled string // the stored compiled snapshot, still encoded; "" when none or stale
 	dirty    bool   // the cache differs from what the store holds
+	// immutable: the files change only through Forget, so a read after the
+	// first answers the last snapshot without listing anything.
+	immutable bool
 }
 
 // NewReader returns a Reader over fs, whose root is the repository root.
 func NewReader(fs billy.Filesystem) *Reader {
 	return &Reader{fs: fs, files: map[string]*cached{}}
+}
+
+// SetImmutable makes every read after the first answer the same snapshot
+// without listing or stating a file, until Forget (a file set that
+// changes only through the engine's update).
+func (r *Reader) SetImmutable(on bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.immutable = on
 }
 
 // FS returns the filesystem the reader reads.
@@ -119,6 +134,14 @@ type Snapshot struct {
 // Read reads the knowledge base with head as the HEAD commit id. An invalid
 // configuration is an invalid_input error.
 func (r *Reader) Read(head string) (*Snapshot, error) {
+	if r.immutable {
+		r.mu.Lock()
+		last := r.last
+		r.mu.Unlock()
+		if last != nil && last.Head == head {
+			return last, nil // nothing is listed again until Forget
+		}
+	}
 	cfg, cfgText, err := r.readConfig()
 	if err != nil {
 		return nil, err
@@ -183,7 +206,14 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 	settled := time.Now().Truncate(time.Second) // taken before the reads
 	parallel(len(racy), func(k int) { fresh[k] = r.recheck(jobs[racy[k]], results[racy[k]]) })
 	for k, i := range racy {
-		switch c := results[i]; {
+		c := results[i]
+		if fresh[k] && c.portable {
+			// Its content is the recorded one: from now on it is this
+			// filesystem's file, judged by its stat data.
+			c.portable, c.mod, c.id = false, jobs[i].info.ModTime(), r.store.FileID(jobs[i].info)
+			r.dirty = true
+		}
+		switch {
 		case !fresh[k]:
 			misses = append(misses, i)
 		case c.mod.Before(settled):
@@ -470,7 +500,13 @@ func (r *Reader) list(src entry.Source, sourceDirs map[string]bool) ([]listed, [
 // store, its file identity) and its source are unchanged.
 func (r *Reader) hit(j job) *cached {
 	c, ok := r.files[j.path]
-	if !ok || c.size != j.info.Size() || !c.mod.Equal(j.info.ModTime()) || j.info.ModTime().IsZero() || c.key != srcKey(j.src, j.target) {
+	if !ok || c.size != j.info.Size() || c.key != srcKey(j.src, j.target) {
+		return nil
+	}
+	if c.portable {
+		return c // racy: its content is hashed before it is trusted
+	}
+	if !c.mod.Equal(j.info.ModTime()) || j.info.ModTime().IsZero() {
 		return nil
 	}
 	if r.store != nil && c.id != r.store.FileID(j.info) {

@@ -33,6 +33,17 @@ type Store interface {
 	Key() string
 }
 
+// PortableStore is a Store whose snapshot travels with its files (a
+// bundle's): the file times and identities it recorded mean nothing where
+// it is read, so each stored parse is trusted only once the file's content
+// hashes to the recorded blob id, and then the file's own stat data are
+// recorded. SaveBack reports whether the reader saves its snapshot back
+// at all (a reader that only answers does not).
+type PortableStore interface {
+	Store
+	SaveBack() bool
+}
+
 // snapshotMagic starts every stored snapshot; snapshotVersion changes
 // whenever the format or the parser's output changes, so a snapshot of
 // another version is ignored (and rebuilt), never trusted.
@@ -87,6 +98,11 @@ func (storePersist) load(r *Reader) {
 		r.dirty = true
 		return
 	}
+	if _, portable := r.store.(PortableStore); portable {
+		for _, c := range st.files {
+			c.portable, c.racy = true, true
+		}
+	}
 	r.files, r.compiled = st.files, st.compiled
 }
 
@@ -94,6 +110,10 @@ func (storePersist) load(r *Reader) {
 // triggered the save) to the store. The write time is the stamp every
 // stored file is measured against on the next load (git's racy rule).
 func (storePersist) save(r *Reader, s *Snapshot) {
+	if p, ok := r.store.(PortableStore); ok && !p.SaveBack() {
+		r.dirty = false
+		return
+	}
 	data := encodeSnapshot(r.files, s, r.store.Key(), time.Now())
 	if r.store.SaveSnapshot(data) == nil {
 		r.dirty = false

@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/memfs"
 	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-billy/v5/util"
 )
 
 // memStore is a Store in memory; FileID is the inode where the platform
@@ -304,5 +307,76 @@ func TestStoredSnapshotCorrupt(t *testing.T) {
 	}
 	if _, err := decodeSnapshot(good, "another binary"); err == nil {
 		t.Error("a snapshot written by another binary is trusted")
+	}
+}
+
+// portableStore is a PortableStore in memory.
+type portableStore struct{ memStore }
+
+func (p *portableStore) FileID(os.FileInfo) uint64 { return 0 }
+func (p *portableStore) SaveBack() bool           { return true }
+
+// TestPortableStore: a snapshot built on one filesystem answers, from its
+// compiled form, a reader of the same files on another (other times), and
+// a file whose content differs is parsed again, never trusted.
+func TestPortableStore(t *testing.T) {
+	write := func(fs billy.Filesystem, name, text string) {
+		if err := util.WriteFile(fs, name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{}
+	for i := 0; i < 10; i++ {
+		files[fmt.Sprintf(".ai/conventions/e-%d.md", i)] = entryText(i, i)
+	}
+	src := memfs.New()
+	for n, txt := range files {
+		write(src, n, txt)
+	}
+	store := &portableStore{}
+	w := NewReader(src)
+	w.SetStore(store)
+	built, err := w.Read("rev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := answer(t, built)
+	time.Sleep(2 * time.Millisecond) // memfs files of the next filesystem get other times
+
+	dst := memfs.New()
+	for n, txt := range files {
+		write(dst, n, txt)
+	}
+	r := NewReader(dst)
+	r.SetStore(&portableStore{memStore{data: store.data}})
+	got, err := r.Read("rev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answer(t, got) != want {
+		t.Fatal("the portable snapshot answers differently from a parse")
+	}
+	if r.compiled == "" {
+		t.Fatal("the read did not answer from the compiled snapshot")
+	}
+
+	// One file's content differs (same size): parsed, not trusted.
+	changed := memfs.New()
+	for n, txt := range files {
+		write(changed, n, txt)
+	}
+	write(changed, ".ai/conventions/e-3.md", entryText(3, 4))
+	fresh, err := NewReader(changed).Read("rev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = NewReader(changed)
+	r.SetStore(&portableStore{memStore{data: store.data}})
+	got, err = r.Read("rev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answer(t, got) != answer(t, fresh) {
+		t.Fatal("a portable snapshot of other content answers differently from a parse")
 	}
 }
