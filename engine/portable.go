@@ -36,8 +36,8 @@ func (p *portableStore) SaveSnapshot(d []byte) error {
 	return nil
 }
 func (p *portableStore) FileID(os.FileInfo) uint64 { return 0 }
-func (p *portableStore) Key() string                { return portableKey() }
-func (p *portableStore) SaveBack() bool             { return p.save }
+func (p *portableStore) Key() string               { return portableKey() }
+func (p *portableStore) SaveBack() bool            { return p.save }
 
 // UsePortableSnapshot makes the engine answer from data, a portable
 // snapshot of its files (CompileSnapshot), wherever the files are the ones

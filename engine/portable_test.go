@@ -15,10 +15,10 @@ const portableRev = "0123456789abcdef0123456789abcdef01234567"
 
 func portableFiles() map[string]string {
 	files := map[string]string{
-		".ai/paths.toml": "[paths]\n\"c-1\" = [\"docs/**\"]\n",
-		".ai/decisions/0001-use-go.md": "# 1. Use Go\n\nDate: 2026-01-02\n\n## Status\n\nAccepted\n\nSuperseded by [2. Use Go 1.24](0002-use-go-124.md)\n\n## Context\n\nx\n",
+		".ai/paths.toml":                   "[paths]\n\"c-1\" = [\"docs/**\"]\n",
+		".ai/decisions/0001-use-go.md":     "# 1. Use Go\n\nDate: 2026-01-02\n\n## Status\n\nAccepted\n\nSuperseded by [2. Use Go 1.24](0002-use-go-124.md)\n\n## Context\n\nx\n",
 		".ai/decisions/0002-use-go-124.md": "# 2. Use Go 1.24\n\nDate: 2026-01-03\n\n## Status\n\nAccepted\n\nSupersedes [1. Use Go](0001-use-go.md)\n",
-		".ai/conventions/bad.md":          "---\nstatus: [\n---\n# Bad\n",
+		".ai/conventions/bad.md":           "---\nstatus: [\n---\n# Bad\n",
 	}
 	for i := 0; i < 30; i++ {
 		files[fmt.Sprintf(".ai/conventions/c-%d.md", i)] = fmt.Sprintf("---\nstatus: active\npaths: [\"src/m%d/**\", \"!src/m%d/gen/**\"]\ntags: [t%d]\nfoo: {a: 1, b: [x, 2.5]}\n---\n# Convention %d\n\nBody %d.\n", i%5, i%5, i%3, i, i)

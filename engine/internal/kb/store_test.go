@@ -314,7 +314,7 @@ func TestStoredSnapshotCorrupt(t *testing.T) {
 type portableStore struct{ memStore }
 
 func (p *portableStore) FileID(os.FileInfo) uint64 { return 0 }
-func (p *portableStore) SaveBack() bool           { return true }
+func (p *portableStore) SaveBack() bool            { return true }
 
 // TestPortableStore: a snapshot built on one filesystem answers, from its
 // compiled form, a reader of the same files on another (other times), and
