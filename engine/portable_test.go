@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"testing"
@@ -74,6 +75,9 @@ func TestPortableSnapshotAnswersLikeAParse(t *testing.T) {
 	snap, err := engine.CompileSnapshot(context.Background(), files, portableRev)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if again, err := engine.CompileSnapshot(context.Background(), files, portableRev); err != nil || !bytes.Equal(again, snap) {
+		t.Fatalf("compiling the same files twice gives other bytes (%v): a bundle is not reproducible", err)
 	}
 	fresh, _ := openPortable(t, files, nil, false)
 	want := answers(t, fresh)

@@ -2,6 +2,7 @@ package worktree
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"io/fs"
 	"path"
@@ -21,8 +22,8 @@ const BundleSchema = "kontext.bundle/v1"
 
 // BundleFormatVersion is the bundle's <major>.<minor>: the major is the
 // schema's; the minor goes up with every added field (1.1: format_version,
-// repository.worktree; private entries left out).
-const BundleFormatVersion = "1.1"
+// repository.worktree; private entries left out; 1.2: snapshot).
+const BundleFormatVersion = "1.2"
 
 // runBundle answers bundle.build: the knowledge files of a change's head
 // and base, the paths it touches, every entry's history-derived fields and
@@ -58,7 +59,10 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 		if err := bundleHistory(ctx, e, b); err != nil {
 			return nil, err
 		}
-		return b, dropPrivate(ctx, e, nil, b)
+		if err := dropPrivate(ctx, e, nil, b); err != nil {
+			return nil, err
+		}
+		return b, compileBundle(ctx, b)
 	}
 	headRev := in.Head
 	if headRev == "" && !working {
@@ -111,7 +115,32 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 	if err := dropPrivate(ctx, histEng, baseEng, b); err != nil {
 		return nil, err
 	}
-	return b, nil
+	return b, compileBundle(ctx, b)
+}
+
+// compileBundle stores the compiled snapshot of the bundle's head files,
+// built from exactly the files (and revision) a reader opens: its files
+// plus the configuration, after private entries were dropped.
+func compileBundle(ctx context.Context, b *api.Bundle) error {
+	files := make(map[string]string, len(b.Files)+1)
+	for p, text := range b.Files {
+		files[p] = text
+	}
+	if b.Config != nil {
+		if _, ok := files[b.Config.Path]; !ok {
+			files[b.Config.Path] = b.Config.Text
+		}
+	}
+	rev := ""
+	if b.Repository.Head != nil {
+		rev = *b.Repository.Head
+	}
+	snap, err := engine.CompileSnapshot(ctx, files, rev)
+	if err != nil {
+		return err
+	}
+	b.Snapshot = base64.StdEncoding.EncodeToString(snap)
+	return nil
 }
 
 // dropPrivate removes private entries (visibility: private) from the

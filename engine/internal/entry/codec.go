@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // The compact binary form of parsed entries and diagnostics, for the
@@ -282,9 +283,14 @@ func encodeValue(w *Encoder, v any, depth int) error {
 	case map[string]any:
 		w.Buf = append(w.Buf, tagMap)
 		w.Uvarint(uint64(len(x)))
-		for k, it := range x {
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys) // equal maps encode to equal bytes
+		for _, k := range keys {
 			w.String(k)
-			if err := encodeValue(w, it, depth+1); err != nil {
+			if err := encodeValue(w, x[k], depth+1); err != nil {
 				return err
 			}
 		}

@@ -114,7 +114,14 @@ func (storePersist) save(r *Reader, s *Snapshot) {
 		r.dirty = false
 		return
 	}
-	data := encodeSnapshot(r.files, s, r.store.Key(), time.Now())
+	stamp := time.Now()
+	_, portable := r.store.(PortableStore)
+	if portable {
+		// Times and identities mean nothing elsewhere (the reader checks
+		// content): left out, so equal files give equal bytes.
+		stamp = time.Time{}
+	}
+	data := encodeSnapshot(r.files, s, r.store.Key(), stamp, portable)
 	if r.store.SaveSnapshot(data) == nil {
 		r.dirty = false
 	}
@@ -169,7 +176,7 @@ func (c *cached) decode() bool {
 	return true
 }
 
-func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp time.Time) []byte {
+func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp time.Time, portable bool) []byte {
 	names := make([]string, 0, len(files))
 	for f, c := range files {
 		if c.size >= 0 {
@@ -181,7 +188,11 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 	w.Buf = append(w.Buf, snapshotMagic...)
 	w.Uvarint(snapshotVersion)
 	w.String(key)
-	w.Varint(stamp.UnixNano())
+	if stamp.IsZero() {
+		w.Varint(0)
+	} else {
+		w.Varint(stamp.UnixNano())
+	}
 	count := len(w.Buf)
 	w.Buf = append(w.Buf, 0, 0, 0, 0) // the record count, patched below
 	n := 0
@@ -194,11 +205,15 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 				continue // not storable: parsed again next time
 			}
 		}
+		mod, id := c.mod.UnixNano(), c.id
+		if portable {
+			mod, id = 0, 0
+		}
 		w.String(f)
 		w.String(c.key)
 		w.Varint(c.size)
-		w.Varint(c.mod.UnixNano())
-		w.Uvarint(c.id)
+		w.Varint(mod)
+		w.Uvarint(id)
 		w.String(c.blob)
 		w.String(parse)
 		n++
