@@ -43,7 +43,7 @@ func (p *portableStore) SaveBack() bool            { return p.save }
 // snapshot of its files (CompileSnapshot), wherever the files are the ones
 // it was built from. Call it before the first request.
 func (e *Engine) UsePortableSnapshot(data []byte) {
-	e.reader.SetStore(&portableStore{data: data})
+	e.reader.SetReadOnlyStore(&portableStore{data: data})
 }
 
 // CompileSnapshot parses files (repo-relative path → content, as a bundle

@@ -137,10 +137,18 @@ class Engine {
     return unwrap(this.#api.abi());
   }
 
-  /** Opens an in-memory knowledge base over {files, revision?, now?}. */
-  open({ files, revision, now } = {}) {
+  /**
+   * Opens an in-memory knowledge base over {files, revision?, now?,
+   * immutable?, snapshot?}. immutable: requests answer the first read's
+   * snapshot without listing or stating the files again (update() is the
+   * only way it changes). snapshot: a bundle's compiled snapshot (base64),
+   * used wherever the files are the ones it was built from.
+   */
+  open({ files, revision, now, immutable, snapshot } = {}) {
     const input = { files: fileSet(files) };
     if (revision != null) input.revision = revision;
+    if (immutable) input.immutable = true;
+    if (snapshot != null) input.snapshot = snapshot;
     if (now != null) input.now = now instanceof Date ? now.toISOString().replace(/\.\d{3}Z$/, "Z") : now;
     const { handle } = unwrap(this.#api.open(JSON.stringify(input)));
     return new KnowledgeBase(this.#api, handle);
@@ -244,9 +252,11 @@ class Engine {
    * Opens the head of a kontext bundle (`kontext bundle`, kontext.bundle/v1;
    * an object or its JSON text). A bundle of a newer major format is
    * refused with a KontextError (code unsupported_bundle) naming both
-   * versions; minor versions only add fields.
+   * versions; minor versions only add fields. The head's compiled snapshot
+   * (format 1.2, `snapshot`) is used when it matches the files, so no
+   * Markdown or YAML is parsed; immutable as in open().
    */
-  openBundle(bundle, { now, base = false } = {}) {
+  openBundle(bundle, { now, base = false, immutable = false } = {}) {
     const doc = typeof bundle === "string" ? JSON.parse(bundle) : bundle;
     checkBundle(doc);
     const files = { ...((base ? doc.base_files : doc.files) ?? {}) };
@@ -257,7 +267,8 @@ class Engine {
       files[doc.config.path] = doc.config.text;
     }
     const repo = doc.repository ?? {};
-    return this.open({ files, revision: (base ? repo.base : repo.head) ?? null, now });
+    const snapshot = !base && typeof doc.snapshot === "string" ? doc.snapshot : null;
+    return this.open({ files, revision: (base ? repo.base : repo.head) ?? null, now, immutable, snapshot });
   }
 
   /** KnowledgePolicy.inspect of one file's text: the parsed envelope. */

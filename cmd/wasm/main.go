@@ -11,6 +11,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"os"
@@ -220,6 +221,12 @@ type openInput struct {
 	Files    map[string]string `json:"files"`
 	Revision *string           `json:"revision"`
 	Now      *string           `json:"now"`
+	// Snapshot is a bundle's compiled snapshot (base64): used wherever the
+	// files are the ones it was built from, ignored otherwise.
+	Snapshot *string `json:"snapshot"`
+	// Immutable: requests do not list or stat the files again; update is
+	// the only way they change.
+	Immutable bool `json:"immutable"`
 }
 
 // OpenResult is open's result.
@@ -227,8 +234,8 @@ type OpenResult struct {
 	Handle int `json:"handle"`
 }
 
-// open(inputJSON) loads a file set {files, revision?, now?} into a new
-// knowledge base and returns its handle.
+// open(inputJSON) loads a file set {files, revision?, now?, snapshot?,
+// immutable?} into a new knowledge base and returns its handle.
 func open(args []js.Value) (any, error) {
 	doc, err := jsonArg(args, 0, "open input")
 	if err != nil {
@@ -239,7 +246,7 @@ func open(args []js.Value) (any, error) {
 		return nil, err
 	}
 	fs := newStableFS(memfs.New())
-	opts := engine.Options{FS: fs, Surface: engine.Snapshot}
+	opts := engine.Options{FS: fs, Surface: engine.Snapshot, Immutable: in.Immutable}
 	if in.Revision != nil {
 		opts.Revision = *in.Revision
 	}
@@ -254,6 +261,13 @@ func open(args []js.Value) (any, error) {
 		return nil, err
 	}
 	k := &kb{fs: fs, e: engine.New(opts)}
+	if in.Snapshot != nil && *in.Snapshot != "" {
+		// A snapshot that is not base64 is as good as none: the files are
+		// parsed (a bundle's snapshot is an optimisation, never the answer).
+		if snap, err := base64.StdEncoding.DecodeString(*in.Snapshot); err == nil {
+			k.e.UsePortableSnapshot(snap)
+		}
+	}
 	mu.Lock()
 	h := next
 	next++

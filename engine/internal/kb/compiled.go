@@ -1,10 +1,10 @@
 package kb
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 
+	"github.com/kontext/kontext/engine/internal/digest"
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/match"
 )
@@ -20,7 +20,7 @@ import (
 // readInputs hashes everything besides the stored files that a read's
 // answer depends on.
 func readInputs(head string, cfgText, ledger, overlay []byte, linkSig, listSkipped string, aliases map[string][]string) string {
-	h := sha256.New()
+	h := digest.NewSHA256()
 	opt := func(name string, b []byte) {
 		if b == nil {
 			fmt.Fprintf(h, "%s\x00none\x00", name)
@@ -34,7 +34,8 @@ func readInputs(head string, cfgText, ledger, overlay []byte, linkSig, listSkipp
 	opt("ledger", ledger)
 	opt("overlay", overlay)
 	fmt.Fprintf(h, "links\x00%d\x00%s\x00skipped\x00%d\x00%s\x00aliases\x00%v", len(linkSig), linkSig, len(listSkipped), listSkipped, aliases)
-	return hex.EncodeToString(h.Sum(nil))
+	sum := h.Sum()
+	return hex.EncodeToString(sum[:])
 }
 
 // encodeCompiled encodes s (read from inputs s.inputs); "" when an entry

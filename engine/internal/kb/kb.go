@@ -6,8 +6,6 @@
 package kb
 
 import (
-	"crypto/sha1"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -25,6 +23,7 @@ import (
 
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/config"
+	"github.com/kontext/kontext/engine/internal/digest"
 	"github.com/kontext/kontext/engine/internal/entry"
 	ledgerpkg "github.com/kontext/kontext/engine/internal/ledger"
 	"github.com/kontext/kontext/engine/internal/link"
@@ -578,10 +577,11 @@ func parallel(n int, fn func(int)) {
 
 // BlobID is the git blob id (SHA-1) of content.
 func BlobID(content []byte) string {
-	h := sha1.New()
+	h := digest.NewSHA1()
 	h.Write([]byte("blob " + strconv.Itoa(len(content)) + "\x00"))
 	h.Write(content)
-	return hex.EncodeToString(h.Sum(nil))
+	sum := h.Sum()
+	return hex.EncodeToString(sum[:])
 }
 
 func readOptional(fs billy.Filesystem, name string) ([]byte, error) {
@@ -638,7 +638,7 @@ func sortEntries(es []*entry.Entry) {
 }
 
 func snapshotID(s *Snapshot) string {
-	h := sha256.New()
+	h := digest.NewSHA256()
 	fmt.Fprintf(h, "kontext-snapshot-1\x00config\x00%d\x00", len(s.ConfigText))
 	h.Write(s.ConfigText)
 	files := make([]string, 0, len(s.Blobs))
@@ -653,7 +653,8 @@ func snapshotID(s *Snapshot) string {
 	if s.Overlay != nil {
 		fmt.Fprintf(h, "\x00overlay\x00%s", BlobID(s.Overlay))
 	}
-	return hex.EncodeToString(h.Sum(nil))[:32]
+	sum := h.Sum()
+	return hex.EncodeToString(sum[:16])
 }
 
 // globDiagnostics reports invalid and root-only patterns of e.

@@ -75,7 +75,24 @@ type persister interface {
 }
 
 // storePersist persists the parse cache through the reader's Store.
-type storePersist struct{}
+type storePersist struct{ readPersist }
+
+// readPersist loads a stored snapshot and never saves one: the persister
+// of a reader that only answers (SetReadOnlyStore), so a program that
+// only reads snapshots (the WASM engine) links none of the encoders.
+type readPersist struct{}
+
+func (readPersist) save(r *Reader, _ *Snapshot) { r.dirty = false }
+
+// SetReadOnlyStore is SetStore for a reader that never saves: it answers
+// from s's snapshot where the files are the ones it was built from.
+func (r *Reader) SetReadOnlyStore(s Store) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.store = s
+	r.persist = readPersist{}
+	r.loaded = false
+}
 
 // srcKey names what a parse depends on besides the bytes: the source (kind,
 // style, directory) and the symlink target the content came from.
@@ -87,7 +104,7 @@ func srcKey(src entry.Source, target string) string {
 // stored bytes (absent, truncated, corrupt, another version) leaves the
 // cache empty: the read parses everything and the next save replaces it.
 // The parses themselves stay encoded until a read needs them.
-func (storePersist) load(r *Reader) {
+func (readPersist) load(r *Reader) {
 	r.loaded = true
 	data, err := r.store.LoadSnapshot()
 	if err != nil || data == nil {
@@ -129,7 +146,7 @@ func (storePersist) save(r *Reader, s *Snapshot) {
 
 // fast answers a read from the stored compiled snapshot when it was built
 // from exactly these inputs; nil when it was not (or does not decode).
-func (storePersist) fast(r *Reader, inputs string) *Snapshot {
+func (readPersist) fast(r *Reader, inputs string) *Snapshot {
 	if r.compiled == "" {
 		return nil
 	}
