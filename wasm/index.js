@@ -105,6 +105,22 @@ function fileSet(files) {
   return out;
 }
 
+// base64Bytes decodes a bundle's snapshot; text that is not base64 gives
+// null (the files are then parsed, as without a snapshot).
+function base64Bytes(text) {
+  if (typeof text !== "string") return null;
+  try {
+    if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(text);
+    if (isNode) return new Uint8Array(Buffer.from(text, "base64"));
+    const bin = atob(text);
+    const out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  } catch {
+    return null;
+  }
+}
+
 function unwrap(raw) {
   const env = JSON.parse(raw);
   if (!env.ok) {
@@ -148,9 +164,9 @@ class Engine {
     const input = { files: fileSet(files) };
     if (revision != null) input.revision = revision;
     if (immutable) input.immutable = true;
-    if (snapshot != null) input.snapshot = snapshot;
     if (now != null) input.now = now instanceof Date ? now.toISOString().replace(/\.\d{3}Z$/, "Z") : now;
-    const { handle } = unwrap(this.#api.open(JSON.stringify(input)));
+    const snap = snapshot == null ? null : base64Bytes(snapshot);
+    const { handle } = unwrap(this.#api.open(JSON.stringify(input), snap));
     return new KnowledgeBase(this.#api, handle);
   }
 

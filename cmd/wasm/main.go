@@ -11,7 +11,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"os"
@@ -221,9 +220,6 @@ type openInput struct {
 	Files    map[string]string `json:"files"`
 	Revision *string           `json:"revision"`
 	Now      *string           `json:"now"`
-	// Snapshot is a bundle's compiled snapshot (base64): used wherever the
-	// files are the ones it was built from, ignored otherwise.
-	Snapshot *string `json:"snapshot"`
 	// Immutable: requests do not list or stat the files again; update is
 	// the only way they change.
 	Immutable bool `json:"immutable"`
@@ -234,8 +230,11 @@ type OpenResult struct {
 	Handle int `json:"handle"`
 }
 
-// open(inputJSON) loads a file set {files, revision?, now?, snapshot?,
-// immutable?} into a new knowledge base and returns its handle.
+// open(inputJSON, snapshot?) loads a file set {files, revision?, now?,
+// immutable?} into a new knowledge base and returns its handle. snapshot
+// (a Uint8Array) is a bundle's compiled snapshot, used wherever the files
+// are the ones it was built from; it travels as bytes, not in the JSON,
+// because decoding megabytes of a JSON string is slow in WASM.
 func open(args []js.Value) (any, error) {
 	doc, err := jsonArg(args, 0, "open input")
 	if err != nil {
@@ -261,12 +260,10 @@ func open(args []js.Value) (any, error) {
 		return nil, err
 	}
 	k := &kb{fs: fs, e: engine.New(opts)}
-	if in.Snapshot != nil && *in.Snapshot != "" {
-		// A snapshot that is not base64 is as good as none: the files are
-		// parsed (a bundle's snapshot is an optimisation, never the answer).
-		if snap, err := base64.StdEncoding.DecodeString(*in.Snapshot); err == nil {
-			k.e.UsePortableSnapshot(snap)
-		}
+	if v := arg(args, 1); v.Type() == js.TypeObject && v.InstanceOf(js.Global().Get("Uint8Array")) {
+		snap := make([]byte, v.Length())
+		js.CopyBytesToGo(snap, v)
+		k.e.UsePortableSnapshot(snap)
 	}
 	mu.Lock()
 	h := next
