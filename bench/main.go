@@ -38,7 +38,7 @@ func main() {
 		defer os.RemoveAll(tmp)
 		bin := filepath.Join(tmp, "kontext")
 		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
-		rows, notes = processRows(bin, tmp)
+		rows, notes = processRows(root, bin, tmp)
 		fmt.Print(render(rows, notes))
 		return
 	}
@@ -92,7 +92,7 @@ func main() {
 	rows = append(rows, row{workload: "`kontext api status` whole process, demo repo", ours: ms(ours), reference: ms(ref) + " (`git rev-parse HEAD`)",
 		ratio: fmt.Sprintf("%.1f×", ratio), budget: "≤ 5× git", pass: ratio <= 5})
 
-	prows, pnotes := processRows(bin, tmp)
+	prows, pnotes := processRows(root, bin, tmp)
 	rows, notes = append(rows, prows...), append(notes, pnotes...)
 
 	hrows, hnotes := historyRows(root)
