@@ -103,6 +103,8 @@ type Engine struct {
 	ops          []Operation // the dispatch table: reads, then opts.Operations
 	reader       *kb.Reader
 	lineageCache lineageCache
+	commits      commitCache    // engines over committed files, by commit (atCommit)
+	commit       *commitFiles   // set on an engine atCommit made: the files it holds
 	adoption     AdoptionFinder // nil: status gives no adoption hint
 }
 

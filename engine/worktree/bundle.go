@@ -90,21 +90,18 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 			return nil, err
 		}
 	} else {
-		if b.Files, b.Config, err = bundleAt(ctx, h, head); err != nil {
-			return nil, err
-		}
+		// The engine drift read the head with: its tree is read once.
 		if histEng, err = e.AtCommit(ctx, head); err != nil {
 			return nil, err
 		}
+		b.Files, b.Config = committedFiles(histEng)
 	}
 	var baseEng *engine.Engine
 	if base != "" {
-		if b.BaseFiles, _, err = bundleAt(ctx, h, base); err != nil {
-			return nil, err
-		}
 		if baseEng, err = e.AtCommit(ctx, base); err != nil {
 			return nil, err
 		}
+		b.BaseFiles, _ = committedFiles(baseEng)
 	}
 	if err := bundleChanged(ctx, h, b, base, head); err != nil {
 		return nil, err
@@ -280,44 +277,15 @@ func bundleHistory(ctx context.Context, e *engine.Engine, b *api.Bundle) error {
 	}
 }
 
-// bundleAt returns the knowledge files and the configuration committed in
-// sha, read with the configuration committed there.
-func bundleAt(ctx context.Context, h engine.History, sha string) (map[string]string, *api.BundleConfig, error) {
+// committedFiles returns the knowledge files and the configuration of an
+// engine AtCommit made (read with the configuration committed there).
+func committedFiles(e *engine.Engine) (map[string]string, *api.BundleConfig) {
+	files, cfgPath, _ := e.CommitFiles()
 	var cfg *api.BundleConfig
-	for _, cand := range engine.ConfigCandidates() {
-		data, ok, err := h.FileAt(ctx, sha, cand)
-		if err != nil {
-			return nil, nil, err
-		}
-		if ok {
-			cfg = &api.BundleConfig{Path: cand, Text: string(data)}
-			break
-		}
+	if cfgPath != "" {
+		cfg = &api.BundleConfig{Path: cfgPath, Text: files[cfgPath]}
 	}
-	var k *engine.Knowledge
-	var err error
-	if cfg == nil {
-		k, err = engine.KnowledgeAt("", nil)
-	} else {
-		k, err = engine.KnowledgeAt(cfg.Path, []byte(cfg.Text))
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	tree, err := h.Tree(ctx, sha, k.Dirs)
-	if err != nil {
-		return nil, nil, err
-	}
-	files := map[string]string{}
-	for p, f := range tree {
-		if k.Contains(p) {
-			files[p] = string(f.Data)
-		}
-	}
-	if cfg != nil {
-		files[cfg.Path] = cfg.Text
-	}
-	return files, cfg, nil
+	return files, cfg
 }
 
 // bundleSkipDirs are never walked (as the reader skips them).
