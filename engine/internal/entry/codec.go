@@ -118,6 +118,9 @@ func (r *Decoder) Strings() []string {
 		return nil
 	}
 	var out []string
+	if n == 1 {
+		return []string{} // empty, not nil (no allocation)
+	}
 	if r.Arena {
 		if cap(r.arena)-len(r.arena) < int(n-1) {
 			r.arena = make([]string, 0, max(int(n-1), 4096))
@@ -147,22 +150,73 @@ func EncodeEntry(w *Encoder, e *Entry) error {
 	w.Bool(e.HasADRNumber)
 	w.Bool(e.ReadOnly)
 	w.Bool(e.placeholder)
-	if e.Links == nil {
+	EncodeLinks(w, e.Links)
+	return EncodeExtra(w, e.Extra)
+}
+
+// EncodeLinks appends typed links, keeping nil apart from empty.
+func EncodeLinks(w *Encoder, links []TypedLink) {
+	if links == nil {
 		w.Uvarint(0)
-	} else {
-		w.Uvarint(uint64(len(e.Links)) + 1)
-		for _, l := range e.Links {
-			w.String(l.Type)
-			w.String(l.Target)
-			w.String(l.Text)
-		}
+		return
 	}
-	if e.Extra == nil {
+	w.Uvarint(uint64(len(links)) + 1)
+	for _, l := range links {
+		w.String(l.Type)
+		w.String(l.Target)
+		w.String(l.Text)
+	}
+}
+
+// EncodeExtra appends an entry's extra map (nil kept apart from empty).
+func EncodeExtra(w *Encoder, extra map[string]any) error {
+	if extra == nil {
 		w.Bool(false)
 		return nil
 	}
 	w.Bool(true)
-	return encodeValue(w, e.Extra, 0)
+	return encodeValue(w, extra, 0)
+}
+
+// DecodeLinks reads what EncodeLinks wrote.
+func DecodeLinks(r *Decoder) []TypedLink {
+	n := r.Uvarint()
+	if n == 0 {
+		return nil
+	}
+	if n-1 > uint64(len(r.Buf)) {
+		r.fail(errShort)
+		return nil
+	}
+	links := make([]TypedLink, n-1)
+	for i := range links {
+		links[i] = TypedLink{Type: r.String(), Target: r.String(), Text: r.String()}
+	}
+	return links
+}
+
+// DecodeExtra reads what EncodeExtra wrote.
+func DecodeExtra(r *Decoder) map[string]any {
+	if !r.Bool() {
+		return nil
+	}
+	v := decodeValue(r, 0)
+	m, ok := v.(map[string]any)
+	if !ok && r.Err == nil {
+		r.fail(errors.New("snapshot entry extra is not a map"))
+	}
+	return m
+}
+
+// Byte reads one byte.
+func (r *Decoder) Byte() (byte, bool) {
+	if len(r.Buf) == 0 {
+		r.fail(errShort)
+		return 0, false
+	}
+	b := r.Buf[0]
+	r.Buf = r.Buf[1:]
+	return b, true
 }
 
 // DecodeEntry reads an entry EncodeEntry wrote.
@@ -188,24 +242,8 @@ func DecodeEntryInto(r *Decoder, e *Entry) bool {
 	e.HasADRNumber = r.Bool()
 	e.ReadOnly = r.Bool()
 	e.placeholder = r.Bool()
-	if n := r.Uvarint(); n > 0 {
-		if n-1 > uint64(len(r.Buf)) {
-			r.fail(errShort)
-			return false
-		}
-		e.Links = make([]TypedLink, n-1)
-		for i := range e.Links {
-			e.Links[i] = TypedLink{Type: r.String(), Target: r.String(), Text: r.String()}
-		}
-	}
-	if r.Bool() {
-		v := decodeValue(r, 0)
-		m, ok := v.(map[string]any)
-		if !ok && r.Err == nil {
-			r.fail(errors.New("snapshot entry extra is not a map"))
-		}
-		e.Extra = m
-	}
+	e.Links = DecodeLinks(r)
+	e.Extra = DecodeExtra(r)
 	return r.Err == nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/hex"
 	"fmt"
 
+	"reflect"
+
 	"github.com/kontext/kontext/engine/internal/digest"
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/match"
@@ -38,17 +40,58 @@ func readInputs(head string, cfgText, ledger, overlay []byte, linkSig, listSkipp
 	return hex.EncodeToString(sum[:])
 }
 
-// encodeCompiled encodes s (read from inputs s.inputs); "" when an entry
-// holds a value the codec cannot store.
-func encodeCompiled(s *Snapshot) string {
+// An entry of the compiled part is stored either whole or, almost always,
+// as a reference to its file's stored parse plus the fields the read
+// changes after parsing (links resolved, overlay paths, a link's target):
+// each file's text is stored once.
+const (
+	entryWhole = 0
+	entryRef   = 1
+)
+
+// derived zeroes the fields a read sets after parsing, so what is left
+// must equal the parse for an entry to be stored as a reference.
+func derived(e entry.Entry) entry.Entry {
+	e.Supersedes, e.SupersededBy, e.Links, e.Paths, e.PathsSource, e.FilePaths, e.Extra = nil, nil, nil, nil, "", nil, nil
+	return e
+}
+
+// encodeCompiled encodes s (read from inputs s.inputs) for the records
+// names (sorted, all stored, in file order); "" when an entry holds a
+// value the codec cannot store.
+func encodeCompiled(s *Snapshot, files map[string]*cached, names []string) string {
 	if s.inputs == "" {
 		return ""
 	}
-	w := &entry.Encoder{Buf: make([]byte, 0, 1024*len(s.Entries)+1024)}
+	ordinal := make(map[string]int, len(names))
+	for i, f := range names {
+		ordinal[f] = i
+	}
+	w := &entry.Encoder{Buf: make([]byte, 0, 256*len(s.Entries)+1024)}
 	w.String(s.inputs)
 	w.String(s.ID)
 	w.Uvarint(uint64(len(s.Entries)))
 	for _, e := range s.Entries {
+		c, ok := files[e.File]
+		if ok && c.raw == "" && c.entry != nil && reflect.DeepEqual(derived(*e), derived(*c.entry)) {
+			w.Buf = append(w.Buf, entryRef)
+			w.Uvarint(uint64(ordinal[e.File]))
+			for _, xs := range [][]string{e.Supersedes, e.SupersededBy, e.Paths, e.FilePaths} {
+				w.Strings(xs)
+			}
+			w.String(e.PathsSource)
+			entry.EncodeLinks(w, e.Links)
+			if reflect.DeepEqual(e.Extra, c.entry.Extra) {
+				w.Bool(false)
+			} else {
+				w.Bool(true)
+				if entry.EncodeExtra(w, e.Extra) != nil {
+					return ""
+				}
+			}
+			continue
+		}
+		w.Buf = append(w.Buf, entryWhole)
 		if entry.EncodeEntry(w, e) != nil {
 			return ""
 		}
@@ -67,8 +110,9 @@ func encodeCompiled(s *Snapshot) string {
 // when it was built from other inputs or does not decode. The caller
 // fills what comes from the inputs themselves (configuration, ledger,
 // overlay, HEAD, blob ids).
-func decodeCompiled(data, inputs string) (*Snapshot, error) {
+func decodeCompiled(data, inputs string, recs []*cached) (*Snapshot, error) {
 	r := &entry.Decoder{Buf: data, Arena: true}
+	parse := &entry.Decoder{Arena: true}
 	if r.String() != inputs || r.Err != nil {
 		return nil, errBadSnapshot
 	}
@@ -81,10 +125,42 @@ func decodeCompiled(data, inputs string) (*Snapshot, error) {
 	s.Entries = make([]*entry.Entry, n)
 	s.byID = make(map[string]*entry.Entry, n)
 	for i := range slab {
-		if !entry.DecodeEntryInto(r, &slab[i]) {
+		e := &slab[i]
+		switch mode, _ := r.Byte(); mode {
+		case entryWhole:
+			if !entry.DecodeEntryInto(r, e) {
+				return nil, errBadSnapshot
+			}
+		case entryRef:
+			k := r.Uvarint()
+			if k >= uint64(len(recs)) {
+				return nil, errBadSnapshot
+			}
+			switch c := recs[k]; {
+			case c.raw != "":
+				parse.Buf, parse.Err = c.raw, nil
+				if !parse.Bool() || !entry.DecodeEntryInto(parse, e) {
+					return nil, errBadSnapshot
+				}
+			case c.entry != nil:
+				*e = *c.entry
+			default:
+				return nil, errBadSnapshot
+			}
+			for _, p := range []*[]string{&e.Supersedes, &e.SupersededBy, &e.Paths, &e.FilePaths} {
+				*p = r.Strings()
+			}
+			e.PathsSource = r.String()
+			e.Links = entry.DecodeLinks(r)
+			if r.Bool() {
+				e.Extra = entry.DecodeExtra(r)
+			}
+			if r.Err != nil {
+				return nil, errBadSnapshot
+			}
+		default:
 			return nil, errBadSnapshot
 		}
-		e := &slab[i]
 		s.Entries[i] = e
 		s.byID[e.ID] = e
 	}

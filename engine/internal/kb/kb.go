@@ -60,9 +60,10 @@ type Reader struct {
 	last     *Snapshot
 	store    Store // nil: the parse cache lives only as long as the reader
 	persist  persister
-	loaded   bool   // the store was read
-	compiled string // the stored compiled snapshot, still encoded; "" when none or stale
-	dirty    bool   // the cache differs from what the store holds
+	loaded   bool      // the store was read
+	compiled string    // the stored compiled snapshot, still encoded; "" when none or stale
+	recs     []*cached // the stored records in file order, which compiled refers to
+	dirty    bool      // the cache differs from what the store holds
 	// immutable: the files change only through Forget, so a read after the
 	// first answers the last snapshot without listing anything.
 	immutable bool

@@ -120,7 +120,7 @@ func (readPersist) load(r *Reader) {
 			c.portable, c.racy = true, true
 		}
 	}
-	r.files, r.compiled = st.files, st.compiled
+	r.files, r.compiled, r.recs = st.files, st.compiled, st.recs
 }
 
 // save writes the parse cache and the compiled form of s (the read that
@@ -150,7 +150,7 @@ func (readPersist) fast(r *Reader, inputs string) *Snapshot {
 	if r.compiled == "" {
 		return nil
 	}
-	s, err := decodeCompiled(r.compiled, inputs)
+	s, err := decodeCompiled(r.compiled, inputs, r.recs)
 	if err != nil {
 		r.compiled = ""
 		return nil
@@ -240,7 +240,7 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 	// for exactly the records above.
 	compiled := ""
 	if s != nil && n == len(names) && len(names) == len(files) {
-		compiled = encodeCompiled(s)
+		compiled = encodeCompiled(s, files, names)
 	}
 	w.String(compiled)
 	return binary.LittleEndian.AppendUint32(w.Buf, crc32.ChecksumIEEE(w.Buf))
@@ -252,6 +252,7 @@ var errBadSnapshot = errors.New("stored snapshot is corrupt or of another versio
 // still encoded) and the compiled snapshot, still encoded.
 type stored struct {
 	files    map[string]*cached
+	recs     []*cached // the records in file order (the compiled part refers to them by position)
 	compiled string
 }
 
@@ -281,6 +282,7 @@ func decodeSnapshot(data []byte, key string) (stored, error) {
 	}
 	racyFrom := stamp.Truncate(time.Second)
 	files := make(map[string]*cached, n)
+	order := make([]*cached, n)
 	recs := make([]cached, n) // one allocation for every record
 	for i := uint32(0); i < n; i++ {
 		f := r.String()
@@ -291,10 +293,11 @@ func decodeSnapshot(data []byte, key string) (stored, error) {
 		}
 		c.racy = !c.mod.Before(racyFrom)
 		files[f] = c
+		order[i] = c
 	}
 	compiled := r.String()
 	if r.Err != nil || len(r.Buf) != 0 {
 		return stored{}, errBadSnapshot
 	}
-	return stored{files: files, compiled: compiled}, nil
+	return stored{files: files, recs: order, compiled: compiled}, nil
 }
