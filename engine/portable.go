@@ -49,8 +49,10 @@ func (e *Engine) UsePortableSnapshot(data []byte) {
 // CompileSnapshot parses files (repo-relative path → content, as a bundle
 // holds them) the way an engine of the Snapshot surface opened on them
 // with this revision reads them, and returns the portable snapshot of
-// them.
-func CompileSnapshot(ctx context.Context, files map[string]string, revision string) ([]byte, error) {
+// them. seed (nil for none) is an engine that read (most of) the same
+// files: its parses are reused wherever the content is the same (checked
+// by blob id), so a bundle of a warm repository parses nothing again.
+func CompileSnapshot(ctx context.Context, files map[string]string, revision string, seed *Engine) ([]byte, error) {
 	fs := memfs.New()
 	for name, text := range files {
 		if err := util.WriteFile(fs, name, []byte(text), 0o644); err != nil {
@@ -60,6 +62,9 @@ func CompileSnapshot(ctx context.Context, files map[string]string, revision stri
 	store := &portableStore{save: true}
 	e := New(Options{FS: fs, Surface: Snapshot, Revision: revision})
 	e.reader.SetStore(store)
+	if seed != nil {
+		e.reader.Seed(seed.reader)
+	}
 	if _, err := e.Read(ctx); err != nil {
 		return nil, err
 	}

@@ -72,12 +72,22 @@ func answers(t *testing.T, e *engine.Engine) string {
 // update the engine parses only what changed.
 func TestPortableSnapshotAnswersLikeAParse(t *testing.T) {
 	files := portableFiles()
-	snap, err := engine.CompileSnapshot(context.Background(), files, portableRev)
+	snap, err := engine.CompileSnapshot(context.Background(), files, portableRev, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again, err := engine.CompileSnapshot(context.Background(), files, portableRev); err != nil || !bytes.Equal(again, snap) {
+	if again, err := engine.CompileSnapshot(context.Background(), files, portableRev, nil); err != nil || !bytes.Equal(again, snap) {
 		t.Fatalf("compiling the same files twice gives other bytes (%v): a bundle is not reproducible", err)
+	}
+	// Seeded by an engine that read other files (one edited, one only it
+	// has, as a private entry): the same bytes as without a seed.
+	seedFiles := portableFiles()
+	seedFiles[".ai/conventions/c-3.md"] = "---\nstatus: active\npaths: [\"lib/**\"]\n---\n# Edited\n"
+	seedFiles[".ai/conventions/private.md"] = "---\nstatus: active\nvisibility: private\n---\n# Private note\n"
+	seed, _ := openPortable(t, seedFiles, nil, false)
+	answers(t, seed)
+	if seeded, err := engine.CompileSnapshot(context.Background(), files, portableRev, seed); err != nil || !bytes.Equal(seeded, snap) {
+		t.Fatalf("a seeded compile differs from an unseeded one (%v); holds the seed's private file: %v", err, bytes.Contains(seeded, []byte("Private note")))
 	}
 	fresh, _ := openPortable(t, files, nil, false)
 	want := answers(t, fresh)
@@ -98,13 +108,13 @@ func TestPortableSnapshotAnswersLikeAParse(t *testing.T) {
 	otherWant := answers(t, otherFresh)
 	flipped := append([]byte(nil), snap...)
 	flipped[len(flipped)/3] ^= 0x20
-	oldRev, err := engine.CompileSnapshot(context.Background(), files, "fedcba9876543210fedcba9876543210fedcba98")
+	oldRev, err := engine.CompileSnapshot(context.Background(), files, "fedcba9876543210fedcba9876543210fedcba98", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	saved := engine.Version
 	engine.Version = "another version"
-	otherVersion, err := engine.CompileSnapshot(context.Background(), files, portableRev)
+	otherVersion, err := engine.CompileSnapshot(context.Background(), files, portableRev, nil)
 	engine.Version = saved
 	if err != nil {
 		t.Fatal(err)

@@ -62,7 +62,7 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 		if err := dropPrivate(ctx, e, nil, b); err != nil {
 			return nil, err
 		}
-		return b, compileBundle(ctx, b)
+		return b, compileBundle(ctx, b, e)
 	}
 	headRev := in.Head
 	if headRev == "" && !working {
@@ -112,13 +112,15 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 	if err := dropPrivate(ctx, histEng, baseEng, b); err != nil {
 		return nil, err
 	}
-	return b, compileBundle(ctx, b)
+	return b, compileBundle(ctx, b, histEng)
 }
 
 // compileBundle stores the compiled snapshot of the bundle's head files,
 // built from exactly the files (and revision) a reader opens: its files
-// plus the configuration, after private entries were dropped.
-func compileBundle(ctx context.Context, b *api.Bundle) error {
+// plus the configuration, after private entries were dropped. seed read
+// the same files (the working tree or the head commit): its parses are
+// reused where the content matches.
+func compileBundle(ctx context.Context, b *api.Bundle, seed *engine.Engine) error {
 	files := make(map[string]string, len(b.Files)+1)
 	for p, text := range b.Files {
 		files[p] = text
@@ -132,7 +134,7 @@ func compileBundle(ctx context.Context, b *api.Bundle) error {
 	if b.Repository.Head != nil {
 		rev = *b.Repository.Head
 	}
-	snap, err := engine.CompileSnapshot(ctx, files, rev)
+	snap, err := engine.CompileSnapshot(ctx, files, rev, seed)
 	if err != nil {
 		return err
 	}

@@ -84,6 +84,27 @@ type readPersist struct{}
 
 func (readPersist) save(r *Reader, _ *Snapshot) { r.dirty = false }
 
+// Seed gives the reader, before its first read, the parses another
+// reader holds, as a PortableStore would: each is used only for a file
+// whose content hashes to the blob id it was parsed from (so a seed from
+// another file set never changes an answer), and a seeded file that is not
+// read here is dropped, never stored.
+func (r *Reader) Seed(from *Reader) {
+	from.mu.Lock()
+	seeds := make(map[string]*cached, len(from.files))
+	for f, c := range from.files {
+		if c.size >= 0 && c.blob != "" {
+			cp := *c
+			cp.portable, cp.racy, cp.id = true, true, 0
+			seeds[f] = &cp
+		}
+	}
+	from.mu.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.files = seeds
+}
+
 // SetReadOnlyStore is SetStore for a reader that never saves: it answers
 // from s's snapshot where the files are the ones it was built from.
 func (r *Reader) SetReadOnlyStore(s Store) {
