@@ -27,7 +27,12 @@ type row struct {
 func main() {
 	wasmOnly := flag.Bool("wasm-only", false, "run only the WASM rows and print them (bench/results.md is not written)")
 	processOnly := flag.Bool("process-only", false, "run only the whole-process rows (100 / 1,000 / 10,000 entries) and print them (bench/results.md is not written)")
+	listOnly := flag.String("list-floor", "", "internal: list DIR/.ai with one lstat per file and exit (the whole-process floor)")
 	flag.Parse()
+	if *listOnly != "" {
+		listFloor(*listOnly)
+		return
+	}
 	root, err := os.Getwd()
 	check(err)
 	var rows []row

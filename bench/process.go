@@ -88,6 +88,15 @@ func processRows(root, bin, tmp string) ([]row, []string) {
 		notes = append(notes, fmt.Sprintf("whole process at %s entries: governing %s vs check-attr %s (%.1f× wall, %.1f× CPU); status %s vs rev-parse %s (%.1f× wall, %.1f× CPU)",
 			commas(fmt.Sprint(n)), ms(p.gov), ms(p.govRef), p.govRatio, p.govCPU, ms(p.st), ms(p.stRef), p.stRatio, p.stCPU))
 	}
+	// The floor of a warm call: a Go process that only lists the
+	// knowledge directories with one lstat per file, as the validation
+	// must (docs/architecture.md "Whole-process floor").
+	if self, err := os.Executable(); err == nil {
+		dir := filepath.Join(tmp, "process-10000")
+		fl, ref, ratio, cpu := pairs(15, []string{self, "-list-floor", dir}, []string{"git", "-C", dir, "rev-parse", "HEAD"})
+		notes = append(notes, fmt.Sprintf("floor at 10,000 entries: a Go process listing the knowledge directories with one lstat per file %s vs `git rev-parse HEAD` %s (%.1f× wall, %.1f× CPU) — below this no stat-validated call can go",
+			ms(fl), ms(ref), ratio, cpu))
+	}
 	notes = append(notes, fmt.Sprintf("whole-process growth 1,000 → 10,000 entries: governing %.1f×, status %.1f× (check-attr %.1f×)",
 		pts[10000].gov/pts[1000].gov, pts[10000].st/pts[1000].st, pts[10000].govRef/pts[1000].govRef))
 	return rows, notes
@@ -122,6 +131,29 @@ func cpuCmd(args []string) (float64, float64) {
 	wall := float64(time.Since(t0).Microseconds()) / 1000
 	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	return wall, float64(cpu.Microseconds()) / 1000
+}
+
+// listFloor lists every directory below dir/.ai with one lstat per entry
+// (os.ReadDir + Info), what a stat-validated read cannot skip.
+func listFloor(dir string) {
+	n := 0
+	var walk func(string)
+	walk = func(d string) {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			return
+		}
+		for _, e := range ents {
+			if _, err := e.Info(); err == nil {
+				n++
+			}
+			if e.IsDir() {
+				walk(filepath.Join(d, e.Name()))
+			}
+		}
+	}
+	walk(filepath.Join(dir, ".ai"))
+	fmt.Println(n)
 }
 
 // bundleRows measures what reads a bundle: `kontext review --out` (one
