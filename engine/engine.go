@@ -146,6 +146,9 @@ type State struct {
 }
 
 func (e *Engine) Read(ctx context.Context) (*State, error) {
+	if st, ok := ctx.Value(pinKey{e}).(*State); ok {
+		return st, nil
+	}
 	head := ""
 	if e.opts.Git != nil {
 		h, err := e.opts.Git.Head(ctx)
@@ -161,6 +164,21 @@ func (e *Engine) Read(ctx context.Context) (*State, error) {
 		return nil, err
 	}
 	return &State{Snap: snap, Head: head, Cfg: snap.Config, Pub: map[string]api.Publication{}}, nil
+}
+
+// pinKey keys a read pinned to a context for one engine (Pin).
+type pinKey struct{ e *Engine }
+
+// Pin reads the knowledge base once and returns a context under which
+// every read of e answers that same state without listing or stating a
+// file again: an operation made of many reads (bundle.build pages through
+// every entry twice) sees one snapshot and pays for one listing.
+func (e *Engine) Pin(ctx context.Context) (context.Context, error) {
+	st, err := e.Read(ctx)
+	if err != nil {
+		return ctx, err
+	}
+	return context.WithValue(ctx, pinKey{e}, st), nil
 }
 
 // Options returns the options the engine was opened with (write

@@ -30,6 +30,12 @@ const BundleFormatVersion = "1.2"
 // the drift result, in one document the WASM engine (review console, edge
 // worker) loads; history is computed here because the browser has no git.
 func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api.Bundle, error) {
+	// One listing of the working tree for every read below (the history
+	// and private-entry passes page through all entries).
+	ctx, err := e.Pin(ctx)
+	if err != nil {
+		return nil, err
+	}
 	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
@@ -92,6 +98,9 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 	} else {
 		// The engine drift read the head with: its tree is read once.
 		if histEng, err = e.AtCommit(ctx, head); err != nil {
+			return nil, err
+		}
+		if ctx, err = histEng.Pin(ctx); err != nil {
 			return nil, err
 		}
 		b.Files, b.Config = committedFiles(histEng)
