@@ -323,41 +323,64 @@ func readKnowledge(ctx context.Context, e *engine.Engine, k *engine.Knowledge) (
 			}
 		}
 	}
+	// Walked with directory listings, whose entries carry their lstat data:
+	// one stat and one read per file (a link is not followed, as before).
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		infos, err := fsys.ReadDir(dir)
+		if err != nil {
+			return apierr.Wrap(apierr.OperationFailed, err, "reading %s", dir)
+		}
+		for _, fi := range infos {
+			rel := path.Join(dir, fi.Name())
+			if dir == "." {
+				rel = fi.Name()
+			}
+			switch {
+			case fi.IsDir():
+				if !bundleSkipDirs[fi.Name()] {
+					if err := walk(rel); err != nil {
+						return err
+					}
+				}
+			case fi.Mode().IsRegular():
+				if _, done := files[rel]; !done && k.Contains(rel) {
+					if err := add(rel); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	}
 	for _, d := range k.Dirs {
 		start := d
 		if start == "" {
 			start = "."
 		}
-		err := util.Walk(fsys, start, func(p string, fi fs.FileInfo, err error) error {
-			if err != nil {
-				if p == start && errors.Is(err, fs.ErrNotExist) {
-					return fs.SkipDir
-				}
-				return err
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if fi.IsDir() {
-				if p != start && bundleSkipDirs[fi.Name()] {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if !fi.Mode().IsRegular() {
-				return nil
-			}
-			rel := path.Clean(filepath.ToSlash(p))
-			if _, done := files[rel]; done || !k.Contains(rel) {
-				return nil
-			}
-			return add(rel)
-		})
-		if err != nil && !errors.Is(err, fs.SkipDir) {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
+		fi, err := fsys.Lstat(start)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
 			return nil, apierr.Wrap(apierr.OperationFailed, err, "reading %s", d)
+		case fi.IsDir():
+			if err := walk(start); err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				return nil, err
+			}
+		case fi.Mode().IsRegular():
+			rel := path.Clean(start)
+			if _, done := files[rel]; !done && k.Contains(rel) {
+				if err := add(rel); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	return files, nil
