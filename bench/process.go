@@ -172,11 +172,12 @@ func bundleRows(bin, tmp, root string) ([]row, []string) {
 		run(dir, bin, "bundle", "-o", file)
 		_, queries := benchcorpus.Governing(n)
 		path := queries[0] // the path Repo returned: a few entries govern it
-		var with, without, open, first []float64
+		var with, without, open, first, cpu, cpuWithout []float64
 		for i := 0; i < 5; i++ {
 			w := nodeJSON(root, "wasm/bench/bundle.mjs", file, path)
-			with, open, first = append(with, w["total_ms"]), append(open, w["open_ms"]), append(first, w["first_ms"])
-			without = append(without, nodeJSON(root, "wasm/bench/bundle.mjs", file, path, "--no-snapshot")["total_ms"])
+			with, open, first, cpu = append(with, w["total_ms"]), append(open, w["open_ms"]), append(first, w["first_ms"]), append(cpu, w["cpu_ms"])
+			wo := nodeJSON(root, "wasm/bench/bundle.mjs", file, path, "--no-snapshot")
+			without, cpuWithout = append(without, wo["total_ms"]), append(cpuWithout, wo["cpu_ms"])
 		}
 		budget, limit := "≤ 300 ms", 300.0
 		if n == 10000 {
@@ -187,8 +188,8 @@ func bundleRows(bin, tmp, root string) ([]row, []string) {
 			ours:     ms(median(with)), reference: ms(median(without)) + " (same bundle without the snapshot)",
 			ratio: fmt.Sprintf("%.2f×", median(with)/median(without)), budget: budget, pass: median(with) <= limit,
 		})
-		notes = append(notes, fmt.Sprintf("WASM bundle at %s entries: openBundle %s (JSON + writing the files to memory), first governing %s",
-			commas(fmt.Sprint(n)), ms(median(open)), ms(median(first))))
+		notes = append(notes, fmt.Sprintf("WASM bundle at %s entries: openBundle %s (JSON + writing the files to memory), first governing %s; process CPU %s with the snapshot, %s without",
+			commas(fmt.Sprint(n)), ms(median(open)), ms(median(first)), ms(median(cpu)), ms(median(cpuWithout))))
 		if data, err := os.ReadFile(file); err == nil {
 			var doc struct {
 				Snapshot string `json:"snapshot"`
