@@ -110,6 +110,9 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 		if baseEng, err = e.AtCommit(ctx, base); err != nil {
 			return nil, err
 		}
+		if ctx, err = baseEng.Pin(ctx); err != nil {
+			return nil, err
+		}
 		b.BaseFiles, _ = committedFiles(baseEng)
 	}
 	if err := bundleChanged(ctx, h, b, base, head); err != nil {
