@@ -201,10 +201,11 @@ func bundleRows(bin, tmp, root string) ([]row, []string) {
 		}
 		if n == 10000 {
 			out := filepath.Join(tmp, "review.html")
-			rv, tar, ratio, cpu := pairs(7, []string{bin, "-C", dir, "review", "--out", out}, []string{"tar", "-C", dir, "-cf", "/dev/null", ".ai"})
+			// Into a file: GNU tar reads no file content when the archive is /dev/null.
+			rv, tar, ratio, cpu := pairs(7, []string{bin, "-C", dir, "review", "--out", out}, []string{"tar", "-C", dir, "-cf", filepath.Join(tmp, "knowledge.tar"), ".ai"})
 			rows = append(rows, row{
 				workload: "`kontext review --out` whole process, 10,000 entries",
-				ours:     ms(rv), reference: ms(tar) + " (`tar -cf - .ai`)",
+				ours:     ms(rv), reference: ms(tar) + " (`tar -cf - .ai`, into a file)",
 				ratio: fmt.Sprintf("%.1f× (CPU %.1f×)", ratio, cpu), budget: "≤ 5× tar", pass: ratio <= 5,
 			})
 		}
