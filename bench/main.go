@@ -28,8 +28,13 @@ func main() {
 	wasmOnly := flag.Bool("wasm-only", false, "run only the WASM rows and print them (bench/results.md is not written)")
 	edgeOnly := flag.Bool("edge-only", false, "run only the edge worker rows (workerd) and print them (bench/results.md is not written)")
 	processOnly := flag.Bool("process-only", false, "run only the whole-process rows (100 / 1,000 / 10,000 entries) and print them (bench/results.md is not written)")
+	listOnly := flag.String("list-floor", "", "internal: list DIR/.ai with one lstat per file and exit (the whole-process floor)")
 	largeOnly := flag.Bool("large-history-only", false, "run only the large-history rows (governing with history cached, changed between tags, cold history index) and print them (bench/results.md is not written)")
 	flag.Parse()
+	if *listOnly != "" {
+		listFloor(*listOnly)
+		return
+	}
 	root, err := os.Getwd()
 	check(err)
 	var rows []row
@@ -40,7 +45,7 @@ func main() {
 		defer os.RemoveAll(tmp)
 		bin := filepath.Join(tmp, "kontext")
 		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
-		rows, notes = processRows(bin, tmp)
+		rows, notes = processRows(root, bin, tmp)
 		fmt.Print(render(rows, notes))
 		return
 	}
@@ -114,7 +119,7 @@ func main() {
 	rows = append(rows, row{workload: "`kontext api status` whole process, demo repo", ours: ms(ours), reference: ms(ref) + " (`git rev-parse HEAD`)",
 		ratio: fmt.Sprintf("%.1f×", ratio), budget: "≤ 5× git", pass: ratio <= 5})
 
-	prows, pnotes := processRows(bin, tmp)
+	prows, pnotes := processRows(root, bin, tmp)
 	rows, notes = append(rows, prows...), append(notes, pnotes...)
 
 	hrows, hnotes := historyRows(root)

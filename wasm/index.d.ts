@@ -37,6 +37,28 @@ export interface OpenOptions {
   revision?: string | null;
   /** The clock (RFC 3339 or a Date) for review_due; the current time by default. */
   now?: string | Date | null;
+  /**
+   * Requests answer the snapshot of the first read without listing or
+   * stating the files again; update() is the only way it changes. Answers
+   * equal those of a knowledge base opened without it.
+   */
+  immutable?: boolean;
+  /**
+   * A bundle's compiled snapshot (its `snapshot` field, base64): used for
+   * every file whose content is the one it was built from (checked by git
+   * blob id), so no Markdown or YAML is parsed; a stale, corrupt or
+   * other-version snapshot is ignored and the files are parsed.
+   */
+  snapshot?: string | null;
+}
+
+/** Options of openBundle. */
+export interface OpenBundleOptions {
+  now?: string | Date | null;
+  /** Open the bundle's base files instead of its head (no compiled snapshot is used). */
+  base?: boolean;
+  /** As OpenOptions.immutable. */
+  immutable?: boolean;
 }
 
 export interface UpdateOptions {
@@ -96,7 +118,8 @@ export interface Engine {
   /** Node only: opens a directory on disk with the config's source resolution (working tree as it is). */
   openDirectory(dir: string, options?: { revision?: string | null; now?: string | Date | null }): Promise<KnowledgeBase>;
   /** Opens a kontext bundle's head (or base); refuses a newer major format (KontextError code unsupported_bundle). */
-  openBundle(bundle: Bundle | string, options?: { now?: string | Date | null; base?: boolean }): KnowledgeBase;
+  /** The bundle's compiled snapshot (format 1.2) is used transparently when it matches the files. */
+  openBundle(bundle: Bundle | string, options?: OpenBundleOptions): KnowledgeBase;
   /** KnowledgePolicy.inspect: parse one file's text under a config (null = defaults). */
   inspect(path: string, text: string, options?: { config?: string | null; storage?: string | null }): Envelope<CommittedEntry>;
 }
@@ -248,6 +271,8 @@ export interface Bundle {
   changed_paths: string[];
   history: Record<string, BundleHistory>;
   drift: DriftEntry[];
+  /** The compiled snapshot of files at head (base64; format 1.2): content-addressed by the files' blob ids, used by the WASM engine instead of parsing; ignore it or fall back to the files. */
+  snapshot?: string;
 }
 
 export interface BundleConfig {
