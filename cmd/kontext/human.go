@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -60,28 +59,6 @@ func emit(g *factory, stdout io.Writer, res any, text func(w io.Writer)) int {
 	text(o)
 	o.flush()
 	return o.finish(g.io.ErrOut, exitOK, 0)
-}
-
-func flags(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	return fs
-}
-
-// parseInterleaved parses flags that may come after positional arguments.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
 }
 
 func usageErr(g *factory, stderr io.Writer, format string, a ...any) int {
