@@ -318,7 +318,6 @@ Exit codes: 0 ok, 1 operational error, 2 usage or invalid input, 3 a check found
 `)
 }
 
-
 // exitFor maps an API error to the exit code.
 func exitFor(err error) int {
 	switch apierr.CodeOf(err) {
