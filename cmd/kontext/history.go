@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
@@ -97,7 +96,8 @@ func runChangedCmd(ctx context.Context, g *factory, args []string) int {
 			fmt.Fprintln(w, "no entry changed")
 			return
 		}
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		t := headless(w.(*out), 5)
+		t.flexCol, t.colors[2] = 3, "36"
 		for _, c := range r.Changes {
 			note := ""
 			if len(c.SupersededBy) > 0 {
@@ -106,9 +106,9 @@ func runChangedCmd(ctx context.Context, g *factory, args []string) int {
 			if c.Removed {
 				note = "removed"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.Change, c.Kind, c.ID, c.Title, note)
+			t.row(c.Change, c.Kind, c.ID, c.Title, note)
 		}
-		tw.Flush()
+		t.render()
 	})
 }
 

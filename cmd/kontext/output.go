@@ -37,6 +37,7 @@ func newOut(w io.Writer, g *factory) *out {
 			o.width = wd
 		}
 	}
+	o.width = columns(g, o.width)
 	switch g.color {
 	case "always":
 		o.color = true
