@@ -18,6 +18,7 @@ func runDriftCmd(ctx context.Context, g *factory, args []string) int {
 	var kinds multi
 	fs.Var(&kinds, "kind", "only this kind (repeatable)")
 	failOn := fs.Bool("fail", false, "exit 3 when an entry drifted or no base could be found")
+	verbose := fs.Bool("verbose", false, "list every changed file and commit (the text report shows the first 5)")
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return exitUsage
 	}
@@ -25,14 +26,18 @@ func runDriftCmd(ctx context.Context, g *factory, args []string) int {
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	code := emit(g, stdout, d, func(w io.Writer) { printDrift(w, d) })
+	code := emit(g, stdout, d, func(w io.Writer) { printDrift(w, d, *verbose) })
 	if code == exitOK && *failOn && (len(d.Entries) > 0 || d.BaseSource == "fallback-none") {
 		return exitFound
 	}
 	return code
 }
 
-func printDrift(w io.Writer, d *api.DriftResult) {
+// driftShown is how many changed files and commits an entry shows in the
+// text report (--verbose or --json: all).
+const driftShown = 5
+
+func printDrift(w io.Writer, d *api.DriftResult, verbose bool) {
 	base := "(none)"
 	if d.Base != nil {
 		base = shortSHA(*d.Base)
@@ -49,23 +54,68 @@ func printDrift(w io.Writer, d *api.DriftResult) {
 		fmt.Fprintln(w, "no entry drifted")
 		return
 	}
+	cut := false
 	for _, e := range d.Entries {
 		fmt.Fprintf(w, "\n%s  %s (%s)\n", e.ID, e.Title, e.Kind)
-		fmt.Fprintf(w, "  changed: %s\n", strings.Join(e.Changed, ", "))
-		for _, c := range e.Commits {
+		files, commits := e.Changed, e.Commits
+		if !verbose && len(files) > driftShown {
+			files, cut = files[:driftShown], true
+		}
+		if !verbose && len(commits) > driftShown {
+			commits, cut = commits[:driftShown], true
+		}
+		summary := strings.Join(files, ", ")
+		if len(files) < len(e.Changed) {
+			summary = fmt.Sprintf("%s in %s (first %d: %s)", count(len(e.Changed), "file"), count(len(e.Commits), "commit"), len(files), summary)
+		}
+		fmt.Fprintf(w, "  changed: %s\n", summary)
+		for _, c := range commits {
 			fmt.Fprintf(w, "  %s %s\n", shortSHA(c.SHA), c.Subject)
 		}
-		if e.Verification != nil {
+		if n := len(e.Commits) - len(commits); n > 0 {
+			fmt.Fprintf(w, "  … and %s\n", strings.Replace(count(n, "commit"), " ", " more ", 1))
+		}
+		switch {
+		case e.Verification != nil:
 			fmt.Fprintf(w, "  last look: %s %s", e.Verification.Kind, e.Verification.At)
 			if e.Verification.By != nil {
 				fmt.Fprintf(w, " by %s", *e.Verification.By)
 			}
 			fmt.Fprintln(w)
-		} else {
-			fmt.Fprintln(w, "  never confirmed")
+		case e.LastEdited != nil:
+			// Editing the entry is a look at it too: say when and by whom.
+			fmt.Fprintf(w, "  last edited %s by %s (%s), never confirmed since\n", day(e.LastEdited.At), e.LastEdited.By, shortSHA(e.LastEdited.SHA))
+		default:
+			fmt.Fprintln(w, "  never confirmed, not committed yet")
 		}
 	}
-	fmt.Fprintf(w, "\n%d drifted — review them, then kontext confirm <id>\n", len(d.Entries))
+	fmt.Fprintf(w, "\n%s drifted — review them, then kontext confirm <id>\n", count(len(d.Entries), "entry"))
+	if cut {
+		fmt.Fprintln(w, "lists cut at 5: kontext drift --verbose (or --json) shows every file and commit")
+	}
+}
+
+// count writes n with thousands separators and the noun, plural when n != 1.
+func count(n int, noun string) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if n != 1 {
+		if strings.HasSuffix(noun, "y") {
+			noun = noun[:len(noun)-1] + "ie"
+		}
+		noun += "s"
+	}
+	return s + " " + noun
+}
+
+// day is the date part of an RFC 3339 time.
+func day(at string) string {
+	if len(at) >= 10 {
+		return at[:10]
+	}
+	return at
 }
 
 func shortSHA(s string) string {
@@ -127,6 +177,7 @@ func runCICmd(ctx context.Context, g *factory, args []string) int {
 	stdout, stderr := g.io.Out, g.io.ErrOut
 	fs := flags("ci", stderr)
 	strict := fs.Bool("strict", false, "exit 3 on any finding (including no drift base)")
+	verbose := fs.Bool("verbose", false, "list every changed file and commit of drifted entries (the text report shows the first 5)")
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return exitUsage
 	}
@@ -174,7 +225,7 @@ func runCICmd(ctx context.Context, g *factory, args []string) int {
 			fmt.Fprintf(w, "skipped:     %d not records (README, index, templates): %s\n", len(files), strings.Join(files, ", "))
 		}
 		fmt.Fprintln(w)
-		printDrift(w, rep.Drift)
+		printDrift(w, rep.Drift, *verbose)
 	})
 	if code == exitOK && *strict && rep.Findings > 0 {
 		return exitFound
