@@ -54,23 +54,39 @@ func printDrift(w io.Writer, d *api.DriftResult, verbose bool) {
 		fmt.Fprintln(w, "no entry drifted")
 		return
 	}
-	cut := false
+	shortened := false
+	width := 0 // lines are cut at the width (ids never: they are the handle)
+	if o, ok := w.(*out); ok {
+		width = o.width
+	}
+	line := func(format string, a ...any) {
+		s := fmt.Sprintf(format, a...)
+		if width > 0 {
+			s = cut(s, width)
+		}
+		fmt.Fprintln(w, s)
+	}
 	for _, e := range d.Entries {
-		fmt.Fprintf(w, "\n%s  %s (%s)\n", e.ID, e.Title, e.Kind)
+		fmt.Fprintln(w)
+		title := e.Title
+		if width > 0 {
+			title = cut(title, max(10, width-runeLen(e.ID)-runeLen(e.Kind)-5))
+		}
+		fmt.Fprintf(w, "%s  %s (%s)\n", e.ID, title, e.Kind)
 		files, commits := e.Changed, e.Commits
 		if !verbose && len(files) > driftShown {
-			files, cut = files[:driftShown], true
+			files, shortened = files[:driftShown], true
 		}
 		if !verbose && len(commits) > driftShown {
-			commits, cut = commits[:driftShown], true
+			commits, shortened = commits[:driftShown], true
 		}
 		summary := strings.Join(files, ", ")
 		if len(files) < len(e.Changed) {
 			summary = fmt.Sprintf("%s in %s (first %d: %s)", count(len(e.Changed), "file"), count(len(e.Commits), "commit"), len(files), summary)
 		}
-		fmt.Fprintf(w, "  changed: %s\n", summary)
+		line("  changed: %s", summary)
 		for _, c := range commits {
-			fmt.Fprintf(w, "  %s %s\n", shortSHA(c.SHA), c.Subject)
+			line("  %s %s", shortSHA(c.SHA), c.Subject)
 		}
 		if n := len(e.Commits) - len(commits); n > 0 {
 			fmt.Fprintf(w, "  … and %s\n", strings.Replace(count(n, "commit"), " ", " more ", 1))
@@ -90,7 +106,7 @@ func printDrift(w io.Writer, d *api.DriftResult, verbose bool) {
 		}
 	}
 	fmt.Fprintf(w, "\n%s drifted — review them, then kontext confirm <id>\n", count(len(d.Entries), "entry"))
-	if cut {
+	if shortened {
 		fmt.Fprintln(w, "lists cut at 5: kontext drift --verbose (or --json) shows every file and commit")
 	}
 }
@@ -147,7 +163,8 @@ func runChangedCmd(ctx context.Context, g *factory, args []string) int {
 			return
 		}
 		t := headless(w.(*out), 5)
-		t.flexCol, t.colors[2] = 3, "36"
+		t.idCol, t.flexCol, t.colors[2] = 2, 3, "36"
+		t.short = idShortener(ctx, g)
 		for _, c := range r.Changes {
 			note := ""
 			if len(c.SupersededBy) > 0 {

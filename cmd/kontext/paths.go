@@ -195,6 +195,9 @@ func runPathsSuggest(ctx context.Context, g *factory, args []string, stdout, std
 	default:
 		input.IDs = ids
 	}
+	if g.prog != nil {
+		g.prog.flow = "paths suggest"
+	}
 	g.prog.state("reading entries, mentions and co-changes")
 	r, err := call(ctx, g, worktree.SuggestPaths, input)
 	if err != nil {

@@ -83,6 +83,19 @@ func (t *table) render() {
 	if limit > 0 && sum(ws) > limit && t.flexCol >= 0 {
 		ws[t.flexCol] = max(10, ws[t.flexCol]-(sum(ws)-limit))
 	}
+	// Still too wide: the widest other column gives way, down to 12.
+	for limit > 0 && sum(ws) > limit {
+		widest := -1
+		for i, w := range ws {
+			if i != t.flexCol && w > 12 && (widest < 0 || w > ws[widest]) {
+				widest = i
+			}
+		}
+		if widest < 0 {
+			break // the edge cut below keeps the line within the width
+		}
+		ws[widest] = max(12, ws[widest]-(sum(ws)-limit))
+	}
 	write := func(cells []string, header bool) {
 		var b strings.Builder
 		for i, c := range cells {
