@@ -179,6 +179,12 @@ var errProbe = apierr.New(apierr.OperationFailed, "help probe")
 // helpFlags returns the flag sets command c defines for args (a
 // subcommand word such as "paths suggest" selects its own set).
 func helpFlags(c *command, args []string) (sets []*flag.FlagSet) {
+	switch c.name {
+	case "man", "completion", "mcp":
+		// No flags of their own, and man and completion probe every
+		// command themselves: probing them would recurse.
+		return nil
+	}
 	p := &probe{}
 	g := &factory{dir: ".", color: "never", probing: true,
 		io: IOStreams{In: strings.NewReader(""), Out: p, ErrOut: p}}

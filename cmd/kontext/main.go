@@ -116,7 +116,7 @@ func init() {
 		{"challenge", "<id> --because \"…\"", "record in the inbox that an entry may no longer hold (never staged)",
 			"kontext challenge 2026-01-12-money-is-integer-cents --because \"we store micros now\"", runChallengeCmd},
 		{"version", "", "the version, API version and license (--json: also commit, Go version, os/arch)", "kontext version --json", runVersionCmd},
-		{"completion", "bash|zsh|fish", "a shell completion script for the commands", "kontext completion bash > /etc/bash_completion.d/kontext", runCompletionCmd},
+		{"completion", "bash|zsh|fish|powershell", "a shell completion script for the commands and their flags", "kontext completion bash > /etc/bash_completion.d/kontext", runCompletionCmd},
 		{"man", "", "the man page kontext(1) in roff", "kontext man > kontext.1", runManCmd},
 		{"mcp", "", "MCP server over stdio (tools ctx_api, ctx_governing, ctx_challenge, ctx_prepare_commit)",
 			"kontext -C ~/src/app mcp", runMCPCmd},
