@@ -9,8 +9,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
 )
+
+// jsonErrs is stderr under --json: flag errors are written as the API
+// error envelope instead of text.
+type jsonErrs struct{ io.Writer }
 
 // flags is a command's flag set. Its errors are kontext's own (unknown
 // flag → "did you mean", then the command's one-line usage), never the
@@ -28,15 +33,29 @@ func flags(name string, stderr io.Writer) *flag.FlagSet {
 
 // parseInterleaved parses flags that may come after positional arguments.
 // An unknown flag is refused before parsing, with a suggestion.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+func parseInterleaved(fs *flag.FlagSet, args []string) (pos []string, err error) {
 	if _, ok := fs.Output().(*probe); ok {
 		// Every flag is defined by now: the help probe has what it came for.
 		panic(probeDone{})
 	}
+	// Under --json a usage error is the API error envelope on stderr.
+	stderr := fs.Output()
+	if j, ok := stderr.(jsonErrs); ok {
+		fs.SetOutput(io.Discard)
+		defer fs.SetOutput(stderr)
+		defer func() {
+			if err != nil && !errors.Is(err, flag.ErrHelp) {
+				msg := err.Error()
+				if !strings.HasPrefix(msg, "kontext ") {
+					msg = fmt.Sprintf("kontext %s: %s", fs.Name(), msg)
+				}
+				j.Write(append(engine.ErrorEnvelope(apierr.Invalid("%s", msg)), '\n'))
+			}
+		}()
+	}
 	if err := checkFlags(fs, args); err != nil {
 		return nil, err
 	}
-	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			return nil, err

@@ -187,6 +187,9 @@ func run(ctx context.Context, args []string, streams IOStreams) int {
 			return exitOK
 		}
 	}
+	if g.json {
+		g.io.ErrOut = jsonErrs{g.io.ErrOut}
+	}
 	g.prog = newReporter(g, c.name)
 	code := c.run(ctx, g, rest[1:])
 	return g.prog.end(ctx, code)
