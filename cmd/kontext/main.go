@@ -151,6 +151,9 @@ func run(ctx context.Context, args []string, streams IOStreams) int {
 		shortUsage(stderr)
 		return exitUsage
 	}
+	if version && g.json {
+		return runVersionCmd(ctx, g, nil) // --version --json: the version object
+	}
 	if version {
 		fmt.Fprintf(stdout, "kontext %s (api %d)\n", engine.Version, engine.APIVersion)
 		return exitOK

@@ -78,7 +78,11 @@ func runReviewCmd(ctx context.Context, g *factory, args []string) int {
 		return exitFailed
 	}
 	url := "http://" + ln.Addr().String() + "/"
-	fmt.Fprintf(stdout, "kontext review: %s  (Ctrl-C stops)\n", url)
+	if code := emit(g, stdout, map[string]string{"url": url}, func(w io.Writer) {
+		fmt.Fprintf(w, "kontext review: %s  (Ctrl-C stops)\n", url)
+	}); code != exitOK {
+		return code
+	}
 	// The first request gets the bundle built above; later ones a fresh one.
 	var once sync.Once
 	srv := &review.Server{Assets: assets, Bundle: func(ctx context.Context) ([]byte, error) {
