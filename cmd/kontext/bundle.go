@@ -30,7 +30,7 @@ func runBundleCmd(ctx context.Context, g *factory, args []string) int {
 		return usageErr(g, stderr, "kontext bundle needs -o file.json (or -o - for stdout)")
 	}
 	g.prog.state("building the bundle")
-	b, err := bundle.Build(ctx, bundle.Options{Dir: g.dir, Base: *base, Head: *head, Worktree: *worktree})
+	b, err := bundle.Build(ctx, bundle.Options{Dir: g.dir, Base: *base, Head: *head, Worktree: *worktree, Progress: g.prog.engineProgress()})
 	if err != nil {
 		return fail(g, stderr, err)
 	}

@@ -88,6 +88,9 @@ func (r *reporter) engineProgress() func(event, task string, fields map[string]a
 			ev["message"] = describeTask(task) + ": done"
 			if n, ok := fields["commits"]; ok {
 				ev["commits"] = n
+				if task == "history.index" {
+					ev["message"] = fmt.Sprintf("git history indexed: %v commits", n)
+				}
 			}
 			if ms, ok := fields["ms"]; ok {
 				ev["duration_ms"] = ms
@@ -101,7 +104,7 @@ func (r *reporter) engineProgress() func(event, task string, fields map[string]a
 
 func describeTask(task string) string {
 	if task == "history.index" {
-		return "indexing git history (cached for next time)"
+		return "indexing git history"
 	}
 	return task
 }

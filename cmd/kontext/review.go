@@ -37,7 +37,7 @@ func runReviewCmd(ctx context.Context, g *factory, args []string) int {
 	}
 	// The console reviews the change at hand: without --head it includes
 	// uncommitted knowledge (a local review; private entries stay out).
-	opts := bundle.Options{Dir: g.dir, Base: *base, Head: *head, Worktree: *head == ""}
+	opts := bundle.Options{Dir: g.dir, Base: *base, Head: *head, Worktree: *head == "", Progress: g.prog.engineProgress()}
 	build := func(ctx context.Context) ([]byte, error) {
 		b, err := bundle.Build(ctx, opts)
 		if err != nil {
