@@ -21,8 +21,9 @@ const BundleSchema = "kontext.bundle/v1"
 
 // BundleFormatVersion is the bundle's <major>.<minor>: the major is the
 // schema's; the minor goes up with every added field (1.1: format_version,
-// repository.worktree; private entries left out).
-const BundleFormatVersion = "1.1"
+// repository.worktree; private entries left out; 1.2: drift entries'
+// last_edited).
+const BundleFormatVersion = "1.2"
 
 // runBundle answers bundle.build: the knowledge files of a change's head
 // and base, the paths it touches, every entry's history-derived fields and
