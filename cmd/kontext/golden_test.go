@@ -56,6 +56,13 @@ func TestCLIGolden(t *testing.T) {
 		{"new", []string{"new", "learning", "Webhooks retry for three days", "--path", "src/payments/**", "--body", "The PSP retries for 72 hours."}, exitOK},
 		{"confirm", []string{"confirm", "ADR-5", "--because", "re-read for the golden test"}, exitOK},
 		{"retire", []string{"retire", "2026-08-30-migrations-are-forward-only", "--reason", "golden test"}, exitOK},
+		{"extend", []string{"extend", "2026-08-28-log-with-slog", "Use slog.Group for request attributes."}, exitOK},
+		{"supersede", []string{"supersede", "ADR-4", "Keep sessions in Redis", "--body", "Sessions move to Redis."}, exitOK},
+		{"paths_add", []string{"paths", "add", "ADR-2", "cmd/**"}, exitOK},
+		{"capture", []string{"capture", "--kind", "learning", "--title", "PSP webhooks retry", "--path", "src/payments/**", "--body", "Three days."}, exitOK},
+		{"challenge", []string{"challenge", "ADR-1", "--because", "golden test"}, exitOK},
+		{"inbox_after", []string{"inbox", "--state", "all"}, exitOK},
+		{"repair", []string{"repair"}, exitOK},
 	}
 	for _, c := range cases {
 		var stdout, stderr bytes.Buffer
