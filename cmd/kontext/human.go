@@ -149,6 +149,12 @@ func runListCmd(ctx context.Context, g *factory, args []string) int {
 		t := newTable(w.(*out), "ID", "KIND", "STATUS", "TITLE", "")
 		t.idCol, t.flexCol, t.colors[0], t.colors[4] = 0, 3, "36", "31"
 		t.short = idShortener(ctx, g)
+		t.colorOf = func(col int, cell string) string {
+			if col == 2 {
+				return statusColor(&cell)
+			}
+			return ""
+		}
 		for _, e := range entries {
 			flag := ""
 			if e.ReviewDue {
@@ -316,8 +322,7 @@ func sortedKeys(m map[string]int) []string {
 	return keys
 }
 
-// statusColor marks inactive entries grey and proposals yellow (two-digit
-// codes keep tabwriter columns aligned).
+// statusColor marks inactive entries grey and proposals yellow.
 func statusColor(status *string) string {
 	switch deref(status, "") {
 	case "superseded", "deprecated", "rejected":

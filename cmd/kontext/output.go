@@ -112,18 +112,6 @@ func (o *out) paint(code, s string) string {
 	return esc + "[" + code + "m" + s + esc + "[0m"
 }
 
-// fit cuts s to n display columns (terminals only), marking the cut.
-func (o *out) fit(s string, n int) string {
-	if o.width == 0 || n <= 1 {
-		return s
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
-
 // jq runs a jq program over a JSON document and writes each result.
 func runJQ(w io.Writer, program string, doc []byte) error {
 	q, err := gojq.Parse(program)

@@ -26,6 +26,8 @@ type table struct {
 	flexCol int      // column cut before any other (-1: none)
 	short   func() map[string]string
 	indent  string // printed before every line, counted in the width
+	// colorOf, when set, picks a cell's colour from its text (a status).
+	colorOf func(col int, cell string) string
 }
 
 func newTable(o *out, headers ...string) *table {
@@ -98,28 +100,42 @@ func (t *table) render() {
 	}
 	write := func(cells []string, header bool) {
 		var b strings.Builder
+		vis := 0 // visible runes so far (colour sequences are not)
 		for i, c := range cells {
 			c = cut(c, ws[i])
 			pad := ""
 			if i < len(cells)-1 {
 				pad = strings.Repeat(" ", ws[i]-runeLen(c)+gap)
 			}
-			if limit > 0 && runeLen(b.String())+runeLen(c) > limit {
-				c = cut(c, limit-runeLen(b.String()))
+			if limit > 0 && vis+runeLen(c) > limit {
+				c = cut(c, limit-vis)
 				pad = ""
 			}
 			code := t.colors[i]
+			if t.colorOf != nil && !header {
+				if cc := t.colorOf(i, cells[i]); cc != "" {
+					code = cc
+				}
+			}
 			if header {
 				code = "97"
 			}
 			// Colour is added after measuring, around the visible text only.
-			b.WriteString(t.o.paint(code, c))
+			vis += runeLen(c)
+			if code != "" {
+				c = t.o.paint(code, c)
+			}
+			b.WriteString(c)
+			if i < len(cells)-1 && cells[i+1] == "" && allEmpty(cells[i+1:]) {
+				break // no trailing padding
+			}
 			b.WriteString(pad)
-			if limit > 0 && runeLen(b.String()) >= limit {
+			vis += runeLen(pad)
+			if limit > 0 && vis >= limit {
 				break
 			}
 		}
-		fmt.Fprintln(t.o, t.indent+strings.TrimRight(b.String(), " "))
+		fmt.Fprintln(t.o, t.indent+b.String())
 	}
 	if t.headers != nil {
 		write(t.headers, true)
@@ -218,4 +234,13 @@ func idShortener(ctx context.Context, g *factory) func() map[string]string {
 			offset = *l.NextOffset
 		}
 	}
+}
+
+func allEmpty(cells []string) bool {
+	for _, c := range cells {
+		if c != "" {
+			return false
+		}
+	}
+	return true
 }
