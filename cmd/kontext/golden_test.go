@@ -63,6 +63,7 @@ func TestCLIGolden(t *testing.T) {
 		{"challenge", []string{"challenge", "ADR-1", "--because", "golden test"}, exitOK},
 		{"inbox_after", []string{"inbox", "--state", "all"}, exitOK},
 		{"repair", []string{"repair"}, exitOK},
+		{"accept", []string{"accept", "2026-11-16-move-sessions-to-redis"}, exitOK},
 	}
 	for _, c := range cases {
 		var stdout, stderr bytes.Buffer
