@@ -223,7 +223,7 @@ func idShortener(ctx context.Context, g *factory) func() map[string]string {
 		var all []*api.Entry
 		offset := 0
 		for {
-			l, err := read(ctx, g, (*engine.Engine).List, &api.ListInput{Limit: intp(500), Offset: offset})
+			l, err := read(ctx, g, (*engine.Engine).List, &api.ListInput{Limit: intp(500), Offset: offset, History: new(bool)}) // ids only: no commit index
 			if err != nil {
 				return nil
 			}
