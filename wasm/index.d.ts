@@ -559,6 +559,8 @@ export interface DriftEntry {
   path: string;
   changed: string[];
   commits: CommitLine[];
+  /** the newest commit that changed the entry's own file: its sha, committer time and author */
+  last_edited?: Edit;
 }
 
 export interface DriftInput {
@@ -584,6 +586,12 @@ export interface DriftResult {
 export interface DuplicateCandidate {
   title: string;
   id: string;
+}
+
+export interface Edit {
+  sha: string;
+  at: string;
+  by: string;
 }
 
 export interface Entry {

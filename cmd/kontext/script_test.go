@@ -5,12 +5,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
+
+var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"kontext": main})
@@ -46,6 +50,24 @@ func TestScripts(t *testing.T) {
 				}
 			},
 			"http": cmdHTTP,
+			// fits N fails unless every line of the last command's stdout
+			// is at most N runes wide (colour sequences not counted).
+			"fits": func(ts *testscript.TestScript, neg bool, args []string) {
+				n, err := strconv.Atoi(args[0])
+				if err != nil || len(args) != 1 {
+					ts.Fatalf("usage: fits N")
+				}
+				over := 0
+				for i, line := range strings.Split(ts.ReadFile("stdout"), "\n") {
+					if w := utf8.RuneCountInString(sgr.ReplaceAllString(line, "")); w > n {
+						over++
+						ts.Logf("line %d is %d wide: %s", i+1, w, line)
+					}
+				}
+				if (over > 0) != neg {
+					ts.Fatalf("%d lines over %d columns", over, n)
+				}
+			},
 			// bigfile NAME BYTES writes a JSON object of about BYTES bytes.
 			"bigfile": func(ts *testscript.TestScript, neg bool, args []string) {
 				n, err := strconv.Atoi(args[1])

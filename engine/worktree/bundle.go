@@ -22,7 +22,8 @@ const BundleSchema = "kontext.bundle/v1"
 
 // BundleFormatVersion is the bundle's <major>.<minor>: the major is the
 // schema's; the minor goes up with every added field (1.1: format_version,
-// repository.worktree; private entries left out; 1.2: snapshot).
+// repository.worktree; private entries left out; 1.2: snapshot, drift
+// entries' last_edited).
 const BundleFormatVersion = "1.2"
 
 // runBundle answers bundle.build: the knowledge files of a change's head
