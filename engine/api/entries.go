@@ -25,7 +25,36 @@ type GoverningResult struct {
 	Entries  []*Entry `json:"entries"`
 	Total    int      `json:"total"`
 	Snapshot string   `json:"snapshot"`
+	// Items is the page in the compact view (view: compact); absent otherwise.
+	Items []*CompactEntry `json:"items,omitempty" jsonschema_description:"The page in the compact view (view: compact)."`
+	// NextCursor continues a page cut by limit; absent on the last page.
+	NextCursor string `json:"next_cursor,omitempty" jsonschema_description:"Pass as cursor (same paths and filters) for the next page; absent on the last page."`
 }
+
+// CompactEntry is an entry as the compact governing view sends it: what a
+// reader needs to apply the rule, without the fields a whole entry repeats
+// (markdown next to body, publication, verification).
+type CompactEntry struct {
+	ID      string  `json:"id"`
+	Kind    string  `json:"kind"`
+	Title   string  `json:"title"`
+	Summary *string `json:"summary,omitempty"`
+	Status  *string `json:"status,omitempty"`
+	// Rule and Specificity are the entry's most specific match.
+	Rule        string `json:"rule" jsonschema_description:"The entry's pattern that matched most specifically."`
+	Specificity int    `json:"specificity"`
+	// Paths are the asked paths it governs, when more than one was asked.
+	Paths []string `json:"paths,omitempty" jsonschema_description:"The asked paths this entry governs (only when more than one path was asked)."`
+	File  string   `json:"file"`
+	// Body is the body when it is short (CompactBodyMax bytes or fewer);
+	// BodyBytes says how long an omitted body is.
+	Body      string `json:"body,omitempty" jsonschema_description:"The body when it is short; entries.get or view full gives every body."`
+	BodyBytes int    `json:"body_bytes,omitempty" jsonschema_description:"Size of the body left out (it was long); 0 when body is sent or empty."`
+	ReviewDue bool   `json:"review_due,omitempty"`
+}
+
+// CompactBodyMax is the longest body the compact view sends (bytes).
+const CompactBodyMax = 320
 
 // Candidate is one entries.related candidate.
 type Candidate struct {

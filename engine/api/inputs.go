@@ -63,6 +63,8 @@ type GoverningInput struct {
 	Limit          *int     `json:"limit,omitempty" jsonschema:"minimum=1,maximum=100000" jsonschema_description:"Applied after sorting."`
 	MinSpecificity int      `json:"min_specificity,omitempty" jsonschema:"minimum=0,maximum=100000" jsonschema_description:"Drop matches less specific than this."`
 	History        *bool    `json:"history,omitempty" jsonschema_description:"Fill the fields git history gives (landed, since, since_verified, amended_since); default true. false answers without reading the commit index: those fields are null, as on the in-memory engine."`
+	View           string   `json:"view,omitempty" jsonschema:"enum=full,enum=compact" jsonschema_description:"full (default): whole entries in entries. compact: the page goes to items, one short record per entry (id, kind, title, summary, status, rule, specificity, file; the body only when short), and entries is empty."`
+	Cursor         string   `json:"cursor,omitempty" jsonschema_description:"next_cursor of the previous page: the next page of the same question. A cursor made before the knowledge changed answers stale_cursor; ask again without it."`
 }
 
 // RelatedInput is the input of entries.related.
