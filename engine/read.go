@@ -285,7 +285,6 @@ func readCursor(c, snapshot, query string) (int, error) {
 	return off, nil
 }
 
-
 func (e *Engine) governing(ctx context.Context, st *State, paths, exclude []string, minSpec, limit int, history bool) (*api.GoverningResult, error) {
 	return e.governingPage(ctx, st, paths, exclude, minSpec, 0, limit, history)
 }

@@ -8,6 +8,7 @@ package worktree
 
 import (
 	"context"
+	"sort"
 	"strings"
 
 	"github.com/kontext/kontext/engine"
@@ -93,7 +94,7 @@ func runBrief(ctx context.Context, e *engine.Engine, in *api.BriefInput) (*api.B
 		repo.Dirty = len(dirty) > 0
 		switch {
 		case in.Diff != "":
-			if paths, err = h.ChangedSince(ctx, in.Diff); err != nil {
+			if paths, err = changedSince(ctx, h, st.Head, in.Diff, dirty); err != nil {
 				return nil, err
 			}
 			repo.PathsFrom = "changed since " + in.Diff
@@ -108,7 +109,10 @@ func runBrief(ctx context.Context, e *engine.Engine, in *api.BriefInput) (*api.B
 	repo.Paths = paths
 	var entries []*api.Entry
 	if len(paths) > 0 {
-		g, err := e.Governing(ctx, &api.GoverningInput{Paths: paths})
+		// The brief uses no history-derived field: governing without
+		// the commit index.
+		noHistory := false
+		g, err := e.Governing(ctx, &api.GoverningInput{Paths: paths, History: &noHistory})
 		if err != nil {
 			return nil, err
 		}
@@ -116,6 +120,43 @@ func runBrief(ctx context.Context, e *engine.Engine, in *api.BriefInput) (*api.B
 	}
 	return brief.Assemble(brief.Input{Repository: repo, Entries: entries, Budget: budget,
 		Architecture: in.Architecture, GeneratedAt: e.Now()}), nil
+}
+
+// changedSince is History.ChangedSince with the uncommitted paths the
+// brief already read (dirty): the committed changes from the merge base of
+// base and head to head, plus dirty, sorted. Walking the working tree once
+// instead of twice is most of what a brief of a big change costs.
+func changedSince(ctx context.Context, h engine.History, head, base string, dirty []string) ([]string, error) {
+	set := make(map[string]bool, len(dirty))
+	for _, p := range dirty {
+		set[p] = true
+	}
+	if head != "" {
+		from, err := h.Resolve(ctx, base)
+		if err != nil {
+			return nil, err
+		}
+		mb, err := h.MergeBase(ctx, from, head)
+		if err != nil {
+			return nil, err
+		}
+		if mb != "" {
+			from = mb
+		}
+		committed, err := h.Diff(ctx, from, head)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range committed {
+			set[p] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 // runVerifyPin answers verify.pin: the entry's verify command and whether
