@@ -399,6 +399,25 @@ export interface CommittedEntry {
   diagnostics: Diagnostic[];
 }
 
+export interface CompactEntry {
+  id: string;
+  kind: string;
+  title: string;
+  summary?: string;
+  status?: string;
+  /** The entry's pattern that matched most specifically. */
+  rule: string;
+  specificity: number;
+  /** The asked paths this entry governs (only when more than one path was asked). */
+  paths?: string[];
+  file: string;
+  /** The body when it is short; entries.get or view full gives every body. */
+  body?: string;
+  /** Size of the body left out (it was long); 0 when body is sent or empty. */
+  body_bytes?: number;
+  review_due?: boolean;
+}
+
 export interface ConfigSource {
   kind: string;
   path: string | null;
@@ -737,12 +756,20 @@ export interface GoverningInput {
   min_specificity?: number;
   /** Fill the fields git history gives (landed, since, since_verified, amended_since); default true. false answers without reading the commit index: those fields are null, as on the in-memory engine. */
   history?: boolean;
+  /** full (default): whole entries in entries. compact: the page goes to items, one short record per entry (id, kind, title, summary, status, rule, specificity, file; the body only when short), and entries is empty. */
+  view?: string;
+  /** next_cursor of the previous page: the next page of the same question. A cursor made before the knowledge changed answers stale_cursor; ask again without it. */
+  cursor?: string;
 }
 
 export interface GoverningResult {
   entries: Entry[];
   total: number;
   snapshot: string;
+  /** The page in the compact view (view: compact). */
+  items?: CompactEntry[];
+  /** Pass as cursor (same paths and filters) for the next page; absent on the last page. */
+  next_cursor?: string;
 }
 
 export interface GuidanceInput {
