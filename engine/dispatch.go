@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
@@ -230,6 +231,17 @@ func unsupported(name string, known bool, s Surface) error {
 		return apierr.New(apierr.UnsupportedOperation, "%s is not available in the in-memory (WASM) engine; run it with the native CLI: kontext api %s", name, name)
 	case known:
 		return apierr.New(apierr.UnsupportedOperation, "%s is not implemented in this version of kontext; status.capabilities lists what is", name)
+	}
+	// A short name (brief, governing) names the operation it ends.
+	var like []string
+	for op := range loadSchemas() {
+		if strings.HasSuffix(op, "."+name) {
+			like = append(like, op)
+		}
+	}
+	if len(like) > 0 {
+		sort.Strings(like)
+		return apierr.New(apierr.UnsupportedOperation, "unknown operation %q; did you mean %s? status.capabilities lists the operations", name, strings.Join(like, " or "))
 	}
 	return apierr.New(apierr.UnsupportedOperation, "unknown operation %q; status.capabilities lists the operations", name)
 }

@@ -104,6 +104,7 @@ func TestContractDemo(t *testing.T) {
 		{"related_nothing", "entries.related", `{}`},
 		{"planned_operation", "guidance.propose", `{}`},
 		{"unknown_operation", "entries.frobnicate", `{}`},
+		{"unknown_short_operation", "brief", `{"paths":["src/billing/tax/vat.go"]}`},
 		{"malformed_json", "entries.list", `{"limit":`},
 		{"non_object", "entries.list", `[1,2,3]`},
 		{"unknown_field", "entries.list", `{"limt":3}`},
