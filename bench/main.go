@@ -27,6 +27,7 @@ type row struct {
 func main() {
 	wasmOnly := flag.Bool("wasm-only", false, "run only the WASM rows and print them (bench/results.md is not written)")
 	processOnly := flag.Bool("process-only", false, "run only the whole-process rows (100 / 1,000 / 10,000 entries) and print them (bench/results.md is not written)")
+	mcpOnly := flag.Bool("mcp-only", false, "run only the MCP answer-size and brief --diff rows and print them (bench/results.md is not written)")
 	flag.Parse()
 	root, err := os.Getwd()
 	check(err)
@@ -39,6 +40,18 @@ func main() {
 		bin := filepath.Join(tmp, "kontext")
 		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
 		rows, notes = processRows(bin, tmp)
+		fmt.Print(render(rows, notes))
+		return
+	}
+	if *mcpOnly {
+		tmp, err := os.MkdirTemp("", "kontext-bench-")
+		check(err)
+		defer os.RemoveAll(tmp)
+		bin := filepath.Join(tmp, "kontext")
+		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
+		demo := filepath.Join(tmp, "demo")
+		run(root, "bash", "build/demo-repo.sh", demo)
+		rows, notes = mcpRows(bin, demo, tmp)
 		fmt.Print(render(rows, notes))
 		return
 	}
@@ -91,6 +104,9 @@ func main() {
 	ratio := ours / ref
 	rows = append(rows, row{workload: "`kontext api status` whole process, demo repo", ours: ms(ours), reference: ms(ref) + " (`git rev-parse HEAD`)",
 		ratio: fmt.Sprintf("%.1f×", ratio), budget: "≤ 5× git", pass: ratio <= 5})
+
+	mrows, mnotes := mcpRows(bin, demo, tmp)
+	rows, notes = append(rows, mrows...), append(notes, mnotes...)
 
 	prows, pnotes := processRows(bin, tmp)
 	rows, notes = append(rows, prows...), append(notes, pnotes...)
