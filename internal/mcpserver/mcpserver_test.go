@@ -488,7 +488,7 @@ func TestAbsolutePaths(t *testing.T) {
 	if abs != rel {
 		t.Fatalf("absolute path answered differently:\n got %s\nwant %s", abs, rel)
 	}
-	if n := len(env["result"].(map[string]any)["entries"].([]any)); n < 5 {
+	if n := len(env["result"].(map[string]any)["items"].([]any)); n < 5 {
 		t.Fatalf("only %d governing entries", n)
 	}
 	if real, err := filepath.EvalSymlinks(demo); err == nil {

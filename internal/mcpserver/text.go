@@ -30,9 +30,11 @@ func governingText(result json.RawMessage, args map[string]json.RawMessage) stri
 	var cursor string
 	_ = json.Unmarshal(args["cursor"], &cursor)
 	var sb strings.Builder
-	what := "these paths"
+	// The asked path is not echoed: it may be absolute, and the answer is
+	// the same for either form.
+	what := "the asked paths"
 	if len(paths) == 1 {
-		what = paths[0]
+		what = "the asked path"
 	}
 	shown := len(r.Items) + len(r.Entries)
 	switch {

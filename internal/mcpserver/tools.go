@@ -32,9 +32,22 @@ type field struct {
 	kind        kind
 	required    bool
 	description string
-	// schema is the operation's own schema of an object field (its
-	// properties typed), used as is; nil for the other kinds.
+	// schema is the argument's whole JSON Schema when it is more than its
+	// kind says (an object's properties, an integer's bounds); nil: the kind's.
 	schema map[string]any
+	// opSchema is the operation's schema of the field (apiFields).
+	opSchema map[string]any
+}
+
+// typed gives fields their operation's whole schema (bounds, enums,
+// defaults). The tools that existed before it keep their frozen schemas.
+func typed(fs []field) []field {
+	for i := range fs {
+		if fs[i].opSchema != nil {
+			fs[i].schema = fs[i].opSchema
+		}
+	}
+	return fs
 }
 
 // tool is one MCP tool: its arguments, how they become one dispatcher
@@ -115,7 +128,7 @@ var tools = []tool{
 			"Give paths, or diff (a git revision: the files changed since it plus uncommitted ones), or neither for the uncommitted files. " +
 			"The text block is the document; the structured answer has it by section. over_budget: true means it is longer than budget_lines with nothing left to drop.",
 		annotations: readOnly("Brief for paths or a change"),
-		fields:      append(apiFields("context.brief", nil, "paths", "diff", "budget_lines", "architecture"), dirField),
+		fields:      append(typed(apiFields("context.brief", nil, "paths", "diff", "budget_lines", "architecture")), dirField),
 		request:     forward("context.brief"),
 		text:        briefText,
 	},
@@ -126,7 +139,7 @@ var tools = []tool{
 			"The answer's candidate.id is what ctx_prepare_commit takes. Related existing entries come back in related_entries: check them before adding a near duplicate. " +
 			"Example: {\"entry\": {\"kind\": \"learning\", \"title\": \"Exports need the advisory lock\", \"body\": \"The nightly export takes lock 42 ...\", \"paths\": [\"src/export/**\"]}}.",
 		annotations: &mcp.ToolAnnotations{Title: "Capture an insight", DestructiveHint: no, IdempotentHint: false, OpenWorldHint: no},
-		fields:      append(apiFields("drafts.capture", nil, "entry", "source", "operation_id"), dirField),
+		fields:      append(typed(apiFields("drafts.capture", nil, "entry", "source", "operation_id")), dirField),
 		request:     forward("drafts.capture"),
 	},
 	{
@@ -148,7 +161,8 @@ var tools = []tool{
 		annotations: readOnly("Rules governing files"),
 		fields: append(apiFields("entries.governing", nil, "paths", "min_specificity"), dirField,
 			field{name: "detail", kind: kBool, description: "Send whole entries (body, links, verification, history) instead of the short form."},
-			field{name: "limit", kind: kInteger, description: "At most this many entries per answer (default 10)."},
+			field{name: "limit", kind: kInteger, description: "At most this many entries per answer (default 10).",
+				schema: map[string]any{"type": "integer", "minimum": 1, "maximum": engine.MaxGoverningLimit, "default": DefaultPage}},
 			field{name: "cursor", kind: kString, description: "next_cursor of the previous answer, for the next page. After the knowledge changed it answers stale_cursor: ask again without it."}),
 		request: func(args map[string]json.RawMessage) (string, []byte, error) {
 			view := "compact"
@@ -219,7 +233,7 @@ func apiFields(op string, require []string, names ...string) []field {
 		if k == "" {
 			panic("mcpserver: " + op + "." + n + " has an unsupported type " + p.Type)
 		}
-		f := field{name: n, kind: k, required: slices.Contains(s.Required, n) || slices.Contains(require, n), description: p.Description}
+		f := field{name: n, kind: k, required: slices.Contains(s.Required, n) || slices.Contains(require, n), description: p.Description, opSchema: full}
 		if k == kObject {
 			f.schema = full
 		}
