@@ -64,13 +64,26 @@ func runList(ctx context.Context, e *Engine, in *api.ListInput) (*api.ListResult
 	if in.Offset < 0 || in.Offset > MaxOffset {
 		return nil, jsonin.Errorf("offset", "must be between 0 and %d, got %d", MaxOffset, in.Offset)
 	}
+	if in.Cursor != "" && in.Offset != 0 {
+		return nil, apierr.Invalid("pass offset or cursor, not both")
+	}
 	kinds, err := normKinds(in.Kinds)
+	if err != nil {
+		return nil, err
+	}
+	compact, err := viewOf(in.View)
 	if err != nil {
 		return nil, err
 	}
 	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
+	}
+	q := fingerprint("list", in.Kinds, in.Tags, fmt.Sprint(in.ActiveOnly))
+	if in.Cursor != "" {
+		if in.Offset, err = readCursor(in.Cursor, st.Snap.ID, q); err != nil {
+			return nil, err
+		}
 	}
 	var picked []*entry.Entry
 	for _, en := range st.Snap.Entries {
@@ -90,13 +103,31 @@ func runList(ctx context.Context, e *Engine, in *api.ListInput) (*api.ListResult
 		res.Diagnostics = []entry.Diagnostic{}
 	}
 	page := picked[min(in.Offset, len(picked)):min(in.Offset+limit, len(picked))]
-	if res.Entries, err = e.Views(ctx, st, page); err != nil {
+	if compact {
+		views, err := e.views(ctx, st, page, false)
+		if err != nil {
+			return nil, err
+		}
+		res.Items = compactEntries(views, false)
+	} else if res.Entries, err = e.Views(ctx, st, page); err != nil {
 		return nil, err
 	}
 	if next := in.Offset + limit; next < len(picked) {
 		res.NextOffset = &next
+		res.NextCursor = makeCursor(st.Snap.ID, q, next)
 	}
 	return res, nil
+}
+
+// viewOf checks a view input: true for compact.
+func viewOf(v string) (bool, error) {
+	switch v {
+	case "", "full":
+		return false, nil
+	case "compact":
+		return true, nil
+	}
+	return false, jsonin.Errorf("view", "must be full or compact, got %q", v)
 }
 
 func anyIn(have, want []string) bool {
@@ -141,9 +172,20 @@ func runSearch(ctx context.Context, e *Engine, in *api.SearchInput) (*api.Search
 	if err != nil {
 		return nil, err
 	}
+	compact, err := viewOf(in.View)
+	if err != nil {
+		return nil, err
+	}
 	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
+	}
+	q := fingerprint("search", []string{in.Query}, nil, fmt.Sprint(in.ActiveOnly))
+	offset := 0
+	if in.Cursor != "" {
+		if offset, err = readCursor(in.Cursor, st.Snap.ID, q); err != nil {
+			return nil, err
+		}
 	}
 	res := &api.SearchResult{Snapshot: st.Snap.ID}
 	var hits []*entry.Entry
@@ -154,18 +196,42 @@ func runSearch(ctx context.Context, e *Engine, in *api.SearchInput) (*api.Search
 			continue
 		}
 		res.Total++
-		if len(hits) < limit {
+		if res.Total > offset && len(hits) < limit {
 			hits = append(hits, en)
 			scores = append(scores, h.Score)
 		}
 	}
-	if res.Entries, err = e.Views(ctx, st, hits); err != nil {
+	if offset+limit < res.Total {
+		res.NextCursor = makeCursor(st.Snap.ID, q, offset+limit)
+	}
+	views, err := e.views(ctx, st, hits, !compact)
+	if err != nil {
 		return nil, err
 	}
-	for i := range res.Entries {
-		res.Entries[i].Score = &scores[i]
+	for i := range views {
+		views[i].Score = &scores[i]
+	}
+	if compact {
+		res.Entries, res.Items = []*api.Entry{}, compactEntries(views, false)
+	} else {
+		res.Entries = views
 	}
 	return res, nil
+}
+
+// fingerprint is the question a cursor belongs to (operation and
+// inputs), so a cursor is never applied to another question's answer.
+func fingerprint(op string, a, b []string, flags string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00", op)
+	for _, x := range a {
+		fmt.Fprintf(h, "a%d:%s\x00", len(x), x)
+	}
+	for _, x := range b {
+		fmt.Fprintf(h, "b%d:%s\x00", len(x), x)
+	}
+	fmt.Fprintf(h, "f%s", flags)
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 func runGoverning(ctx context.Context, e *Engine, in *api.GoverningInput) (*api.GoverningResult, error) {
@@ -183,19 +249,15 @@ func runGoverning(ctx context.Context, e *Engine, in *api.GoverningInput) (*api.
 	if in.MinSpecificity < 0 || in.MinSpecificity > MaxSpecificity {
 		return nil, jsonin.Errorf("min_specificity", "must be between 0 and %d, got %d", MaxSpecificity, in.MinSpecificity)
 	}
-	compact := false
-	switch in.View {
-	case "", "full":
-	case "compact":
-		compact = true
-	default:
-		return nil, jsonin.Errorf("view", "must be full or compact, got %q", in.View)
+	compact, err := viewOf(in.View)
+	if err != nil {
+		return nil, err
 	}
 	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
-	q := governingQuery(paths, in.ExcludeIDs, in.MinSpecificity)
+	q := fingerprint("governing", paths, in.ExcludeIDs, fmt.Sprint(in.MinSpecificity))
 	offset := 0
 	if in.Cursor != "" {
 		if offset, err = readCursor(in.Cursor, st.Snap.ID, q); err != nil {
@@ -223,13 +285,11 @@ func runGoverning(ctx context.Context, e *Engine, in *api.GoverningInput) (*api.
 func compactEntries(es []*api.Entry, manyPaths bool) []*api.CompactEntry {
 	out := make([]*api.CompactEntry, len(es))
 	for i, v := range es {
-		c := &api.CompactEntry{ID: v.ID, Kind: v.Kind, Title: v.Title, Summary: v.Summary, Status: v.Status, File: v.File, ReviewDue: v.ReviewDue}
-		if v.Specificity != nil {
-			c.Specificity = *v.Specificity
-		}
+		c := &api.CompactEntry{ID: v.ID, Kind: v.Kind, Title: v.Title, Summary: v.Summary, Status: v.Status, File: v.File,
+			ReviewDue: v.ReviewDue, Specificity: v.Specificity, Score: v.Score}
 		seen := map[string]bool{}
 		for _, m := range v.Matches {
-			if m.Specificity == c.Specificity && c.Rule == "" {
+			if v.Specificity != nil && m.Specificity == *v.Specificity && c.Rule == "" {
 				c.Rule = m.Rule
 			}
 			if manyPaths && !seen[m.Path] {
@@ -245,20 +305,6 @@ func compactEntries(es []*api.Entry, manyPaths bool) []*api.CompactEntry {
 		out[i] = c
 	}
 	return out
-}
-
-// governingQuery fingerprints the question a cursor belongs to, so a
-// cursor is never applied to another question's answer.
-func governingQuery(paths, exclude []string, minSpec int) string {
-	h := sha256.New()
-	for _, p := range paths {
-		fmt.Fprintf(h, "p%d:%s\x00", len(p), p)
-	}
-	for _, x := range exclude {
-		fmt.Fprintf(h, "x%d:%s\x00", len(x), x)
-	}
-	fmt.Fprintf(h, "m%d", minSpec)
-	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // A cursor is opaque to clients: base64url of "g1 <snapshot> <query> <offset>".

@@ -405,15 +405,12 @@ export interface CompactEntry {
   title: string;
   summary?: string;
   status?: string;
-  /** The entry's pattern that matched most specifically. */
-  rule: string;
-  specificity: number;
-  /** The asked paths this entry governs (only when more than one path was asked). */
+  rule?: string;
+  specificity?: number;
+  score?: number;
   paths?: string[];
   file: string;
-  /** The body when it is short; entries.get or view full gives every body. */
   body?: string;
-  /** Size of the body left out (it was long); 0 when body is sent or empty. */
   body_bytes?: number;
   review_due?: boolean;
 }
@@ -756,9 +753,9 @@ export interface GoverningInput {
   min_specificity?: number;
   /** Fill the fields git history gives (landed, since, since_verified, amended_since); default true. false answers without reading the commit index: those fields are null, as on the in-memory engine. */
   history?: boolean;
-  /** full (default): whole entries in entries. compact: the page goes to items, one short record per entry (id, kind, title, summary, status, rule, specificity, file; the body only when short), and entries is empty. */
+  /** compact: the page in items as short records (the body only when short); default full. */
   view?: string;
-  /** next_cursor of the previous page: the next page of the same question. A cursor made before the knowledge changed answers stale_cursor; ask again without it. */
+  /** next_cursor of the previous page; stale_cursor after the knowledge changed. */
   cursor?: string;
 }
 
@@ -766,9 +763,7 @@ export interface GoverningResult {
   entries: Entry[];
   total: number;
   snapshot: string;
-  /** The page in the compact view (view: compact). */
   items?: CompactEntry[];
-  /** Pass as cursor (same paths and filters) for the next page; absent on the last page. */
   next_cursor?: string;
 }
 
@@ -898,6 +893,10 @@ export interface ListInput {
   kinds?: string[];
   /** Only entries carrying at least one of these tags. */
   tags?: string[];
+  /** compact: the page in items as short records (the body only when short); default full. */
+  view?: string;
+  /** next_cursor of the previous page; stale_cursor after the knowledge changed. */
+  cursor?: string;
 }
 
 export interface ListResult {
@@ -906,6 +905,8 @@ export interface ListResult {
   next_offset: number | null;
   snapshot: string;
   diagnostics: Diagnostic[];
+  items?: CompactEntry[];
+  next_cursor?: string;
 }
 
 export interface Match {
@@ -1062,12 +1063,18 @@ export interface SearchInput {
   query: string;
   limit?: number;
   active_only?: boolean;
+  /** compact: the page in items as short records (the body only when short); default full. */
+  view?: string;
+  /** next_cursor of the previous page; stale_cursor after the knowledge changed. */
+  cursor?: string;
 }
 
 export interface SearchResult {
   entries: Entry[];
   total: number;
   snapshot: string;
+  items?: CompactEntry[];
+  next_cursor?: string;
 }
 
 export interface SetPathsInput {

@@ -11,13 +11,17 @@ type ListResult struct {
 	NextOffset  *int               `json:"next_offset"`
 	Snapshot    string             `json:"snapshot"`
 	Diagnostics []entry.Diagnostic `json:"diagnostics"`
+	Items       []*CompactEntry    `json:"items,omitempty"`
+	NextCursor  string             `json:"next_cursor,omitempty"`
 }
 
 // SearchResult is the result of entries.search.
 type SearchResult struct {
-	Entries  []*Entry `json:"entries"`
-	Total    int      `json:"total"`
-	Snapshot string   `json:"snapshot"`
+	Entries    []*Entry        `json:"entries"`
+	Total      int             `json:"total"`
+	Snapshot   string          `json:"snapshot"`
+	Items      []*CompactEntry `json:"items,omitempty"`
+	NextCursor string          `json:"next_cursor,omitempty"`
 }
 
 // GoverningResult is the result of entries.governing.
@@ -26,9 +30,9 @@ type GoverningResult struct {
 	Total    int      `json:"total"`
 	Snapshot string   `json:"snapshot"`
 	// Items is the page in the compact view (view: compact); absent otherwise.
-	Items []*CompactEntry `json:"items,omitempty" jsonschema_description:"The page in the compact view (view: compact)."`
+	Items []*CompactEntry `json:"items,omitempty"`
 	// NextCursor continues a page cut by limit; absent on the last page.
-	NextCursor string `json:"next_cursor,omitempty" jsonschema_description:"Pass as cursor (same paths and filters) for the next page; absent on the last page."`
+	NextCursor string `json:"next_cursor,omitempty"`
 }
 
 // CompactEntry is an entry as the compact governing view sends it: what a
@@ -40,16 +44,18 @@ type CompactEntry struct {
 	Title   string  `json:"title"`
 	Summary *string `json:"summary,omitempty"`
 	Status  *string `json:"status,omitempty"`
-	// Rule and Specificity are the entry's most specific match.
-	Rule        string `json:"rule" jsonschema_description:"The entry's pattern that matched most specifically."`
-	Specificity int    `json:"specificity"`
+	// Rule and Specificity are the entry's most specific match (governing only).
+	Rule        string `json:"rule,omitempty"`
+	Specificity *int   `json:"specificity,omitempty"`
+	// Score is the search score (search only).
+	Score *float64 `json:"score,omitempty"`
 	// Paths are the asked paths it governs, when more than one was asked.
-	Paths []string `json:"paths,omitempty" jsonschema_description:"The asked paths this entry governs (only when more than one path was asked)."`
+	Paths []string `json:"paths,omitempty"`
 	File  string   `json:"file"`
 	// Body is the body when it is short (CompactBodyMax bytes or fewer);
 	// BodyBytes says how long an omitted body is.
-	Body      string `json:"body,omitempty" jsonschema_description:"The body when it is short; entries.get or view full gives every body."`
-	BodyBytes int    `json:"body_bytes,omitempty" jsonschema_description:"Size of the body left out (it was long); 0 when body is sent or empty."`
+	Body      string `json:"body,omitempty"`
+	BodyBytes int    `json:"body_bytes,omitempty"`
 	ReviewDue bool   `json:"review_due,omitempty"`
 }
 

@@ -39,6 +39,8 @@ type ListInput struct {
 	ActiveOnly bool     `json:"active_only,omitempty" jsonschema_description:"Drop superseded/deprecated/rejected entries. Active does not mean reviewed."`
 	Kinds      []string `json:"kinds,omitempty" jsonschema_description:"Only these kinds (decision or adr, convention, learning, incident, architecture)."`
 	Tags       []string `json:"tags,omitempty" jsonschema_description:"Only entries carrying at least one of these tags."`
+	View       string   `json:"view,omitempty" jsonschema:"enum=full,enum=compact" jsonschema_description:"compact: the page in items as short records (the body only when short); default full."`
+	Cursor     string   `json:"cursor,omitempty" jsonschema_description:"next_cursor of the previous page; stale_cursor after the knowledge changed."`
 }
 
 // GetInput is the input of entries.get.
@@ -53,6 +55,8 @@ type SearchInput struct {
 	Query      string `json:"query" jsonschema:"required" jsonschema_description:"Words to search for (BM25F over title, summary, tags and body)."`
 	Limit      *int   `json:"limit,omitempty" jsonschema:"minimum=1,maximum=500,default=20"`
 	ActiveOnly bool   `json:"active_only,omitempty"`
+	View       string `json:"view,omitempty" jsonschema:"enum=full,enum=compact" jsonschema_description:"compact: the page in items as short records (the body only when short); default full."`
+	Cursor     string `json:"cursor,omitempty" jsonschema_description:"next_cursor of the previous page; stale_cursor after the knowledge changed."`
 }
 
 // GoverningInput is the input of entries.governing.
@@ -63,8 +67,8 @@ type GoverningInput struct {
 	Limit          *int     `json:"limit,omitempty" jsonschema:"minimum=1,maximum=100000" jsonschema_description:"Applied after sorting."`
 	MinSpecificity int      `json:"min_specificity,omitempty" jsonschema:"minimum=0,maximum=100000" jsonschema_description:"Drop matches less specific than this."`
 	History        *bool    `json:"history,omitempty" jsonschema_description:"Fill the fields git history gives (landed, since, since_verified, amended_since); default true. false answers without reading the commit index: those fields are null, as on the in-memory engine."`
-	View           string   `json:"view,omitempty" jsonschema:"enum=full,enum=compact" jsonschema_description:"full (default): whole entries in entries. compact: the page goes to items, one short record per entry (id, kind, title, summary, status, rule, specificity, file; the body only when short), and entries is empty."`
-	Cursor         string   `json:"cursor,omitempty" jsonschema_description:"next_cursor of the previous page: the next page of the same question. A cursor made before the knowledge changed answers stale_cursor; ask again without it."`
+	View           string   `json:"view,omitempty" jsonschema:"enum=full,enum=compact" jsonschema_description:"compact: the page in items as short records (the body only when short); default full."`
+	Cursor         string   `json:"cursor,omitempty" jsonschema_description:"next_cursor of the previous page; stale_cursor after the knowledge changed."`
 }
 
 // RelatedInput is the input of entries.related.

@@ -48,7 +48,11 @@ func governingText(result json.RawMessage, args map[string]json.RawMessage) stri
 	}
 	for _, c := range r.Items {
 		fmt.Fprintf(&sb, "\n- %s [%s%s] %s\n", c.Title, c.Kind, statusOf(c.Status), c.ID)
-		fmt.Fprintf(&sb, "  rule %s (specificity %d)", c.Rule, c.Specificity)
+		spec := 0
+		if c.Specificity != nil {
+			spec = *c.Specificity
+		}
+		fmt.Fprintf(&sb, "  rule %s (specificity %d)", c.Rule, spec)
 		if len(c.Paths) > 0 {
 			fmt.Fprintf(&sb, " for %s", strings.Join(c.Paths, ", "))
 		}
