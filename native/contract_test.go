@@ -130,6 +130,7 @@ func TestContractDemo(t *testing.T) {
 		{"brief", "context.brief", `{"paths":["src/billing/tax/vat.go"],"budget_lines":60}`},
 		{"brief_over_budget", "context.brief", `{"paths":["src/billing/tax/vat.go"],"budget_lines":5}`},
 		{"brief_paths_and_diff", "context.brief", `{"paths":["a.go"],"diff":"HEAD~1"}`},
+		{"brief_compact", "context.brief", `{"paths":["src/billing/tax/vat.go","db/migrations/0001_init.sql"],"budget_lines":40,"view":"compact"}`},
 		{"verify_pin", "verify.pin", `{"id":"2026-01-14-vat-is-rounded-per-line"}`},
 		{"export_missing_ref", "entries.export", `{"revision":"a924cb6149ef8f49ebabb7a5dfe0f58dd2bc3efd","review_ref":"refs/remotes/origin/main"}`},
 	}

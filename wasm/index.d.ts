@@ -210,6 +210,8 @@ export interface BriefInput {
   budget_lines?: number;
   /** Include the ARCHITECTURE section. */
   architecture?: boolean;
+  /** compact: repository.paths left out (path_count says how many; the paths line summarises them); default full. */
+  view?: string;
 }
 
 export interface BriefRepository {
@@ -219,6 +221,7 @@ export interface BriefRepository {
   dirty: boolean;
   paths: string[];
   paths_from: string;
+  path_count?: number;
 }
 
 export interface BriefSection {

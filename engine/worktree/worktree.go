@@ -69,6 +69,10 @@ func runBrief(ctx context.Context, e *engine.Engine, in *api.BriefInput) (*api.B
 	case in.BudgetLines != nil && (*in.BudgetLines < 1 || *in.BudgetLines > engine.MaxBudgetLines):
 		return nil, jsonin.Errorf("budget_lines", "must be between 1 and %d, got %d", engine.MaxBudgetLines, *in.BudgetLines)
 	}
+	compact := in.View == "compact"
+	if in.View != "" && in.View != "full" && !compact {
+		return nil, jsonin.Errorf("view", "must be full or compact, got %q", in.View)
+	}
 	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
@@ -118,8 +122,12 @@ func runBrief(ctx context.Context, e *engine.Engine, in *api.BriefInput) (*api.B
 		}
 		entries = g.Entries
 	}
-	return brief.Assemble(brief.Input{Repository: repo, Entries: entries, Budget: budget,
-		Architecture: in.Architecture, GeneratedAt: e.Now()}), nil
+	b := brief.Assemble(brief.Input{Repository: repo, Entries: entries, Budget: budget,
+		Architecture: in.Architecture, GeneratedAt: e.Now()})
+	if compact {
+		b.Repository.PathCount, b.Repository.Paths = len(b.Repository.Paths), []string{}
+	}
+	return b, nil
 }
 
 // changedSince is History.ChangedSince with the uncommitted paths the

@@ -196,6 +196,10 @@ func TestBriefAndCapture(t *testing.T) {
 	if env["result"].(map[string]any)["schema"] != "kontext.brief/v1" {
 		t.Fatalf("ctx_brief: %v", env)
 	}
+	// The paths are counted, not listed (a diff can name thousands).
+	if repo := env["result"].(map[string]any)["repository"].(map[string]any); len(repo["paths"].([]any)) != 0 || repo["path_count"] != float64(1) {
+		t.Fatalf("ctx_brief repository: %v", repo)
+	}
 	_, env = call(t, cs, "ctx_brief", map[string]any{"paths": []string{"src/billing/tax/vat.go"}, "budget_lines": 5})
 	if r := env["result"].(map[string]any); r["over_budget"] != true {
 		t.Fatalf("budget 5: %v", r)

@@ -126,11 +126,14 @@ var tools = []tool{
 		description: "The rules that govern a set of files, as one document that fits a line budget: decisions first, then conventions, learnings, incidents, " +
 			"what is due for review, premises that changed, and under EXCLUDED every item left out with the reason. " +
 			"Give paths, or diff (a git revision: the files changed since it plus uncommitted ones), or neither for the uncommitted files. " +
-			"The text block is the document; the structured answer has it by section. over_budget: true means it is longer than budget_lines with nothing left to drop.",
+			"The text block is the document; the structured answer has it by section (the changed paths only counted, in repository.path_count). over_budget: true means it is longer than budget_lines with nothing left to drop.",
 		annotations: readOnly("Brief for paths or a change"),
 		fields:      append(typed(apiFields("context.brief", nil, "paths", "diff", "budget_lines", "architecture")), dirField),
-		request:     forward("context.brief"),
-		text:        briefText,
+		request: func(args map[string]json.RawMessage) (string, []byte, error) {
+			args["view"] = mustJSON("compact") // a diff can name thousands of paths: the paths line summarises them
+			return "context.brief", mustJSON(args), nil
+		},
+		text: briefText,
 	},
 	{
 		name:  "ctx_capture",
