@@ -2,9 +2,7 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -220,18 +218,25 @@ func runSearch(ctx context.Context, e *Engine, in *api.SearchInput) (*api.Search
 }
 
 // fingerprint is the question a cursor belongs to (operation and
-// inputs), so a cursor is never applied to another question's answer.
+// inputs), so a cursor is never applied to another question's answer: a
+// 64-bit FNV-1a of the length-prefixed inputs (a guard against mistakes,
+// not a secret; written out so the WASM engine links no hash code for it).
 func fingerprint(op string, a, b []string, flags string) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00", op)
-	for _, x := range a {
-		fmt.Fprintf(h, "a%d:%s\x00", len(x), x)
+	h := uint64(14695981039346656037)
+	add := func(s string) {
+		for i := 0; i < len(s); i++ {
+			h = (h ^ uint64(s[i])) * 1099511628211
+		}
 	}
-	for _, x := range b {
-		fmt.Fprintf(h, "b%d:%s\x00", len(x), x)
+	add(op)
+	for _, xs := range [][]string{a, b} {
+		add("\x00")
+		for _, x := range xs {
+			add(strconv.Itoa(len(x)) + ":" + x)
+		}
 	}
-	fmt.Fprintf(h, "f%s", flags)
-	return hex.EncodeToString(h.Sum(nil))[:16]
+	add("\x00" + flags)
+	return strconv.FormatUint(h, 16)
 }
 
 func runGoverning(ctx context.Context, e *Engine, in *api.GoverningInput) (*api.GoverningResult, error) {
@@ -280,8 +285,9 @@ func runGoverning(ctx context.Context, e *Engine, in *api.GoverningInput) (*api.
 	return res, nil
 }
 
-// compactEntries is the compact view of governing entries: one short
-// record each, the body only when it is short.
+// compactEntries is the compact view of entries (view: compact): one
+// short record each, the body only when it is short; manyPaths adds the
+// asked paths a governing entry matched.
 func compactEntries(es []*api.Entry, manyPaths bool) []*api.CompactEntry {
 	out := make([]*api.CompactEntry, len(es))
 	for i, v := range es {
@@ -323,7 +329,7 @@ func readCursor(c, snapshot, query string) (int, error) {
 		return 0, jsonin.Errorf("cursor", "is not a cursor kontext made; pass next_cursor of the previous page, or leave it out for the first page")
 	}
 	if f[2] != query {
-		return 0, jsonin.Errorf("cursor", "belongs to another question (other paths, exclude_ids or min_specificity); ask with the same ones, or leave it out for the first page")
+		return 0, jsonin.Errorf("cursor", "belongs to another question (other inputs than the page it came from); ask with the same inputs, or leave it out for the first page")
 	}
 	if f[1] != snapshot {
 		return 0, apierr.New(apierr.StaleCursor, "the knowledge changed since this cursor was made (snapshot %s, now %s); ask again without cursor for the current answer", short(f[1]), short(snapshot))
