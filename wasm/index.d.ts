@@ -142,6 +142,7 @@ export interface Operations {
   "drafts.confirm": { input: ConfirmInput; result: Confirmation | ConfirmManyResult | RepairResult | MigrateResult };
   "drafts.retire": { input: RetireInput; result: StageResult };
   "drafts.set_verify": { input: SetVerifyInput; result: StageResult };
+  "drafts.set_status": { input: SetStatusInput; result: StageResult };
   "drafts.set_paths": { input: SetPathsInput; result: SetPathsResult };
   "drafts.verify": { input: VerifyInput; result: VerifyResult };
   "drafts.extend": { input: ExtendInput; result: ExtendResult };
@@ -1105,6 +1106,19 @@ export interface SetPathsResult {
   staged: boolean;
   notes: string[];
   replayed: boolean;
+}
+
+export interface SetStatusInput {
+  /** Another worktree or repository to read (overrides -C). Native surfaces only. */
+  dir?: string;
+  /** Stable id of this write: a retry returns the first result (replayed: true). */
+  operation_id: string;
+  /** A decision: full id, unique id prefix, ADR number or path. */
+  entry_id: string;
+  /** The entry's revision (blob id), its 12-hex prefix, or a full commit sha in which the file is unchanged. */
+  entry_revision: string;
+  /** The decision's new status: a proposed decision becomes accepted or rejected. The status word is replaced where the file keeps it (frontmatter, ## Status section, Status: line); nothing else changes. */
+  status: string;
 }
 
 export interface SetVerifyInput {

@@ -560,7 +560,7 @@ func supersedeEdit(o *entry.Entry, newID, newRef, link string) (string, error) {
 	var edited string
 	var err error
 	if o.Style == entry.StyleADR && !strings.HasPrefix(strings.TrimPrefix(text, "\ufeff"), "---") {
-		edited, err = edit.SetADRStatus(text, "Superseded by ["+newRef+"]("+link+")")
+		edited, err = adrStatusEdit(o, "Superseded by ["+newRef+"]("+link+")")
 	} else {
 		by := append(append([]string{}, o.SupersededBy...), newID)
 		edited, err = edit.SetFrontmatter(text, "status", "superseded")
