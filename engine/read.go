@@ -107,7 +107,7 @@ func runList(ctx context.Context, e *Engine, in *api.ListInput) (*api.ListResult
 			return nil, err
 		}
 		res.Items = compactEntries(views, false)
-	} else if res.Entries, err = e.Views(ctx, st, page); err != nil {
+	} else if res.Entries, err = e.views(ctx, st, page, in.History == nil || *in.History); err != nil {
 		return nil, err
 	}
 	if next := in.Offset + limit; next < len(picked) {
@@ -400,6 +400,9 @@ func (e *Engine) governingPage(ctx context.Context, st *State, paths, exclude []
 		v.Matches, v.Specificity = hits[i].matches, &hits[i].best
 	}
 	res.Entries = views
+	if e.boundaries != nil {
+		res.Boundaries = e.boundaries(e.FS(), paths)
+	}
 	return res, nil
 }
 

@@ -176,7 +176,16 @@ export interface AmendResult {
   related_entries: unknown[];
   resolved_challenges: unknown[];
   related_model?: RelatedModel;
+  /** The nested repository (directory) the write was routed to; path and entry are relative to it. */
+  repository?: string;
   amended: string;
+}
+
+export interface Boundary {
+  path: string;
+  repository: string;
+  /** Relative to repository. */
+  repository_path: string;
 }
 
 export interface Brief {
@@ -339,6 +348,8 @@ export interface CaptureResult {
   evidence: EvidenceResult[];
   related_entries: Candidate[];
   related_model?: RelatedModel;
+  /** The nested repository (directory) whose inbox holds the candidate. */
+  repository?: string;
 }
 
 export interface Change {
@@ -769,6 +780,8 @@ export interface GoverningResult {
   snapshot: string;
   items?: CompactEntry[];
   next_cursor?: string;
+  /** Requested paths inside a nested repository, whose own knowledge governs them. */
+  boundaries?: Boundary[];
 }
 
 export interface GuidanceInput {
@@ -901,6 +914,8 @@ export interface ListInput {
   view?: string;
   /** next_cursor of the previous page; stale_cursor after the knowledge changed. */
   cursor?: string;
+  /** Fill the fields git history gives (landed, since, since_verified, amended_since); default true. false answers without reading the commit index: those fields are null, as on the in-memory engine. */
+  history?: boolean;
 }
 
 export interface ListResult {
@@ -1238,6 +1253,8 @@ export interface StageResult {
   related_entries: unknown[];
   resolved_challenges: unknown[];
   related_model?: RelatedModel;
+  /** The nested repository (directory) the write was routed to; path and entry are relative to it. */
+  repository?: string;
 }
 
 export interface StatusInput {

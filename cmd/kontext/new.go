@@ -141,7 +141,11 @@ func stageEntryCmd(ctx context.Context, g *factory, name string, args []string, 
 func emitStaged(g *factory, stdout io.Writer, res any) int {
 	return emit(g, stdout, res, func(w io.Writer) {
 		if r, ok := res.(*api.StageResult); ok {
-			fmt.Fprintf(w, "staged %s (%s)\n", r.Path, r.Entry.ID)
+			if r.Repository != "" {
+				fmt.Fprintf(w, "staged %s in the nested repository %s (%s)\n", r.Path, r.Repository, r.Entry.ID)
+			} else {
+				fmt.Fprintf(w, "staged %s (%s)\n", r.Path, r.Entry.ID)
+			}
 			for _, n := range r.Notes {
 				fmt.Fprintln(w, "  "+n)
 			}

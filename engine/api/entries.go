@@ -33,6 +33,16 @@ type GoverningResult struct {
 	Items []*CompactEntry `json:"items,omitempty"`
 	// NextCursor continues a page cut by limit; absent on the last page.
 	NextCursor string `json:"next_cursor,omitempty"`
+	// Boundaries lists the requested paths that lie inside a nested
+	// repository (absent when none does).
+	Boundaries []Boundary `json:"boundaries,omitempty" jsonschema_description:"Requested paths inside a nested repository, whose own knowledge governs them."`
+}
+
+// Boundary is a requested path that lies inside a nested repository.
+type Boundary struct {
+	Path           string `json:"path"`
+	Repository     string `json:"repository"`
+	RepositoryPath string `json:"repository_path" jsonschema_description:"Relative to repository."`
 }
 
 // CompactEntry is an entry as the compact governing view sends it: what a

@@ -41,6 +41,7 @@ type ListInput struct {
 	Tags       []string `json:"tags,omitempty" jsonschema_description:"Only entries carrying at least one of these tags."`
 	View       string   `json:"view,omitempty" jsonschema:"enum=full,enum=compact" jsonschema_description:"compact: the page in items as short records (the body only when short); default full."`
 	Cursor     string   `json:"cursor,omitempty" jsonschema_description:"next_cursor of the previous page; stale_cursor after the knowledge changed."`
+	History    *bool    `json:"history,omitempty" jsonschema_description:"Fill the fields git history gives (landed, since, since_verified, amended_since); default true. false answers without reading the commit index: those fields are null, as on the in-memory engine."`
 }
 
 // GetInput is the input of entries.get.

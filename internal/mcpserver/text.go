@@ -38,9 +38,11 @@ func governingText(result json.RawMessage, args map[string]json.RawMessage) stri
 	}
 	shown := len(r.Items) + len(r.Entries)
 	switch {
-	case r.Total == 0:
+	case r.Total == 0 && len(r.Boundaries) == 0:
 		fmt.Fprintf(&sb, "No entry governs %s.\n", what)
 		return sb.String()
+	case r.Total == 0:
+		fmt.Fprintf(&sb, "No entry of this repository governs %s.\n", what)
 	case shown < r.Total || cursor != "":
 		fmt.Fprintf(&sb, "%d entries govern %s; %d here, most specific first.\n", r.Total, what, shown)
 	default:
@@ -89,6 +91,9 @@ func governingText(result json.RawMessage, args map[string]json.RawMessage) stri
 		if b := strings.TrimSpace(e.Body); b != "" {
 			fmt.Fprintf(&sb, "\n%s\n", b)
 		}
+	}
+	for _, b := range r.Boundaries {
+		fmt.Fprintf(&sb, "\n%s lies in the nested repository %s: ask there (dir %q) for the rules of %s.\n", b.Path, b.Repository, b.Repository, b.RepositoryPath)
 	}
 	if r.NextCursor != "" {
 		fmt.Fprintf(&sb, "\nMore: call again with cursor %q.\n", r.NextCursor)
