@@ -143,8 +143,8 @@ func (e *Engine) capabilities() []string {
 			caps = append(caps, op.name)
 		}
 	}
-	// Every surface: the compact view and cursor pages of entries.list, .search, .governing.
-	caps = append(caps, "entries.view", "entries.cursor")
+	// Every surface: the compact view and cursor pages of entries.governing.
+	caps = append(caps, "entries.governing.view", "entries.governing.cursor")
 	if e.opts.History != nil {
 		caps = append(caps, "verification.last_verified", "drift.ordered")
 	}

@@ -62,26 +62,13 @@ func runList(ctx context.Context, e *Engine, in *api.ListInput) (*api.ListResult
 	if in.Offset < 0 || in.Offset > MaxOffset {
 		return nil, jsonin.Errorf("offset", "must be between 0 and %d, got %d", MaxOffset, in.Offset)
 	}
-	if in.Cursor != "" && in.Offset != 0 {
-		return nil, apierr.Invalid("pass offset or cursor, not both")
-	}
 	kinds, err := normKinds(in.Kinds)
-	if err != nil {
-		return nil, err
-	}
-	compact, err := viewOf(in.View)
 	if err != nil {
 		return nil, err
 	}
 	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
-	}
-	q := fingerprint("list", in.Kinds, in.Tags, fmt.Sprint(in.ActiveOnly))
-	if in.Cursor != "" {
-		if in.Offset, err = readCursor(in.Cursor, st.Snap.ID, q); err != nil {
-			return nil, err
-		}
 	}
 	var picked []*entry.Entry
 	for _, en := range st.Snap.Entries {
@@ -101,18 +88,11 @@ func runList(ctx context.Context, e *Engine, in *api.ListInput) (*api.ListResult
 		res.Diagnostics = []entry.Diagnostic{}
 	}
 	page := picked[min(in.Offset, len(picked)):min(in.Offset+limit, len(picked))]
-	if compact {
-		views, err := e.views(ctx, st, page, false)
-		if err != nil {
-			return nil, err
-		}
-		res.Items = compactEntries(views, false)
-	} else if res.Entries, err = e.views(ctx, st, page, in.History == nil || *in.History); err != nil {
+	if res.Entries, err = e.views(ctx, st, page, in.History == nil || *in.History); err != nil {
 		return nil, err
 	}
 	if next := in.Offset + limit; next < len(picked) {
 		res.NextOffset = &next
-		res.NextCursor = makeCursor(st.Snap.ID, q, next)
 	}
 	return res, nil
 }
@@ -170,20 +150,9 @@ func runSearch(ctx context.Context, e *Engine, in *api.SearchInput) (*api.Search
 	if err != nil {
 		return nil, err
 	}
-	compact, err := viewOf(in.View)
-	if err != nil {
-		return nil, err
-	}
 	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
-	}
-	q := fingerprint("search", []string{in.Query}, nil, fmt.Sprint(in.ActiveOnly))
-	offset := 0
-	if in.Cursor != "" {
-		if offset, err = readCursor(in.Cursor, st.Snap.ID, q); err != nil {
-			return nil, err
-		}
 	}
 	res := &api.SearchResult{Snapshot: st.Snap.ID}
 	var hits []*entry.Entry
@@ -194,25 +163,16 @@ func runSearch(ctx context.Context, e *Engine, in *api.SearchInput) (*api.Search
 			continue
 		}
 		res.Total++
-		if res.Total > offset && len(hits) < limit {
+		if len(hits) < limit {
 			hits = append(hits, en)
 			scores = append(scores, h.Score)
 		}
 	}
-	if offset+limit < res.Total {
-		res.NextCursor = makeCursor(st.Snap.ID, q, offset+limit)
-	}
-	views, err := e.views(ctx, st, hits, !compact)
-	if err != nil {
+	if res.Entries, err = e.Views(ctx, st, hits); err != nil {
 		return nil, err
 	}
-	for i := range views {
-		views[i].Score = &scores[i]
-	}
-	if compact {
-		res.Entries, res.Items = []*api.Entry{}, compactEntries(views, false)
-	} else {
-		res.Entries = views
+	for i := range res.Entries {
+		res.Entries[i].Score = &scores[i]
 	}
 	return res, nil
 }
@@ -285,14 +245,14 @@ func runGoverning(ctx context.Context, e *Engine, in *api.GoverningInput) (*api.
 	return res, nil
 }
 
-// compactEntries is the compact view of entries (view: compact): one
-// short record each, the body only when it is short; manyPaths adds the
-// asked paths a governing entry matched.
+// compactEntries is the compact view of governing entries (view:
+// compact): one short record each, the body only when it is short;
+// manyPaths adds the asked paths each matched.
 func compactEntries(es []*api.Entry, manyPaths bool) []*api.CompactEntry {
 	out := make([]*api.CompactEntry, len(es))
 	for i, v := range es {
 		c := &api.CompactEntry{ID: v.ID, Kind: v.Kind, Title: v.Title, Summary: v.Summary, Status: v.Status, File: v.File,
-			ReviewDue: v.ReviewDue, Specificity: v.Specificity, Score: v.Score}
+			ReviewDue: v.ReviewDue, Specificity: v.Specificity}
 		seen := map[string]bool{}
 		for _, m := range v.Matches {
 			if v.Specificity != nil && m.Specificity == *v.Specificity && c.Rule == "" {
