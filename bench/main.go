@@ -29,6 +29,7 @@ func main() {
 	edgeOnly := flag.Bool("edge-only", false, "run only the edge worker rows (workerd) and print them (bench/results.md is not written)")
 	processOnly := flag.Bool("process-only", false, "run only the whole-process rows (100 / 1,000 / 10,000 entries) and print them (bench/results.md is not written)")
 	listOnly := flag.String("list-floor", "", "internal: list DIR/.ai with one lstat per file and exit (the whole-process floor)")
+	mcpOnly := flag.Bool("mcp-only", false, "run only the MCP answer-size and brief --diff rows and print them (bench/results.md is not written)")
 	largeOnly := flag.Bool("large-history-only", false, "run only the large-history rows (governing with history cached, changed between tags, cold history index) and print them (bench/results.md is not written)")
 	flag.Parse()
 	if *listOnly != "" {
@@ -54,6 +55,18 @@ func main() {
 		check(err)
 		defer os.RemoveAll(tmp)
 		rows, notes = edgeRows(root, tmp)
+		fmt.Print(render(rows, notes))
+		return
+	}
+	if *mcpOnly {
+		tmp, err := os.MkdirTemp("", "kontext-bench-")
+		check(err)
+		defer os.RemoveAll(tmp)
+		bin := filepath.Join(tmp, "kontext")
+		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
+		demo := filepath.Join(tmp, "demo")
+		run(root, "bash", "build/demo-repo.sh", demo)
+		rows, notes = mcpRows(bin, demo, tmp)
 		fmt.Print(render(rows, notes))
 		return
 	}
@@ -118,6 +131,9 @@ func main() {
 	ratio := ours / ref
 	rows = append(rows, row{workload: "`kontext api status` whole process, demo repo", ours: ms(ours), reference: ms(ref) + " (`git rev-parse HEAD`)",
 		ratio: fmt.Sprintf("%.1f×", ratio), budget: "≤ 5× git", pass: ratio <= 5})
+
+	mrows, mnotes := mcpRows(bin, demo, tmp)
+	rows, notes = append(rows, mrows...), append(notes, mnotes...)
 
 	prows, pnotes := processRows(root, bin, tmp)
 	rows, notes = append(rows, prows...), append(notes, pnotes...)

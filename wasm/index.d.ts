@@ -243,6 +243,8 @@ export interface BriefInput {
   budget_lines?: number;
   /** Include the ARCHITECTURE section. */
   architecture?: boolean;
+  /** compact: repository.paths left out (path_count says how many; the paths line summarises them); default full. */
+  view?: string;
 }
 
 export interface BriefRepository {
@@ -252,6 +254,7 @@ export interface BriefRepository {
   dirty: boolean;
   paths: string[];
   paths_from: string;
+  path_count?: number;
 }
 
 export interface BriefSection {
@@ -434,6 +437,21 @@ export interface CommittedEntry {
   authority: boolean;
   extra: Record<string, unknown>;
   diagnostics: Diagnostic[];
+}
+
+export interface CompactEntry {
+  id: string;
+  kind: string;
+  title: string;
+  summary?: string;
+  status?: string;
+  rule?: string;
+  specificity?: number;
+  paths?: string[];
+  file: string;
+  body?: string;
+  body_bytes?: number;
+  review_due?: boolean;
 }
 
 export interface ConfigSource {
@@ -782,12 +800,18 @@ export interface GoverningInput {
   min_specificity?: number;
   /** Fill the fields git history gives (landed, since, since_verified, amended_since); default true. false answers without reading the commit index: those fields are null, as on the in-memory engine. */
   history?: boolean;
+  /** compact: the page in items as short records (the body only when short); default full. */
+  view?: string;
+  /** next_cursor of the previous page; stale_cursor after the knowledge changed. */
+  cursor?: string;
 }
 
 export interface GoverningResult {
   entries: Entry[];
   total: number;
   snapshot: string;
+  items?: CompactEntry[];
+  next_cursor?: string;
   /** Requested paths inside a nested repository, whose own knowledge governs them. */
   boundaries?: Boundary[];
 }

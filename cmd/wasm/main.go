@@ -477,7 +477,12 @@ func abi(_ []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &ABIResult{ABI: ABI, Version: engine.Version, Operations: st.Capabilities}
+	out := &ABIResult{ABI: ABI, Version: engine.Version, Operations: []string{}}
+	for _, c := range st.Capabilities {
+		if _, op := engine.InputSchema(c); op { // capability strings such as entries.cursor are not operations
+			out.Operations = append(out.Operations, c)
+		}
+	}
 	for _, f := range functions {
 		out.Functions = append(out.Functions, f.name)
 	}
