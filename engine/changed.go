@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"sort"
+	"sync"
 
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
@@ -80,8 +81,8 @@ func changed(ctx context.Context, base, head *Engine) (*api.ChangedResult, error
 }
 
 // checkedLine is a frontmatter (or ADR metadata) line recording a look.
-var checkedLine = regexp.MustCompile(`(?m)^checked:[^\n]*(\n|$)`)
+var checkedLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^checked:[^\n]*(\n|$)`) })
 
 // withoutChecked is an entry's text without its checked line(s): a change
 // of only checked is not a revision.
-func withoutChecked(md string) string { return checkedLine.ReplaceAllString(md, "") }
+func withoutChecked(md string) string { return checkedLine().ReplaceAllString(md, "") }

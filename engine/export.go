@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
@@ -49,10 +50,10 @@ func runChanged(ctx context.Context, e *Engine, in *api.ChangedInput) (*api.Chan
 	return res, nil
 }
 
-var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+var fullSHA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40}$`) })
 
 func runExport(ctx context.Context, e *Engine, in *api.ExportInput) (*api.ExportResult, error) {
-	if !fullSHA.MatchString(in.Revision) {
+	if !fullSHA().MatchString(in.Revision) {
 		return nil, jsonin.Errorf("revision", "%q is not a full 40-hex commit sha; export pins an exact reviewed commit", in.Revision)
 	}
 	if !strings.HasPrefix(in.ReviewRef, "refs/") || strings.HasPrefix(in.ReviewRef, "-") || !refNameOK(in.ReviewRef) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"sort"
+	"sync"
 
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/internal/entry"
@@ -123,7 +124,7 @@ func (e *Engine) ConfigSource(ctx context.Context, st *State) (api.ConfigSource,
 	return api.ConfigSource{Kind: kind, Path: strp(st.Cfg.Path)}, nil
 }
 
-var wikiLink = regexp.MustCompile(`\[\[([^\[\]\s|]+)(?:\|[^\]]*)?\]\]`)
+var wikiLink = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[\[([^\[\]\s|]+)(?:\|[^\]]*)?\]\]`) })
 
 // View builds the read shape of en.
 func (e *Engine) View(st *State, en *entry.Entry) *api.Entry {
@@ -180,7 +181,7 @@ func (e *Engine) premises(st *State, en *entry.Entry) []api.Premise {
 	}
 	seen := map[string]bool{en.ID: true}
 	var refs []string
-	for _, m := range wikiLink.FindAllStringSubmatch(en.Body, -1) {
+	for _, m := range wikiLink().FindAllStringSubmatch(en.Body, -1) {
 		refs = append(refs, m[1])
 	}
 	refs = append(refs, en.Supersedes...)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/kontext/kontext/engine/apierr"
 )
@@ -54,7 +55,7 @@ var cliPhrases = []struct{ api, cli string }{
 	{"drafts.capture", "kontext capture"},
 }
 
-var fieldRE = regexp.MustCompile(`field "([A-Za-z_.\[\]0-9]+)"`)
+var fieldRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`field "([A-Za-z_.\[\]0-9]+)"`) })
 
 // inCLIWords returns err with its message in CLI words (the code and
 // extra fields unchanged).
@@ -63,8 +64,8 @@ func inCLIWords(err error) error {
 	if err == nil || !errors.As(err, &ae) {
 		return err
 	}
-	msg := fieldRE.ReplaceAllStringFunc(ae.Message, func(m string) string {
-		name := fieldRE.FindStringSubmatch(m)[1]
+	msg := fieldRE().ReplaceAllStringFunc(ae.Message, func(m string) string {
+		name := fieldRE().FindStringSubmatch(m)[1]
 		if w, ok := cliFields[name]; ok {
 			return w
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
@@ -14,7 +15,7 @@ import (
 )
 
 // addedHeading is the heading of one appended section.
-var addedHeading = regexp.MustCompile(`^## Added \d{4}-\d{2}-\d{2}[ \t]*$`)
+var addedHeading = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^## Added \d{4}-\d{2}-\d{2}[ \t]*$`) })
 
 // runAmend is drafts.stage {amends: {id, revision}, entry: {body}}: an
 // append-only edit of a convention, learning or incident.
@@ -167,7 +168,7 @@ func amendText(en *entry.Entry, body, today string) ([]byte, error) {
 		if err := onlyAddedSections(add); err != nil {
 			return nil, notAdditive("the text after the current body %s", err)
 		}
-	case addedHeading.MatchString(firstLine(b)):
+	case addedHeading().MatchString(firstLine(b)):
 		add = b
 		if err := onlyAddedSections(add); err != nil {
 			return nil, notAdditive("entry.body %s", err)
@@ -205,7 +206,7 @@ func amendText(en *entry.Entry, body, today string) ([]byte, error) {
 // sections only: it starts with such a heading, and every other heading of
 // level one or two outside code fences is one too.
 func onlyAddedSections(text string) error {
-	if !addedHeading.MatchString(firstLine(text)) {
+	if !addedHeading().MatchString(firstLine(text)) {
 		return fmt.Errorf("does not start with a ## Added <YYYY-MM-DD> heading")
 	}
 	inFence := false
@@ -218,7 +219,7 @@ func onlyAddedSections(text string) error {
 		if inFence {
 			continue
 		}
-		if (strings.HasPrefix(l, "# ") || strings.HasPrefix(l, "## ")) && !addedHeading.MatchString(strings.TrimRight(l, "\r")) {
+		if (strings.HasPrefix(l, "# ") || strings.HasPrefix(l, "## ")) && !addedHeading().MatchString(strings.TrimRight(l, "\r")) {
 			return fmt.Errorf("has the heading %q, which is not ## Added <YYYY-MM-DD>", strings.TrimSpace(l))
 		}
 	}
@@ -235,7 +236,7 @@ func hasAddedHeading(text string) bool {
 			inFence = !inFence
 			continue
 		}
-		if !inFence && addedHeading.MatchString(strings.TrimRight(l, "\r")) {
+		if !inFence && addedHeading().MatchString(strings.TrimRight(l, "\r")) {
 			return true
 		}
 	}

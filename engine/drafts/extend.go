@@ -34,7 +34,7 @@ func runExtend(ctx context.Context, e *draft, in *api.ExtendInput) (*api.ExtendR
 		return nil, jsonin.Errorf("text", "is required: the text to add")
 	case utf8.RuneCountInString(text) > maxExtendText:
 		return nil, jsonin.Errorf("text", "is longer than %d characters; add it in parts or write a new entry", maxExtendText)
-	case hasAddedHeading(text) || addedHeading.MatchString(firstLine(text)):
+	case hasAddedHeading(text) || addedHeading().MatchString(firstLine(text)):
 		return nil, jsonin.Errorf("text", "has a ## Added heading; pass only the text to add (the heading is written for you)")
 	}
 	st, err := e.Read(ctx)

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/go-git/go-billy/v5/util"
@@ -210,8 +211,8 @@ func (e *draft) stageCandidate(id string) (*api.StageEntry, map[string]any, stri
 }
 
 var (
-	stageSHA = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
-	ymd      = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+	stageSHA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`) })
+	ymd      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`) })
 )
 
 // kindDir finds the configured kind whose own directory holds rel (or is
@@ -356,13 +357,13 @@ func (e *draft) planNew(ctx context.Context, st *engine.State, se *api.StageEntr
 		}
 	}
 	for _, c := range se.Commits {
-		if !stageSHA.MatchString(c) {
+		if !stageSHA().MatchString(c) {
 			return nil, "", nil, jsonin.Errorf("entry.commits", "%q is not a full commit sha", c)
 		}
 	}
 	date := e.Now().Format("2006-01-02")
 	if se.ReviewBy != "" {
-		if !ymd.MatchString(se.ReviewBy) {
+		if !ymd().MatchString(se.ReviewBy) {
 			return nil, "", nil, jsonin.Errorf("entry.review_by", "must be YYYY-MM-DD, got %q", se.ReviewBy)
 		}
 		if d, ok := entry.ParseDate(se.ReviewBy); !ok || d < date {
@@ -532,7 +533,7 @@ func validVerify(field, v string) error {
 	return nil
 }
 
-var leadingDigits = regexp.MustCompile(`^(\d+)-`)
+var leadingDigits = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)-`) })
 
 // nextADR returns the next ADR number of dir and the zero-padded width its
 // files use (default 4).
@@ -541,7 +542,7 @@ func nextADR(st *engine.State, fs interface {
 }, dir string, onRefs []string) (int, int) {
 	max, width := 0, 0
 	consider := func(name string) {
-		m := leadingDigits.FindStringSubmatch(name)
+		m := leadingDigits().FindStringSubmatch(name)
 		if m == nil {
 			return
 		}

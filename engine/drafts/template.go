@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/internal/entry"
@@ -22,7 +23,9 @@ type Template struct {
 
 // madrRE finds the marks of a MADR record: its section names, or a
 // "* Status:" bullet.
-var madrRE = regexp.MustCompile(`(?im)^(##\s+(context and problem statement|considered options|decision outcome|decision drivers)\s*$|[*-]\s+status:)`)
+var madrRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?im)^(##\s+(context and problem statement|considered options|decision outcome|decision drivers)\s*$|[*-]\s+status:)`)
+})
 
 // NewTemplate returns the body template of a new entry of kind. A decision
 // log in the ADR style gets Nygard's sections (Context, Decision,
@@ -48,7 +51,7 @@ func NewTemplate(ctx context.Context, e *engine.Engine, kind string) (*Template,
 		for _, en := range st.Snap.Entries {
 			if en.Style == entry.StyleADR && en.Kind == k && strings.HasPrefix(en.File, kc.Dir+"/") && en.File > newest {
 				newest = en.File
-				if madrRE.MatchString(en.Markdown) {
+				if madrRE().MatchString(en.Markdown) {
 					style = "madr"
 				} else {
 					style = "nygard"

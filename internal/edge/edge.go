@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kontext/kontext/engine/apierr"
 )
@@ -29,10 +30,10 @@ const BundleMajor = 1
 // configs: a date the pinned workerd supports.
 const CompatibilityDate = "2025-09-01"
 
-var repoName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+var repoName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`) })
 
 // workerName is what Cloudflare accepts as a Worker name.
-var workerName = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
+var workerName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`) })
 
 // Repo is one knowledge bundle the worker serves, by name.
 type Repo struct {
@@ -51,7 +52,7 @@ func ReadRepos(args []string) ([]Repo, error) {
 		name, file := "", arg
 		if i := strings.Index(arg, "="); i > 0 && !strings.ContainsAny(arg[:i], `/\`) {
 			name, file = arg[:i], arg[i+1:]
-			if !repoName.MatchString(name) {
+			if !repoName().MatchString(name) {
 				return nil, apierr.Invalid("--bundle %s: the name %q is not [A-Za-z0-9._-] (1-100 characters, starting with a letter or digit)", arg, name)
 			}
 		}
@@ -68,9 +69,9 @@ func ReadRepos(args []string) ([]Repo, error) {
 		}
 		if name == "" {
 			name = doc.Repository.Name
-			if !repoName.MatchString(name) {
+			if !repoName().MatchString(name) {
 				stem := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-				if !repoName.MatchString(stem) {
+				if !repoName().MatchString(stem) {
 					return nil, apierr.Invalid("--bundle %s: neither the bundle's repository name %q nor the file name %q is a repository name ([A-Za-z0-9._-]); name it: --bundle NAME=%s", arg, name, stem, file)
 				}
 				name = stem
@@ -92,7 +93,7 @@ type bundleDoc struct {
 	Files      json.RawMessage       `json:"files"`
 }
 
-var bundleSchema = regexp.MustCompile(`^kontext\.bundle/v(\d+)$`)
+var bundleSchema = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^kontext\.bundle/v(\d+)$`) })
 
 // checkBundle refuses what the worker's engine would refuse at its first
 // request: not a bundle, a newer major format, no files.
@@ -101,7 +102,7 @@ func checkBundle(data []byte) (*bundleDoc, error) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, apierr.Wrap(apierr.InvalidInput, err, "not a kontext bundle (JSON)")
 	}
-	m := bundleSchema.FindStringSubmatch(doc.Schema)
+	m := bundleSchema().FindStringSubmatch(doc.Schema)
 	if m == nil {
 		return nil, apierr.Invalid("not a kontext bundle (schema %q; want kontext.bundle/v%d: write one with kontext bundle -o FILE)", doc.Schema, BundleMajor)
 	}
@@ -148,7 +149,7 @@ func Build(opts Options) (*Result, error) {
 	if opts.Name == "" {
 		opts.Name = "kontext-edge"
 	}
-	if !workerName.MatchString(opts.Name) {
+	if !workerName().MatchString(opts.Name) {
 		return nil, apierr.Invalid("--name %q is not a Worker name (lowercase letters, digits and dashes, at most 63)", opts.Name)
 	}
 	files, err := Files(opts)

@@ -44,7 +44,7 @@ func Serve(ctx context.Context, dir string, in io.Reader, out io.Writer) error {
 func New(dir string) *mcp.Server {
 	h := &handler{dir: dir, engines: map[string]*engine.Engine{}}
 	s := mcp.NewServer(&mcp.Implementation{Name: "kontext", Version: engine.Version}, nil)
-	for _, t := range tools {
+	for _, t := range tools() {
 		s.AddTool(&mcp.Tool{
 			Name:         t.name,
 			Title:        t.title,

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -82,121 +83,125 @@ func readOnly(title string) *mcp.ToolAnnotations {
 const DefaultPage = 10
 
 // tools is the frozen tool surface (testdata/mcp/tools.json): tools and
-// optional fields may be added, never removed or changed in type.
-var tools = []tool{
-	{
-		name:  "ctx_api",
-		title: "kontext API",
-		description: "Call any kontext operation (the same operations as `kontext api`): reads such as status, entries.list, entries.get, entries.search, entries.governing, " +
-			"context.brief, and writes such as drafts.capture, drafts.stage, drafts.retire. " +
-			"The answer is {schema_version, ok, result} or {schema_version, ok: false, error: {code, message}}, as JSON in the text block too. " +
-			"api.describe gives each operation's input schema; status.capabilities lists the operations.",
-		annotations: &mcp.ToolAnnotations{Title: "kontext API", DestructiveHint: yes, OpenWorldHint: no},
-		fields: []field{
-			{name: "operation", kind: kString, required: true, description: "Operation name, e.g. status, api.describe, entries.list, entries.get, entries.search, entries.governing, entries.related, entries.drift, entries.changed, context.brief, drafts.capture."},
-			{name: "input", kind: kObject, description: "The operation's input object (default {}); api.describe gives its JSON Schema."},
-			{name: "dir", kind: kString, description: dirDescription + " Overrides input.dir."},
-		},
-		request: func(args map[string]json.RawMessage) (string, []byte, error) {
-			var op string
-			if err := json.Unmarshal(args["operation"], &op); err != nil {
-				return "", nil, apierr.Invalid("ctx_api: operation must be a string")
-			}
-			input := []byte("{}")
-			if in, ok := args["input"]; ok {
-				input = in
-			}
-			if d, ok := args["dir"]; ok {
-				var obj map[string]json.RawMessage
-				if err := json.Unmarshal(input, &obj); err != nil {
-					return "", nil, apierr.Invalid("ctx_api: input must be an object: %v", err)
+// optional fields may be added, never removed or changed in type. Built at
+// first use: the fields come from the operations' schemas, which a CLI call
+// that starts no server must not decode.
+var tools = sync.OnceValue(func() []tool {
+	return []tool{
+		{
+			name:  "ctx_api",
+			title: "kontext API",
+			description: "Call any kontext operation (the same operations as `kontext api`): reads such as status, entries.list, entries.get, entries.search, entries.governing, " +
+				"context.brief, and writes such as drafts.capture, drafts.stage, drafts.retire. " +
+				"The answer is {schema_version, ok, result} or {schema_version, ok: false, error: {code, message}}, as JSON in the text block too. " +
+				"api.describe gives each operation's input schema; status.capabilities lists the operations.",
+			annotations: &mcp.ToolAnnotations{Title: "kontext API", DestructiveHint: yes, OpenWorldHint: no},
+			fields: []field{
+				{name: "operation", kind: kString, required: true, description: "Operation name, e.g. status, api.describe, entries.list, entries.get, entries.search, entries.governing, entries.related, entries.drift, entries.changed, context.brief, drafts.capture."},
+				{name: "input", kind: kObject, description: "The operation's input object (default {}); api.describe gives its JSON Schema."},
+				{name: "dir", kind: kString, description: dirDescription + " Overrides input.dir."},
+			},
+			request: func(args map[string]json.RawMessage) (string, []byte, error) {
+				var op string
+				if err := json.Unmarshal(args["operation"], &op); err != nil {
+					return "", nil, apierr.Invalid("ctx_api: operation must be a string")
 				}
-				if obj == nil {
-					obj = map[string]json.RawMessage{}
+				input := []byte("{}")
+				if in, ok := args["input"]; ok {
+					input = in
 				}
-				obj["dir"] = d
-				input = mustJSON(obj)
-			}
-			return op, input, nil
+				if d, ok := args["dir"]; ok {
+					var obj map[string]json.RawMessage
+					if err := json.Unmarshal(input, &obj); err != nil {
+						return "", nil, apierr.Invalid("ctx_api: input must be an object: %v", err)
+					}
+					if obj == nil {
+						obj = map[string]json.RawMessage{}
+					}
+					obj["dir"] = d
+					input = mustJSON(obj)
+				}
+				return op, input, nil
+			},
 		},
-	},
-	{
-		name:  "ctx_brief",
-		title: "Brief for paths or a change",
-		description: "The rules that govern a set of files, as one document that fits a line budget: decisions first, then conventions, learnings, incidents, " +
-			"what is due for review, premises that changed, and under EXCLUDED every item left out with the reason. " +
-			"Give paths, or diff (a git revision: the files changed since it plus uncommitted ones), or neither for the uncommitted files. " +
-			"The text block is the document; the structured answer has it by section (the changed paths only counted, in repository.path_count). over_budget: true means it is longer than budget_lines with nothing left to drop.",
-		annotations: readOnly("Brief for paths or a change"),
-		fields:      append(typed(apiFields("context.brief", nil, "paths", "diff", "budget_lines", "architecture")), dirField),
-		request: func(args map[string]json.RawMessage) (string, []byte, error) {
-			args["view"] = mustJSON("compact") // a diff can name thousands of paths: the paths line summarises them
-			return "context.brief", mustJSON(args), nil
+		{
+			name:  "ctx_brief",
+			title: "Brief for paths or a change",
+			description: "The rules that govern a set of files, as one document that fits a line budget: decisions first, then conventions, learnings, incidents, " +
+				"what is due for review, premises that changed, and under EXCLUDED every item left out with the reason. " +
+				"Give paths, or diff (a git revision: the files changed since it plus uncommitted ones), or neither for the uncommitted files. " +
+				"The text block is the document; the structured answer has it by section (the changed paths only counted, in repository.path_count). over_budget: true means it is longer than budget_lines with nothing left to drop.",
+			annotations: readOnly("Brief for paths or a change"),
+			fields:      append(typed(apiFields("context.brief", nil, "paths", "diff", "budget_lines", "architecture")), dirField),
+			request: func(args map[string]json.RawMessage) (string, []byte, error) {
+				args["view"] = mustJSON("compact") // a diff can name thousands of paths: the paths line summarises them
+				return "context.brief", mustJSON(args), nil
+			},
+			text: briefText,
 		},
-		text: briefText,
-	},
-	{
-		name:  "ctx_capture",
-		title: "Capture an insight",
-		description: "Keep an insight (a decision, convention, learning or incident about some paths) as a candidate in this worktree's local inbox; nothing is staged or committed. " +
-			"The answer's candidate.id is what ctx_prepare_commit takes. Related existing entries come back in related_entries: check them before adding a near duplicate. " +
-			"Example: {\"entry\": {\"kind\": \"learning\", \"title\": \"Exports need the advisory lock\", \"body\": \"The nightly export takes lock 42 ...\", \"paths\": [\"src/export/**\"]}}.",
-		annotations: &mcp.ToolAnnotations{Title: "Capture an insight", DestructiveHint: no, IdempotentHint: false, OpenWorldHint: no},
-		fields:      append(typed(apiFields("drafts.capture", nil, "entry", "source", "operation_id")), dirField),
-		request:     forward("drafts.capture"),
-	},
-	{
-		name:  "ctx_challenge",
-		title: "Challenge an entry",
-		description: "Record in this worktree's inbox that an entry may be wrong and why. " +
-			"A challenge is never staged; retiring or superseding the entry resolves it.",
-		annotations: &mcp.ToolAnnotations{Title: "Challenge an entry", DestructiveHint: no, OpenWorldHint: no},
-		fields:      append(apiFields("inbox.challenge", nil, "id", "because"), dirField),
-		request:     forward("inbox.challenge"),
-	},
-	{
-		name:  "ctx_governing",
-		title: "Rules governing files",
-		description: "Which knowledge entries (decisions, conventions, learnings, incidents) govern these files, most specific first. " +
-			"Each entry comes as id, kind, title, summary, status, the rule (glob) that matched with its specificity, and its file; the body only when it is short " +
-			"(detail: true sends whole entries; ctx_api entries.get {id} one). " +
-			"At most limit entries (default 10) per answer: total says how many govern, and next_cursor, passed back as cursor with the same paths, gives the next page.",
-		annotations: readOnly("Rules governing files"),
-		fields: append(apiFields("entries.governing", nil, "paths", "min_specificity"), dirField,
-			field{name: "detail", kind: kBool, description: "Send whole entries (body, links, verification, history) instead of the short form."},
-			field{name: "limit", kind: kInteger, description: "At most this many entries per answer (default 10).",
-				schema: map[string]any{"type": "integer", "minimum": 1, "maximum": engine.MaxGoverningLimit, "default": DefaultPage}},
-			field{name: "cursor", kind: kString, description: "next_cursor of the previous answer, for the next page. After the knowledge changed it answers stale_cursor: ask again without it."}),
-		request: func(args map[string]json.RawMessage) (string, []byte, error) {
-			view := "compact"
-			if string(bytes.TrimSpace(args["detail"])) == "true" {
-				view = "full"
-			}
-			delete(args, "detail")
-			args["view"] = mustJSON(view)
-			if _, ok := args["limit"]; !ok {
-				args["limit"] = mustJSON(DefaultPage)
-			}
-			return "entries.governing", mustJSON(args), nil
+		{
+			name:  "ctx_capture",
+			title: "Capture an insight",
+			description: "Keep an insight (a decision, convention, learning or incident about some paths) as a candidate in this worktree's local inbox; nothing is staged or committed. " +
+				"The answer's candidate.id is what ctx_prepare_commit takes. Related existing entries come back in related_entries: check them before adding a near duplicate. " +
+				"Example: {\"entry\": {\"kind\": \"learning\", \"title\": \"Exports need the advisory lock\", \"body\": \"The nightly export takes lock 42 ...\", \"paths\": [\"src/export/**\"]}}.",
+			annotations: &mcp.ToolAnnotations{Title: "Capture an insight", DestructiveHint: no, IdempotentHint: false, OpenWorldHint: no},
+			fields:      append(typed(apiFields("drafts.capture", nil, "entry", "source", "operation_id")), dirField),
+			request:     forward("drafts.capture"),
 		},
-		text: governingText,
-	},
-	{
-		name:  "ctx_prepare_commit",
-		title: "Stage a captured candidate",
-		description: "Stage a captured candidate (candidate_id from ctx_capture, or from ctx_api inbox.list) as a new entry for the next commit; kontext never commits. " +
-			"Retrying with the same operation_id returns the first result. " +
-			"With formalize: true and a locally selected model, the candidate is worded by the model first and staged with that wording.",
-		annotations: &mcp.ToolAnnotations{Title: "Stage a captured candidate", DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
-		// The tool stages a candidate only: candidate_id is required here.
-		fields: append(apiFields("drafts.stage", []string{"candidate_id"}, "candidate_id", "operation_id"), dirField,
-			field{name: "formalize", kind: kBool, description: "Word the candidate with the locally selected model before staging; without a selected model it is staged as captured."}),
-		request: func(args map[string]json.RawMessage) (string, []byte, error) {
-			delete(args, "formalize") // handled by the server (prepareCommit)
-			return "drafts.stage", mustJSON(args), nil
+		{
+			name:  "ctx_challenge",
+			title: "Challenge an entry",
+			description: "Record in this worktree's inbox that an entry may be wrong and why. " +
+				"A challenge is never staged; retiring or superseding the entry resolves it.",
+			annotations: &mcp.ToolAnnotations{Title: "Challenge an entry", DestructiveHint: no, OpenWorldHint: no},
+			fields:      append(apiFields("inbox.challenge", nil, "id", "because"), dirField),
+			request:     forward("inbox.challenge"),
 		},
-	},
-}
+		{
+			name:  "ctx_governing",
+			title: "Rules governing files",
+			description: "Which knowledge entries (decisions, conventions, learnings, incidents) govern these files, most specific first. " +
+				"Each entry comes as id, kind, title, summary, status, the rule (glob) that matched with its specificity, and its file; the body only when it is short " +
+				"(detail: true sends whole entries; ctx_api entries.get {id} one). " +
+				"At most limit entries (default 10) per answer: total says how many govern, and next_cursor, passed back as cursor with the same paths, gives the next page.",
+			annotations: readOnly("Rules governing files"),
+			fields: append(apiFields("entries.governing", nil, "paths", "min_specificity"), dirField,
+				field{name: "detail", kind: kBool, description: "Send whole entries (body, links, verification, history) instead of the short form."},
+				field{name: "limit", kind: kInteger, description: "At most this many entries per answer (default 10).",
+					schema: map[string]any{"type": "integer", "minimum": 1, "maximum": engine.MaxGoverningLimit, "default": DefaultPage}},
+				field{name: "cursor", kind: kString, description: "next_cursor of the previous answer, for the next page. After the knowledge changed it answers stale_cursor: ask again without it."}),
+			request: func(args map[string]json.RawMessage) (string, []byte, error) {
+				view := "compact"
+				if string(bytes.TrimSpace(args["detail"])) == "true" {
+					view = "full"
+				}
+				delete(args, "detail")
+				args["view"] = mustJSON(view)
+				if _, ok := args["limit"]; !ok {
+					args["limit"] = mustJSON(DefaultPage)
+				}
+				return "entries.governing", mustJSON(args), nil
+			},
+			text: governingText,
+		},
+		{
+			name:  "ctx_prepare_commit",
+			title: "Stage a captured candidate",
+			description: "Stage a captured candidate (candidate_id from ctx_capture, or from ctx_api inbox.list) as a new entry for the next commit; kontext never commits. " +
+				"Retrying with the same operation_id returns the first result. " +
+				"With formalize: true and a locally selected model, the candidate is worded by the model first and staged with that wording.",
+			annotations: &mcp.ToolAnnotations{Title: "Stage a captured candidate", DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
+			// The tool stages a candidate only: candidate_id is required here.
+			fields: append(apiFields("drafts.stage", []string{"candidate_id"}, "candidate_id", "operation_id"), dirField,
+				field{name: "formalize", kind: kBool, description: "Word the candidate with the locally selected model before staging; without a selected model it is staged as captured."}),
+			request: func(args map[string]json.RawMessage) (string, []byte, error) {
+				delete(args, "formalize") // handled by the server (prepareCommit)
+				return "drafts.stage", mustJSON(args), nil
+			},
+		},
+	}
+})
 
 // dirField is the dir argument of the convenience tools (resolved against
 // the server's directory, unlike the API's dir).

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The two tags of web/index.html that load files; the one-file console
@@ -74,16 +75,16 @@ func SingleFile(assets fs.FS, bundleJSON []byte) ([]byte, error) {
 // `<!--` becomes `<\!--` (both only occur inside strings, templates and
 // comments, where the escapes read as the same characters).
 func scriptSafe(js string) string {
-	js = scriptClose.ReplaceAllString(js, `<\/$1`)
+	js = scriptClose().ReplaceAllString(js, `<\/$1`)
 	return strings.ReplaceAll(js, "<!--", `<\!--`)
 }
 
 // styleSafe keeps inlined CSS from ending its <style> element.
-func styleSafe(css string) string { return styleClose.ReplaceAllString(css, `<\/$1`) }
+func styleSafe(css string) string { return styleClose().ReplaceAllString(css, `<\/$1`) }
 
 var (
-	scriptClose = regexp.MustCompile(`(?i)</(script)`)
-	styleClose  = regexp.MustCompile(`(?i)</(style)`)
+	scriptClose = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)</(script)`) })
+	styleClose  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)</(style)`) })
 )
 
 // htmlSafeJSON reports whether b contains nothing that could end a script

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -45,7 +46,7 @@ const (
 	inboxMaxBecause    = 2000
 )
 
-var inboxIDRe = regexp.MustCompile(`^cand-[0-9a-f]{12}$`)
+var inboxIDRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^cand-[0-9a-f]{12}$`) })
 
 func inboxFile(id string) string { return "inbox/" + id + ".json" }
 
@@ -150,7 +151,7 @@ type inboxRef struct {
 	identifier string
 }
 
-var inboxLineRange = regexp.MustCompile(`^L([0-9]+)(?:-L?([0-9]+))?$`)
+var inboxLineRange = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^L([0-9]+)(?:-L?([0-9]+))?$`) })
 
 // inboxParseRef parses pr:, issue:, task:, code:<repo>@<rev>:<path>#La-b
 // and url: refs; anything else is invalid_input.
@@ -185,7 +186,7 @@ func inboxParseRef(ref string) (*inboxRef, error) {
 		}
 		file, lines, hasRange := strings.Cut(file, "#")
 		if hasRange {
-			m := inboxLineRange.FindStringSubmatch(lines)
+			m := inboxLineRange().FindStringSubmatch(lines)
 			if m == nil {
 				return nil, bad("has a line range other than #L<a>-<b>")
 			}
@@ -308,7 +309,7 @@ func (e *box) inboxRelated(ctx context.Context, text string, paths, exclude []st
 // are not_found, candidates of another worktree worktree_conflict.
 func (e *box) inboxLoad(w engine.Writer, id string) (*api.InboxCandidate, error) {
 	id = strings.TrimSpace(id)
-	if !inboxIDRe.MatchString(id) {
+	if !inboxIDRe().MatchString(id) {
 		return nil, apierr.New(apierr.NotFound, "no candidate %q: candidate ids look like cand-<12 hex>; list them with inbox.list", id)
 	}
 	data, ok, err := w.ReadState(inboxFile(id))
@@ -497,7 +498,7 @@ func runInboxList(ctx context.Context, e *box, in *api.InboxListInput) (*api.Inb
 	res := &api.InboxListResult{Candidates: []*api.InboxCandidate{}}
 	for _, name := range names {
 		id := strings.TrimSuffix(path.Base(name), ".json")
-		if !inboxIDRe.MatchString(id) || !strings.HasSuffix(name, ".json") {
+		if !inboxIDRe().MatchString(id) || !strings.HasSuffix(name, ".json") {
 			continue
 		}
 		data, ok, err := w.ReadState(name)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -80,7 +81,7 @@ func inCaseOf(like, word string) string {
 // is replaced: bullets, emoji, heading marks and emphasis before the word,
 // the colon and the emphasis after it ("* Status: ", "## 📌 Status: ",
 // "**Status:** ", "status: ").
-var statusPrefixRE = regexp.MustCompile(`(?i)^[^\p{L}\r\n]*status[*_]*\s*:[*_]*[ \t]*`)
+var statusPrefixRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^[^\p{L}\r\n]*status[*_]*\s*:[*_]*[ \t]*`) })
 
 // SetStatusLine sets the status phrase on line (1-based) of text, the line
 // the parser read the status from, to value: after a "Status:" prefix when
@@ -98,7 +99,7 @@ func SetStatusLine(text string, line int, value string) (string, error) {
 	l := lines[line-1]
 	ending := lineEndingOf(l)
 	body := strings.TrimSuffix(l, ending)
-	prefix := statusPrefixRE.FindString(body)
+	prefix := statusPrefixRE().FindString(body)
 	if prefix == "" {
 		// A status section line: keep its indentation only.
 		prefix = body[:len(body)-len(strings.TrimLeft(body, " \t"))]

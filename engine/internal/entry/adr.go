@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/yuin/goldmark/ast"
@@ -12,22 +13,32 @@ import (
 
 var (
 	// "7. Title", "007. Title", "ADR 7: Title", "ADR-0007 - Title", "7) Title", "23 Logging".
-	adrTitleRE = regexp.MustCompile(`(?i)^(adr[\s#_-]*)?#?(\d{1,9})(\s*[.:)]\s+|\s*[.:)]$|\s+[-–—:]\s+|\s+|$)(.*)$`)
+	adrTitleRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(adr[\s#_-]*)?#?(\d{1,9})(\s*[.:)]\s+|\s*[.:)]$|\s+[-–—:]\s+|\s+|$)(.*)$`)
+	})
 	// "Status: Accepted", "* Status: accepted", "**Status:** Accepted".
-	statusLineRE = regexp.MustCompile(`(?i)^(?:[-*+]\s+)?[*_]*status[*_]*\s*:\s*(.*)$`)
+	statusLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^(?:[-*+]\s+)?[*_]*status[*_]*\s*:\s*(.*)$`) })
 	// "Date: 2024-03-01", "* Date: …", "**Date:** …", and "Date 09/04/2018" without a colon.
-	dateLineRE = regexp.MustCompile(`(?i)^(?:[-*+]\s+)?[*_]*date[*_]*(?:\s*:\s*(.*\S)|\s+(\d.*\S))\s*$`)
+	dateLineRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:[-*+]\s+)?[*_]*date[*_]*(?:\s*:\s*(.*\S)|\s+(\d.*\S))\s*$`)
+	})
 	// An inline Markdown link [text](dest "title"); the text may hold one
 	// level of brackets ("[3. Mark [BETA] endpoints](0003-….md)").
-	linkRE = regexp.MustCompile(`\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*<?([^()\s<>]*)>?(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)`)
+	linkRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*<?([^()\s<>]*)>?(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)`)
+	})
 	// A supersede relation without a link: "Supersedes ADR-3", "Replaces: 3",
 	// "Superceded by #8" (adr-tools' spelling).
-	bareRelRE = regexp.MustCompile(`(?i)^(supersedes|supercedes|replaces|superseded\s+by|superceded\s+by|replaced\s+by)\s*:?\s*((?:adr[\s#_-]*)?#?(\d{1,9}))\b`)
+	bareRelRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(supersedes|supercedes|replaces|superseded\s+by|superceded\s+by|replaced\s+by)\s*:?\s*((?:adr[\s#_-]*)?#?(\d{1,9}))\b`)
+	})
 	// The same with a record's id or file name: "Superseded by 0008-use-x.md".
-	bareIDRelRE = regexp.MustCompile(`(?i)^(supersedes|supercedes|replaces|superseded\s+by|superceded\s+by|replaced\s+by)\s*:?\s*([A-Za-z0-9][\w.]*-[\w.-]*\w)\s*[.;]?\s*$`)
+	bareIDRelRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(supersedes|supercedes|replaces|superseded\s+by|superceded\s+by|replaced\s+by)\s*:?\s*([A-Za-z0-9][\w.]*-[\w.-]*\w)\s*[.;]?\s*$`)
+	})
 	// The leading number of a link text: "9. Use managed PostgreSQL", "ADR-0009".
-	linkNumberRE = regexp.MustCompile(`(?i)^(?:adr[\s#_-]*)?#?(\d{1,9})\b`)
-	kontextKeyRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*)\s*:\s*(.*)$`)
+	linkNumberRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^(?:adr[\s#_-]*)?#?(\d{1,9})\b`) })
+	kontextKeyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*)\s*:\s*(.*)$`) })
 )
 
 // parseADR reads an adr-tools / Nygard / MADR file as it is written, messy
@@ -64,7 +75,7 @@ func parseADR(b *builder, t string) {
 	}
 	if hasTitle {
 		e.Title = title.text
-		if m := adrTitleRE.FindStringSubmatch(title.text); m != nil {
+		if m := adrTitleRE().FindStringSubmatch(title.text); m != nil {
 			n, nok := ParseADRNumber(m[2])
 			// A bare "2024 roadmap" is a title, not ADR 2024: without "ADR"
 			// or a separator, strip the number only when the file agrees.
@@ -144,7 +155,7 @@ func parseADR(b *builder, t string) {
 		}
 		if statusLine == nil {
 			for _, l := range allLines {
-				if m := statusLineRE.FindStringSubmatch(stripLead(l.text)); m != nil {
+				if m := statusLineRE().FindStringSubmatch(stripLead(l.text)); m != nil {
 					if raw, ok := statusCandidate(m[1]); ok {
 						statusLine = &textLine{text: raw, line: l.line}
 						break
@@ -162,7 +173,7 @@ func parseADR(b *builder, t string) {
 	for _, group := range [][]textLine{preLines, secLines, allLines} {
 		found := false
 		for _, l := range group {
-			if m := dateLineRE.FindStringSubmatch(l.text); m != nil {
+			if m := dateLineRE().FindStringSubmatch(l.text); m != nil {
 				raw := m[1]
 				if raw == "" {
 					raw = m[2]
@@ -265,7 +276,7 @@ var relationWords = map[string]bool{
 // "Status: Accepted" heading.
 func headingName(h string) (name, value string) {
 	s := stripLead(h)
-	if m := statusLineRE.FindStringSubmatch(s); m != nil {
+	if m := statusLineRE().FindStringSubmatch(s); m != nil {
 		return "status", strings.TrimSpace(m[1])
 	}
 	s = strings.TrimRight(s, " :*_")
@@ -286,10 +297,10 @@ func stripLead(s string) string {
 // "Superseded by [9](…)" or "Reverted by […]" line is.
 func statusCandidate(line string) (string, bool) {
 	s := strings.TrimSpace(line)
-	if m := statusLineRE.FindStringSubmatch(stripLead(s)); m != nil {
+	if m := statusLineRE().FindStringSubmatch(stripLead(s)); m != nil {
 		s = strings.TrimSpace(m[1])
 	}
-	if dateLineRE.MatchString(s) {
+	if dateLineRE().MatchString(s) {
 		return "", false
 	}
 	if rel, _, ok := parseRelation(s); ok {
@@ -320,19 +331,19 @@ type relTarget struct {
 // "superceded by"/"supercedes" read as "superseded by"/"supersedes".
 func parseRelation(line string) (rel string, targets []relTarget, ok bool) {
 	s := stripLead(strings.TrimSpace(line))
-	if m := statusLineRE.FindStringSubmatch(s); m != nil {
+	if m := statusLineRE().FindStringSubmatch(s); m != nil {
 		s = stripLead(m[1])
 	}
-	locs := linkRE.FindAllStringSubmatchIndex(s, -1)
+	locs := linkRE().FindAllStringSubmatchIndex(s, -1)
 	if len(locs) == 0 {
-		if m := bareIDRelRE.FindStringSubmatch(s); m != nil && !isADRNumber(m[2]) {
+		if m := bareIDRelRE().FindStringSubmatch(s); m != nil && !isADRNumber(m[2]) {
 			id := m[2]
 			if strings.HasSuffix(strings.ToLower(id), ".md") {
 				id = StemID(id)
 			}
 			return normalizeRel(m[1]), []relTarget{{id: id, text: m[2]}}, true
 		}
-		if m := bareRelRE.FindStringSubmatch(s); m != nil {
+		if m := bareRelRE().FindStringSubmatch(s); m != nil {
 			return normalizeRel(m[1]), []relTarget{{id: m[3], text: m[2]}}, true
 		}
 		return "", nil, false
@@ -419,7 +430,7 @@ func linkTarget(text, dest string) string {
 	if isURL && !(len(text) > 3 && strings.EqualFold(text[:3], "adr")) {
 		return "" // a web page; "[ADR-16](https://…/16)" still names ADR 16
 	}
-	if m := linkNumberRE.FindStringSubmatch(text); m != nil {
+	if m := linkNumberRE().FindStringSubmatch(text); m != nil {
 		return m[1]
 	}
 	return ""
@@ -446,7 +457,7 @@ func kontextBlock(html string, line int) ([]yamlField, bool) {
 	}
 	var out []yamlField
 	for i, l := range strings.Split(s, "\n") {
-		m := kontextKeyRE.FindStringSubmatch(strings.TrimSpace(l))
+		m := kontextKeyRE().FindStringSubmatch(strings.TrimSpace(l))
 		if m == nil {
 			continue
 		}

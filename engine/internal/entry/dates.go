@@ -6,19 +6,22 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 )
 
 var (
 	// Year first: 2024-03-01, 2024/03/01, 2024.03.01 (also the date part of a timestamp).
-	isoDateRE = regexp.MustCompile(`^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})`)
+	isoDateRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})`) })
 	// Day first, as European ADR logs write it: 09/04/2018, 9.4.18, 09-04-2018.
-	dmyDateRE = regexp.MustCompile(`^(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{4}|\d{2})`)
+	dmyDateRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{4}|\d{2})`) })
 	// A review_after duration: "180d", "2w", "6m", "1y" (long unit names tolerated).
-	durationRE = regexp.MustCompile(`^(\d{1,6})\s*(d|days?|w|weeks?|m|months?|y|years?)$`)
+	durationRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(\d{1,6})\s*(d|days?|w|weeks?|m|months?|y|years?)$`)
+	})
 	// An ADR number as users type it: 7, 0007, ADR-7, adr-0007, ADR7, ADR #7.
-	adrNumberRE = regexp.MustCompile(`(?i)^(?:adr[\s_#-]*)?#?(\d{1,9})$`)
+	adrNumberRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^(?:adr[\s_#-]*)?#?(\d{1,9})$`) })
 )
 
 // Written-out dates some ADR logs use ("March 1, 2024", "1 March 2024").
@@ -36,10 +39,10 @@ func ParseDate(raw string) (string, bool) {
 	s := strings.TrimSpace(raw)
 	s = strings.Trim(s, "*_`\"'")
 	s = strings.TrimSpace(s)
-	if m := isoDateRE.FindStringSubmatch(s); m != nil && !digitAfter(s, len(m[0])) {
+	if m := isoDateRE().FindStringSubmatch(s); m != nil && !digitAfter(s, len(m[0])) {
 		return validDate(m[1], m[2], m[3])
 	}
-	if m := dmyDateRE.FindStringSubmatch(s); m != nil && !digitAfter(s, len(m[0])) {
+	if m := dmyDateRE().FindStringSubmatch(s); m != nil && !digitAfter(s, len(m[0])) {
 		y := m[3]
 		if len(y) == 2 {
 			y = "20" + y
@@ -99,7 +102,7 @@ func AddReviewAfter(date, after string) (string, error) {
 		return "", fmt.Errorf("not a date: %q", date)
 	}
 	t, _ := time.Parse("2006-01-02", d)
-	m := durationRE.FindStringSubmatch(strings.ToLower(strings.TrimSpace(after)))
+	m := durationRE().FindStringSubmatch(strings.ToLower(strings.TrimSpace(after)))
 	if m == nil {
 		return "", fmt.Errorf("not a review_after duration (want e.g. 180d, 2w, 6m, 1y): %q", after)
 	}
@@ -140,7 +143,7 @@ func addMonths(t time.Time, n int) time.Time {
 // ParseADRNumber reads an ADR number as users and links write it: "7",
 // "0007", "ADR-7", "adr-0007", "ADR7", "ADR 7", "#7".
 func ParseADRNumber(s string) (int, bool) {
-	m := adrNumberRE.FindStringSubmatch(strings.TrimSpace(s))
+	m := adrNumberRE().FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		return 0, false
 	}
@@ -166,7 +169,7 @@ func leadingNumber(stem string) (string, int, bool) {
 	if i == 0 || i > 9 {
 		return "", 0, false
 	}
-	if _, ok := ParseDate(s); ok && isoDateRE.MatchString(s) {
+	if _, ok := ParseDate(s); ok && isoDateRE().MatchString(s) {
 		return "", 0, false
 	}
 	if _, ok := DatePrefix(s); ok {

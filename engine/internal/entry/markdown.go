@@ -4,6 +4,7 @@ import (
 	"github.com/kontext/kontext/engine/internal/markdown"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
@@ -42,7 +43,11 @@ type textLine struct {
 // goldmark's delimiter processing is quadratic on inputs like "*a*a*a…",
 // which a 1 MiB file must not be able to exploit. Goldmark parsers are safe
 // for concurrent use.
-var blockParser = parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...))
+// Built at first use: package initialisation stays free for the calls that
+// parse nothing (a warm snapshot).
+var blockParser = sync.OnceValue(func() parser.Parser {
+	return parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...))
+})
 
 func parseMarkdown(src []byte, firstLine int) *mdDoc {
 	starts := []int{0}
@@ -62,7 +67,7 @@ func parseBlocks(src []byte) (root ast.Node) {
 			root = ast.NewDocument()
 		}
 	}()
-	return blockParser.Parse(text.NewReader(capNesting(src)))
+	return blockParser().Parse(text.NewReader(capNesting(src)))
 }
 
 // maxPrefix bounds the run of container markers (">", list markers,

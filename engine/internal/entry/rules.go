@@ -4,11 +4,12 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
 
-var ruleKeyRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_.-]*)\s*:(?:\s+(.*)|\s*$)`)
+var ruleKeyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_.-]*)\s*:(?:\s+(.*)|\s*$)`) })
 
 // ruleField is one frontmatter key of a rule file, read leniently.
 type ruleField struct {
@@ -178,7 +179,7 @@ func lenientFields(src string) []ruleField {
 		if strings.TrimSpace(l) == "" || strings.HasPrefix(strings.TrimSpace(l), "#") {
 			continue
 		}
-		m := ruleKeyRE.FindStringSubmatch(l)
+		m := ruleKeyRE().FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -70,7 +71,7 @@ type errYAML struct {
 
 func (e *errYAML) Error() string { return e.msg }
 
-var yamlLineRE = regexp.MustCompile(`line (\d+)`)
+var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
 
 // parseYAMLFields parses src (which starts on file line firstLine) as a YAML
 // mapping and returns its keys in order. Merge keys ("<<: *base") are
@@ -80,7 +81,7 @@ func parseYAMLFields(src string, firstLine int, c *yconv) (fields []yamlField, d
 	var doc yaml.Node
 	if err := safeUnmarshal([]byte(src), &doc); err != nil {
 		line := firstLine
-		if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+		if m := yamlLineRE().FindStringSubmatch(err.Error()); m != nil {
 			if n, e := strconv.Atoi(m[1]); e == nil && n < 1<<20 {
 				line = firstLine + n - 1
 			}

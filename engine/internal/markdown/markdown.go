@@ -22,6 +22,7 @@ package markdown
 
 import (
 	"bytes"
+	"sync"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
@@ -54,15 +55,18 @@ type Result struct {
 
 // md is goldmark's parser with GFM tables (gfm.go) and
 // [[id]] links (wikilink.go).
-var md = parser.NewParser(
-	parser.WithBlockParsers(blockParsers()...),
-	parser.WithInlineParsers(append(parser.DefaultInlineParsers(),
-		util.Prioritized(&wikiLinkParser{}, 199))...),
-	parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(),
-		// Before link references (100) and tables (200) read the paragraph.
-		util.Prioritized(&longParagraph{}, 10),
-		util.Prioritized(&tableTransformer{}, 200))...),
-)
+// Built at first use, not at package initialisation.
+var md = sync.OnceValue(func() parser.Parser {
+	return parser.NewParser(
+		parser.WithBlockParsers(blockParsers()...),
+		parser.WithInlineParsers(append(parser.DefaultInlineParsers(),
+			util.Prioritized(&wikiLinkParser{}, 199))...),
+		parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(),
+			// Before link references (100) and tables (200) read the paragraph.
+			util.Prioritized(&longParagraph{}, 10),
+			util.Prioritized(&tableTransformer{}, 200))...),
+	)
+})
 
 // Render renders src. It never fails: a text goldmark cannot handle (a
 // panic inside it) is shown as preformatted text, like an oversized one.
@@ -83,7 +87,7 @@ func Render(src string) (res Result) {
 func render(src string) string {
 	b := CapNesting([]byte(src), maxPrefix)
 	w := &htmlWriter{src: b}
-	_ = ast.Walk(md.Parse(text.NewReader(b)), w.node) // the writer never fails
+	_ = ast.Walk(md().Parse(text.NewReader(b)), w.node) // the writer never fails
 	return w.String()
 }
 

@@ -10,6 +10,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -37,7 +38,8 @@ var fieldWeight = [numFields]float64{3, 2, 2, 1}
 //go:embed stopwords.txt
 var stopwordsTxt string
 
-var stopwords = parseStopwords(stopwordsTxt)
+// Parsed at first use, not at package initialisation.
+var stopwords = sync.OnceValue(func() map[string]struct{} { return parseStopwords(stopwordsTxt) })
 
 func parseStopwords(s string) map[string]struct{} {
 	m := make(map[string]struct{}, 160)
@@ -54,7 +56,7 @@ func parseStopwords(s string) map[string]struct{} {
 // IsStopWord reports whether tok is on the fixed English stop-word list. tok
 // is compared as is, so it must already be lower-case and folded.
 func IsStopWord(tok string) bool {
-	_, ok := stopwords[tok]
+	_, ok := stopwords()[tok]
 	return ok
 }
 

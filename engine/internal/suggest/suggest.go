@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Commit is one commit that added or amended the record: its sha and the
@@ -60,10 +61,14 @@ const (
 const minConfidence = 0.15
 
 var (
-	pathToken  = regexp.MustCompile("(?:^|[\\s(\\[\"'`<])(\\.{0,2}/?[A-Za-z0-9_@.+-]+(?:/[A-Za-z0-9_@.+-]+)+/?)")
-	codeSpan   = regexp.MustCompile("`([^`\\n]{1,80})`")
-	identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{3,}(?:\.[A-Za-z_][A-Za-z0-9_]+)?$`)
-	fileName   = regexp.MustCompile(`^[A-Za-z0-9_.-]+\.[A-Za-z0-9]{1,6}$`)
+	pathToken = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("(?:^|[\\s(\\[\"'`<])(\\.{0,2}/?[A-Za-z0-9_@.+-]+(?:/[A-Za-z0-9_@.+-]+)+/?)")
+	})
+	codeSpan   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`([^`\\n]{1,80})`") })
+	identifier = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{3,}(?:\.[A-Za-z_][A-Za-z0-9_]+)?$`)
+	})
+	fileName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]+\.[A-Za-z0-9]{1,6}$`) })
 )
 
 // Suggest returns up to max globs for in, most confident first.
@@ -137,7 +142,7 @@ func Suggest(in Input, tree Tree, max int) []api.SuggestedGlob {
 		seen[glob+"\x00"+text] = true
 		add(glob, api.PathEvidence{Type: "mention", Text: text, Path: strings.TrimSuffix(p, "/")}, w)
 	}
-	for _, m := range pathToken.FindAllStringSubmatch(in.Text, -1) {
+	for _, m := range pathToken().FindAllStringSubmatch(in.Text, -1) {
 		tok := strings.TrimRight(m[1], ".,;:)")
 		if strings.Contains(tok, "://") || strings.HasPrefix(tok, "www.") {
 			continue
@@ -156,7 +161,7 @@ func Suggest(in Input, tree Tree, max int) []api.SuggestedGlob {
 		}
 	}
 	var known []string
-	for _, m := range codeSpan.FindAllStringSubmatch(in.Text, -1) {
+	for _, m := range codeSpan().FindAllStringSubmatch(in.Text, -1) {
 		tok := strings.TrimSpace(m[1])
 		if strings.Contains(tok, "/") {
 			continue // a path: handled above
@@ -165,13 +170,13 @@ func Suggest(in Input, tree Tree, max int) []api.SuggestedGlob {
 			known = tree.Files()
 		}
 		switch {
-		case fileName.MatchString(tok):
+		case fileName().MatchString(tok):
 			for _, f := range known {
 				if path.Base(f) == tok && !excluded(f) {
 					mention("`"+tok+"`", f, wPathMention)
 				}
 			}
-		case identifier.MatchString(tok):
+		case identifier().MatchString(tok):
 			key := singular(normIdent(tok[strings.LastIndex(tok, ".")+1:]))
 			var hits []string
 			for _, f := range known {

@@ -47,7 +47,7 @@ type chatRequest struct {
 	ResponseFormat map[string]any `json:"response_format,omitempty"`
 }
 
-var schemaName = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+var schemaName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]`) })
 
 func (m *openaiModel) Ask(ctx context.Context, req engine.ModelRequest) (json.RawMessage, error) {
 	schema, err := json.Marshal(req.Schema)
@@ -79,7 +79,7 @@ func (m *openaiModel) ask(ctx context.Context, req engine.ModelRequest, schema [
 	}}
 	if structured {
 		body.ResponseFormat = map[string]any{"type": "json_schema", "json_schema": map[string]any{
-			"name": schemaName.ReplaceAllString(req.Task, "_"), "schema": req.Schema, "strict": false}}
+			"name": schemaName().ReplaceAllString(req.Task, "_"), "schema": req.Schema, "strict": false}}
 	} else {
 		body.ResponseFormat = map[string]any{"type": "json_object"}
 	}
