@@ -123,7 +123,6 @@ func decodeCompiled(data, inputs string, recs []*cached) (*Snapshot, error) {
 	}
 	slab := make([]entry.Entry, n) // one allocation for every entry
 	s.Entries = make([]*entry.Entry, n)
-	s.byID = make(map[string]*entry.Entry, n)
 	for i := range slab {
 		e := &slab[i]
 		switch mode, _ := r.Byte(); mode {
@@ -162,7 +161,6 @@ func decodeCompiled(data, inputs string, recs []*cached) (*Snapshot, error) {
 			return nil, errBadSnapshot
 		}
 		s.Entries[i] = e
-		s.byID[e.ID] = e
 	}
 	s.Diagnostics = entry.DecodeDiagnostics(r)
 	k := r.Uvarint()

@@ -116,7 +116,10 @@ type Snapshot struct {
 	Skipped     []Skipped         // Markdown files of the sources that are not records
 	ID          string            // the snapshot id
 
+	// byID is built by a read, or at first use for a decoded snapshot (a
+	// warm governing looks up no id): use ids().
 	byID        map[string]*entry.Entry
+	byIDOnce    sync.Once
 	listSkipped string // the skipped files the listing saw, to tell an unchanged read
 	inputs      string // the hash of the read's inputs besides the files (stored snapshots only)
 
@@ -693,4 +696,19 @@ func clone(e *entry.Entry) *entry.Entry {
 	c.SupersededBy = append([]string{}, e.SupersededBy...)
 	c.Links = append([]entry.TypedLink{}, e.Links...)
 	return &c
+}
+
+// ids is the entries by id, built at first use for a decoded snapshot.
+func (s *Snapshot) ids() map[string]*entry.Entry {
+	s.byIDOnce.Do(func() {
+		if s.byID != nil {
+			return
+		}
+		m := make(map[string]*entry.Entry, len(s.Entries))
+		for _, e := range s.Entries {
+			m[e.ID] = e
+		}
+		s.byID = m
+	})
+	return s.byID
 }

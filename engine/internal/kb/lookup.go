@@ -12,7 +12,7 @@ import (
 
 // ByID returns the entry with exactly this id.
 func (s *Snapshot) ByID(id string) (*entry.Entry, bool) {
-	e, ok := s.byID[id]
+	e, ok := s.ids()[id]
 	return e, ok
 }
 
@@ -24,7 +24,7 @@ func (s *Snapshot) Lookup(ref string) (*entry.Entry, error) {
 	if ref == "" {
 		return nil, apierr.Invalid("id is empty; pass an entry id, id prefix, ADR number or file path")
 	}
-	if e, ok := s.byID[ref]; ok {
+	if e, ok := s.ids()[ref]; ok {
 		return e, nil
 	}
 	file := strings.TrimPrefix(strings.TrimPrefix(ref, "./"), "/")

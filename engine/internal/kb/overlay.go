@@ -123,7 +123,7 @@ func applyOverlay(s *Snapshot, file string, o *Overlay) {
 		byFile[e.File] = e
 	}
 	for _, k := range o.Keys {
-		e := s.byID[k]
+		e := s.ids()[k]
 		if e == nil {
 			e = byFile[strings.TrimPrefix(k, "./")]
 		}

@@ -13,7 +13,8 @@ import (
 // distinct globs already split into matcher shapes, and which patterns use
 // each glob. The lookup structures (trie and buckets) are re-filed from
 // the globs on decode, in the order NewIndex files them — cheap (no glob
-// is parsed) and correct by construction. Integers are uvarints, strings
+// is parsed) and correct by construction, at first need: until then a
+// lookup tests every glob (Index.linear). Integers are uvarints, strings
 // a uvarint length and the bytes.
 
 var errIndex = errors.New("stored match index is truncated or corrupt")
@@ -63,8 +64,6 @@ func DecodeIndex(data string, owners int) (*Index, error) {
 	n := r.count()
 	ix := &Index{
 		nsets: n, owner: make([]int32, n), raws: make([][]string, n), negs: make([][]int32, n),
-		exact: map[string][]int32{}, deepExt: map[string][]int32{}, rootExt: map[string][]int32{},
-		lastSeg: map[string][]int32{}, anySeg: map[string][]int32{},
 	}
 	for si := 0; si < n && r.err == nil; si++ {
 		ix.owner[si] = r.below(owners)
@@ -112,11 +111,7 @@ func DecodeIndex(data string, owners int) (*Index, error) {
 			}
 		}
 	}
-	for id := range ix.globs {
-		if len(ix.refs[id]) > 0 {
-			ix.place(int32(id), &ix.globs[id])
-		}
-	}
+	// The globs are filed at first need (placeAll).
 	sets := make([]Set, n)
 	for si := range sets {
 		sets[si].Owner = int(ix.owner[si])

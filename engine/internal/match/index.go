@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -255,6 +256,57 @@ type Index struct {
 	anySeg    map[string][]int32 // "**/X/**" by X
 	residual  []int32            // unanchored globs tested per path
 	scratches sync.Pool
+
+	// A decoded index files its globs into the trie and buckets at first
+	// need: filing costs far more than testing every glob against the one
+	// path a whole-process call asks about. Lookups test every positive
+	// glob (matchPath, the same decision the trie's candidates reach) until
+	// linearLimit paths have been asked in all, then the globs are filed.
+	placed    atomic.Bool
+	placeOnce sync.Once
+	scanned   atomic.Int64
+}
+
+// linearLimit is how many paths a decoded index answers by testing every
+// glob before it files them (filing one glob costs about as much as
+// testing a few dozen).
+const linearLimit = 16
+
+// placeAll files every positive glob (a decoded index, at first need).
+func (ix *Index) placeAll() {
+	ix.placeOnce.Do(func() {
+		ix.exact, ix.deepExt, ix.rootExt = map[string][]int32{}, map[string][]int32{}, map[string][]int32{}
+		ix.lastSeg, ix.anySeg = map[string][]int32{}, map[string][]int32{}
+		for id := range ix.globs {
+			if len(ix.refs[id]) > 0 {
+				ix.place(int32(id), &ix.globs[id])
+			}
+		}
+		ix.placed.Store(true)
+	})
+}
+
+// linear reports whether this lookup of n paths tests every glob instead
+// of walking the trie (filing the globs once the limit is passed).
+func (ix *Index) linear(n int) bool {
+	if ix.placed.Load() {
+		return false
+	}
+	if ix.scanned.Add(int64(n)) <= linearLimit {
+		return true
+	}
+	ix.placeAll()
+	return false
+}
+
+// scan feeds every positive glob matching path to hit, testing each: the
+// answer candidates gives, without the trie.
+func (ix *Index) scan(s *scratch, path string) {
+	for id := range ix.globs {
+		if len(ix.refs[id]) > 0 && ix.globs[id].matchPath(path) {
+			ix.hit(s, int32(id))
+		}
+	}
 }
 
 // NewIndex compiles the sets once per snapshot. Identical globs are compiled
@@ -308,6 +360,7 @@ func NewIndex(sets []Set) *Index {
 		ix.raws[si] = raws
 	}
 	ix.scratches.New = func() any { return newScratch(ix.nsets) }
+	ix.placed.Store(true)
 	return ix
 }
 
@@ -428,9 +481,14 @@ func (ix *Index) Lookup(paths []string) []Result {
 		s.lookGen = 1
 	}
 	s.hitSets, s.count, s.hits = s.hitSets[:0], s.count[:0], s.hits[:0]
+	linear := ix.linear(len(paths))
 	for pi, path := range paths {
 		s.nextPath()
-		ix.candidates(s, path)
+		if linear {
+			ix.scan(s, path)
+		} else {
+			ix.candidates(s, path)
+		}
 		for _, si := range s.touched {
 			if ix.excluded(si, path) {
 				continue
