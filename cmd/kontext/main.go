@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -129,11 +128,7 @@ func init() {
 }
 
 func main() {
-	// A call is short: collecting garbage four times less often saves a
-	// third of a warm read's CPU for a few MiB of heap. GOGC still wins.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
+	shortCallGC() // a call is short: see gc.go
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// A reader that goes away (| head) must end the output quietly: with
 	// SIGPIPE caught, writes fail with EPIPE instead of killing the process.
