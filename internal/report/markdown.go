@@ -237,7 +237,7 @@ func Markdown(r *Report, links Links) string {
 			body.WriteString("\n")
 		}
 		if left > 0 {
-			fmt.Fprintf(&body, "…and %s more governed directories: run `kontext review` for all of them.\n\n", plural(left, "directory", "directories"))
+			fmt.Fprintf(&body, "…and %s more governed directories: run `kontext review` for all of them.\n\n", commas(left))
 		}
 	}
 	if knowledge > 0 {
