@@ -117,10 +117,10 @@ func (c *Client) Upsert(ctx context.Context, t Target, marker, body string) (*Re
 	switch t.Provider {
 	case "github":
 		list = fmt.Sprintf("%s/repos/%s/issues/%d/comments?per_page=100", root, t.Repo, t.Number)
-		update = root + "/repos/" + t.Repo + "/issues/comments/%d"
+		update = root + "/repos/" + t.Repo + "/issues/comments/"
 	case "gitlab":
 		list = fmt.Sprintf("%s/projects/%s/merge_requests/%d/notes?per_page=100&sort=asc&order_by=created_at", root, url.PathEscape(t.Repo), t.Number)
-		update = fmt.Sprintf("%s/projects/%s/merge_requests/%d/notes/", root, url.PathEscape(t.Repo), t.Number) + "%d"
+		update = fmt.Sprintf("%s/projects/%s/merge_requests/%d/notes/", root, url.PathEscape(t.Repo), t.Number)
 	default:
 		return nil, fmt.Errorf("provider %q: use github or gitlab", t.Provider)
 	}
@@ -156,7 +156,7 @@ func (c *Client) Upsert(ctx context.Context, t Target, marker, body string) (*Re
 		if t.Provider == "gitlab" {
 			method = http.MethodPut
 		}
-		if _, err := c.do(ctx, t, method, fmt.Sprintf(update, found.ID), payload, &out); err != nil {
+		if _, err := c.do(ctx, t, method, update+strconv.FormatInt(found.ID, 10), payload, &out); err != nil {
 			return nil, err
 		}
 		return &Result{Action: "updated", ID: found.ID, URL: out.URL}, nil
