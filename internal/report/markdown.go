@@ -44,7 +44,9 @@ func LinksFor(githubServer, githubRepo, gitlabProject, head string) Links {
 			return strings.TrimSuffix(githubServer, "/") + "/" + githubRepo + "/blob/" + head + "/" + esc(f)
 		}
 	case gitlabProject != "" && head != "":
-		return func(f string) string { return strings.TrimSuffix(gitlabProject, "/") + "/-/blob/" + head + "/" + esc(f) }
+		return func(f string) string {
+			return strings.TrimSuffix(gitlabProject, "/") + "/-/blob/" + head + "/" + esc(f)
+		}
 	}
 	return esc
 }

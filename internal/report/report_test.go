@@ -107,13 +107,13 @@ style = "adr"
 dir = ".ai/conventions"
 style = "frontmatter"
 `,
-		".ai/decisions/2026-01-01-jobs-run-from-cron.md": "---\nstatus: accepted\ndate: 2026-01-01\nsummary: Background jobs are started by cron, never by the API process.\npaths: [\"src/jobs/**\"]\n---\n# Jobs run from cron | not the API\n\nBody.\n",
+		".ai/decisions/2026-01-01-jobs-run-from-cron.md":             "---\nstatus: accepted\ndate: 2026-01-01\nsummary: Background jobs are started by cron, never by the API process.\npaths: [\"src/jobs/**\"]\n---\n# Jobs run from cron | not the API\n\nBody.\n",
 		".ai/conventions/2026-01-02-handlers-return-problem-json.md": "---\nstatus: active\ndate: 2026-01-02\nsummary: Handlers answer errors as application/problem+json.\npaths: [\"src/api/**\"]\nverify: \"false\"\n---\n# Handlers return problem JSON\n\nBody.\n",
-		".ai/decisions/2026-01-03-secret-acquisition-plan.md": "---\nstatus: accepted\ndate: 2026-01-03\nvisibility: private\nsummary: SECRET-PLAN must never be published.\npaths: [\"src/**\", \"db/**\"]\n---\n# SECRET-PLAN acquisition\n\nBody.\n",
-		"docs/adr/0001-use-sqlite.md": "# 1. Use SQLite\n\nDate: 2026-01-04\n\n<!-- kontext\npaths: [\"db/**\"]\n-->\n\n## Status\n\nAccepted\n\n## Context\n\nOne writer.\n\n## Decision\n\nSQLite.\n",
-		"src/jobs/run.go":   "package jobs\n",
-		"src/api/server.go": "package api\n",
-		"db/schema.sql":     "create table t (id int);\n",
+		".ai/decisions/2026-01-03-secret-acquisition-plan.md":        "---\nstatus: accepted\ndate: 2026-01-03\nvisibility: private\nsummary: SECRET-PLAN must never be published.\npaths: [\"src/**\", \"db/**\"]\n---\n# SECRET-PLAN acquisition\n\nBody.\n",
+		"docs/adr/0001-use-sqlite.md":                                "# 1. Use SQLite\n\nDate: 2026-01-04\n\n<!-- kontext\npaths: [\"db/**\"]\n-->\n\n## Status\n\nAccepted\n\n## Context\n\nOne writer.\n\n## Decision\n\nSQLite.\n",
+		"src/jobs/run.go":                                            "package jobs\n",
+		"src/api/server.go":                                          "package api\n",
+		"db/schema.sql":                                              "create table t (id int);\n",
 	})
 	git("add", "-A")
 	git("commit", "-q", "-m", "base")
@@ -131,7 +131,7 @@ style = "frontmatter"
 		"src/api/server.go": "package api\n\nfunc Serve() {}\n",
 		"db/schema.sql":     "create table t (id bigint);\n",
 		// A new ADR superseding 1, and another one with number 2.
-		"docs/adr/0002-use-postgresql.md": "# 2. Use PostgreSQL\n\nDate: 2026-02-01\n\n<!-- kontext\npaths: [\"db/**\"]\n-->\n\n## Status\n\nAccepted\n\nSupersedes [1. Use SQLite](0001-use-sqlite.md)\n\n## Context\n\nTwo writers.\n\n## Decision\n\nPostgreSQL.\n",
+		"docs/adr/0002-use-postgresql.md":   "# 2. Use PostgreSQL\n\nDate: 2026-02-01\n\n<!-- kontext\npaths: [\"db/**\"]\n-->\n\n## Status\n\nAccepted\n\nSupersedes [1. Use SQLite](0001-use-sqlite.md)\n\n## Context\n\nTwo writers.\n\n## Decision\n\nPostgreSQL.\n",
 		"docs/adr/0002-keep-a-changelog.md": "# 2. Keep a changelog\n\nDate: 2026-02-02\n\n## Status\n\nAccepted\n\n## Context\n\nUsers ask.\n\n## Decision\n\nCHANGELOG.md.\n",
 		"docs/adr/0001-use-sqlite.md":       "# 1. Use SQLite\n\nDate: 2026-01-04\n\n<!-- kontext\npaths: [\"db/**\"]\n-->\n\n## Status\n\nSuperseded by [2. Use PostgreSQL](0002-use-postgresql.md)\n\n## Context\n\nOne writer.\n\n## Decision\n\nSQLite.\n",
 	})
