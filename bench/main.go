@@ -27,6 +27,7 @@ type row struct {
 func main() {
 	wasmOnly := flag.Bool("wasm-only", false, "run only the WASM rows and print them (bench/results.md is not written)")
 	processOnly := flag.Bool("process-only", false, "run only the whole-process rows (100 / 1,000 / 10,000 entries) and print them (bench/results.md is not written)")
+	prOnly := flag.Bool("pr-only", false, "run only the pull-request rows and print them (bench/results.md is not written)")
 	flag.Parse()
 	root, err := os.Getwd()
 	check(err)
@@ -39,6 +40,16 @@ func main() {
 		bin := filepath.Join(tmp, "kontext")
 		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
 		rows, notes = processRows(bin, tmp)
+		fmt.Print(render(rows, notes))
+		return
+	}
+	if *prOnly {
+		tmp, err := os.MkdirTemp("", "kontext-bench-")
+		check(err)
+		defer os.RemoveAll(tmp)
+		bin := filepath.Join(tmp, "kontext")
+		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
+		rows, notes = prRows(bin, tmp)
 		fmt.Print(render(rows, notes))
 		return
 	}
@@ -94,6 +105,9 @@ func main() {
 
 	prows, pnotes := processRows(bin, tmp)
 	rows, notes = append(rows, prows...), append(notes, pnotes...)
+
+	rrows, rnotes := prRows(bin, tmp)
+	rows, notes = append(rows, rrows...), append(notes, rnotes...)
 
 	hrows, hnotes := historyRows(root)
 	rows, notes = append(rows, hrows...), append(notes, hnotes...)
