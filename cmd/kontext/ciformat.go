@@ -85,9 +85,12 @@ func runCICmd(ctx context.Context, g *factory, args []string) int {
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	rep, err := ciReport(ctx, g, r)
-	if err != nil {
-		return fail(g, stderr, err)
+	// The whole-repository summary is only in the json and text formats.
+	rep := &CIReport{Drift: r.Drift}
+	if *format == "json" || *format == "text" || *failOn == "any" {
+		if rep, err = ciReport(ctx, g, r); err != nil {
+			return fail(g, stderr, err)
+		}
 	}
 	var code int
 	switch *format {
@@ -124,7 +127,7 @@ func runCICmd(ctx context.Context, g *factory, args []string) int {
 		drifted = drifted || res.Rule == "kontext/drift"
 	}
 	switch {
-	case *failOn == "drift" && drifted, *failOn == "any" && (errs+warns > 0 || rep.Findings > 0):
+	case *failOn == "drift" && drifted, *failOn == "any" && (errs+warns > 0 || (!r.Scoped && rep.Findings > 0)):
 		return exitFound
 	}
 	return exitOK

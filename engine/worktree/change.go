@@ -14,6 +14,9 @@ import (
 type Change struct {
 	// Base is the resolved base commit (full sha).
 	Base string
+	// From is the merge base of Base and head (Base for unrelated
+	// histories): the change is From..head.
+	From string
 	// Head is the resolved head commit, or "" for HEAD plus the working
 	// tree.
 	Head string
@@ -33,9 +36,9 @@ func ChangeOf(ctx context.Context, e *engine.Engine, base, head string) (*Change
 	if h == nil {
 		return nil, apierr.Invalid("a change needs a git repository; %s is not in one", e.Options().Root)
 	}
-	for field, rev := range map[string]string{"base": base, "head": head} {
+	for _, rev := range []string{base, head} {
 		if strings.HasPrefix(rev, "-") {
-			return nil, apierr.Invalid("%s %q starts with '-'; pass a git revision such as origin/main", field, rev)
+			return nil, apierr.Invalid("revision %q starts with '-'; pass a git revision such as origin/main", rev)
 		}
 	}
 	st, err := e.Read(ctx)
@@ -56,15 +59,14 @@ func ChangeOf(ctx context.Context, e *engine.Engine, base, head string) (*Change
 		}
 		c.HeadCommit = c.Head
 	}
-	from, err := h.MergeBase(ctx, c.Base, c.HeadCommit)
-	if err != nil {
+	if c.From, err = h.MergeBase(ctx, c.Base, c.HeadCommit); err != nil {
 		return nil, err
 	}
-	if from == "" {
-		from = c.Base // unrelated histories: compare the trees
+	if c.From == "" {
+		c.From = c.Base // unrelated histories: compare the trees
 	}
 	set := map[string]bool{}
-	paths, err := h.Diff(ctx, from, c.HeadCommit)
+	paths, err := h.Diff(ctx, c.From, c.HeadCommit)
 	if err != nil {
 		return nil, err
 	}

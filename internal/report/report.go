@@ -87,6 +87,9 @@ type Diagnostic struct {
 // Build reads the change and its knowledge through the engine's
 // operations. It reads the repository once per question and never writes.
 func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
+	// The change's files and drift both ask for the working tree's
+	// uncommitted files: list them once.
+	ctx = engine.WithUncommittedMemo(ctx)
 	r := &Report{Entries: map[string]*api.Entry{}, Head: "working", Scoped: o.Base != ""}
 	var change *worktree.Change
 	if o.Base != "" {
@@ -172,11 +175,19 @@ func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
 				changed[p] = true
 			}
 		}
-		c, err := e.ChangedBetween(ctx, &api.ChangedInput{Base: change.Base, Head: change.HeadCommit})
-		if err != nil {
-			return nil, err
+		// The entries the change adds, revises or supersedes: from the merge
+		// base, so what landed on the base branch meanwhile is not the
+		// change's. No knowledge file changed: no entry did (reading both
+		// revisions' entries is the costliest part of a report).
+		var changes []api.Change
+		if touchesKnowledge(change.Paths, know) {
+			c, err := e.ChangedBetween(ctx, &api.ChangedInput{Base: change.From, Head: change.HeadCommit})
+			if err != nil {
+				return nil, err
+			}
+			changes = c.Changes
 		}
-		for _, ch := range c.Changes {
+		for _, ch := range changes {
 			if private[ch.ID] || private[ch.File] {
 				continue
 			}
@@ -284,4 +295,30 @@ func commas(n int) string {
 func (o Options) WithNotice(on bool) Options {
 	o.Notice = on
 	return o
+}
+
+// touchesKnowledge says whether a changed path can change what entries
+// say: a file in a knowledge directory (head's layout), a configuration
+// candidate, or anything when a source reads the whole tree.
+func touchesKnowledge(paths []string, k *engine.Knowledge) bool {
+	configs := map[string]bool{}
+	for _, c := range engine.ConfigCandidates() {
+		configs[c] = true
+	}
+	for _, d := range k.Dirs {
+		if d == "" || d == "." {
+			return true
+		}
+	}
+	for _, p := range paths {
+		if configs[p] || k.Contains(p) {
+			return true
+		}
+		for _, d := range k.Dirs {
+			if strings.HasPrefix(p, d+"/") {
+				return true
+			}
+		}
+	}
+	return false
 }
