@@ -15,6 +15,7 @@ import (
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
+	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/worktree"
 )
 
@@ -100,6 +101,10 @@ func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
 				break
 			}
 			if i == len(o.BaseFallbacks) {
+				if len(o.BaseFallbacks) > 0 && apierr.CodeOf(err) == apierr.InvalidInput {
+					return nil, apierr.Invalid("cannot resolve the base branch (tried %s): fetch it (actions/checkout with fetch-depth: 0) or pass --base",
+						strings.Join(append([]string{o.Base}, o.BaseFallbacks...), ", "))
+				}
 				return nil, err
 			}
 		}
