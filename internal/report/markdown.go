@@ -20,9 +20,6 @@ const MaxComment = 65536
 // MaxFilesPerDir is how many files of one directory the comment names.
 const MaxFilesPerDir = 30
 
-// maxRows bounds every table of the comment that is not per directory.
-const maxRows = 50
-
 // Links makes the link to an entry file at the change's head.
 type Links func(file string) string
 
@@ -90,116 +87,36 @@ func Markdown(r *Report, links Links) string {
 		if en.ADRNumber != nil {
 			text = Label(en) + ": " + text
 		}
-		return "[" + md(text) + "](" + links(en.File) + ")"
+		return "[" + md(clip(text, 120)) + "](" + links(en.File) + ")"
 	}
 
-	var fixed strings.Builder
-	if len(r.Changes) > 0 {
-		fixed.WriteString("#### Entries changed by this change\n\n| change | kind | entry | status |\n| --- | --- | --- | --- |\n")
-		for i, c := range r.Changes {
-			if i == maxRows {
-				fmt.Fprintf(&fixed, "\n…and %s more.\n", commas(len(r.Changes)-maxRows))
-				break
-			}
-			status := ""
-			if c.Status != nil {
-				status = md(*c.Status)
-			}
-			if len(c.SupersededBy) > 0 {
-				var by []string
-				for _, id := range c.SupersededBy {
-					by = append(by, link(id))
-				}
-				status += " by " + strings.Join(by, ", ")
-			}
-			if c.Removed {
-				status += " (removed)"
-			}
-			entry := link(c.ID)
-			if r.Entries[c.ID] == nil {
-				entry = md(c.Title) + " (`" + code(c.File) + "`)"
-			}
-			fmt.Fprintf(&fixed, "| %s | %s | %s | %s |\n", c.Change, md(c.Kind), entry, status)
-		}
-		fixed.WriteString("\n")
+	fixedPart := func(maxRows int) string {
+		var fixed strings.Builder
+		writeFixed(&fixed, r, link, maxRows)
+		return fixed.String()
 	}
-	if len(r.Drift.Entries) > 0 {
-		fixed.WriteString("#### Drift\n\nThese entries govern files that changed after their last look: re-read them, then `kontext confirm <id>`.\n\n| entry | kind | governed files changed | last look |\n| --- | --- | --- | --- |\n")
-		for i, d := range r.Drift.Entries {
-			if i == maxRows {
-				fmt.Fprintf(&fixed, "\n…and %s more.\n", commas(len(r.Drift.Entries)-maxRows))
-				break
-			}
-			look := "never"
-			if d.Verification != nil {
-				look = md(d.Verification.Kind + " " + d.Verification.At)
-			}
-			files := make([]string, 0, 3)
-			for j, c := range d.Changed {
-				if j == 3 {
-					files = append(files, fmt.Sprintf("and %s more", commas(len(d.Changed)-3)))
-					break
-				}
-				files = append(files, "`"+code(c)+"`")
-			}
-			fmt.Fprintf(&fixed, "| %s | %s | %s | %s |\n", link(d.ID), md(d.Kind), strings.Join(files, ", "), look)
+	// The tables above the directories shrink until they take at most half
+	// of the comment.
+	fixed := fixedPart(50)
+	for _, rows := range []int{20, 5} {
+		if head.Len()+len(fixed) <= MaxComment/2 {
+			break
 		}
-		fixed.WriteString("\n")
+		fixed = fixedPart(rows)
 	}
-	var verified []*api.Entry
-	for id := range governing {
-		if en := r.Entries[id]; en != nil && (en.Verify != nil || en.Failing || en.ReviewDue) {
-			verified = append(verified, en)
-		}
-	}
-	sort.Slice(verified, func(i, j int) bool { return verified[i].ID < verified[j].ID })
-	if len(verified) > 0 {
-		fixed.WriteString("#### Verify and review state\n\n| entry | verify | review |\n| --- | --- | --- |\n")
-		for i, en := range verified {
-			if i == maxRows {
-				fmt.Fprintf(&fixed, "\n…and %s more.\n", commas(len(verified)-maxRows))
-				break
-			}
-			state := "no verify command"
-			switch {
-			case en.Failing:
-				state = "**failing**"
-			case en.Verify != nil && en.LastVerified != nil && en.LastVerified.Passed != nil && *en.LastVerified.Passed:
-				state = "passed " + md(en.LastVerified.At)
-			case en.Verify != nil:
-				state = "not run yet"
-			}
-			review := "—"
-			if en.ReviewDue {
-				review = "**due**"
-				if en.ReviewBy != nil {
-					review += " (" + md(*en.ReviewBy) + ")"
-				}
-			}
-			fmt.Fprintf(&fixed, "| %s | %s | %s |\n", link(en.ID), state, review)
-		}
-		fixed.WriteString("\n")
-	}
+	tail := tailPart(dirs)
 
 	footer := "\n<sub>Posted by `kontext pr comment`; edited in place on every push. Private entries are never shown.</sub>\n"
-	budget := MaxComment - 1024 - head.Len() - fixed.Len() - len(footer)
+	budget := MaxComment - 1024 - head.Len() - len(fixed) - len(tail) - len(footer)
 
 	// Per directory, in full while it fits.
 	var body strings.Builder
 	if len(dirs) > 0 {
 		body.WriteString("#### Rules by changed directory\n\n")
 	}
-	var ungoverned []*dirFiles
 	done := 0
-	knowledge := 0
 	for _, d := range dirs {
 		if len(d.rules) == 0 {
-			for _, f := range d.files {
-				if f.Knowledge {
-					knowledge++
-				}
-			}
-			ungoverned = append(ungoverned, d)
 			done++
 			continue
 		}
@@ -242,34 +159,151 @@ func Markdown(r *Report, links Links) string {
 			fmt.Fprintf(&body, "…and %s more governed directories: run `kontext review` for all of them.\n\n", commas(left))
 		}
 	}
-	if knowledge > 0 {
-		fmt.Fprintf(&body, "Knowledge files changed: %s (the entries they hold are listed above).\n\n", commas(knowledge))
+	out := head.String() + fixed + body.String() + tail + footer
+	if len(out) >= MaxComment {
+		// Cannot happen with the bounds above; never post a cut comment.
+		out = head.String() + "The review of this change does not fit in one comment: run `kontext review` to see it.\n" + footer
 	}
-	n := 0
+	return out
+}
+
+// writeFixed writes the tables above the directories: entries changed,
+// drift, verify and review state, each at most maxRows rows.
+func writeFixed(fixed *strings.Builder, r *Report, link func(string) string, maxRows int) {
+	governing := map[string]bool{}
+	for _, f := range r.Files {
+		for _, g := range f.Governing {
+			governing[g.ID] = true
+		}
+	}
+	if len(r.Changes) > 0 {
+		fixed.WriteString("#### Entries changed by this change\n\n| change | kind | entry | status |\n| --- | --- | --- | --- |\n")
+		for i, c := range r.Changes {
+			if i == maxRows {
+				fmt.Fprintf(fixed, "\n…and %s more.\n", commas(len(r.Changes)-maxRows))
+				break
+			}
+			status := ""
+			if c.Status != nil {
+				status = md(*c.Status)
+			}
+			if len(c.SupersededBy) > 0 {
+				var by []string
+				for _, id := range c.SupersededBy {
+					by = append(by, link(id))
+				}
+				status += " by " + strings.Join(by, ", ")
+			}
+			if c.Removed {
+				status += " (removed)"
+			}
+			entry := link(c.ID)
+			if r.Entries[c.ID] == nil {
+				entry = md(c.Title) + " (`" + code(c.File) + "`)"
+			}
+			fmt.Fprintf(fixed, "| %s | %s | %s | %s |\n", c.Change, md(c.Kind), entry, status)
+		}
+		fixed.WriteString("\n")
+	}
+	if len(r.Drift.Entries) > 0 {
+		fixed.WriteString("#### Drift\n\nThese entries govern files that changed after their last look: re-read them, then `kontext confirm <id>`.\n\n| entry | kind | governed files changed | last look |\n| --- | --- | --- | --- |\n")
+		for i, d := range r.Drift.Entries {
+			if i == maxRows {
+				fmt.Fprintf(fixed, "\n…and %s more.\n", commas(len(r.Drift.Entries)-maxRows))
+				break
+			}
+			look := "never"
+			if d.Verification != nil {
+				look = md(d.Verification.Kind + " " + d.Verification.At)
+			}
+			files := make([]string, 0, 3)
+			for j, c := range d.Changed {
+				if j == 3 {
+					files = append(files, fmt.Sprintf("and %s more", commas(len(d.Changed)-3)))
+					break
+				}
+				files = append(files, "`"+code(c)+"`")
+			}
+			fmt.Fprintf(fixed, "| %s | %s | %s | %s |\n", link(d.ID), md(d.Kind), strings.Join(files, ", "), look)
+		}
+		fixed.WriteString("\n")
+	}
+	var verified []*api.Entry
+	for id := range governing {
+		if en := r.Entries[id]; en != nil && (en.Verify != nil || en.Failing || en.ReviewDue) {
+			verified = append(verified, en)
+		}
+	}
+	sort.Slice(verified, func(i, j int) bool { return verified[i].ID < verified[j].ID })
+	if len(verified) > 0 {
+		fixed.WriteString("#### Verify and review state\n\n| entry | verify | review |\n| --- | --- | --- |\n")
+		for i, en := range verified {
+			if i == maxRows {
+				fmt.Fprintf(fixed, "\n…and %s more.\n", commas(len(verified)-maxRows))
+				break
+			}
+			state := "no verify command"
+			switch {
+			case en.Failing:
+				state = "**failing**"
+			case en.Verify != nil && en.LastVerified != nil && en.LastVerified.Passed != nil && *en.LastVerified.Passed:
+				state = "passed " + md(en.LastVerified.At)
+			case en.Verify != nil:
+				state = "not run yet"
+			}
+			review := "—"
+			if en.ReviewDue {
+				review = "**due**"
+				if en.ReviewBy != nil {
+					review += " (" + md(*en.ReviewBy) + ")"
+				}
+			}
+			fmt.Fprintf(fixed, "| %s | %s | %s |\n", link(en.ID), state, review)
+		}
+		fixed.WriteString("\n")
+	}
+
+}
+
+// tailPart is what follows the directories: how many knowledge files
+// changed, and the changed files no entry governs, by directory.
+func tailPart(dirs []*dirFiles) string {
+	var b strings.Builder
+	knowledge, n := 0, 0
 	var names []string
-	for _, d := range ungoverned {
+	ungoverned := 0
+	for _, d := range dirs {
+		if len(d.rules) > 0 {
+			continue
+		}
 		files := 0
 		for _, f := range d.files {
-			if !f.Knowledge {
+			if f.Knowledge {
+				knowledge++
+			} else {
 				files++
 			}
 		}
 		if files == 0 {
 			continue
 		}
+		ungoverned++
 		n += files
 		if len(names) < 10 {
 			names = append(names, fmt.Sprintf("`%s` (%d)", code(d.dir), files))
 		}
 	}
+	if knowledge > 0 {
+		fmt.Fprintf(&b, "Knowledge files changed: %s (the entries they hold are listed above).\n\n", commas(knowledge))
+	}
 	if n > 0 {
 		line := "Not governed by any entry: " + plural(n, "file", "files") + ": " + strings.Join(names, ", ")
-		if more := countDirs(ungoverned) - len(names); more > 0 {
+		if more := ungoverned - len(names); more > 0 {
 			line += fmt.Sprintf(" and %s more", plural(more, "directory", "directories"))
 		}
-		body.WriteString(line + ".\n")
+		b.WriteString(line + ".\n")
 	}
-	return head.String() + fixed.String() + body.String() + footer
+	return b.String()
 }
 
 type dirFiles struct {
@@ -402,21 +436,7 @@ func md(s string) string {
 
 // code makes s safe inside a single-backtick code span in a table cell.
 func code(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = clip(s, 200)
 	s = strings.ReplaceAll(s, "`", "'")
 	return strings.ReplaceAll(s, "|", "\\|")
-}
-
-// countDirs counts the directories holding a file that is not knowledge.
-func countDirs(dirs []*dirFiles) int {
-	n := 0
-	for _, d := range dirs {
-		for _, f := range d.files {
-			if !f.Knowledge {
-				n++
-				break
-			}
-		}
-	}
-	return n
 }
