@@ -155,6 +155,12 @@ func (e *Engine) capabilities() []string {
 		if e.opts.Runner != nil && e.opts.Trust != nil {
 			caps = append(caps, "drafts.verify.pinned")
 		}
+		if e.opts.Nested != nil {
+			caps = append(caps, "drafts.routing.nested")
+		}
+	}
+	if e.boundaries != nil {
+		caps = append(caps, "entries.governing.boundaries")
 	}
 	sort.Strings(caps)
 	return caps

@@ -72,6 +72,11 @@ type Options struct {
 	// RelatedCache fills the relations of a draft's related entries from a
 	// cached entries.related {llm} answer; it never asks (native only).
 	RelatedCache RelatedModel
+	// Nested opens the repository at dir (relative to Root: a nested
+	// checkout or a submodule) as an engine of its own, so that a write
+	// whose paths all lie inside it is routed there (native only; nil:
+	// such writes are refused).
+	Nested func(dir string) (*Engine, error)
 }
 
 // SnapshotStore keeps the compiled snapshot (parsed entries and their
@@ -99,6 +104,7 @@ type Engine struct {
 	reader       *kb.Reader
 	lineageCache lineageCache
 	adoption     AdoptionFinder // nil: status gives no adoption hint
+	boundaries   BoundaryFinder // nil: governing names no nested repositories
 }
 
 // New returns an engine over opts.FS.

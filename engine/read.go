@@ -243,6 +243,9 @@ func (e *Engine) governing(ctx context.Context, st *State, paths, exclude []stri
 		v.Matches, v.Specificity = hits[i].matches, &hits[i].best
 	}
 	res.Entries = views
+	if e.boundaries != nil {
+		res.Boundaries = e.boundaries(e.FS(), paths)
+	}
 	return res, nil
 }
 

@@ -114,6 +114,12 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 		opts.Runner = &verifyrun.Runner{GitDir: repo.GitDir()}
 		opts.Trust = verifyrun.Trust{}
 		gitDir = repo.GitDir()
+		// A write whose paths all lie inside a nested repository is routed
+		// there: it is opened like this one, with the same options.
+		root := repo.Root()
+		opts.Nested = func(dir string) (*engine.Engine, error) {
+			return OpenWith(filepath.Join(root, filepath.FromSlash(dir)), o)
+		}
 	}
 	// The model selection is local only: env, <git-dir>/kontext/config.toml,
 	// the user config — never the committed configuration.
@@ -124,6 +130,7 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 	opts.FS = osfs.New(opts.Root, osfs.WithBoundOS())
 	e := engine.New(opts)
 	e.UseAdoptionFinder(worktree.FindAdoptable)
+	e.UseBoundaryFinder(worktree.Boundaries)
 	if gitDir != "" {
 		e.UseSnapshotStore(snapstore.New(gitDir))
 	}

@@ -142,6 +142,7 @@ export interface Operations {
   "drafts.confirm": { input: ConfirmInput; result: Confirmation | ConfirmManyResult | RepairResult | MigrateResult };
   "drafts.retire": { input: RetireInput; result: StageResult };
   "drafts.set_verify": { input: SetVerifyInput; result: StageResult };
+  "drafts.set_status": { input: SetStatusInput; result: StageResult };
   "drafts.set_paths": { input: SetPathsInput; result: SetPathsResult };
   "drafts.verify": { input: VerifyInput; result: VerifyResult };
   "drafts.extend": { input: ExtendInput; result: ExtendResult };
@@ -175,7 +176,16 @@ export interface AmendResult {
   related_entries: unknown[];
   resolved_challenges: unknown[];
   related_model?: RelatedModel;
+  /** The nested repository (directory) the write was routed to; path and entry are relative to it. */
+  repository?: string;
   amended: string;
+}
+
+export interface Boundary {
+  path: string;
+  repository: string;
+  /** Relative to repository. */
+  repository_path: string;
 }
 
 export interface Brief {
@@ -335,6 +345,8 @@ export interface CaptureResult {
   evidence: EvidenceResult[];
   related_entries: Candidate[];
   related_model?: RelatedModel;
+  /** The nested repository (directory) whose inbox holds the candidate. */
+  repository?: string;
 }
 
 export interface Change {
@@ -743,6 +755,8 @@ export interface GoverningResult {
   entries: Entry[];
   total: number;
   snapshot: string;
+  /** Requested paths inside a nested repository, whose own knowledge governs them. */
+  boundaries?: Boundary[];
 }
 
 export interface GuidanceInput {
@@ -1070,6 +1084,19 @@ export interface SetPathsResult {
   replayed: boolean;
 }
 
+export interface SetStatusInput {
+  /** Another worktree or repository to read (overrides -C). Native surfaces only. */
+  dir?: string;
+  /** Stable id of this write: a retry returns the first result (replayed: true). */
+  operation_id: string;
+  /** A decision: full id, unique id prefix, ADR number or path. */
+  entry_id: string;
+  /** The entry's revision (blob id), its 12-hex prefix, or a full commit sha in which the file is unchanged. */
+  entry_revision: string;
+  /** The decision's new status: a proposed decision becomes accepted or rejected. The status word is replaced where the file keeps it (frontmatter, ## Status section, Status: line); nothing else changes. */
+  status: string;
+}
+
 export interface SetVerifyInput {
   /** Another worktree or repository to read (overrides -C). Native surfaces only. */
   dir?: string;
@@ -1187,6 +1214,8 @@ export interface StageResult {
   related_entries: unknown[];
   resolved_challenges: unknown[];
   related_model?: RelatedModel;
+  /** The nested repository (directory) the write was routed to; path and entry are relative to it. */
+  repository?: string;
 }
 
 export interface StatusInput {

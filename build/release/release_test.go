@@ -2,6 +2,7 @@ package main
 
 import (
 	"archive/tar"
+	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
@@ -19,9 +20,11 @@ import (
 	"github.com/kontext/kontext/internal/testrepo"
 )
 
-// TestRelease builds the host platform's archive twice, unpacks it, checks
-// its manifest and SHA256SUMS against the bytes, runs the unpacked binary,
-// and compares the two builds byte for byte.
+// TestRelease builds the host platform's archive and the Windows .zip
+// twice, unpacks both, checks their manifests and SHA256SUMS against the
+// bytes, runs the unpacked host binary (--version and an API call), and
+// compares the two builds byte for byte. Only these two targets are built:
+// the other platforms go through the same code.
 func TestRelease(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cross-builds kontext")
@@ -30,6 +33,7 @@ func TestRelease(t *testing.T) {
 		t.Skip("the test unpacks the .tar.gz of a Unix host")
 	}
 	target := runtime.GOOS + "/" + runtime.GOARCH
+	const windows = "windows/amd64"
 	t.Setenv("SOURCE_DATE_EPOCH", "1767225600")
 	npm := filepath.Join(t.TempDir(), "kontext-engine-1.2.3.tgz")
 	if err := os.WriteFile(npm, []byte("not really a package, only bytes to checksum"), 0o644); err != nil {
@@ -37,7 +41,7 @@ func TestRelease(t *testing.T) {
 	}
 	build := func() string {
 		out := filepath.Join(t.TempDir(), "dist")
-		if err := Build(Options{Version: "v1.2.3", Out: out, Targets: []string{target}, NPM: npm, Root: testrepo.Root()}); err != nil {
+		if err := Build(Options{Version: "v1.2.3", Out: out, Targets: []string{target, windows}, NPM: npm, Root: testrepo.Root()}); err != nil {
 			t.Fatal(err)
 		}
 		return out
@@ -62,8 +66,8 @@ func TestRelease(t *testing.T) {
 		}
 		listed++
 	}
-	if listed != 3 {
-		t.Errorf("SHA256SUMS lists %d files, want the archive, the npm tarball and manifest.json:\n%s", listed, sums)
+	if listed != 4 {
+		t.Errorf("SHA256SUMS lists %d files, want the two archives, the npm tarball and manifest.json:\n%s", listed, sums)
 	}
 	if sumCmd, err := exec.LookPath("sha256sum"); err == nil {
 		c := exec.Command(sumCmd, "-c", "SHA256SUMS")
@@ -125,9 +129,51 @@ func TestRelease(t *testing.T) {
 		t.Errorf("kontext api status: %v\n%s", err, out)
 	}
 
+	// The Windows .zip: the same members, and a manifest that matches the
+	// kontext.exe inside.
+	winBase := "kontext_1.2.3_windows_amd64"
+	zipFiles := unzip(t, filepath.Join(dist, winBase+".zip"))
+	for _, want := range []string{"kontext.exe", "manifest.json", "LICENSE-MIT", "LICENSE-APACHE", "README.md",
+		"completions/kontext.bash", "completions/_kontext", "completions/kontext.fish", "man/kontext.1"} {
+		if _, ok := zipFiles[winBase+"/"+want]; !ok {
+			t.Errorf("zip lacks %s/%s", winBase, want)
+		}
+	}
+	var wm Manifest
+	if err := json.Unmarshal(zipFiles[winBase+"/manifest.json"], &wm); err != nil {
+		t.Fatalf("zip manifest: %v", err)
+	}
+	exe := zipFiles[winBase+"/kontext.exe"]
+	exeSum := sha256.Sum256(exe)
+	if wm.Name != "kontext" || wm.Version != "1.2.3" || wm.APIVersion != 1 || wm.OS != "windows" || wm.Arch != "amd64" ||
+		wm.Binary != winBase+"/kontext.exe" || wm.Archive != winBase+".zip" {
+		t.Errorf("zip manifest %+v", wm)
+	}
+	if wm.Size != int64(len(exe)) || wm.SHA256 != hex.EncodeToString(exeSum[:]) {
+		t.Errorf("zip manifest says %d bytes sha256 %s; kontext.exe is %d bytes sha256 %x", wm.Size, wm.SHA256, len(exe), exeSum)
+	}
+	if len(exe) < 2 || string(exe[:2]) != "MZ" {
+		t.Errorf("kontext.exe is not a Windows executable")
+	}
+	var rel Release
+	if rj, err := os.ReadFile(filepath.Join(dist, "manifest.json")); err != nil || json.Unmarshal(rj, &rel) != nil {
+		t.Fatalf("dist/manifest.json: %v", err)
+	}
+	if len(rel.Archives) != 2 {
+		t.Fatalf("dist/manifest.json lists %d archives", len(rel.Archives))
+	}
+	for _, a := range rel.Archives {
+		if a.ArchiveSHA256 != sha256Hex(t, filepath.Join(dist, a.Archive)) {
+			t.Errorf("dist/manifest.json: %s archive_sha256 differs from the file", a.Archive)
+		}
+		if a.OS == "windows" && a.Manifest != wm {
+			t.Errorf("dist/manifest.json has %+v for the zip, the zip's own manifest says %+v", a.Manifest, wm)
+		}
+	}
+
 	// Reproducible: a second build gives the same bytes.
 	again := build()
-	for _, name := range []string{base + ".tar.gz", "manifest.json", "SHA256SUMS"} {
+	for _, name := range []string{base + ".tar.gz", winBase + ".zip", "manifest.json", "SHA256SUMS"} {
 		if sha256Hex(t, filepath.Join(dist, name)) != sha256Hex(t, filepath.Join(again, name)) {
 			t.Errorf("%s differs between two builds of the same sources", name)
 		}
@@ -187,4 +233,35 @@ func untar(t *testing.T, archive, dir string) map[string]string {
 			t.Fatalf("archive member %q has type %c", h.Name, h.Typeflag)
 		}
 	}
+}
+
+// unzip reads a .zip and returns name → content of its files, refusing a
+// member that would leave its directory.
+func unzip(t *testing.T, archive string) map[string][]byte {
+	t.Helper()
+	zr, err := zip.OpenReader(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	files := map[string][]byte{}
+	for _, f := range zr.File {
+		if strings.HasPrefix(f.Name, "/") || strings.Contains(f.Name, "..") || strings.Contains(f.Name, "\\") {
+			t.Fatalf("zip member %q leaves the directory", f.Name)
+		}
+		if f.FileInfo().IsDir() {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", f.Name, err)
+		}
+		files[f.Name] = data
+	}
+	return files
 }

@@ -307,6 +307,11 @@ func runGoverningCmd(ctx context.Context, g *factory, args []string) int {
 			if n == 0 {
 				fmt.Fprintln(w, "  no entry governs this path")
 			}
+			for _, b := range r.Boundaries {
+				if b.Path == p {
+					fmt.Fprintf(w, "  inside the nested repository %s, whose own knowledge governs it: kontext -C %s governing %s\n", b.Repository, b.Repository, b.RepositoryPath)
+				}
+			}
 		}
 		fmt.Fprintln(w, "\ncolumns: specificity, kind, id, title, matching rule")
 	})

@@ -7,13 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
+	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/drafts"
 )
 
@@ -30,37 +28,8 @@ func newOperationID(cmd string) string {
 	return "cli-" + cmd + "-" + hex.EncodeToString(b)
 }
 
-// readBody takes the body from --body, else from $EDITOR at a terminal,
-// else from stdin.
-func readBody(flagBody string, set bool, stdout io.Writer, stdin io.Reader) (string, error) {
-	if set {
-		return flagBody, nil
-	}
-	if f, ok := stdin.(*os.File); ok && isTerminal(f) && isTerminal(stdout) {
-		ed := os.Getenv("VISUAL")
-		if ed == "" {
-			ed = os.Getenv("EDITOR")
-		}
-		if ed == "" {
-			return "", nil
-		}
-		dir, err := os.MkdirTemp("", "kontext-new-")
-		if err != nil {
-			return "", err
-		}
-		defer os.RemoveAll(dir)
-		p := filepath.Join(dir, "BODY.md")
-		if err := os.WriteFile(p, nil, 0o600); err != nil {
-			return "", err
-		}
-		cmd := exec.Command("sh", "-c", ed+` "$1"`, "sh", p)
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-		if err := cmd.Run(); err != nil {
-			return "", fmt.Errorf("the editor failed: %w", err)
-		}
-		data, err := os.ReadFile(p)
-		return string(data), err
-	}
+// readBody takes the body from stdin when nothing is typed at a terminal.
+func readBody(stdin io.Reader) (string, error) {
 	if stdin == nil {
 		return "", nil
 	}
@@ -68,7 +37,12 @@ func readBody(flagBody string, set bool, stdout io.Writer, stdin io.Reader) (str
 	return string(data), err
 }
 
-// stageEntryCmd is the shared part of new and supersede.
+// stageEntryCmd is the shared part of new and supersede. The body comes
+// from --body; else from the person's editor, opened on the kind's
+// template when --edit is given or stdin and stdout are a terminal (an
+// empty result aborts, nothing staged); else from stdin. Before staging,
+// a title that nearly repeats an active entry's is refused unless --force,
+// and an empty body gets a warning (the entry is staged).
 func stageEntryCmd(ctx context.Context, g *factory, name string, args []string, stdout, stderr io.Writer, stdin io.Reader, supersede bool) int {
 	fs := flags(name, stderr)
 	var paths, tags, supersedes multiFlag
@@ -80,6 +54,9 @@ func stageEntryCmd(ctx context.Context, g *factory, name string, args []string, 
 	summary := fs.String("summary", "", "one line for lists and briefs")
 	body := fs.String("body", "", "the body (default: $EDITOR at a terminal, else stdin)")
 	kind := fs.String("kind", "", "the kind (supersede: default the old entry's kind)")
+	status := fs.String("status", "", "a new decision's status: proposed (default), accepted or rejected")
+	edit := fs.Bool("edit", false, "write the body in $VISUAL/$EDITOR from the kind's template, also when no terminal is attached")
+	force := fs.Bool("force", false, "stage even when an active entry has nearly the same title")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage
@@ -90,14 +67,18 @@ func stageEntryCmd(ctx context.Context, g *factory, name string, args []string, 
 			bodySet = true
 		}
 	})
-	entryIn := &api.StageEntry{Paths: paths, Tags: tags, Summary: *summary}
+	if bodySet && *edit {
+		return usageErr(g, stderr, "--body and --edit exclude each other: pass the body, or write it in the editor")
+	}
+	entryIn := &api.StageEntry{Paths: paths, Tags: tags, Summary: *summary, Status: *status}
+	var exclude []string
 	if supersede {
 		if len(pos) != 2 {
-			return usageErr(g, stderr, "usage: kontext supersede <id> \"<new title>\" [--path P]… [--tag T]… [--summary S] [--body B]")
+			return usageErr(g, stderr, "usage: kontext supersede <id> \"<new title>\" [--path P]… [--tag T]… [--summary S] [--status S] [--body B | --edit] [--force]")
 		}
 		oe, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: pos[0]})
 		if err != nil {
-			return fail(g, stderr, err)
+			return failCLI(g, stderr, err)
 		}
 		k := oe.Kind
 		if *kind != "" {
@@ -109,20 +90,50 @@ func stageEntryCmd(ctx context.Context, g *factory, name string, args []string, 
 		}
 	} else {
 		if len(pos) != 2 {
-			return usageErr(g, stderr, "usage: kontext new <kind> \"<title>\" [--path P]… [--tag T]… [--supersedes ID]… [--summary S] [--body B]")
+			return usageErr(g, stderr, "usage: kontext new <kind> \"<title>\" [--path P]… [--tag T]… [--supersedes ID]… [--summary S] [--status S] [--body B | --edit] [--force]")
 		}
 		entryIn.Kind, entryIn.Title, entryIn.Supersedes = pos[0], pos[1], supersedes
 	}
-	b, err := readBody(*body, bodySet, stdout, stdin)
-	if err != nil {
-		return fail(g, stderr, err)
+	exclude = append(exclude, entryIn.Supersedes...)
+	if !*force && strings.TrimSpace(entryIn.Title) != "" {
+		dups, err := nearDuplicates(ctx, g, entryIn.Title, exclude)
+		if err != nil {
+			return failCLI(g, stderr, err)
+		}
+		if len(dups) > 0 {
+			var names []string
+			for _, d := range dups {
+				names = append(names, fmt.Sprintf("%s (%q)", d.ID, d.Title))
+			}
+			return fail(g, stderr, apierr.New(apierr.OperationConflict,
+				"%q nearly repeats the title of %s; nothing was staged. Add to it (kontext extend %s \"<text>\"), replace it (kontext supersede %s \"<title>\"), or pass --force to stage a new entry anyway",
+				entryIn.Title, strings.Join(names, ", "), dups[0].ID, dups[0].ID))
+		}
+	}
+	var b string
+	switch {
+	case bodySet:
+		b = *body
+	case *edit || wantsEditor(g):
+		if b, err = editBody(ctx, g, entryIn.Kind, entryIn.Title); err != nil {
+			return failCLI(g, stderr, err)
+		}
+		if b == "" {
+			return fail(g, stderr, apierr.Invalid("the body is empty: aborted, nothing was staged"))
+		}
+	default:
+		if b, err = readBody(stdin); err != nil {
+			return failCLI(g, stderr, err)
+		}
 	}
 	if strings.TrimSpace(b) != "" {
 		entryIn.Body = b
+	} else {
+		fmt.Fprintf(stderr, "kontext: warning: %q has no body: reviewers see only its title (pass --body, pipe it on stdin, or use --edit)\n", entryIn.Title)
 	}
 	res, err := call(ctx, g, drafts.Stage, &api.StageInput{OperationID: newOperationID(name), Entry: entryIn})
 	if err != nil {
-		return fail(g, stderr, err)
+		return failCLI(g, stderr, err)
 	}
 	return emitStaged(g, stdout, res)
 }
@@ -130,7 +141,11 @@ func stageEntryCmd(ctx context.Context, g *factory, name string, args []string, 
 func emitStaged(g *factory, stdout io.Writer, res any) int {
 	return emit(g, stdout, res, func(w io.Writer) {
 		if r, ok := res.(*api.StageResult); ok {
-			fmt.Fprintf(w, "staged %s (%s)\n", r.Path, r.Entry.ID)
+			if r.Repository != "" {
+				fmt.Fprintf(w, "staged %s in the nested repository %s (%s)\n", r.Path, r.Repository, r.Entry.ID)
+			} else {
+				fmt.Fprintf(w, "staged %s (%s)\n", r.Path, r.Entry.ID)
+			}
 			for _, n := range r.Notes {
 				fmt.Fprintln(w, "  "+n)
 			}
@@ -168,12 +183,12 @@ func runRetireCmd(ctx context.Context, g *factory, args []string) int {
 	}
 	en, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: pos[0]})
 	if err != nil {
-		return fail(g, stderr, err)
+		return failCLI(g, stderr, err)
 	}
 	res, err := call(ctx, g, drafts.Retire, &api.RetireInput{OperationID: newOperationID("retire"),
 		EntryID: en.ID, EntryRevision: en.Revision, Reason: *reason})
 	if err != nil {
-		return fail(g, stderr, err)
+		return failCLI(g, stderr, err)
 	}
 	return emitStaged(g, stdout, res)
 }

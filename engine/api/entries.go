@@ -25,6 +25,16 @@ type GoverningResult struct {
 	Entries  []*Entry `json:"entries"`
 	Total    int      `json:"total"`
 	Snapshot string   `json:"snapshot"`
+	// Boundaries lists the requested paths that lie inside a nested
+	// repository (absent when none does).
+	Boundaries []Boundary `json:"boundaries,omitempty" jsonschema_description:"Requested paths inside a nested repository, whose own knowledge governs them."`
+}
+
+// Boundary is a requested path that lies inside a nested repository.
+type Boundary struct {
+	Path           string `json:"path"`
+	Repository     string `json:"repository"`
+	RepositoryPath string `json:"repository_path" jsonschema_description:"Relative to repository."`
 }
 
 // Candidate is one entries.related candidate.

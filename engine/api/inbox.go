@@ -106,6 +106,8 @@ type CaptureResult struct {
 	// RelatedModel is set only when a model is selected and its relation
 	// answer for the same text and compared entries is cached.
 	RelatedModel *RelatedModel `json:"related_model,omitempty"`
+	// Repository is set when the capture was routed into a nested repository.
+	Repository string `json:"repository,omitempty" jsonschema_description:"The nested repository (directory) whose inbox holds the candidate."`
 }
 
 // InboxListResult is the result of inbox.list.

@@ -54,4 +54,6 @@ type StageResult struct {
 	// RelatedModel is set only when a model is selected and its relation
 	// answer for the same text and compared entries is cached.
 	RelatedModel *RelatedModel `json:"related_model,omitempty"`
+	// Repository is set when the write was routed into a nested repository.
+	Repository string `json:"repository,omitempty" jsonschema_description:"The nested repository (directory) the write was routed to; path and entry are relative to it."`
 }

@@ -35,6 +35,7 @@ func Operations() []engine.Operation {
 		row("drafts.confirm", runConfirm).Returning(&api.Confirmation{}, &api.ConfirmManyResult{}, &api.RepairResult{}, &api.MigrateResult{}),
 		row("drafts.retire", runRetire).Returning(&api.StageResult{}),
 		row("drafts.set_verify", runSetVerify).Returning(&api.StageResult{}),
+		row("drafts.set_status", runSetStatus).Returning(&api.StageResult{}),
 		row("drafts.set_paths", runSetPaths).Returning(&api.SetPathsResult{}),
 		row("drafts.verify", runVerify),
 		row("drafts.extend", runExtend),
@@ -88,6 +89,11 @@ func Confirm(ctx context.Context, e *engine.Engine, in *api.ConfirmInput) (any, 
 // Retire runs drafts.retire.
 func Retire(ctx context.Context, e *engine.Engine, in *api.RetireInput) (any, error) {
 	return call(ctx, e, "drafts.retire", runRetire, in)
+}
+
+// SetStatus runs drafts.set_status (*api.StageResult or a replay).
+func SetStatus(ctx context.Context, e *engine.Engine, in *api.SetStatusInput) (any, error) {
+	return call(ctx, e, "drafts.set_status", runSetStatus, in)
 }
 
 // SetPaths runs drafts.set_paths (*api.SetPathsResult or a replay).

@@ -34,6 +34,9 @@ func runOperationsGet(ctx context.Context, e *draft, in *api.OperationsGetInput)
 	if in.Fingerprint != "" && in.Fingerprint != r.Fingerprint {
 		return nil, apierr.New(apierr.OperationConflict, "operation_id %q was used for a different request (another fingerprint)", in.OperationID)
 	}
+	if r.State != "done" && r.Routed != "" {
+		return e.routedGet(ctx, r, in) // nested.go
+	}
 	if r.State != "done" {
 		return nil, incomplete(r, in.OperationID)
 	}

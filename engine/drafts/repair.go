@@ -91,7 +91,7 @@ func (e *draft) repairSupersedes(ctx context.Context, st *engine.State, p *plan,
 			if n.HasADRNumber {
 				ref = fmt.Sprintf("%d. %s", n.ADRNumber, n.Title)
 			}
-			edited, err = edit.SetADRStatus(text, "Superseded by ["+ref+"]("+relLink(path.Dir(x.File), n.File)+")")
+			edited, err = adrStatusEdit(x, "Superseded by ["+ref+"]("+relLink(path.Dir(x.File), n.File)+")")
 		} else {
 			edited = text
 			if needStatus {

@@ -34,7 +34,7 @@ func runRetire(ctx context.Context, e *draft, in *api.RetireInput) (any, error) 
 		text := en.Markdown
 		var edited string
 		if en.Style == entry.StyleADR && !strings.HasPrefix(strings.TrimPrefix(text, "\ufeff"), "---") {
-			edited, err = edit.SetADRStatus(text, "Deprecated")
+			edited, err = adrStatusEdit(en, "Deprecated")
 		} else {
 			edited, err = edit.SetFrontmatter(text, "status", "deprecated")
 		}

@@ -44,6 +44,26 @@ func runStage(ctx context.Context, e *draft, in *api.StageInput) (any, error) {
 	if fp == "" {
 		fp = fingerprint(in)
 	}
+	if e.Options().Nested != nil {
+		se := in.Entry
+		if in.CandidateID != "" {
+			se = nil
+			if c, _, _, err := e.stageCandidate(in.CandidateID); err == nil {
+				se = c
+				if in.Entry != nil {
+					se = reworded(c, in.Entry)
+				}
+			} else if repo := e.routedPlan(in.OperationID, fp); repo != "" {
+				// promoted by a routed write that died before its receipt here
+				return e.resumeRouted(ctx, repo, in, fp) // nested.go
+			}
+		}
+		if se != nil {
+			if repo := nestedRepository(e.FS(), se.Paths); repo != "" {
+				return e.routeStage(ctx, repo, in, se, fp) // nested.go
+			}
+		}
+	}
 	var cand map[string]any
 	var candName string
 	var evidence []api.EvidenceResult
@@ -105,20 +125,28 @@ func runStage(ctx context.Context, e *draft, in *api.StageInput) (any, error) {
 		if cand == nil {
 			return nil
 		}
-		cand["state"] = "promoted"
-		hist, _ := cand["history"].([]any)
-		cand["history"] = append(hist, map[string]any{"at": e.Now().Format("2006-01-02T15:04:05Z"), "event": "promoted", "entry": res.Entry.ID})
-		data, err := json.MarshalIndent(cand, "", "  ")
-		if err != nil {
-			return apierr.Wrap(apierr.OperationFailed, err, "updating candidate %s", in.CandidateID)
-		}
-		if err := e.Options().Writer.WriteState(candName, data); err != nil {
-			return apierr.Wrap(apierr.OperationFailed, err, "updating candidate %s", in.CandidateID)
+		if err := e.markPromoted(cand, candName, in.CandidateID, res.Entry.ID); err != nil {
+			return err
 		}
 		res.Notes = append(res.Notes, "promoted candidate "+in.CandidateID)
 		return nil
 	}
 	return e.writeOpInput(ctx, "drafts.stage", in.OperationID, fp, in, plan, after)
+}
+
+// markPromoted records in a candidate's history that it became entry id.
+func (e *draft) markPromoted(cand map[string]any, name, candidateID, id string) error {
+	cand["state"] = "promoted"
+	hist, _ := cand["history"].([]any)
+	cand["history"] = append(hist, map[string]any{"at": e.Now().Format("2006-01-02T15:04:05Z"), "event": "promoted", "entry": id})
+	data, err := json.MarshalIndent(cand, "", "  ")
+	if err != nil {
+		return apierr.Wrap(apierr.OperationFailed, err, "updating candidate %s", candidateID)
+	}
+	if err := e.Options().Writer.WriteState(name, data); err != nil {
+		return apierr.Wrap(apierr.OperationFailed, err, "updating candidate %s", candidateID)
+	}
+	return nil
 }
 
 // reworded is a candidate staged with another wording (candidate_id with
@@ -490,6 +518,9 @@ func (e *draft) planNew(ctx context.Context, st *engine.State, se *api.StageEntr
 		return nil, "", nil, apierr.New(apierr.OperationFailed, "the rendered entry does not read back as written; please report it with the input")
 	}
 	files = append([]change{{path: target, data: data, isNew: true}}, files...)
+	for _, repo := range spansNested(e.FS(), se.Paths) {
+		notes = append(notes, fmt.Sprintf("some paths lie inside the nested repository %s: this entry stays in this repository and governs them from here; %s's own reads do not see it", repo, repo))
+	}
 	return files, target, notes, nil
 }
 
@@ -560,7 +591,7 @@ func supersedeEdit(o *entry.Entry, newID, newRef, link string) (string, error) {
 	var edited string
 	var err error
 	if o.Style == entry.StyleADR && !strings.HasPrefix(strings.TrimPrefix(text, "\ufeff"), "---") {
-		edited, err = edit.SetADRStatus(text, "Superseded by ["+newRef+"]("+link+")")
+		edited, err = adrStatusEdit(o, "Superseded by ["+newRef+"]("+link+")")
 	} else {
 		by := append(append([]string{}, o.SupersededBy...), newID)
 		edited, err = edit.SetFrontmatter(text, "status", "superseded")

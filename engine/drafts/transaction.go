@@ -44,7 +44,14 @@ type receipt struct {
 	Root        string          `json:"root,omitempty"`  // the worktree root the receipt belongs to
 	Input       json.RawMessage `json:"input,omitempty"` // the canonical input of a writeOp plan
 	Plan        *storedPlan     `json:"plan,omitempty"`  // the planned files of a writeOp (operations.go)
+	// Routed is the nested repository a routed write went to (nested.go):
+	// its own receipt there is the truth while this one is unfinished.
+	Routed string `json:"routed,omitempty"`
 }
+
+// voided is the state of a routed write's receipt whose nested write was
+// refused before it planned anything: it counts as no receipt at all.
+const voided = "void"
 
 func receiptName(operationID string) string {
 	h := sha256.Sum256([]byte(operationID))
@@ -67,6 +74,9 @@ func replay(w engine.Writer, op, operationID, fp string) (map[string]any, error)
 	var r receipt
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "the receipt of operation %q is unreadable", operationID)
+	}
+	if r.State == voided {
+		return nil, nil
 	}
 	if r.Operation != op || r.Fingerprint != fp {
 		return nil, apierr.New(apierr.OperationConflict, "operation_id %q was used for a different request; use a new operation_id", operationID)
@@ -119,6 +129,9 @@ func loadReceipt(w engine.Writer, operationID string) (*receipt, error) {
 	var r receipt
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "the receipt of operation %q is unreadable", operationID)
+	}
+	if r.State == voided {
+		return nil, nil
 	}
 	return &r, nil
 }
@@ -320,6 +333,115 @@ func (e *draft) transact(ctx context.Context, op, operationID, fp string, input 
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the receipt")
 	}
 	return res, nil
+}
+
+// routed runs a write whose entry paths all lie inside the nested
+// repository repo (nested.go): run performs it with that repository's
+// engine — its storage, index, lock and receipts. With an operation_id
+// this repository keeps a receipt too, so a retry or operations.get from
+// here finds it: under this repository's lock a "planned" receipt naming
+// repo is stored first (a retry routes again, and the nested receipt
+// replays or resumes), the "done" one with the result after. A nested
+// write refused before it planned anything voids the receipt here, so the
+// operation_id stays free.
+func (e *draft) routed(ctx context.Context, op, operationID, fp, repo string, input any, notes []string, run func(n *engine.Engine) (any, error)) (any, error) {
+	if strings.TrimSpace(operationID) == "" {
+		n, err := e.openNested(repo, operationID)
+		if err != nil {
+			return nil, err
+		}
+		res, err := run(n)
+		if err != nil {
+			return nil, err
+		}
+		return withRepository(res, repo, notes), nil
+	}
+	w, err := e.writer()
+	if err != nil {
+		return nil, err
+	}
+	if res, err := replay(w, op, operationID, fp); res != nil || (err != nil && apierr.CodeOf(err) != apierr.OperationIncomplete) {
+		return res, err
+	}
+	unlock, err := w.Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	r, err := loadReceipt(w, operationID)
+	if err != nil {
+		return nil, err
+	}
+	if r != nil {
+		if r.State == "done" || r.Operation != op || r.Fingerprint != fp {
+			return replay(w, op, operationID, fp)
+		}
+		if err := e.checkRoot(r, operationID); err != nil {
+			return nil, err
+		}
+		if r.Routed != repo {
+			// planned here, unrouted, by a write that died: resume it
+			// unrouted is not possible any more (the paths now lie in repo).
+			return nil, incomplete(r, operationID)
+		}
+	}
+	rc := receipt{State: "planned", Operation: op, Fingerprint: fp, Routed: repo}
+	if rc.Input, err = json.Marshal(input); err == nil {
+		err = e.storeOpReceipt(w, rc, operationID)
+	}
+	if err != nil {
+		return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the plan")
+	}
+	n, err := e.openNested(repo, operationID)
+	if err != nil {
+		return nil, e.voidUnlessPlanned(w, nil, op, operationID, fp, repo, err)
+	}
+	res, err := run(n)
+	if err != nil {
+		return nil, e.voidUnlessPlanned(w, n, op, operationID, fp, repo, err)
+	}
+	faultpoint("after_route")
+	res = withRepository(res, repo, notes)
+	done, err := json.Marshal(res)
+	if err == nil {
+		var m map[string]any
+		if err = json.Unmarshal(done, &m); err == nil {
+			m["replayed"] = false // the stored first answer; a replay from here sets it
+			done, err = json.Marshal(m)
+		}
+	}
+	if err == nil {
+		err = e.storeOpReceipt(w, receipt{State: "done", Operation: op, Fingerprint: fp, Result: done, Routed: repo}, operationID)
+	}
+	if err != nil {
+		return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the receipt")
+	}
+	return res, nil
+}
+
+// voidUnlessPlanned keeps the planned receipt of a routed write whose
+// nested repository holds a receipt of it (a retry resumes it there) and
+// voids it otherwise; cause is returned, naming the repository.
+func (e *draft) voidUnlessPlanned(w engine.Writer, n *engine.Engine, op, operationID, fp, repo string, cause error) error {
+	if ae := apierr.As(cause); ae != nil {
+		if ae.Extra == nil {
+			ae.Extra = map[string]any{}
+		}
+		if _, ok := ae.Extra["repository"]; !ok {
+			ae.Extra["repository"] = repo
+		}
+	}
+	if n != nil {
+		if nw := n.Options().Writer; nw != nil {
+			if r, err := loadReceipt(nw, operationID); err != nil || r != nil {
+				return cause
+			}
+		}
+	}
+	if err := e.storeOpReceipt(w, receipt{State: voided, Operation: op, Fingerprint: fp, Routed: repo}, operationID); err != nil {
+		return apierr.Wrap(apierr.OperationFailed, cause, "%v; voiding the receipt of operation %q failed too (%v)", cause, operationID, err)
+	}
+	return cause
 }
 
 // receipted runs a write whose plan is computed under the lock by run

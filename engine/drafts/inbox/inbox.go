@@ -393,6 +393,9 @@ func runCapture(ctx context.Context, e *box, in *api.CaptureInput) (any, error) 
 		return nil, err
 	}
 	fp := e.tx.Fingerprint(in)
+	if res, routed, err := e.tx.RouteCapture(ctx, in, fp); routed {
+		return res, err
+	}
 	// Redaction is CPU work on untrusted text: it runs before the lock, so
 	// one large capture never holds every other writer up.
 	pre := map[string]int{}
@@ -667,6 +670,10 @@ type Tx interface {
 	Receipted(ctx context.Context, w engine.Writer, op, operationID, fp string, write func(w engine.Writer) (any, error)) (any, error)
 	// Fingerprint is the stable hash of an input.
 	Fingerprint(v any) string
+	// RouteCapture performs a capture whose entry paths all lie inside a
+	// nested repository in that repository (routed true); routed is
+	// false when they do not.
+	RouteCapture(ctx context.Context, in *api.CaptureInput, fp string) (res any, routed bool, err error)
 }
 
 // box is the engine seen from an inbox operation.

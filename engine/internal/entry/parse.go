@@ -45,15 +45,36 @@ func StemID(rel string) string {
 // len(data) > MaxFileSize, not_utf8). Warnings (missing_status, bad_date,
 // bad_value, unknown_kind…) come with an entry. It never panics.
 func Parse(rel string, data []byte, src Source) (*Entry, []Diagnostic) {
+	b := parse(rel, data, src)
+	if b.failed {
+		return nil, b.diags
+	}
+	return b.e, b.diags
+}
+
+// FieldLine returns the file line (1-based) that the parsed value of a
+// single-value field (status, date, verify, …) was read from: the
+// frontmatter key, the kontext comment line, or, in an ADR, the status
+// heading, section line or "Status:" bullet. 0 when the file states none
+// (or is not an entry). An in-place edit changes exactly that line.
+func FieldLine(rel string, data []byte, src Source, key string) int {
+	b := parse(rel, data, src)
+	if b.failed {
+		return 0
+	}
+	return b.lines[key]
+}
+
+func parse(rel string, data []byte, src Source) *builder {
 	b := newBuilder(rel, data, src)
 	// The size check comes first: nothing else may touch a huge file.
 	if len(data) > MaxFileSize {
 		b.fail(CodeTooLarge, 0, fmt.Sprintf("file is %d bytes, more than the %d-byte limit", len(data), MaxFileSize))
-		return nil, b.diags
+		return b
 	}
 	if !utf8.Valid(data) {
 		b.fail(CodeNotUTF8, 0, "file is not valid UTF-8")
-		return nil, b.diags
+		return b
 	}
 	t := normalizeText(string(data))
 	switch src.Style {
@@ -64,10 +85,7 @@ func Parse(rel string, data []byte, src Source) (*Entry, []Diagnostic) {
 	default:
 		parseFrontmatterStyle(b, t)
 	}
-	if b.failed {
-		return nil, b.diags
-	}
-	return b.e, b.diags
+	return b
 }
 
 // normalizeText drops a byte-order mark and CRLF line ends, so that the

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
+	"github.com/kontext/kontext/engine/drafts"
+)
+
+// runAcceptCmd is `kontext accept <id>`: a proposed decision becomes
+// accepted (drafts.set_status), staged.
+func runAcceptCmd(ctx context.Context, g *factory, args []string) int {
+	return setStatusCmd(ctx, g, "accept", "accepted", args)
+}
+
+// runRejectCmd is `kontext reject <id>`: a proposed decision becomes
+// rejected (drafts.set_status), staged.
+func runRejectCmd(ctx context.Context, g *factory, args []string) int {
+	return setStatusCmd(ctx, g, "reject", "rejected", args)
+}
+
+// setStatusCmd reads the decision's current revision, then sets its
+// status; the file keeps every other byte.
+func setStatusCmd(ctx context.Context, g *factory, name, status string, args []string) int {
+	stdout, stderr := g.io.Out, g.io.ErrOut
+	fs := flags(name, stderr)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(pos) != 1 {
+		return usageErr(g, stderr, "usage: kontext %s <id> (a proposed decision: id, id prefix, ADR number or path)", name)
+	}
+	en, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: pos[0]})
+	if err != nil {
+		return failCLI(g, stderr, err)
+	}
+	res, err := call(ctx, g, drafts.SetStatus, &api.SetStatusInput{OperationID: newOperationID(name),
+		EntryID: en.ID, EntryRevision: en.Revision, Status: status})
+	if err != nil {
+		return failCLI(g, stderr, err)
+	}
+	return emit(g, stdout, res, func(w io.Writer) {
+		if r, ok := res.(*api.StageResult); ok {
+			fmt.Fprintf(w, "%s %s (%s)\n", status, r.Entry.ID, r.Path)
+		}
+		fmt.Fprintln(w, "staged, not committed: review and commit as usual")
+	})
+}
