@@ -28,6 +28,7 @@ func main() {
 	wasmOnly := flag.Bool("wasm-only", false, "run only the WASM rows and print them (bench/results.md is not written)")
 	processOnly := flag.Bool("process-only", false, "run only the whole-process rows (100 / 1,000 / 10,000 entries) and print them (bench/results.md is not written)")
 	prOnly := flag.Bool("pr-only", false, "run only the pull-request rows and print them (bench/results.md is not written)")
+	largeOnly := flag.Bool("large-history-only", false, "run only the large-history rows (governing with history cached, changed between tags, cold history index) and print them (bench/results.md is not written)")
 	flag.Parse()
 	root, err := os.Getwd()
 	check(err)
@@ -50,6 +51,18 @@ func main() {
 		bin := filepath.Join(tmp, "kontext")
 		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
 		rows, notes = prRows(bin, tmp)
+		fmt.Print(render(rows, notes))
+		return
+	}
+	if *largeOnly {
+		tmp, err := os.MkdirTemp("", "kontext-bench-")
+		check(err)
+		defer os.RemoveAll(tmp)
+		bin := filepath.Join(tmp, "kontext")
+		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
+		cache := benchCache()
+		check(os.MkdirAll(cache, 0o755))
+		rows, notes = largeHistoryRows(bin, cache)
 		fmt.Print(render(rows, notes))
 		return
 	}
@@ -111,6 +124,11 @@ func main() {
 
 	hrows, hnotes := historyRows(root)
 	rows, notes = append(rows, hrows...), append(notes, hnotes...)
+
+	cache := benchCache()
+	check(os.MkdirAll(cache, 0o755))
+	lrows, lnotes := largeHistoryRows(bin, cache)
+	rows, notes = append(rows, lrows...), append(notes, lnotes...)
 
 	crows, cnotes := consoleRows(root, bin, demo, tmp)
 	rows, notes = append(rows, crows...), append(notes, cnotes...)

@@ -133,13 +133,14 @@ func runDrift(ctx context.Context, e *Engine, in *api.DriftInput) (*api.DriftRes
 			candidates = append(candidates, en)
 		}
 	}
+	lin.need(st, candidates)
 	var drifted []*entry.Entry
 	details := map[string]*api.DriftEntry{}
 	for _, en := range candidates {
 		d := &api.DriftEntry{Path: en.File, Changed: []string{}, Commits: []api.CommitLine{}}
 		changed := map[string]bool{}
 		var last *Commit
-		for _, hit := range lin.governed[en.ID] {
+		for _, hit := range lin.hits(en) {
 			if inBase[hit.commit.SHA] {
 				continue
 			}

@@ -91,6 +91,9 @@ func (e *Engine) views(ctx context.Context, st *State, ens []*entry.Entry, histo
 		if lin, err = e.lineage(ctx, st); err != nil {
 			return nil, err
 		}
+		if lin != nil {
+			lin.need(st, ens)
+		}
 	}
 	byID := ledger.ByID(st.Snap.LedgerLines)
 	out := make([]*api.Entry, len(ens))

@@ -86,7 +86,7 @@ func runList(ctx context.Context, e *Engine, in *api.ListInput) (*api.ListResult
 		res.Diagnostics = []entry.Diagnostic{}
 	}
 	page := picked[min(in.Offset, len(picked)):min(in.Offset+limit, len(picked))]
-	if res.Entries, err = e.Views(ctx, st, page); err != nil {
+	if res.Entries, err = e.views(ctx, st, page, in.History == nil || *in.History); err != nil {
 		return nil, err
 	}
 	if next := in.Offset + limit; next < len(picked) {

@@ -11,6 +11,7 @@ import (
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/kb"
 	"github.com/kontext/kontext/engine/internal/ledger"
+	"github.com/kontext/kontext/engine/internal/match"
 )
 
 // lineage is the history of one snapshot: the commit log, where ledger
@@ -19,12 +20,21 @@ import (
 type lineage struct {
 	log      *CommitLog
 	bySHA    map[string]*Commit
-	order    map[string]int           // position in log (0 = HEAD)
-	landed   map[string]string        // ledger line text → first commit in HEAD's history that has it
-	lastEdit map[string]string        // knowledge file → newest commit that changed it
-	governed map[string][]governedHit // entry id → commits changing its governed files, newest first
+	order    map[string]int    // position in log (0 = HEAD)
+	landed   map[string]string // ledger line text → first commit in HEAD's history that has it
+	lastEdit map[string]string // knowledge file → newest commit that changed it
+	code     []codeCommit      // non-merge commits that changed files outside the knowledge base, newest first
+	gmu      sync.Mutex
+	governed map[string][]governedHit // entry id → commits changing its governed files, newest first (see need)
+	scanned  map[string]bool          // entry ids whose governed hits are in governed
 	mu       sync.Mutex
 	ancestry map[string]map[string]bool // sha → its ancestors (and itself) within the log
+}
+
+// codeCommit is a commit with its changed paths outside the knowledge base.
+type codeCommit struct {
+	commit *Commit
+	code   []string
 }
 
 type governedHit struct {
@@ -54,14 +64,13 @@ func (e *Engine) lineage(ctx context.Context, st *State) (*lineage, error) {
 	if err != nil || log == nil {
 		return nil, err
 	}
-	lin := &lineage{log: log, bySHA: map[string]*Commit{}, order: map[string]int{}, landed: map[string]string{},
-		lastEdit: map[string]string{}, governed: map[string][]governedHit{}, ancestry: map[string]map[string]bool{}}
+	lin := &lineage{log: log, bySHA: make(map[string]*Commit, len(log.Commits)), order: make(map[string]int, len(log.Commits)), landed: map[string]string{},
+		lastEdit: map[string]string{}, governed: map[string][]governedHit{}, scanned: map[string]bool{}, ancestry: map[string]map[string]bool{}}
 	for i, c := range log.Commits {
 		lin.bySHA[c.SHA] = c
 		lin.order[c.SHA] = i
 	}
 	knowledge := st.KnowledgeFiles()
-	ix := st.Snap.Governing()
 	ledgerPath := st.Cfg.Ledger()
 	var ledgerCommits []*Commit
 	for _, c := range log.Commits {
@@ -69,7 +78,7 @@ func (e *Engine) lineage(ctx context.Context, st *State) (*lineage, error) {
 			continue
 		}
 		var code []string
-		for _, p := range c.Paths {
+		for i, p := range c.Paths {
 			if knowledge(p) {
 				if _, seen := lin.lastEdit[p]; !seen {
 					lin.lastEdit[p] = c.SHA
@@ -77,20 +86,20 @@ func (e *Engine) lineage(ctx context.Context, st *State) (*lineage, error) {
 				if p == ledgerPath {
 					ledgerCommits = append(ledgerCommits, c)
 				}
+				if code == nil {
+					code = append(make([]string, 0, len(c.Paths)), c.Paths[:i]...)
+				}
 				continue
 			}
-			code = append(code, p)
-		}
-		if len(code) == 0 {
-			continue
-		}
-		for _, r := range ix.Lookup(code) {
-			id := st.Snap.Entries[r.Owner].ID
-			paths := make([]string, 0, len(r.Matches))
-			for _, m := range r.Matches {
-				paths = append(paths, m.Path)
+			if code != nil {
+				code = append(code, p)
 			}
-			lin.governed[id] = append(lin.governed[id], governedHit{c, paths})
+		}
+		if code == nil {
+			code = c.Paths // no knowledge file: share the commit's list
+		}
+		if len(code) > 0 {
+			lin.code = append(lin.code, codeCommit{c, code})
 		}
 	}
 	// Oldest first: the first committed ledger version holding a line is
@@ -113,6 +122,69 @@ func (e *Engine) lineage(ctx context.Context, st *State) (*lineage, error) {
 	}
 	c.snapshot, c.lin = st.Snap.ID, lin
 	return lin, nil
+}
+
+// need computes the governed hits of the entries with the ids of ens that
+// are not computed yet: one pass over the commits with a match index of
+// just those entries. An answer about a few entries (governing one file,
+// get) so matches a long history against a few globs, not against every
+// entry's; the hits are kept for the snapshot's later calls.
+func (l *lineage) need(st *State, ens []*entry.Entry) {
+	l.gmu.Lock()
+	defer l.gmu.Unlock()
+	want := map[string]bool{}
+	for _, en := range ens {
+		if !l.scanned[en.ID] {
+			want[en.ID] = true
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	// Every entry with a wanted id takes part (a duplicated id shares its
+	// hits, as it always did); inactive entries govern nothing.
+	var sets []match.Set
+	for i, en := range st.Snap.Entries {
+		if !want[en.ID] || entry.Inactive(en.Status) {
+			continue
+		}
+		set := match.Set{Owner: i}
+		for _, raw := range en.Paths {
+			if p, err := match.Compile(raw); err == nil {
+				set.Patterns = append(set.Patterns, p)
+			}
+		}
+		if len(set.Patterns) > 0 {
+			sets = append(sets, set)
+		}
+	}
+	for id := range want {
+		l.scanned[id] = true
+	}
+	if len(sets) == 0 {
+		return
+	}
+	ix := match.NewIndex(sets)
+	for _, cc := range l.code {
+		for _, r := range ix.Lookup(cc.code) {
+			id := st.Snap.Entries[r.Owner].ID
+			paths := make([]string, 0, len(r.Matches))
+			for _, m := range r.Matches {
+				paths = append(paths, m.Path)
+			}
+			l.governed[id] = append(l.governed[id], governedHit{cc.commit, paths})
+		}
+	}
+}
+
+// hits are en's governed hits; need must have been called for it.
+func (l *lineage) hits(en *entry.Entry) []governedHit {
+	l.gmu.Lock()
+	defer l.gmu.Unlock()
+	if !l.scanned[en.ID] {
+		panic("engine: lineage hits of " + en.ID + " read before need")
+	}
+	return l.governed[en.ID]
 }
 
 // KnowledgeFiles returns the predicate for files excluded from drift and
@@ -211,7 +283,7 @@ func (l *lineage) since(en *entry.Entry, lk look) *api.Since {
 		after = func(c *Commit) bool { return c.Time.After(lk.at) }
 	}
 	paths := map[string]bool{}
-	for _, h := range l.governed[en.ID] {
+	for _, h := range l.hits(en) {
 		if !after(h.commit) {
 			continue
 		}

@@ -885,6 +885,8 @@ export interface ListInput {
   kinds?: string[];
   /** Only entries carrying at least one of these tags. */
   tags?: string[];
+  /** Fill the fields git history gives (landed, since, since_verified, amended_since); default true. false answers without reading the commit index: those fields are null, as on the in-memory engine. */
+  history?: boolean;
 }
 
 export interface ListResult {

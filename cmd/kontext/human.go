@@ -156,8 +156,11 @@ func runListCmd(ctx context.Context, g *factory, args []string) int {
 	var entries []*api.Entry
 	var diags int
 	offset := 0
+	// The table shows no history-derived field: only --json/--jq read the
+	// commit index.
+	history := g.json || g.jq != ""
 	for {
-		l, err := read(ctx, g, (*engine.Engine).List, &api.ListInput{Kinds: kinds, Tags: tags, ActiveOnly: !*all, Limit: intp(500), Offset: offset})
+		l, err := read(ctx, g, (*engine.Engine).List, &api.ListInput{Kinds: kinds, Tags: tags, ActiveOnly: !*all, Limit: intp(500), Offset: offset, History: &history})
 		if err != nil {
 			return fail(g, stderr, err)
 		}

@@ -39,6 +39,7 @@ type ListInput struct {
 	ActiveOnly bool     `json:"active_only,omitempty" jsonschema_description:"Drop superseded/deprecated/rejected entries. Active does not mean reviewed."`
 	Kinds      []string `json:"kinds,omitempty" jsonschema_description:"Only these kinds (decision or adr, convention, learning, incident, architecture)."`
 	Tags       []string `json:"tags,omitempty" jsonschema_description:"Only entries carrying at least one of these tags."`
+	History    *bool    `json:"history,omitempty" jsonschema_description:"Fill the fields git history gives (landed, since, since_verified, amended_since); default true. false answers without reading the commit index: those fields are null, as on the in-memory engine."`
 }
 
 // GetInput is the input of entries.get.

@@ -132,9 +132,17 @@ func TestResolve(t *testing.T) {
 		head, head[:7], head[:4], strings.ToUpper(head[:10]), "HEAD", "@", "HEAD~1", "HEAD^", "HEAD^2", "HEAD^^", "HEAD~2^", "HEAD^0",
 		"main", "v1", "t2", "origin/main", "origin/feature", "origin", "refs/heads/main",
 		"refs/remotes/origin/main", "refs/tags/v1", "v1^{commit}", "v1~0", "main~1", "heads/main",
+		"@{u}", "@{upstream}", "@{U}", "main@{u}", "main@{upstream}~1", "HEAD@{u}", "origin/feature^", "t2~1", "v1^0",
+		"tags/v1", "remotes/origin/feature", "feature", "nosuch@{u}",
 	}
 	check := func(name string) {
 		repo := work.open()
+		revs := revs
+		// Every object's short forms: commits, trees and blobs (the
+		// latter resolve but are not commits: git refuses them too).
+		for _, id := range strings.Fields(work.git("rev-list", "--all", "--objects", "--no-object-names")) {
+			revs = append(revs, id[:5], id[:7], id[:12], id[:39])
+		}
 		for _, rev := range revs {
 			want, ok := work.tryGit("rev-parse", "--verify", "-q", rev+"^{commit}")
 			got, err := repo.Resolve(context.Background(), rev)
@@ -148,7 +156,8 @@ func TestResolve(t *testing.T) {
 				t.Errorf("%s: Resolve(%q) = %q, %v; want %s", name, rev, got, err, want)
 			}
 		}
-		for _, rev := range []string{"-x", "--all", "nosuchref", "HEAD~100", "HEAD^3", "", "main..feature", "ffff", "v1^{tree}", "HEAD:x.txt"} {
+		for _, rev := range []string{"-x", "--all", "nosuchref", "HEAD~100", "HEAD^3", "", "main..feature", "ffff", "v1^{tree}", "HEAD:x.txt",
+			"HEAD@{1}", "@{-1}", "main@{push}", "main@{yesterday}"} {
 			got, err := repo.Resolve(context.Background(), rev)
 			if apierr.CodeOf(err) != apierr.InvalidInput {
 				t.Errorf("%s: Resolve(%q) = %q, %v; want invalid_input", name, rev, got, err)

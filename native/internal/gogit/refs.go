@@ -2,7 +2,6 @@ package gogit
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -34,6 +33,13 @@ func (r *Repo) Resolve(ctx context.Context, rev string) (string, error) {
 	}
 	if base == "" || base == "@" {
 		base = "HEAD"
+	}
+	if at := strings.Index(base, "@{"); at >= 0 {
+		up, err := r.upstreamOf(rev, base[:at], base[at:])
+		if err != nil {
+			return "", err
+		}
+		base = up
 	}
 	h, err := r.resolveBase(base)
 	if err != nil {
@@ -147,15 +153,14 @@ func refCandidates(name string) []string {
 // share the prefix but exactly one of them is a commit (or a tag of one),
 // that one wins, like git's committish disambiguation.
 func (r *Repo) resolveShort(short string) (plumbing.Hash, error) {
-	prefix, _ := hex.DecodeString(short[:len(short)/2*2])
-	hs, err := r.st.HashesWithPrefix(prefix)
+	hs, err := r.objs.HashesWithPrefix(short)
 	if err != nil {
 		return plumbing.ZeroHash, apierr.Wrap(apierr.OperationFailed, err, "looking up %s", short)
 	}
 	var all, commits []string
 	seen := map[plumbing.Hash]bool{}
 	for _, h := range hs {
-		if seen[h] || !strings.HasPrefix(h.String(), short) {
+		if seen[h] {
 			continue
 		}
 		seen[h] = true
@@ -243,4 +248,41 @@ func (r *Repo) readConfig() (*config.Config, error) {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "parsing the git config")
 	}
 	return cfg, nil
+}
+
+// upstreamOf resolves branch@{upstream} (also @{u}, any case; an empty
+// branch is the current one) to the full ref name of the upstream's tip,
+// the way git reads it from branch.<name>.remote and .merge. Reflog forms
+// (@{1}, @{-1}, @{yesterday}) and @{push} are not read: they are refused
+// with a hint rather than answered wrongly.
+func (r *Repo) upstreamOf(rev, branch, at string) (string, error) {
+	switch strings.ToLower(at) {
+	case "@{u}", "@{upstream}":
+	default:
+		return "", apierr.Invalid("invalid revision %q: only @{upstream} (@{u}) is supported after @; %s", rev, revHint)
+	}
+	if branch == "" || branch == "HEAD" {
+		b, err := r.Branch()
+		if err != nil {
+			return "", err
+		}
+		if b == "" {
+			return "", apierr.Invalid("invalid revision %q: HEAD is detached, so it has no upstream; %s", rev, revHint)
+		}
+		branch = b
+	}
+	branch = strings.TrimPrefix(branch, "refs/heads/")
+	if _, err := r.refs.Resolve("refs/heads/" + branch); err != nil {
+		return "", apierr.Invalid("invalid revision %q: no branch %q; %s", rev, branch, revHint)
+	}
+	cfg, err := r.readConfig()
+	if err != nil {
+		return "", err
+	}
+	sub := cfg.Section("branch").Subsection(branch)
+	up := upstreamRef(sub.Option("remote"), sub.Option("merge"))
+	if up == "" {
+		return "", apierr.Invalid("invalid revision %q: no upstream configured for branch %q (git branch --set-upstream-to); %s", rev, branch, revHint)
+	}
+	return up, nil
 }
