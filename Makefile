@@ -7,7 +7,7 @@ DEMO := .demo
 export GIT_CONFIG_GLOBAL := /dev/null
 export GIT_CONFIG_NOSYSTEM := 1
 
-.PHONY: sarif-schema build assets web demo test tools node-deps cross-check assets-check vet wasm-check wasm test-wasm test-web bench fuzz stress generate clean release
+.PHONY: sarif-schema build assets web demo test test-edge tools node-deps cross-check assets-check vet wasm-check wasm test-wasm test-web bench fuzz stress generate clean release
 
 # A static binary (no cgo): it starts about a millisecond faster than one
 # that loads libc, and it runs on any Linux. (go test -race keeps cgo.)
@@ -48,7 +48,7 @@ demo: build
 
 # Everything: formatting, vet, the engine's purity under js/wasm, the npm
 # package's Node tests, and every Go test with the race detector.
-test: vet assets-check cross-check wasm-check test-wasm test-web tools sarif-schema
+test: vet assets-check cross-check wasm-check test-wasm test-edge test-web tools sarif-schema
 	$(GO) test -race -count=1 ./...
 
 # The official SARIF 2.1.0 schema (from npm @microsoft/sarif-multitool's
@@ -67,9 +67,11 @@ tools: node-deps
 
 # The root devDependencies (package-lock.json) every Node-driven test needs:
 # playwright-core (never downloads a browser), typescript, madr 2/3/4,
-# log4brains. Installed once, when any of them is missing.
+# log4brains, workerd and wrangler (the edge worker's tests; workerd's
+# binary comes in its platform package). Installed once, when any of them
+# is missing.
 node-deps:
-	@if [ ! -d node_modules/playwright-core ] || [ ! -x node_modules/.bin/tsc ] || [ ! -d node_modules/madr2 ] || [ ! -x node_modules/.bin/log4brains ]; then \
+	@if [ ! -d node_modules/playwright-core ] || [ ! -x node_modules/.bin/tsc ] || [ ! -d node_modules/madr2 ] || [ ! -x node_modules/.bin/log4brains ] || [ ! -x node_modules/.bin/workerd ] || [ ! -x node_modules/.bin/wrangler ]; then \
 	  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund; fi
 
 # The committed console assets must match the sources before anything in
@@ -118,6 +120,16 @@ test-wasm: wasm node-deps
 	@bash build/demo-repo.sh --force $(WASM_BUILD)/demo >/dev/null
 	KONTEXT_BIN=$(CURDIR)/$(WASM_BUILD)/kontext KONTEXT_DEMO_REPO=$(CURDIR)/$(WASM_BUILD)/demo \
 	  KONTEXT_PACK=$(CURDIR)/$(WASM_BUILD)/pack node --test wasm/test/*.test.mjs
+
+# The edge worker (wasm/worker/) under a real workerd on 127.0.0.1 through
+# `kontext edge serve`, and `wrangler deploy --dry-run` on `kontext edge
+# build` (no network). KONTEXT_ASSETS: the binary serves this checkout's
+# wasm/ (the worker and the engine just built).
+test-edge: wasm node-deps
+	$(GO) build -o $(WASM_BUILD)/kontext ./cmd/kontext
+	@bash build/demo-repo.sh --force $(WASM_BUILD)/demo >/dev/null
+	KONTEXT_ASSETS=$(CURDIR) KONTEXT_BIN=$(CURDIR)/$(WASM_BUILD)/kontext KONTEXT_DEMO_REPO=$(CURDIR)/$(WASM_BUILD)/demo \
+	  node --test wasm/worker/test/*.test.mjs
 
 # End-to-end tests of the review console (web/) in headless Chromium:
 # playwright-core (root devDependency, never downloads a browser) drives

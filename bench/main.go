@@ -26,10 +26,17 @@ type row struct {
 
 func main() {
 	wasmOnly := flag.Bool("wasm-only", false, "run only the WASM rows and print them (bench/results.md is not written)")
+	edgeOnly := flag.Bool("edge-only", false, "run only the edge worker rows (workerd) and print them (bench/results.md is not written)")
 	processOnly := flag.Bool("process-only", false, "run only the whole-process rows (100 / 1,000 / 10,000 entries) and print them (bench/results.md is not written)")
 	prOnly := flag.Bool("pr-only", false, "run only the pull-request rows and print them (bench/results.md is not written)")
+	listOnly := flag.String("list-floor", "", "internal: list DIR/.ai with one lstat per file and exit (the whole-process floor)")
+	mcpOnly := flag.Bool("mcp-only", false, "run only the MCP answer-size and brief --diff rows and print them (bench/results.md is not written)")
 	largeOnly := flag.Bool("large-history-only", false, "run only the large-history rows (governing with history cached, changed between tags, cold history index) and print them (bench/results.md is not written)")
 	flag.Parse()
+	if *listOnly != "" {
+		listFloor(*listOnly)
+		return
+	}
 	root, err := os.Getwd()
 	check(err)
 	var rows []row
@@ -40,7 +47,27 @@ func main() {
 		defer os.RemoveAll(tmp)
 		bin := filepath.Join(tmp, "kontext")
 		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
-		rows, notes = processRows(bin, tmp)
+		rows, notes = processRows(root, bin, tmp)
+		fmt.Print(render(rows, notes))
+		return
+	}
+	if *edgeOnly {
+		tmp, err := os.MkdirTemp("", "kontext-bench-")
+		check(err)
+		defer os.RemoveAll(tmp)
+		rows, notes = edgeRows(root, tmp)
+		fmt.Print(render(rows, notes))
+		return
+	}
+	if *mcpOnly {
+		tmp, err := os.MkdirTemp("", "kontext-bench-")
+		check(err)
+		defer os.RemoveAll(tmp)
+		bin := filepath.Join(tmp, "kontext")
+		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
+		demo := filepath.Join(tmp, "demo")
+		run(root, "bash", "build/demo-repo.sh", demo)
+		rows, notes = mcpRows(bin, demo, tmp)
 		fmt.Print(render(rows, notes))
 		return
 	}
@@ -116,7 +143,10 @@ func main() {
 	rows = append(rows, row{workload: "`kontext api status` whole process, demo repo", ours: ms(ours), reference: ms(ref) + " (`git rev-parse HEAD`)",
 		ratio: fmt.Sprintf("%.1f×", ratio), budget: "≤ 5× git", pass: ratio <= 5})
 
-	prows, pnotes := processRows(bin, tmp)
+	mrows, mnotes := mcpRows(bin, demo, tmp)
+	rows, notes = append(rows, mrows...), append(notes, mnotes...)
+
+	prows, pnotes := processRows(root, bin, tmp)
 	rows, notes = append(rows, prows...), append(notes, pnotes...)
 
 	rrows, rnotes := prRows(bin, tmp)
@@ -135,6 +165,9 @@ func main() {
 
 	wrows, wnotes := wasmRows(root, tmp)
 	rows, notes = append(rows, wrows...), append(notes, wnotes...)
+
+	erows, enotes := edgeRows(root, tmp)
+	rows, notes = append(rows, erows...), append(notes, enotes...)
 
 	report := render(rows, notes)
 	fmt.Print(report)
@@ -298,9 +331,15 @@ func commas(s string) string {
 func check(err error) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
+		for _, stop := range onExit {
+			stop()
+		}
 		os.Exit(1)
 	}
 }
+
+// onExit stops what a failing bench started (servers it runs).
+var onExit []func()
 
 // historyRows measures the commit index against git log, and the warm
 // history-derived answers.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,7 +20,7 @@ import (
 // same globs for git check-attr). The ratio is the median of the pairwise
 // ratios. It also reports the snapshot's size and the cost of the first
 // call after one file changed (the incremental rebuild).
-func processRows(bin, tmp string) ([]row, []string) {
+func processRows(root, bin, tmp string) ([]row, []string) {
 	var rows []row
 	var notes []string
 	type point struct {
@@ -80,10 +81,21 @@ func processRows(bin, tmp string) ([]row, []string) {
 				ms(median(after)), ms(p.st)))
 		}
 	}
+	brows, bnotes := bundleRows(bin, tmp, root)
+	rows, notes = append(rows, brows...), append(notes, bnotes...)
 	for _, n := range sizes {
 		p := pts[n]
 		notes = append(notes, fmt.Sprintf("whole process at %s entries: governing %s vs check-attr %s (%.1f× wall, %.1f× CPU); status %s vs rev-parse %s (%.1f× wall, %.1f× CPU)",
 			commas(fmt.Sprint(n)), ms(p.gov), ms(p.govRef), p.govRatio, p.govCPU, ms(p.st), ms(p.stRef), p.stRatio, p.stCPU))
+	}
+	// The floor of a warm call: a Go process that only lists the
+	// knowledge directories with one lstat per file, as the validation
+	// must (docs/architecture.md "Whole-process floor").
+	if self, err := os.Executable(); err == nil {
+		dir := filepath.Join(tmp, "process-10000")
+		fl, ref, ratio, cpu := pairs(15, []string{self, "-list-floor", dir}, []string{"git", "-C", dir, "rev-parse", "HEAD"})
+		notes = append(notes, fmt.Sprintf("floor at 10,000 entries: a Go process listing the knowledge directories with one lstat per file %s vs `git rev-parse HEAD` %s (%.1f× wall, %.1f× CPU) — below this no stat-validated call can go",
+			ms(fl), ms(ref), ratio, cpu))
 	}
 	notes = append(notes, fmt.Sprintf("whole-process growth 1,000 → 10,000 entries: governing %.1f×, status %.1f× (check-attr %.1f×)",
 		pts[10000].gov/pts[1000].gov, pts[10000].st/pts[1000].st, pts[10000].govRef/pts[1000].govRef))
@@ -119,4 +131,84 @@ func cpuCmd(args []string) (float64, float64) {
 	wall := float64(time.Since(t0).Microseconds()) / 1000
 	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	return wall, float64(cpu.Microseconds()) / 1000
+}
+
+// listFloor lists every directory below dir/.ai with one lstat per entry
+// (os.ReadDir + Info), what a stat-validated read cannot skip.
+func listFloor(dir string) {
+	n := 0
+	var walk func(string)
+	walk = func(d string) {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			return
+		}
+		for _, e := range ents {
+			if _, err := e.Info(); err == nil {
+				n++
+			}
+			if e.IsDir() {
+				walk(filepath.Join(d, e.Name()))
+			}
+		}
+	}
+	walk(filepath.Join(dir, ".ai"))
+	fmt.Println(n)
+}
+
+// bundleRows measures what reads a bundle: `kontext review --out` (one
+// self-contained page: the bundle, the console and the engine) against
+// `tar -cf - .ai` at 10,000 entries, and the WASM engine in Node loading,
+// opening a bundle (its compiled snapshot used) and answering a first
+// governing request at 1,000 and 10,000 entries — each a fresh node
+// process, median of 5, next to the same bundle without its snapshot.
+func bundleRows(bin, tmp, root string) ([]row, []string) {
+	var rows []row
+	var notes []string
+	run(root, "bash", "build/wasm.sh", filepath.Join(tmp, "pack")) // wasm/kontext.wasm of this checkout
+	for _, n := range []int{1000, 10000} {
+		dir := filepath.Join(tmp, fmt.Sprintf("process-%d", n))
+		file := filepath.Join(tmp, fmt.Sprintf("bundle-%d.json", n))
+		run(dir, bin, "bundle", "-o", file)
+		_, queries := benchcorpus.Governing(n)
+		path := queries[0] // the path Repo returned: a few entries govern it
+		var with, without, open, first, cpu, cpuWithout []float64
+		for i := 0; i < 5; i++ {
+			w := nodeJSON(root, "wasm/bench/bundle.mjs", file, path)
+			with, open, first, cpu = append(with, w["total_ms"]), append(open, w["open_ms"]), append(first, w["first_ms"]), append(cpu, w["cpu_ms"])
+			wo := nodeJSON(root, "wasm/bench/bundle.mjs", file, path, "--no-snapshot")
+			without, cpuWithout = append(without, wo["total_ms"]), append(cpuWithout, wo["cpu_ms"])
+		}
+		budget, limit := "≤ 300 ms", 300.0
+		if n == 10000 {
+			budget, limit = "≤ 1 s", 1000
+		}
+		rows = append(rows, row{
+			workload: fmt.Sprintf("WASM in Node: load + openBundle + first governing, %s entries (bundle with its compiled snapshot), median of 5 processes", commas(fmt.Sprint(n))),
+			ours:     ms(median(with)), reference: ms(median(without)) + " (same bundle without the snapshot)",
+			ratio: fmt.Sprintf("%.2f×", median(with)/median(without)), budget: budget, pass: median(with) <= limit,
+		})
+		notes = append(notes, fmt.Sprintf("WASM bundle at %s entries: openBundle %s (JSON + writing the files to memory), first governing %s; process CPU %s with the snapshot, %s without",
+			commas(fmt.Sprint(n)), ms(median(open)), ms(median(first)), ms(median(cpu)), ms(median(cpuWithout))))
+		if data, err := os.ReadFile(file); err == nil {
+			var doc struct {
+				Snapshot string `json:"snapshot"`
+			}
+			if json.Unmarshal(data, &doc) == nil {
+				notes = append(notes, fmt.Sprintf("bundle at %s entries: %.1f MiB, of which the compiled snapshot %.1f MiB base64 (%.0f KiB per 1,000 entries decoded)",
+					commas(fmt.Sprint(n)), float64(len(data))/(1<<20), float64(len(doc.Snapshot))/(1<<20), float64(len(doc.Snapshot))*3/4/1024/float64(n/1000)))
+			}
+		}
+		if n == 10000 {
+			out := filepath.Join(tmp, "review.html")
+			// Into a file: GNU tar reads no file content when the archive is /dev/null.
+			rv, tar, ratio, cpu := pairs(7, []string{bin, "-C", dir, "review", "--out", out}, []string{"tar", "-C", dir, "-cf", filepath.Join(tmp, "knowledge.tar"), ".ai"})
+			rows = append(rows, row{
+				workload: "`kontext review --out` whole process, 10,000 entries",
+				ours:     ms(rv), reference: ms(tar) + " (`tar -cf - .ai`, into a file)",
+				ratio: fmt.Sprintf("%.1f× (CPU %.1f×)", ratio, cpu), budget: "≤ 5× tar", pass: ratio <= 5,
+			})
+		}
+	}
+	return rows, notes
 }

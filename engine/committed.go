@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"path"
+	"sync"
 
 	"github.com/go-git/go-billy/v5/memfs"
 	"github.com/go-git/go-billy/v5/util"
@@ -30,10 +31,70 @@ func (g *committedGit) Blobs(_ context.Context, paths []string) (map[string]stri
 	return out, out, nil
 }
 
+// commitCache keeps the last few engines atCommit made: a commit's files
+// never change, so a call that needs the same commit twice (bundle: drift
+// at head, the head's files, their history) reads its tree and parses its
+// entries once.
+type commitCache struct {
+	mu      sync.Mutex
+	engines map[string]*Engine
+	order   []string
+}
+
+// maxCommitEngines bounds the cache of a long-lived engine (MCP).
+const maxCommitEngines = 4
+
+// commitFiles are the files an engine atCommit made was loaded with.
+type commitFiles struct {
+	files      map[string]TreeFile
+	configPath string // "" for the defaults
+	contains   func(string) bool
+}
+
+// CommitFiles returns, for an engine AtCommit made, its knowledge files
+// (repo-relative path → text, the configuration included) and the
+// configuration's path ("" for the defaults); ok is false for an engine
+// over a working tree or a file set.
+func (e *Engine) CommitFiles() (files map[string]string, configPath string, ok bool) {
+	if e.commit == nil {
+		return nil, "", false
+	}
+	files = map[string]string{}
+	for p, f := range e.commit.files {
+		if p == e.commit.configPath || e.commit.contains(p) {
+			files[p] = string(f.Data)
+		}
+	}
+	return files, e.commit.configPath, true
+}
+
 // atCommit returns an engine over the knowledge files committed in sha,
 // Read with the configuration committed there (or the defaults; local
-// configuration never applies).
+// configuration never applies). The engine is shared by later calls for
+// the same commit.
 func (e *Engine) atCommit(ctx context.Context, sha string) (*Engine, error) {
+	e.commits.mu.Lock()
+	defer e.commits.mu.Unlock()
+	if eng, ok := e.commits.engines[sha]; ok {
+		return eng, nil
+	}
+	eng, err := e.loadCommit(ctx, sha)
+	if err != nil {
+		return nil, err
+	}
+	if e.commits.engines == nil {
+		e.commits.engines = map[string]*Engine{}
+	}
+	if len(e.commits.order) == maxCommitEngines {
+		delete(e.commits.engines, e.commits.order[0])
+		e.commits.order = e.commits.order[1:]
+	}
+	e.commits.engines[sha] = eng
+	e.commits.order = append(e.commits.order, sha)
+	return eng, nil
+}
+
+func (e *Engine) loadCommit(ctx context.Context, sha string) (*Engine, error) {
 	h := e.opts.History
 	if h == nil {
 		return nil, apierr.New(apierr.UnsupportedOperation, "reading a commit needs git history; run it with the native CLI")
@@ -76,8 +137,10 @@ func (e *Engine) atCommit(ctx context.Context, sha string) (*Engine, error) {
 		}
 		blobs[name] = f.Blob
 	}
-	return New(Options{FS: fs, Git: &committedGit{sha: sha, blobs: blobs}, History: h, Root: e.opts.Root,
-		Surface: e.opts.Surface, Now: e.opts.Now}), nil
+	eng := New(Options{FS: fs, Git: &committedGit{sha: sha, blobs: blobs}, History: h, Root: e.opts.Root,
+		Surface: e.opts.Surface, Now: e.opts.Now})
+	eng.commit = &commitFiles{files: files, configPath: cfg.Path, contains: knowledgeOf(cfg).Contains}
+	return eng, nil
 }
 
 func short(sha string) string {

@@ -143,6 +143,8 @@ func (e *Engine) capabilities() []string {
 			caps = append(caps, op.name)
 		}
 	}
+	// Every surface: the compact view and cursor pages of entries.governing.
+	caps = append(caps, "entries.governing.view", "entries.governing.cursor")
 	if e.opts.History != nil {
 		caps = append(caps, "verification.last_verified", "drift.ordered")
 	}
@@ -234,6 +236,12 @@ func unsupported(name string, known bool, s Surface) error {
 		return apierr.New(apierr.UnsupportedOperation, "%s is not available in the in-memory (WASM) engine; run it with the native CLI: kontext api %s", name, name)
 	case known:
 		return apierr.New(apierr.UnsupportedOperation, "%s is not implemented in this version of kontext; status.capabilities lists what is", name)
+	}
+	// A short name (brief, governing) names the operation it ends.
+	for _, ns := range [...]string{"entries.", "context.", "drafts.", "inbox.", "repository.", "bundle.", "verify.", "operations."} {
+		if isPlanned(ns + name) {
+			return apierr.New(apierr.UnsupportedOperation, "unknown operation %q; did you mean %s%s? status.capabilities lists the operations", name, ns, name)
+		}
 	}
 	return apierr.New(apierr.UnsupportedOperation, "unknown operation %q; status.capabilities lists the operations", name)
 }

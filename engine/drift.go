@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
@@ -166,6 +167,11 @@ func runDrift(ctx context.Context, e *Engine, in *api.DriftInput) (*api.DriftRes
 			d.Changed = append(d.Changed, p)
 		}
 		sort.Strings(d.Changed)
+		if sha, ok := lin.lastEdit[en.File]; ok {
+			if c := lin.bySHA[sha]; c != nil {
+				d.LastEdited = &api.Edit{SHA: c.SHA, At: c.Time.UTC().Format(time.RFC3339), By: c.Author}
+			}
+		}
 		drifted = append(drifted, en)
 		details[en.ID] = d
 	}

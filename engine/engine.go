@@ -59,6 +59,11 @@ type Options struct {
 	// Revision is publication.revision for a Snapshot surface (a bundle's
 	// head), "" for null.
 	Revision string
+	// Immutable (Snapshot surfaces): the files change only through the
+	// engine's owner, which calls Forget after changing them; until then
+	// every request answers the snapshot of the first read without listing
+	// or stating a file again.
+	Immutable bool
 	// Now is the clock (UTC); nil means time.Now. Native surfaces honour
 	// KONTEXT_NOW through it.
 	Now func() time.Time
@@ -103,6 +108,8 @@ type Engine struct {
 	ops          []Operation // the dispatch table: reads, then opts.Operations
 	reader       *kb.Reader
 	lineageCache lineageCache
+	commits      commitCache    // engines over committed files, by commit (atCommit)
+	commit       *commitFiles   // set on an engine atCommit made: the files it holds
 	adoption     AdoptionFinder // nil: status gives no adoption hint
 	boundaries   BoundaryFinder // nil: governing names no nested repositories
 }
@@ -113,6 +120,7 @@ func New(opts Options) *Engine {
 		opts.Now = time.Now
 	}
 	r := kb.NewReader(opts.FS)
+	r.SetImmutable(opts.Immutable)
 	if opts.Surface == Native && opts.Root != "" {
 		r.SetRoots(append([]string{opts.Root}, opts.RootAliases...))
 	}
@@ -144,6 +152,9 @@ type State struct {
 }
 
 func (e *Engine) Read(ctx context.Context) (*State, error) {
+	if st, ok := ctx.Value(pinKey{e}).(*State); ok {
+		return st, nil
+	}
 	head := ""
 	if e.opts.Git != nil {
 		h, err := e.opts.Git.Head(ctx)
@@ -159,6 +170,21 @@ func (e *Engine) Read(ctx context.Context) (*State, error) {
 		return nil, err
 	}
 	return &State{Snap: snap, Head: head, Cfg: snap.Config, Pub: map[string]api.Publication{}}, nil
+}
+
+// pinKey keys a read pinned to a context for one engine (Pin).
+type pinKey struct{ e *Engine }
+
+// Pin reads the knowledge base once and returns a context under which
+// every read of e answers that same state without listing or stating a
+// file again: an operation made of many reads (bundle.build pages through
+// every entry twice) sees one snapshot and pays for one listing.
+func (e *Engine) Pin(ctx context.Context) (context.Context, error) {
+	st, err := e.Read(ctx)
+	if err != nil {
+		return ctx, err
+	}
+	return context.WithValue(ctx, pinKey{e}, st), nil
 }
 
 // Options returns the options the engine was opened with (write

@@ -49,7 +49,7 @@ func TestSnapshotSurface(t *testing.T) {
 			t.Fatal("the in-memory surface lists setup")
 		}
 	}
-	if len(caps) != 7 {
+	if len(caps) != 9 { // the 7 read operations, entries.view, entries.cursor
 		t.Fatalf("capabilities %v", caps)
 	}
 	env := decode(t, e.Request(ctx, "setup", nil))

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kontext/kontext/engine/api"
@@ -95,6 +97,17 @@ func runList(ctx context.Context, e *Engine, in *api.ListInput) (*api.ListResult
 	return res, nil
 }
 
+// viewOf checks a view input: true for compact.
+func viewOf(v string) (bool, error) {
+	switch v {
+	case "", "full":
+		return false, nil
+	case "compact":
+		return true, nil
+	}
+	return false, jsonin.Errorf("view", "must be full or compact, got %q", v)
+}
+
 func anyIn(have, want []string) bool {
 	for _, w := range want {
 		for _, h := range have {
@@ -164,6 +177,28 @@ func runSearch(ctx context.Context, e *Engine, in *api.SearchInput) (*api.Search
 	return res, nil
 }
 
+// fingerprint is the question a cursor belongs to (operation and
+// inputs), so a cursor is never applied to another question's answer: a
+// 64-bit FNV-1a of the length-prefixed inputs (a guard against mistakes,
+// not a secret; written out so the WASM engine links no hash code for it).
+func fingerprint(op string, a, b []string, flags string) string {
+	h := uint64(14695981039346656037)
+	add := func(s string) {
+		for i := 0; i < len(s); i++ {
+			h = (h ^ uint64(s[i])) * 1099511628211
+		}
+	}
+	add(op)
+	for _, xs := range [][]string{a, b} {
+		add("\x00")
+		for _, x := range xs {
+			add(strconv.Itoa(len(x)) + ":" + x)
+		}
+	}
+	add("\x00" + flags)
+	return strconv.FormatUint(h, 16)
+}
+
 func runGoverning(ctx context.Context, e *Engine, in *api.GoverningInput) (*api.GoverningResult, error) {
 	if in.Paths == nil {
 		return nil, jsonin.Errorf("paths", "is required: pass the repo-relative paths to look up")
@@ -179,14 +214,95 @@ func runGoverning(ctx context.Context, e *Engine, in *api.GoverningInput) (*api.
 	if in.MinSpecificity < 0 || in.MinSpecificity > MaxSpecificity {
 		return nil, jsonin.Errorf("min_specificity", "must be between 0 and %d, got %d", MaxSpecificity, in.MinSpecificity)
 	}
+	compact, err := viewOf(in.View)
+	if err != nil {
+		return nil, err
+	}
 	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return e.governing(ctx, st, paths, in.ExcludeIDs, in.MinSpecificity, limit, in.History == nil || *in.History)
+	q := fingerprint("governing", paths, in.ExcludeIDs, fmt.Sprint(in.MinSpecificity))
+	offset := 0
+	if in.Cursor != "" {
+		if offset, err = readCursor(in.Cursor, st.Snap.ID, q); err != nil {
+			return nil, err
+		}
+	}
+	// The compact view sends no history-derived field: it never reads the commit index.
+	history := (in.History == nil || *in.History) && !compact
+	res, err := e.governingPage(ctx, st, paths, in.ExcludeIDs, in.MinSpecificity, offset, limit, history)
+	if err != nil {
+		return nil, err
+	}
+	if limit > 0 && offset+limit < res.Total {
+		res.NextCursor = makeCursor(st.Snap.ID, q, offset+limit)
+	}
+	if compact {
+		res.Items = compactEntries(res.Entries, len(paths) > 1)
+		res.Entries = []*api.Entry{}
+	}
+	return res, nil
+}
+
+// compactEntries is the compact view of governing entries (view:
+// compact): one short record each, the body only when it is short;
+// manyPaths adds the asked paths each matched.
+func compactEntries(es []*api.Entry, manyPaths bool) []*api.CompactEntry {
+	out := make([]*api.CompactEntry, len(es))
+	for i, v := range es {
+		c := &api.CompactEntry{ID: v.ID, Kind: v.Kind, Title: v.Title, Summary: v.Summary, Status: v.Status, File: v.File,
+			ReviewDue: v.ReviewDue, Specificity: v.Specificity}
+		seen := map[string]bool{}
+		for _, m := range v.Matches {
+			if v.Specificity != nil && m.Specificity == *v.Specificity && c.Rule == "" {
+				c.Rule = m.Rule
+			}
+			if manyPaths && !seen[m.Path] {
+				seen[m.Path] = true
+				c.Paths = append(c.Paths, m.Path)
+			}
+		}
+		if body := strings.TrimSpace(v.Body); len(body) <= api.CompactBodyMax {
+			c.Body = body
+		} else {
+			c.BodyBytes = len(body)
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// A cursor is opaque to clients: base64url of "g1 <snapshot> <query> <offset>".
+func makeCursor(snapshot, query string, offset int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("g1 %s %s %d", snapshot, query, offset)))
+}
+
+func readCursor(c, snapshot, query string) (int, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	f := strings.Fields(string(raw))
+	if err != nil || len(f) != 4 || f[0] != "g1" {
+		return 0, jsonin.Errorf("cursor", "is not a cursor kontext made; pass next_cursor of the previous page, or leave it out for the first page")
+	}
+	off, err := strconv.Atoi(f[3])
+	if err != nil || off < 0 || off > MaxOffset {
+		return 0, jsonin.Errorf("cursor", "is not a cursor kontext made; pass next_cursor of the previous page, or leave it out for the first page")
+	}
+	if f[2] != query {
+		return 0, jsonin.Errorf("cursor", "belongs to another question (other inputs than the page it came from); ask with the same inputs, or leave it out for the first page")
+	}
+	if f[1] != snapshot {
+		return 0, apierr.New(apierr.StaleCursor, "the knowledge changed since this cursor was made (snapshot %s, now %s); ask again without cursor for the current answer", short(f[1]), short(snapshot))
+	}
+	return off, nil
 }
 
 func (e *Engine) governing(ctx context.Context, st *State, paths, exclude []string, minSpec, limit int, history bool) (*api.GoverningResult, error) {
+	return e.governingPage(ctx, st, paths, exclude, minSpec, 0, limit, history)
+}
+
+// governingPage is the governing answer from offset, at most limit entries (0: all).
+func (e *Engine) governingPage(ctx context.Context, st *State, paths, exclude []string, minSpec, offset, limit int, history bool) (*api.GoverningResult, error) {
 	excluded := map[string]bool{}
 	for _, id := range exclude {
 		excluded[id] = true
@@ -228,6 +344,7 @@ func (e *Engine) governing(ctx context.Context, st *State, paths, exclude []stri
 		return a.en.ID < b.en.ID
 	})
 	res.Total = len(hits)
+	hits = hits[min(offset, len(hits)):]
 	if limit > 0 && len(hits) > limit {
 		hits = hits[:limit]
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/kontext/kontext/engine/drafts"
 	"github.com/kontext/kontext/engine/models"
 	"github.com/kontext/kontext/engine/worktree"
+	"github.com/kontext/kontext/native/internal/dirfs"
 	"github.com/kontext/kontext/native/internal/gogit"
 	"github.com/kontext/kontext/native/internal/llm"
 	"github.com/kontext/kontext/native/internal/snapstore"
@@ -127,7 +128,7 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 	if real, err := filepath.EvalSymlinks(opts.Root); err == nil && real != opts.Root {
 		opts.RootAliases = []string{real}
 	}
-	opts.FS = osfs.New(opts.Root, osfs.WithBoundOS())
+	opts.FS = dirfs.New(osfs.New(opts.Root, osfs.WithBoundOS()), opts.Root)
 	e := engine.New(opts)
 	e.UseAdoptionFinder(worktree.FindAdoptable)
 	e.UseBoundaryFinder(worktree.Boundaries)

@@ -37,6 +37,28 @@ export interface OpenOptions {
   revision?: string | null;
   /** The clock (RFC 3339 or a Date) for review_due; the current time by default. */
   now?: string | Date | null;
+  /**
+   * Requests answer the snapshot of the first read without listing or
+   * stating the files again; update() is the only way it changes. Answers
+   * equal those of a knowledge base opened without it.
+   */
+  immutable?: boolean;
+  /**
+   * A bundle's compiled snapshot (its `snapshot` field, base64): used for
+   * every file whose content is the one it was built from (checked by git
+   * blob id), so no Markdown or YAML is parsed; a stale, corrupt or
+   * other-version snapshot is ignored and the files are parsed.
+   */
+  snapshot?: string | null;
+}
+
+/** Options of openBundle. */
+export interface OpenBundleOptions {
+  now?: string | Date | null;
+  /** Open the bundle's base files instead of its head (no compiled snapshot is used). */
+  base?: boolean;
+  /** As OpenOptions.immutable. */
+  immutable?: boolean;
 }
 
 export interface UpdateOptions {
@@ -96,7 +118,8 @@ export interface Engine {
   /** Node only: opens a directory on disk with the config's source resolution (working tree as it is). */
   openDirectory(dir: string, options?: { revision?: string | null; now?: string | Date | null }): Promise<KnowledgeBase>;
   /** Opens a kontext bundle's head (or base); refuses a newer major format (KontextError code unsupported_bundle). */
-  openBundle(bundle: Bundle | string, options?: { now?: string | Date | null; base?: boolean }): KnowledgeBase;
+  /** The bundle's compiled snapshot (format 1.2) is used transparently when it matches the files. */
+  openBundle(bundle: Bundle | string, options?: OpenBundleOptions): KnowledgeBase;
   /** KnowledgePolicy.inspect: parse one file's text under a config (null = defaults). */
   inspect(path: string, text: string, options?: { config?: string | null; storage?: string | null }): Envelope<CommittedEntry>;
 }
@@ -220,6 +243,8 @@ export interface BriefInput {
   budget_lines?: number;
   /** Include the ARCHITECTURE section. */
   architecture?: boolean;
+  /** compact: repository.paths left out (path_count says how many; the paths line summarises them); default full. */
+  view?: string;
 }
 
 export interface BriefRepository {
@@ -229,6 +254,7 @@ export interface BriefRepository {
   dirty: boolean;
   paths: string[];
   paths_from: string;
+  path_count?: number;
 }
 
 export interface BriefSection {
@@ -248,6 +274,8 @@ export interface Bundle {
   changed_paths: string[];
   history: Record<string, BundleHistory>;
   drift: DriftEntry[];
+  /** The compiled snapshot of files at head (base64; format 1.2): content-addressed by the files' blob ids, used by the WASM engine instead of parsing; ignore it or fall back to the files. */
+  snapshot?: string;
 }
 
 export interface BundleConfig {
@@ -411,6 +439,21 @@ export interface CommittedEntry {
   diagnostics: Diagnostic[];
 }
 
+export interface CompactEntry {
+  id: string;
+  kind: string;
+  title: string;
+  summary?: string;
+  status?: string;
+  rule?: string;
+  specificity?: number;
+  paths?: string[];
+  file: string;
+  body?: string;
+  body_bytes?: number;
+  review_due?: boolean;
+}
+
 export interface ConfigSource {
   kind: string;
   path: string | null;
@@ -534,6 +577,8 @@ export interface DriftEntry {
   path: string;
   changed: string[];
   commits: CommitLine[];
+  /** the newest commit that changed the entry's own file: its sha, committer time and author */
+  last_edited?: Edit;
 }
 
 export interface DriftInput {
@@ -559,6 +604,12 @@ export interface DriftResult {
 export interface DuplicateCandidate {
   title: string;
   id: string;
+}
+
+export interface Edit {
+  sha: string;
+  at: string;
+  by: string;
 }
 
 export interface Entry {
@@ -749,12 +800,18 @@ export interface GoverningInput {
   min_specificity?: number;
   /** Fill the fields git history gives (landed, since, since_verified, amended_since); default true. false answers without reading the commit index: those fields are null, as on the in-memory engine. */
   history?: boolean;
+  /** compact: the page in items as short records (the body only when short); default full. */
+  view?: string;
+  /** next_cursor of the previous page; stale_cursor after the knowledge changed. */
+  cursor?: string;
 }
 
 export interface GoverningResult {
   entries: Entry[];
   total: number;
   snapshot: string;
+  items?: CompactEntry[];
+  next_cursor?: string;
   /** Requested paths inside a nested repository, whose own knowledge governs them. */
   boundaries?: Boundary[];
 }

@@ -105,6 +105,22 @@ function fileSet(files) {
   return out;
 }
 
+// base64Bytes decodes a bundle's snapshot; text that is not base64 gives
+// null (the files are then parsed, as without a snapshot).
+function base64Bytes(text) {
+  if (typeof text !== "string") return null;
+  try {
+    if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(text);
+    if (isNode) return new Uint8Array(Buffer.from(text, "base64"));
+    const bin = atob(text);
+    const out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  } catch {
+    return null;
+  }
+}
+
 function unwrap(raw) {
   const env = JSON.parse(raw);
   if (!env.ok) {
@@ -137,12 +153,20 @@ class Engine {
     return unwrap(this.#api.abi());
   }
 
-  /** Opens an in-memory knowledge base over {files, revision?, now?}. */
-  open({ files, revision, now } = {}) {
+  /**
+   * Opens an in-memory knowledge base over {files, revision?, now?,
+   * immutable?, snapshot?}. immutable: requests answer the first read's
+   * snapshot without listing or stating the files again (update() is the
+   * only way it changes). snapshot: a bundle's compiled snapshot (base64),
+   * used wherever the files are the ones it was built from.
+   */
+  open({ files, revision, now, immutable, snapshot } = {}) {
     const input = { files: fileSet(files) };
     if (revision != null) input.revision = revision;
+    if (immutable) input.immutable = true;
     if (now != null) input.now = now instanceof Date ? now.toISOString().replace(/\.\d{3}Z$/, "Z") : now;
-    const { handle } = unwrap(this.#api.open(JSON.stringify(input)));
+    const snap = snapshot == null ? null : base64Bytes(snapshot);
+    const { handle } = unwrap(this.#api.open(JSON.stringify(input), snap));
     return new KnowledgeBase(this.#api, handle);
   }
 
@@ -244,9 +268,11 @@ class Engine {
    * Opens the head of a kontext bundle (`kontext bundle`, kontext.bundle/v1;
    * an object or its JSON text). A bundle of a newer major format is
    * refused with a KontextError (code unsupported_bundle) naming both
-   * versions; minor versions only add fields.
+   * versions; minor versions only add fields. The head's compiled snapshot
+   * (format 1.2, `snapshot`) is used when it matches the files, so no
+   * Markdown or YAML is parsed; immutable as in open().
    */
-  openBundle(bundle, { now, base = false } = {}) {
+  openBundle(bundle, { now, base = false, immutable = false } = {}) {
     const doc = typeof bundle === "string" ? JSON.parse(bundle) : bundle;
     checkBundle(doc);
     const files = { ...((base ? doc.base_files : doc.files) ?? {}) };
@@ -257,7 +283,8 @@ class Engine {
       files[doc.config.path] = doc.config.text;
     }
     const repo = doc.repository ?? {};
-    return this.open({ files, revision: (base ? repo.base : repo.head) ?? null, now });
+    const snapshot = !base && typeof doc.snapshot === "string" ? doc.snapshot : null;
+    return this.open({ files, revision: (base ? repo.base : repo.head) ?? null, now, immutable, snapshot });
   }
 
   /** KnowledgePolicy.inspect of one file's text: the parsed envelope. */

@@ -94,7 +94,8 @@ func gunzip(data []byte) ([]byte, error) {
 }
 
 // buildAssets builds what kontext embeds — web/index.html, web/style.css,
-// web/app.js and engine/kontext.wasm.gz — and writes them under
+// web/app.js, engine/kontext.wasm.gz and the edge worker's engine/index.js,
+// engine/wasm_exec.js and engine/worker/worker.js — and writes them under
 // internal/review/assets/, or with check compares them with the committed
 // copies (the engine by its uncompressed bytes).
 func buildAssets(root string, check bool) error {
@@ -122,10 +123,22 @@ func buildAssets(root string, check bool) error {
 		}
 		want["web/"+f] = data
 	}
+	// The edge worker (kontext edge build) and the engine's JS it imports.
+	for name, src := range map[string]string{
+		"engine/index.js":         filepath.Join(abs, "wasm", "index.js"),
+		"engine/worker/worker.js": filepath.Join(abs, "wasm", "worker", "worker.js"),
+		"engine/wasm_exec.js":     execJS,
+	} {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			return err
+		}
+		want[name] = data
+	}
 	dir := filepath.Join(abs, filepath.FromSlash(assetsDir))
 	if check {
 		var stale []string
-		for _, name := range []string{"web/index.html", "web/style.css", "web/app.js"} {
+		for _, name := range []string{"web/index.html", "web/style.css", "web/app.js", "engine/index.js", "engine/worker/worker.js", "engine/wasm_exec.js"} {
 			got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
 			if err != nil || !bytes.Equal(got, want[name]) {
 				stale = append(stale, name)

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 
 	"github.com/kontext/kontext/engine"
@@ -36,8 +38,12 @@ func runAPI(ctx context.Context, g *factory, args []string) int {
 			input = data
 		}
 	}
-	env := native.Request(ctx, g.dir, op, input)
+	g.prog.state("running " + op)
+	env := request(ctx, g, op, input)
 	code := exitForEnvelope(env)
+	if code != exitOK {
+		g.failure = envelopeError(env)
+	}
 	o := newOut(stdout, g)
 	if g.jq != "" {
 		// --jq filters the envelope (success or error); the exit code stays the envelope's.
@@ -46,8 +52,43 @@ func runAPI(ctx context.Context, g *factory, args []string) int {
 		}
 		return o.finish(stderr, code, 0)
 	}
+	if g.text {
+		// --text: the same envelope, indented for reading.
+		var buf bytes.Buffer
+		if json.Indent(&buf, env, "", "  ") == nil {
+			buf.WriteByte('\n')
+			o.Write(buf.Bytes())
+			return o.finish(stderr, code, bytes.Count(buf.Bytes(), []byte("\n")))
+		}
+	}
 	o.Write(append(env, '\n'))
 	return o.finish(stderr, code, 1)
+}
+
+// request is native.Request with the invocation's progress reporter told
+// about long work (the history index build).
+func request(ctx context.Context, g *factory, op string, input []byte) []byte {
+	dir, err := native.TargetDir(g.dir, input)
+	if err != nil {
+		return engine.ErrorEnvelope(err)
+	}
+	e, err := native.OpenWith(dir, native.Options{Progress: g.prog.engineProgress()})
+	if err != nil {
+		return engine.ErrorEnvelope(err)
+	}
+	return e.Request(ctx, op, input)
+}
+
+// envelopeError is the error of a failed envelope (for the progress
+// stream's error event).
+func envelopeError(env []byte) *apierr.Error {
+	var e struct {
+		Error apierr.Error `json:"error"`
+	}
+	if json.Unmarshal(env, &e) != nil || e.Error.Code == "" {
+		return nil
+	}
+	return &e.Error
 }
 
 func apiFail(stdout io.Writer, err error) int {

@@ -52,6 +52,7 @@ func runBriefCmd(ctx context.Context, g *factory, args []string) int {
 	if budgetSet {
 		in.BudgetLines = budget
 	}
+	g.prog.state("assembling the brief")
 	b, err := worktree.Brief(ctx, e, in)
 	if err != nil {
 		return fail(g, stderr, err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -28,7 +29,8 @@ func runBundleCmd(ctx context.Context, g *factory, args []string) int {
 	if *out == "" {
 		return usageErr(g, stderr, "kontext bundle needs -o file.json (or -o - for stdout)")
 	}
-	b, err := bundle.Build(ctx, bundle.Options{Dir: g.dir, Base: *base, Head: *head, Worktree: *worktree})
+	g.prog.state("building the bundle")
+	b, err := bundle.Build(ctx, bundle.Options{Dir: g.dir, Base: *base, Head: *head, Worktree: *worktree, Progress: g.prog.engineProgress()})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
@@ -37,16 +39,37 @@ func runBundleCmd(ctx context.Context, g *factory, args []string) int {
 		if err != nil {
 			return fail(g, stderr, err)
 		}
-		if _, err := stdout.Write(data); err != nil {
-			return exitFailed
+		o := newOut(stdout, g)
+		if g.jq != "" { // --jq filters the bundle itself
+			if err := runJQ(o, g.jq, data); err != nil && o.err == nil {
+				return fail(g, stderr, err)
+			}
+			return o.finish(stderr, exitOK, 0)
 		}
-		return exitOK
+		o.Write(data)
+		g.prog.fileDone("-", "")
+		return o.finish(stderr, exitOK, bytes.Count(data, []byte("\n")))
 	}
 	n, err := bundle.WriteFile(*out, b)
 	if err != nil {
 		return fail(g, stderr, err)
 	}
+	g.prog.fileDone(*out, *out)
+	sum := bundleSummary{Path: *out, Bytes: n, Files: len(b.Files), ChangedPaths: len(b.ChangedPaths), Entries: len(b.History), Drifted: len(b.Drift)}
+	if g.json {
+		return emit(g, stdout, sum, nil)
+	}
 	fmt.Fprintf(stderr, "wrote %s (%d bytes): %d files, %d changed paths, %d entries, %d drifted\n",
-		*out, n, len(b.Files), len(b.ChangedPaths), len(b.History), len(b.Drift))
+		sum.Path, sum.Bytes, sum.Files, sum.ChangedPaths, sum.Entries, sum.Drifted)
 	return exitOK
+}
+
+// bundleSummary is kontext bundle --json with -o file: what was written.
+type bundleSummary struct {
+	Path         string `json:"path"`
+	Bytes        int    `json:"bytes"`
+	Files        int    `json:"files"`
+	ChangedPaths int    `json:"changed_paths"`
+	Entries      int    `json:"entries"`
+	Drifted      int    `json:"drifted"`
 }

@@ -56,6 +56,7 @@ func runCICmd(ctx context.Context, g *factory, args []string) int {
 	notice := fs.Bool("notice", false, "add a notice per changed file naming the decisions and conventions that govern it (never a failure)")
 	format := fs.String("format", "", "text, github, sarif, codeclimate or json (default text; --json = json)")
 	failOn := fs.String("fail-on", "none", "exit 3 on: none, drift (drift or no drift base) or any finding")
+	verbose := fs.Bool("verbose", false, "list every changed file and commit of drifted entries (the text report shows the first 5)")
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return exitUsage
 	}
@@ -116,7 +117,7 @@ func runCICmd(ctx context.Context, g *factory, args []string) int {
 		g.json = true
 		code = emit(g, stdout, rep, nil)
 	default:
-		code = emit(g, stdout, rep, func(w io.Writer) { printCI(w, rep, r) })
+		code = emit(g, stdout, rep, func(w io.Writer) { printCI(w, rep, r, *verbose) })
 	}
 	if code != exitOK {
 		return code
@@ -170,7 +171,7 @@ func ciReport(ctx context.Context, g *factory, r *report.Report) (*CIReport, err
 	return rep, nil
 }
 
-func printCI(w io.Writer, rep *CIReport, r *report.Report) {
+func printCI(w io.Writer, rep *CIReport, r *report.Report, verbose bool) {
 	fmt.Fprintf(w, "diagnostics: %d (%d errors)\n", rep.Diagnostics, rep.Errors)
 	if !r.Scoped {
 		for _, d := range r.Diagnostics {
@@ -187,7 +188,7 @@ func printCI(w io.Writer, rep *CIReport, r *report.Report) {
 		fmt.Fprintf(w, "skipped:     %d not records (README, index, templates): %s\n", len(files), strings.Join(files, ", "))
 	}
 	fmt.Fprintln(w)
-	printDrift(w, rep.Drift)
+	printDrift(w, rep.Drift, verbose)
 	if r.Scoped {
 		fmt.Fprintln(w)
 		report.WriteText(w, r)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
@@ -19,6 +18,7 @@ func runDriftCmd(ctx context.Context, g *factory, args []string) int {
 	var kinds multi
 	fs.Var(&kinds, "kind", "only this kind (repeatable)")
 	failOn := fs.Bool("fail", false, "exit 3 when an entry drifted or no base could be found")
+	verbose := fs.Bool("verbose", false, "list every changed file and commit (the text report shows the first 5)")
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return exitUsage
 	}
@@ -26,14 +26,18 @@ func runDriftCmd(ctx context.Context, g *factory, args []string) int {
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	code := emit(g, stdout, d, func(w io.Writer) { printDrift(w, d) })
+	code := emit(g, stdout, d, func(w io.Writer) { printDrift(w, d, *verbose) })
 	if code == exitOK && *failOn && (len(d.Entries) > 0 || d.BaseSource == "fallback-none") {
 		return exitFound
 	}
 	return code
 }
 
-func printDrift(w io.Writer, d *api.DriftResult) {
+// driftShown is how many changed files and commits an entry shows in the
+// text report (--verbose or --json: all).
+const driftShown = 5
+
+func printDrift(w io.Writer, d *api.DriftResult, verbose bool) {
 	base := "(none)"
 	if d.Base != nil {
 		base = shortSHA(*d.Base)
@@ -50,23 +54,84 @@ func printDrift(w io.Writer, d *api.DriftResult) {
 		fmt.Fprintln(w, "no entry drifted")
 		return
 	}
-	for _, e := range d.Entries {
-		fmt.Fprintf(w, "\n%s  %s (%s)\n", e.ID, e.Title, e.Kind)
-		fmt.Fprintf(w, "  changed: %s\n", strings.Join(e.Changed, ", "))
-		for _, c := range e.Commits {
-			fmt.Fprintf(w, "  %s %s\n", shortSHA(c.SHA), c.Subject)
+	shortened := false
+	width := 0 // lines are cut at the width (ids never: they are the handle)
+	if o, ok := w.(*out); ok {
+		width = o.width
+	}
+	line := func(format string, a ...any) {
+		s := fmt.Sprintf(format, a...)
+		if width > 0 {
+			s = cut(s, width)
 		}
-		if e.Verification != nil {
+		fmt.Fprintln(w, s)
+	}
+	for _, e := range d.Entries {
+		fmt.Fprintln(w)
+		title := e.Title
+		if width > 0 {
+			title = cut(title, max(10, width-runeLen(e.ID)-runeLen(e.Kind)-5))
+		}
+		fmt.Fprintf(w, "%s  %s (%s)\n", e.ID, title, e.Kind)
+		files, commits := e.Changed, e.Commits
+		if !verbose && len(files) > driftShown {
+			files, shortened = files[:driftShown], true
+		}
+		if !verbose && len(commits) > driftShown {
+			commits, shortened = commits[:driftShown], true
+		}
+		summary := strings.Join(files, ", ")
+		if len(files) < len(e.Changed) {
+			summary = fmt.Sprintf("%s in %s (first %d: %s)", count(len(e.Changed), "file"), count(len(e.Commits), "commit"), len(files), summary)
+		}
+		line("  changed: %s", summary)
+		for _, c := range commits {
+			line("  %s %s", shortSHA(c.SHA), c.Subject)
+		}
+		if n := len(e.Commits) - len(commits); n > 0 {
+			fmt.Fprintf(w, "  … and %s\n", strings.Replace(count(n, "commit"), " ", " more ", 1))
+		}
+		switch {
+		case e.Verification != nil:
 			fmt.Fprintf(w, "  last look: %s %s", e.Verification.Kind, e.Verification.At)
 			if e.Verification.By != nil {
 				fmt.Fprintf(w, " by %s", *e.Verification.By)
 			}
 			fmt.Fprintln(w)
-		} else {
-			fmt.Fprintln(w, "  never confirmed")
+		case e.LastEdited != nil:
+			// Editing the entry is a look at it too: say when and by whom.
+			fmt.Fprintf(w, "  last edited %s by %s (%s), never confirmed since\n", day(e.LastEdited.At), e.LastEdited.By, shortSHA(e.LastEdited.SHA))
+		default:
+			fmt.Fprintln(w, "  never confirmed, not committed yet")
 		}
 	}
-	fmt.Fprintf(w, "\n%d drifted — review them, then kontext confirm <id>\n", len(d.Entries))
+	fmt.Fprintf(w, "\n%s drifted — review them, then kontext confirm <id>\n", count(len(d.Entries), "entry"))
+	if shortened {
+		fmt.Fprintln(w, "lists cut at 5: kontext drift --verbose (or --json) shows every file and commit")
+	}
+}
+
+// count writes n with thousands separators and the noun, plural when n != 1.
+func count(n int, noun string) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if n != 1 {
+		if strings.HasSuffix(noun, "y") {
+			noun = noun[:len(noun)-1] + "ie"
+		}
+		noun += "s"
+	}
+	return s + " " + noun
+}
+
+// day is the date part of an RFC 3339 time.
+func day(at string) string {
+	if len(at) >= 10 {
+		return at[:10]
+	}
+	return at
 }
 
 func shortSHA(s string) string {
@@ -97,7 +162,9 @@ func runChangedCmd(ctx context.Context, g *factory, args []string) int {
 			fmt.Fprintln(w, "no entry changed")
 			return
 		}
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		t := headless(w.(*out), 5)
+		t.idCol, t.flexCol, t.colors[2] = 2, 3, "36"
+		t.short = idShortener(ctx, g)
 		for _, c := range r.Changes {
 			note := ""
 			if len(c.SupersededBy) > 0 {
@@ -106,8 +173,8 @@ func runChangedCmd(ctx context.Context, g *factory, args []string) int {
 			if c.Removed {
 				note = "removed"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.Change, c.Kind, c.ID, c.Title, note)
+			t.row(c.Change, c.Kind, c.ID, c.Title, note)
 		}
-		tw.Flush()
+		t.render()
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -60,28 +59,6 @@ func emit(g *factory, stdout io.Writer, res any, text func(w io.Writer)) int {
 	text(o)
 	o.flush()
 	return o.finish(g.io.ErrOut, exitOK, 0)
-}
-
-func flags(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	return fs
-}
-
-// parseInterleaved parses flags that may come after positional arguments.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
 }
 
 func usageErr(g *factory, stderr io.Writer, format string, a ...any) int {
@@ -172,18 +149,23 @@ func runListCmd(ctx context.Context, g *factory, args []string) int {
 		offset = *l.NextOffset
 	}
 	return emit(g, stdout, map[string]any{"entries": entries, "total": len(entries)}, func(w io.Writer) {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		o := w.(*out)
-		fmt.Fprintf(tw, "%s\tKIND\t%s\tTITLE\t\n", o.paint("97", "ID"), o.paint("97", "STATUS"))
+		t := newTable(w.(*out), "ID", "KIND", "STATUS", "TITLE", "")
+		t.idCol, t.flexCol, t.colors[0], t.colors[4] = 0, 3, "36", "31"
+		t.short = idShortener(ctx, g)
+		t.colorOf = func(col int, cell string) string {
+			if col == 2 {
+				return statusColor(&cell)
+			}
+			return ""
+		}
 		for _, e := range entries {
 			flag := ""
 			if e.ReviewDue {
 				flag = "review due"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", o.paint("36", e.ID), e.Kind, o.paint(statusColor(e.Status), deref(e.Status, "-")),
-				o.fit(e.Title, o.width-len(e.ID)-30), o.paint("31", flag))
+			t.row(e.ID, e.Kind, deref(e.Status, "-"), e.Title, flag)
 		}
-		tw.Flush()
+		t.render()
 		fmt.Fprintf(w, "\n%d entries", len(entries))
 		if diags > 0 {
 			fmt.Fprintf(w, ", %d diagnostics (kontext --json api entries.list)", diags)
@@ -252,16 +234,17 @@ func runSearchCmd(ctx context.Context, g *factory, args []string) int {
 			fmt.Fprintln(w, "no entries match")
 			return
 		}
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "SCORE\tID\tKIND\tSTATUS\tTITLE\t")
+		t := newTable(w.(*out), "SCORE", "ID", "KIND", "STATUS", "TITLE", "")
+		t.idCol, t.flexCol, t.colors[1], t.colors[5] = 1, 4, "36", "31"
+		t.short = idShortener(ctx, g)
 		for _, e := range s.Entries {
 			flag := ""
 			if e.ReviewDue {
 				flag = "review due"
 			}
-			fmt.Fprintf(tw, "%.3f\t%s\t%s\t%s\t%s\t%s\n", *e.Score, e.ID, e.Kind, deref(e.Status, "-"), e.Title, flag)
+			t.row(fmt.Sprintf("%.3f", *e.Score), e.ID, e.Kind, deref(e.Status, "-"), e.Title, flag)
 		}
-		tw.Flush()
+		t.render()
 	})
 }
 
@@ -287,9 +270,18 @@ func runGoverningCmd(ctx context.Context, g *factory, args []string) int {
 		return fail(g, stderr, err)
 	}
 	return emit(g, stdout, r, func(w io.Writer) {
+		var ids map[string]string
+		short := func() map[string]string { // read once for every path's table
+			if ids == nil {
+				ids = idShortener(ctx, g)()
+			}
+			return ids
+		}
 		for _, p := range paths {
 			fmt.Fprintf(w, "%s\n", p)
-			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			t := headless(w.(*out), 5)
+			t.indent, t.idCol, t.flexCol, t.colors[0], t.colors[2] = "  ", 2, 3, "32", "36"
+			t.short = short
 			n := 0
 			for _, e := range r.Entries {
 				for _, m := range e.Matches {
@@ -301,12 +293,10 @@ func runGoverningCmd(ctx context.Context, g *factory, args []string) int {
 					if !e.Authority {
 						note = " (" + deref(e.Status, "no status") + ", no authority)"
 					}
-					o := w.(*out)
-					fmt.Fprintf(tw, "  %s\t%s\t%s\t%s%s\t%s\n", o.paint("32", fmt.Sprint(m.Specificity)), e.Kind, o.paint("36", e.ID),
-						o.fit(e.Title, o.width-len(e.ID)-len(m.Rule)-24), note, m.Rule)
+					t.row(fmt.Sprint(m.Specificity), e.Kind, e.ID, e.Title+note, m.Rule)
 				}
 			}
-			tw.Flush()
+			t.render()
 			if n == 0 {
 				fmt.Fprintln(w, "  no entry governs this path")
 			}
@@ -340,8 +330,7 @@ func sortedKeys(m map[string]int) []string {
 	return keys
 }
 
-// statusColor marks inactive entries grey and proposals yellow (two-digit
-// codes keep tabwriter columns aligned).
+// statusColor marks inactive entries grey and proposals yellow.
 func statusColor(status *string) string {
 	switch deref(status, "") {
 	case "superseded", "deprecated", "rejected":

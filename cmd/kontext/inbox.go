@@ -7,7 +7,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"text/tabwriter"
 
 	"golang.org/x/term"
 
@@ -105,12 +104,12 @@ func runInboxCmd(ctx context.Context, g *factory, args []string) int {
 			fmt.Fprintf(w, "no %s candidates\n", *state)
 			return
 		}
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tKIND\tTITLE\tSTATE\tCREATED")
+		t := newTable(o, "ID", "KIND", "TITLE", "STATE", "CREATED")
+		t.flexCol, t.colors[0] = 2, "36"
 		for _, c := range l.Candidates {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", o.paint("36", c.ID), c.Kind, o.fit(c.Entry.Title, o.width-60), c.State, c.CreatedAt)
+			t.row(c.ID, c.Kind, c.Entry.Title, c.State, c.CreatedAt)
 		}
-		tw.Flush()
+		t.render()
 		fmt.Fprintf(w, "\n%d candidates\n", len(l.Candidates))
 	})
 }

@@ -36,6 +36,15 @@ type factory struct {
 	jq       string // a jq program (implies json)
 	color    string // auto | always | never
 	progress string // "" | jsonl
+	// text is an explicit --text / --output-format text (the resolved
+	// choice is json: --jq > --json > --text > --output-format).
+	text bool
+	wide bool // --wide: tables show every column whole, whatever the width
+	// probing: a help probe runs the command only to collect its flags.
+	probing bool
+	// failure is the error fail() reported (the progress stream's error event).
+	failure *apierr.Error
+	prog    *reporter
 
 	io     IOStreams
 	eng    *engine.Engine
@@ -101,6 +110,8 @@ func init() {
 			"kontext brief src/billing/tax/vat.go --budget-lines 80", runBriefCmd},
 		{"bundle", "[--base R] [--head R | --worktree] -o file.json", "write a knowledge bundle (kontext.bundle/v1) for the review console or the edge worker: committed, team-visible entries at HEAD (--worktree: uncommitted too)",
 			"kontext bundle --base origin/main -o bundle.json", runBundleCmd},
+		{"edge", "build -o DIR --bundle [NAME=]FILE… [--name N] | serve [--port P] --bundle [NAME=]FILE… [--store DIR]", "the edge worker: governing lookups over HTTP on Cloudflare Workers / workerd from bundles (build: a deployable directory; serve: a local workerd on 127.0.0.1)",
+			"kontext edge build -o edge --bundle app=bundle.json\n  kontext edge serve --bundle bundle.json --port 8787", runEdgeCmd},
 		{"review", "[--base R] [--head R] [--port P] [--no-open] [--out file.html] [--format markdown]", "the review console for this change: served on 127.0.0.1, or one self-contained HTML file, or (--format markdown) the pull-request comment body",
 			"kontext review --out review.html\n  kontext review --format markdown --base origin/main", runReviewCmd},
 		{"capture", "--kind K --title T [--path P]… [--tag T]… [--source S] [--body B]", "keep an insight as a local inbox candidate (secrets and e-mail addresses redacted; body from stdin)",
@@ -112,7 +123,7 @@ func init() {
 		{"challenge", "<id> --because \"…\"", "record in the inbox that an entry may no longer hold (never staged)",
 			"kontext challenge 2026-01-12-money-is-integer-cents --because \"we store micros now\"", runChallengeCmd},
 		{"version", "", "the version, API version and license (--json: also commit, Go version, os/arch)", "kontext version --json", runVersionCmd},
-		{"completion", "bash|zsh|fish", "a shell completion script for the commands", "kontext completion bash > /etc/bash_completion.d/kontext", runCompletionCmd},
+		{"completion", "bash|zsh|fish|powershell", "a shell completion script for the commands and their flags", "kontext completion bash > /etc/bash_completion.d/kontext", runCompletionCmd},
 		{"man", "", "the man page kontext(1) in roff", "kontext man > kontext.1", runManCmd},
 		{"mcp", "", "MCP server over stdio (tools ctx_api, ctx_governing, ctx_challenge, ctx_prepare_commit)",
 			"kontext -C ~/src/app mcp", runMCPCmd},
@@ -143,9 +154,12 @@ func run(ctx context.Context, args []string, streams IOStreams) int {
 	g := &factory{dir: ".", color: "auto", io: streams}
 	rest, version, help, err := parseGlobals(g, args)
 	if err != nil {
-		fmt.Fprintf(stderr, "kontext: %v\n\n", err)
-		usage(stderr)
+		fmt.Fprintf(stderr, "kontext: %v\n", err)
+		shortUsage(stderr)
 		return exitUsage
+	}
+	if version && g.json {
+		return runVersionCmd(ctx, g, nil) // --version --json: the version object
 	}
 	if version {
 		fmt.Fprintf(stdout, "kontext %s (api %d)\n", engine.Version, engine.APIVersion)
@@ -160,27 +174,35 @@ func run(ctx context.Context, args []string, streams IOStreams) int {
 	}
 	if rest[0] == "help" {
 		if len(rest) > 1 {
-			if c := find(rest[1]); c != nil {
-				commandHelp(stdout, c)
-				return exitOK
+			c := find(rest[1])
+			if c == nil {
+				return unknownCommand(stderr, rest[1])
 			}
+			commandHelp(stdout, c, rest[2:])
+			return exitOK
 		}
 		usage(stdout)
 		return exitOK
 	}
 	c := find(rest[0])
 	if c == nil {
-		fmt.Fprintf(stderr, "kontext: unknown command %q\n\n", rest[0])
-		usage(stderr)
-		return exitUsage
+		return unknownCommand(stderr, rest[0])
 	}
 	for _, a := range rest[1:] {
-		if a == "-h" || a == "--help" {
-			commandHelp(stdout, c)
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "--help" || a == "-help" {
+			commandHelp(stdout, c, rest[1:])
 			return exitOK
 		}
 	}
-	return c.run(ctx, g, rest[1:])
+	if g.json {
+		g.io.ErrOut = jsonErrs{g.io.ErrOut}
+	}
+	g.prog = newReporter(g, c.name)
+	code := c.run(ctx, g, rest[1:])
+	return g.prog.end(ctx, code)
 }
 
 // parseGlobals takes the global flags out of args wherever they stand
@@ -198,18 +220,40 @@ func parseGlobals(g *factory, args []string) (rest []string, version, help bool,
 		return args[*i], nil
 	}
 	seenCommand := false
+	jsonFlag, format := false, ""
+	// The output choice is resolved once: --jq > --json > --text > --output-format.
+	defer func() {
+		switch {
+		case g.jq != "" || jsonFlag:
+			g.json, g.text = true, false
+		case g.text:
+			g.json = false
+		case format != "":
+			g.json, g.text = format == "json", format == "text"
+		}
+	}()
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
 			return append(rest, args[i:]...), version, help, nil
 		case a == "--json" || a == "-json":
-			g.json = true
+			jsonFlag = true
+		case a == "--text":
+			g.text = true
+		case a == "--wide":
+			g.wide = true
+		case a == "--output-format" || strings.HasPrefix(a, "--output-format="):
+			if format, err = value(&i, "--output-format"); err != nil {
+				return
+			}
+			if format != "json" && format != "text" {
+				return nil, false, false, fmt.Errorf("--output-format takes json or text, not %q", format)
+			}
 		case a == "--jq" || strings.HasPrefix(a, "--jq="):
 			if g.jq, err = value(&i, "--jq"); err != nil {
 				return
 			}
-			g.json = true
 		case a == "--color" || strings.HasPrefix(a, "--color="):
 			if g.color, err = value(&i, "--color"); err != nil {
 				return
@@ -257,7 +301,7 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, `kontext — git-native project knowledge: which decisions, conventions and
 learnings govern these files, and why.
 
-Usage: kontext [-C dir] [--json | --jq expr] [--color auto|always|never] <command> [arguments]
+Usage: kontext [-C dir] [--json | --jq expr | --text] [--color auto|always|never] <command> [arguments]
 
 Commands:
 `)
@@ -269,8 +313,12 @@ Global flags (before or after the command):
   -C dir       run as if started in dir
   --json       print JSON instead of text (stable, never truncated; errors go to stderr as the API envelope)
   --jq expr    filter the JSON with a jq program (implies --json)
+  --text       human text (the default; kontext api: the envelope indented)
+  --output-format json|text  the same choice as a value (precedence: --jq > --json > --text > --output-format)
+  --wide       tables show every column whole (default: fit the terminal or $COLUMNS)
   --color m    auto (default: only on a terminal; NO_COLOR disables, CLICOLOR_FORCE forces), always, never
-  --progress jsonl  stream progress events of long work as JSON lines on stderr
+  --progress jsonl  stream progress events as JSON lines on stderr
+                    ({"type":"state|progress|file_done|complete|error","flow":"<command>",…})
   --version    print the version
 
 Examples:
@@ -281,10 +329,6 @@ Examples:
 Exit codes: 0 ok, 1 operational error, 2 usage or invalid input, 3 a check found something,
 10 brief over budget, 130 interrupted.
 `)
-}
-
-func commandHelp(w io.Writer, c *command) {
-	fmt.Fprintf(w, "Usage: kontext %s %s\n\n%s\n\nExample:\n  %s\n", c.name, c.args, c.summary, c.example)
 }
 
 // exitFor maps an API error to the exit code.
@@ -303,6 +347,7 @@ func fail(g *factory, stderr io.Writer, err error) int {
 	if errors.Is(err, context.Canceled) {
 		return exitInterrupted // interrupted: no error line
 	}
+	g.failure = apierr.As(err)
 	if g.json {
 		stderr.Write(engine.ErrorEnvelope(err))
 		io.WriteString(stderr, "\n")

@@ -37,6 +37,7 @@ func newOut(w io.Writer, g *factory) *out {
 			o.width = wd
 		}
 	}
+	o.width = columns(g, o.width)
 	switch g.color {
 	case "always":
 		o.color = true
@@ -109,18 +110,6 @@ func (o *out) paint(code, s string) string {
 		esc = o.human.mark // the neutraliser lets exactly these through
 	}
 	return esc + "[" + code + "m" + s + esc + "[0m"
-}
-
-// fit cuts s to n display columns (terminals only), marking the cut.
-func (o *out) fit(s string, n int) string {
-	if o.width == 0 || n <= 1 {
-		return s
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // jq runs a jq program over a JSON document and writes each result.

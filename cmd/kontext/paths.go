@@ -195,6 +195,10 @@ func runPathsSuggest(ctx context.Context, g *factory, args []string, stdout, std
 	default:
 		input.IDs = ids
 	}
+	if g.prog != nil {
+		g.prog.flow = "paths suggest"
+	}
+	g.prog.state("reading entries, mentions and co-changes")
 	r, err := call(ctx, g, worktree.SuggestPaths, input)
 	if err != nil {
 		return fail(g, stderr, err)
@@ -258,7 +262,8 @@ func applySuggestions(ctx context.Context, g *factory, r *api.SuggestPathsResult
 	if opID == "" {
 		opID = newOperationID("paths-suggest")
 	}
-	for _, s := range r.Suggestions {
+	for i, s := range r.Suggestions {
+		g.prog.step(i+1, len(r.Suggestions), s.ID)
 		var globs []string
 		best := -1.0
 		for _, gl := range s.Globs {
@@ -280,6 +285,7 @@ func applySuggestions(ctx context.Context, g *factory, r *api.SuggestPathsResult
 			var sr *api.SetPathsResult
 			if sr, err = setPathsResult(res); err == nil {
 				out.Results = append(out.Results, sr)
+				g.prog.fileDone(s.ID, sr.Path)
 				if sr.Staged {
 					out.Staged = append(out.Staged, appliedSuggestion{ID: s.ID, Globs: globs})
 				} else {

@@ -46,7 +46,7 @@ func runReviewCmd(ctx context.Context, g *factory, args []string) int {
 	}
 	// The console reviews the change at hand: without --head it includes
 	// uncommitted knowledge (a local review; private entries stay out).
-	opts := bundle.Options{Dir: g.dir, Base: *base, Head: *head, Worktree: *head == ""}
+	opts := bundle.Options{Dir: g.dir, Base: *base, Head: *head, Worktree: *head == "", Progress: g.prog.engineProgress()}
 	build := func(ctx context.Context) ([]byte, error) {
 		b, err := bundle.Build(ctx, opts)
 		if err != nil {
@@ -55,6 +55,7 @@ func runReviewCmd(ctx context.Context, g *factory, args []string) int {
 		return bundle.Marshal(b)
 	}
 	// Built once up front: a bad --base fails here, not in the browser.
+	g.prog.state("building the bundle")
 	first, err := build(ctx)
 	if err != nil {
 		return fail(g, stderr, err)
@@ -62,6 +63,7 @@ func runReviewCmd(ctx context.Context, g *factory, args []string) int {
 	assets := review.Assets()
 
 	if *out != "" {
+		g.prog.state("writing the page")
 		page, err := review.SingleFile(assets, first)
 		if err != nil {
 			fmt.Fprintf(stderr, "kontext: %v\n", err)
@@ -70,8 +72,10 @@ func runReviewCmd(ctx context.Context, g *factory, args []string) int {
 		if err := bundle.WriteAtomic(*out, page); err != nil {
 			return fail(g, stderr, err)
 		}
-		fmt.Fprintf(stdout, "wrote %s (%d bytes)\n", *out, len(page))
-		return exitOK
+		g.prog.fileDone(*out, *out)
+		return emit(g, stdout, reviewPage{Path: *out, Bytes: len(page)}, func(w io.Writer) {
+			fmt.Fprintf(w, "wrote %s (%d bytes)\n", *out, len(page))
+		})
 	}
 
 	if missing := review.Missing(assets); len(missing) > 0 {
@@ -83,7 +87,11 @@ func runReviewCmd(ctx context.Context, g *factory, args []string) int {
 		return exitFailed
 	}
 	url := "http://" + ln.Addr().String() + "/"
-	fmt.Fprintf(stdout, "kontext review: %s  (Ctrl-C stops)\n", url)
+	if code := emit(g, stdout, map[string]string{"url": url}, func(w io.Writer) {
+		fmt.Fprintf(w, "kontext review: %s  (Ctrl-C stops)\n", url)
+	}); code != exitOK {
+		return code
+	}
 	// The first request gets the bundle built above; later ones a fresh one.
 	var once sync.Once
 	srv := &review.Server{Assets: assets, Bundle: func(ctx context.Context) ([]byte, error) {
@@ -127,4 +135,10 @@ func openBrowser(url string) {
 	if cmd.Start() == nil {
 		go cmd.Wait()
 	}
+}
+
+// reviewPage is kontext review --out --json: the page written.
+type reviewPage struct {
+	Path  string `json:"path"`
+	Bytes int    `json:"bytes"`
 }

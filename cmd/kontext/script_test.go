@@ -5,12 +5,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
+
+var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"kontext": main})
@@ -30,8 +34,9 @@ func TestScripts(t *testing.T) {
 			} {
 				env.Setenv(k, v)
 			}
-			return nil
+			return edgeSetup(env)
 		},
+		Condition: edgeCondition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			// demo DIR builds the demo repository at DIR.
 			"demo": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -42,6 +47,25 @@ func TestScripts(t *testing.T) {
 				cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null")
 				if out, err := cmd.CombinedOutput(); err != nil {
 					ts.Fatalf("demo-repo.sh: %v\n%s", err, out)
+				}
+			},
+			"http": cmdHTTP,
+			// fits N fails unless every line of the last command's stdout
+			// is at most N runes wide (colour sequences not counted).
+			"fits": func(ts *testscript.TestScript, neg bool, args []string) {
+				n, err := strconv.Atoi(args[0])
+				if err != nil || len(args) != 1 {
+					ts.Fatalf("usage: fits N")
+				}
+				over := 0
+				for i, line := range strings.Split(ts.ReadFile("stdout"), "\n") {
+					if w := utf8.RuneCountInString(sgr.ReplaceAllString(line, "")); w > n {
+						over++
+						ts.Logf("line %d is %d wide: %s", i+1, w, line)
+					}
+				}
+				if (over > 0) != neg {
+					ts.Fatalf("%d lines over %d columns", over, n)
 				}
 			},
 			// bigfile NAME BYTES writes a JSON object of about BYTES bytes.

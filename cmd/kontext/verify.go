@@ -36,6 +36,7 @@ func runVerifyCmd(ctx context.Context, g *factory, args []string) int {
 	if len(ids) != 1 {
 		return usageErr(g, stderr, "usage: kontext verify <id> [--because \"…\"]")
 	}
+	g.prog.state("running the verify command of " + ids[0])
 	r, err := call(ctx, g, drafts.Verify, &api.VerifyInput{ID: ids[0], Because: *because})
 	if err != nil {
 		if ae := apierr.As(err); ae.Code == apierr.UntrustedVerify && !g.json {
@@ -45,6 +46,7 @@ func runVerifyCmd(ctx context.Context, g *factory, args []string) int {
 		}
 		return fail(g, stderr, err)
 	}
+	g.prog.fileDone(r.Path, "")
 	code := emit(g, stdout, r, func(w io.Writer) {
 		switch {
 		case r.TimedOut:

@@ -220,6 +220,9 @@ type openInput struct {
 	Files    map[string]string `json:"files"`
 	Revision *string           `json:"revision"`
 	Now      *string           `json:"now"`
+	// Immutable: requests do not list or stat the files again; update is
+	// the only way they change.
+	Immutable bool `json:"immutable"`
 }
 
 // OpenResult is open's result.
@@ -227,8 +230,11 @@ type OpenResult struct {
 	Handle int `json:"handle"`
 }
 
-// open(inputJSON) loads a file set {files, revision?, now?} into a new
-// knowledge base and returns its handle.
+// open(inputJSON, snapshot?) loads a file set {files, revision?, now?,
+// immutable?} into a new knowledge base and returns its handle. snapshot
+// (a Uint8Array) is a bundle's compiled snapshot, used wherever the files
+// are the ones it was built from; it travels as bytes, not in the JSON,
+// because decoding megabytes of a JSON string is slow in WASM.
 func open(args []js.Value) (any, error) {
 	doc, err := jsonArg(args, 0, "open input")
 	if err != nil {
@@ -239,7 +245,7 @@ func open(args []js.Value) (any, error) {
 		return nil, err
 	}
 	fs := newStableFS(memfs.New())
-	opts := engine.Options{FS: fs, Surface: engine.Snapshot}
+	opts := engine.Options{FS: fs, Surface: engine.Snapshot, Immutable: in.Immutable}
 	if in.Revision != nil {
 		opts.Revision = *in.Revision
 	}
@@ -254,6 +260,11 @@ func open(args []js.Value) (any, error) {
 		return nil, err
 	}
 	k := &kb{fs: fs, e: engine.New(opts)}
+	if v := arg(args, 1); v.Type() == js.TypeObject && v.InstanceOf(js.Global().Get("Uint8Array")) {
+		snap := make([]byte, v.Length())
+		js.CopyBytesToGo(snap, v)
+		k.e.UsePortableSnapshot(snap)
+	}
 	mu.Lock()
 	h := next
 	next++
@@ -466,7 +477,12 @@ func abi(_ []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &ABIResult{ABI: ABI, Version: engine.Version, Operations: st.Capabilities}
+	out := &ABIResult{ABI: ABI, Version: engine.Version, Operations: []string{}}
+	for _, c := range st.Capabilities {
+		if _, op := engine.InputSchema(c); op { // capability strings such as entries.cursor are not operations
+			out.Operations = append(out.Operations, c)
+		}
+	}
 	for _, f := range functions {
 		out.Functions = append(out.Functions, f.name)
 	}

@@ -11,6 +11,8 @@ type BriefRepository struct {
 	// PathsFrom says where the paths came from: "given", "changed since
 	// <base>" or "uncommitted".
 	PathsFrom string `json:"paths_from"`
+	// PathCount is the number of paths when the compact view left Paths empty.
+	PathCount int `json:"path_count,omitempty"`
 }
 
 // Brief is the result of context.brief: the kontext.brief/v1 document.

@@ -30,6 +30,13 @@ type Bundle struct {
 	ChangedPaths []string                  `json:"changed_paths"`
 	History      map[string]*BundleHistory `json:"history"`
 	Drift        []*DriftEntry             `json:"drift"`
+	// Snapshot (format 1.2) is the compiled snapshot of Files at the head
+	// revision, base64: parsed entries, diagnostics and the compiled match
+	// index, so a reader answers without parsing Markdown or YAML. It is
+	// content-addressed by the git blob ids of the files: a reader uses a
+	// stored parse only for a file whose content hashes to its id, and
+	// parses the rest. Readers that do not know it ignore it.
+	Snapshot string `json:"snapshot,omitempty" jsonschema_description:"The compiled snapshot of files at head (base64; format 1.2): content-addressed by the files' blob ids, used by the WASM engine instead of parsing; ignore it or fall back to the files."`
 }
 
 // BundleRepository describes the change a bundle is about.

@@ -8,6 +8,8 @@ type BriefInput struct {
 	BudgetLines *int     `json:"budget_lines,omitempty" jsonschema:"minimum=1,maximum=1000000" jsonschema_description:"At most this many lines; lower-authority content is dropped first. Default: [brief] budget_lines of the config (300)."`
 	// Architecture includes the ARCHITECTURE section.
 	Architecture bool `json:"architecture,omitempty" jsonschema_description:"Include the ARCHITECTURE section."`
+	// View compact leaves repository.paths out (a diff can name thousands).
+	View string `json:"view,omitempty" jsonschema:"enum=full,enum=compact" jsonschema_description:"compact: repository.paths left out (path_count says how many; the paths line summarises them); default full."`
 }
 
 // RepositoryStateInput is the input of repository.state.

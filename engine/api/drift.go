@@ -6,6 +6,17 @@ type DriftEntry struct {
 	Path    string       `json:"path"`
 	Changed []string     `json:"changed"`
 	Commits []CommitLine `json:"commits"`
+	// LastEdited is the newest commit that changed the entry's own file
+	// (absent when it is not committed): the look a reader sees when no
+	// ledger line or checked field records one.
+	LastEdited *Edit `json:"last_edited,omitempty" jsonschema_description:"the newest commit that changed the entry's own file: its sha, committer time and author"`
+}
+
+// Edit is a commit that changed a file.
+type Edit struct {
+	SHA string `json:"sha"`
+	At  string `json:"at"`
+	By  string `json:"by"`
 }
 
 // DriftResult is the result of entries.drift.

@@ -25,6 +25,10 @@ type GoverningResult struct {
 	Entries  []*Entry `json:"entries"`
 	Total    int      `json:"total"`
 	Snapshot string   `json:"snapshot"`
+	// Items is the page in the compact view (view: compact); absent otherwise.
+	Items []*CompactEntry `json:"items,omitempty"`
+	// NextCursor continues a page cut by limit; absent on the last page.
+	NextCursor string `json:"next_cursor,omitempty"`
 	// Boundaries lists the requested paths that lie inside a nested
 	// repository (absent when none does).
 	Boundaries []Boundary `json:"boundaries,omitempty" jsonschema_description:"Requested paths inside a nested repository, whose own knowledge governs them."`
@@ -36,6 +40,31 @@ type Boundary struct {
 	Repository     string `json:"repository"`
 	RepositoryPath string `json:"repository_path" jsonschema_description:"Relative to repository."`
 }
+
+// CompactEntry is an entry as the compact governing view sends it: what a
+// reader needs to apply the rule, without the fields a whole entry repeats
+// (markdown next to body, publication, verification).
+type CompactEntry struct {
+	ID      string  `json:"id"`
+	Kind    string  `json:"kind"`
+	Title   string  `json:"title"`
+	Summary *string `json:"summary,omitempty"`
+	Status  *string `json:"status,omitempty"`
+	// Rule and Specificity are the entry's most specific match.
+	Rule        string `json:"rule,omitempty"`
+	Specificity *int   `json:"specificity,omitempty"`
+	// Paths are the asked paths it governs, when more than one was asked.
+	Paths []string `json:"paths,omitempty"`
+	File  string   `json:"file"`
+	// Body is the body when it is short (CompactBodyMax bytes or fewer);
+	// BodyBytes says how long an omitted body is.
+	Body      string `json:"body,omitempty"`
+	BodyBytes int    `json:"body_bytes,omitempty"`
+	ReviewDue bool   `json:"review_due,omitempty"`
+}
+
+// CompactBodyMax is the longest body the compact view sends (bytes).
+const CompactBodyMax = 320
 
 // Candidate is one entries.related candidate.
 type Candidate struct {

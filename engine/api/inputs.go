@@ -64,6 +64,8 @@ type GoverningInput struct {
 	Limit          *int     `json:"limit,omitempty" jsonschema:"minimum=1,maximum=100000" jsonschema_description:"Applied after sorting."`
 	MinSpecificity int      `json:"min_specificity,omitempty" jsonschema:"minimum=0,maximum=100000" jsonschema_description:"Drop matches less specific than this."`
 	History        *bool    `json:"history,omitempty" jsonschema_description:"Fill the fields git history gives (landed, since, since_verified, amended_since); default true. false answers without reading the commit index: those fields are null, as on the in-memory engine."`
+	View           string   `json:"view,omitempty" jsonschema:"enum=full,enum=compact" jsonschema_description:"compact: the page in items as short records (the body only when short); default full."`
+	Cursor         string   `json:"cursor,omitempty" jsonschema_description:"next_cursor of the previous page; stale_cursor after the knowledge changed."`
 }
 
 // RelatedInput is the input of entries.related.

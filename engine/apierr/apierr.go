@@ -25,6 +25,7 @@ const (
 	InvalidModelOutput   = "invalid_model_output"
 	NoCommits            = "no_commits"
 	OperationFailed      = "operation_failed"
+	StaleCursor          = "stale_cursor"
 )
 
 // aliases lists the older or broader codes a client may branch on as well.

@@ -2,6 +2,7 @@ package worktree
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"io/fs"
 	"path"
@@ -21,14 +22,21 @@ const BundleSchema = "kontext.bundle/v1"
 
 // BundleFormatVersion is the bundle's <major>.<minor>: the major is the
 // schema's; the minor goes up with every added field (1.1: format_version,
-// repository.worktree; private entries left out).
-const BundleFormatVersion = "1.1"
+// repository.worktree; private entries left out; 1.2: snapshot, drift
+// entries' last_edited).
+const BundleFormatVersion = "1.2"
 
 // runBundle answers bundle.build: the knowledge files of a change's head
 // and base, the paths it touches, every entry's history-derived fields and
 // the drift result, in one document the WASM engine (review console, edge
 // worker) loads; history is computed here because the browser has no git.
 func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api.Bundle, error) {
+	// One listing of the working tree for every read below (the history
+	// and private-entry passes page through all entries).
+	ctx, err := e.Pin(ctx)
+	if err != nil {
+		return nil, err
+	}
 	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
@@ -58,7 +66,10 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 		if err := bundleHistory(ctx, e, b); err != nil {
 			return nil, err
 		}
-		return b, dropPrivate(ctx, e, nil, b)
+		if err := dropPrivate(ctx, e, nil, b); err != nil {
+			return nil, err
+		}
+		return b, compileBundle(ctx, b, e)
 	}
 	headRev := in.Head
 	if headRev == "" && !working {
@@ -86,21 +97,24 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 			return nil, err
 		}
 	} else {
-		if b.Files, b.Config, err = bundleAt(ctx, h, head); err != nil {
-			return nil, err
-		}
+		// The engine drift read the head with: its tree is read once.
 		if histEng, err = e.AtCommit(ctx, head); err != nil {
 			return nil, err
 		}
+		if ctx, err = histEng.Pin(ctx); err != nil {
+			return nil, err
+		}
+		b.Files, b.Config = committedFiles(histEng)
 	}
 	var baseEng *engine.Engine
 	if base != "" {
-		if b.BaseFiles, _, err = bundleAt(ctx, h, base); err != nil {
-			return nil, err
-		}
 		if baseEng, err = e.AtCommit(ctx, base); err != nil {
 			return nil, err
 		}
+		if ctx, err = baseEng.Pin(ctx); err != nil {
+			return nil, err
+		}
+		b.BaseFiles, _ = committedFiles(baseEng)
 	}
 	if err := bundleChanged(ctx, h, b, base, head); err != nil {
 		return nil, err
@@ -111,7 +125,34 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 	if err := dropPrivate(ctx, histEng, baseEng, b); err != nil {
 		return nil, err
 	}
-	return b, nil
+	return b, compileBundle(ctx, b, histEng)
+}
+
+// compileBundle stores the compiled snapshot of the bundle's head files,
+// built from exactly the files (and revision) a reader opens: its files
+// plus the configuration, after private entries were dropped. seed read
+// the same files (the working tree or the head commit): its parses are
+// reused where the content matches.
+func compileBundle(ctx context.Context, b *api.Bundle, seed *engine.Engine) error {
+	files := make(map[string]string, len(b.Files)+1)
+	for p, text := range b.Files {
+		files[p] = text
+	}
+	if b.Config != nil {
+		if _, ok := files[b.Config.Path]; !ok {
+			files[b.Config.Path] = b.Config.Text
+		}
+	}
+	rev := ""
+	if b.Repository.Head != nil {
+		rev = *b.Repository.Head
+	}
+	snap, err := engine.CompileSnapshot(ctx, files, rev, seed)
+	if err != nil {
+		return err
+	}
+	b.Snapshot = base64.StdEncoding.EncodeToString(snap)
+	return nil
 }
 
 // dropPrivate removes private entries (visibility: private) from the
@@ -251,44 +292,15 @@ func bundleHistory(ctx context.Context, e *engine.Engine, b *api.Bundle) error {
 	}
 }
 
-// bundleAt returns the knowledge files and the configuration committed in
-// sha, read with the configuration committed there.
-func bundleAt(ctx context.Context, h engine.History, sha string) (map[string]string, *api.BundleConfig, error) {
+// committedFiles returns the knowledge files and the configuration of an
+// engine AtCommit made (read with the configuration committed there).
+func committedFiles(e *engine.Engine) (map[string]string, *api.BundleConfig) {
+	files, cfgPath, _ := e.CommitFiles()
 	var cfg *api.BundleConfig
-	for _, cand := range engine.ConfigCandidates() {
-		data, ok, err := h.FileAt(ctx, sha, cand)
-		if err != nil {
-			return nil, nil, err
-		}
-		if ok {
-			cfg = &api.BundleConfig{Path: cand, Text: string(data)}
-			break
-		}
+	if cfgPath != "" {
+		cfg = &api.BundleConfig{Path: cfgPath, Text: files[cfgPath]}
 	}
-	var k *engine.Knowledge
-	var err error
-	if cfg == nil {
-		k, err = engine.KnowledgeAt("", nil)
-	} else {
-		k, err = engine.KnowledgeAt(cfg.Path, []byte(cfg.Text))
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	tree, err := h.Tree(ctx, sha, k.Dirs)
-	if err != nil {
-		return nil, nil, err
-	}
-	files := map[string]string{}
-	for p, f := range tree {
-		if k.Contains(p) {
-			files[p] = string(f.Data)
-		}
-	}
-	if cfg != nil {
-		files[cfg.Path] = cfg.Text
-	}
-	return files, cfg, nil
+	return files, cfg
 }
 
 // bundleSkipDirs are never walked (as the reader skips them).
@@ -315,41 +327,64 @@ func readKnowledge(ctx context.Context, e *engine.Engine, k *engine.Knowledge) (
 			}
 		}
 	}
+	// Walked with directory listings, whose entries carry their lstat data:
+	// one stat and one read per file (a link is not followed, as before).
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		infos, err := fsys.ReadDir(dir)
+		if err != nil {
+			return apierr.Wrap(apierr.OperationFailed, err, "reading %s", dir)
+		}
+		for _, fi := range infos {
+			rel := path.Join(dir, fi.Name())
+			if dir == "." {
+				rel = fi.Name()
+			}
+			switch {
+			case fi.IsDir():
+				if !bundleSkipDirs[fi.Name()] {
+					if err := walk(rel); err != nil {
+						return err
+					}
+				}
+			case fi.Mode().IsRegular():
+				if _, done := files[rel]; !done && k.Contains(rel) {
+					if err := add(rel); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	}
 	for _, d := range k.Dirs {
 		start := d
 		if start == "" {
 			start = "."
 		}
-		err := util.Walk(fsys, start, func(p string, fi fs.FileInfo, err error) error {
-			if err != nil {
-				if p == start && errors.Is(err, fs.ErrNotExist) {
-					return fs.SkipDir
-				}
-				return err
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if fi.IsDir() {
-				if p != start && bundleSkipDirs[fi.Name()] {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if !fi.Mode().IsRegular() {
-				return nil
-			}
-			rel := path.Clean(filepath.ToSlash(p))
-			if _, done := files[rel]; done || !k.Contains(rel) {
-				return nil
-			}
-			return add(rel)
-		})
-		if err != nil && !errors.Is(err, fs.SkipDir) {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
+		fi, err := fsys.Lstat(start)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
 			return nil, apierr.Wrap(apierr.OperationFailed, err, "reading %s", d)
+		case fi.IsDir():
+			if err := walk(start); err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				return nil, err
+			}
+		case fi.Mode().IsRegular():
+			rel := path.Clean(start)
+			if _, done := files[rel]; !done && k.Contains(rel) {
+				if err := add(rel); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	return files, nil

@@ -8,6 +8,7 @@ package worktree
 
 import (
 	"context"
+	"sort"
 	"strings"
 
 	"github.com/kontext/kontext/engine"
@@ -68,6 +69,10 @@ func runBrief(ctx context.Context, e *engine.Engine, in *api.BriefInput) (*api.B
 	case in.BudgetLines != nil && (*in.BudgetLines < 1 || *in.BudgetLines > engine.MaxBudgetLines):
 		return nil, jsonin.Errorf("budget_lines", "must be between 1 and %d, got %d", engine.MaxBudgetLines, *in.BudgetLines)
 	}
+	compact := in.View == "compact"
+	if in.View != "" && in.View != "full" && !compact {
+		return nil, jsonin.Errorf("view", "must be full or compact, got %q", in.View)
+	}
 	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
@@ -93,7 +98,7 @@ func runBrief(ctx context.Context, e *engine.Engine, in *api.BriefInput) (*api.B
 		repo.Dirty = len(dirty) > 0
 		switch {
 		case in.Diff != "":
-			if paths, err = h.ChangedSince(ctx, in.Diff); err != nil {
+			if paths, err = changedSince(ctx, h, st.Head, in.Diff, dirty); err != nil {
 				return nil, err
 			}
 			repo.PathsFrom = "changed since " + in.Diff
@@ -108,14 +113,58 @@ func runBrief(ctx context.Context, e *engine.Engine, in *api.BriefInput) (*api.B
 	repo.Paths = paths
 	var entries []*api.Entry
 	if len(paths) > 0 {
-		g, err := e.Governing(ctx, &api.GoverningInput{Paths: paths})
+		// The brief uses no history-derived field: governing without
+		// the commit index.
+		noHistory := false
+		g, err := e.Governing(ctx, &api.GoverningInput{Paths: paths, History: &noHistory})
 		if err != nil {
 			return nil, err
 		}
 		entries = g.Entries
 	}
-	return brief.Assemble(brief.Input{Repository: repo, Entries: entries, Budget: budget,
-		Architecture: in.Architecture, GeneratedAt: e.Now()}), nil
+	b := brief.Assemble(brief.Input{Repository: repo, Entries: entries, Budget: budget,
+		Architecture: in.Architecture, GeneratedAt: e.Now()})
+	if compact {
+		b.Repository.PathCount, b.Repository.Paths = len(b.Repository.Paths), []string{}
+	}
+	return b, nil
+}
+
+// changedSince is History.ChangedSince with the uncommitted paths the
+// brief already read (dirty): the committed changes from the merge base of
+// base and head to head, plus dirty, sorted. Walking the working tree once
+// instead of twice is most of what a brief of a big change costs.
+func changedSince(ctx context.Context, h engine.History, head, base string, dirty []string) ([]string, error) {
+	set := make(map[string]bool, len(dirty))
+	for _, p := range dirty {
+		set[p] = true
+	}
+	if head != "" {
+		from, err := h.Resolve(ctx, base)
+		if err != nil {
+			return nil, err
+		}
+		mb, err := h.MergeBase(ctx, from, head)
+		if err != nil {
+			return nil, err
+		}
+		if mb != "" {
+			from = mb
+		}
+		committed, err := h.Diff(ctx, from, head)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range committed {
+			set[p] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 // runVerifyPin answers verify.pin: the entry's verify command and whether

@@ -48,6 +48,9 @@ type Options struct {
 	Worktree bool
 	// Now stamps generated_at; nil means KONTEXT_NOW or the clock.
 	Now func() time.Time
+	// Progress is told about long work (the history index build), as
+	// native.Options.Progress.
+	Progress func(event, task string, fields map[string]any)
 }
 
 // Build assembles the bundle of the change opts select (bundle.build).
@@ -56,7 +59,7 @@ func Build(ctx context.Context, opts Options) (*Bundle, error) {
 	if dir == "" {
 		dir = "."
 	}
-	eng, err := native.Open(dir)
+	eng, err := native.OpenWith(dir, native.Options{Progress: opts.Progress})
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,9 @@
 package bundle
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"testing"
 
 	"github.com/kontext/kontext/engine/apierr"
@@ -45,7 +47,7 @@ func TestBundlePublishingRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.FormatVersion != "1.1" || b.Schema != "kontext.bundle/v1" || b.Repository.Worktree || b.Repository.Dirty {
+	if b.FormatVersion != "1.2" || b.Schema != "kontext.bundle/v1" || b.Repository.Worktree || b.Repository.Dirty {
 		t.Errorf("publishing bundle: schema %q format %q worktree %v dirty %v", b.Schema, b.FormatVersion, b.Repository.Worktree, b.Repository.Dirty)
 	}
 	if got := b.Files[".ai/conventions/2026-01-10-team.md"]; got != entryFile("Team rule", "team") {
@@ -58,6 +60,17 @@ func TestBundlePublishingRules(t *testing.T) {
 	}
 	if _, ok := b.History["2026-01-11-mine"]; ok {
 		t.Error("publishing bundle has history of the private entry")
+	}
+	// The compiled snapshot is built from the published files only.
+	snap, err := base64.StdEncoding.DecodeString(b.Snapshot)
+	if err != nil || len(snap) == 0 {
+		t.Fatalf("publishing bundle has no compiled snapshot (%v)", err)
+	}
+	if bytes.Contains(snap, []byte("My private note")) || bytes.Contains(snap, []byte("2026-01-11-mine")) {
+		t.Error("the compiled snapshot holds the private entry")
+	}
+	if !bytes.Contains(snap, []byte("Team rule")) {
+		t.Error("the compiled snapshot lacks the team entry")
 	}
 	if _, ok := b.History["2026-01-10-team"]; !ok {
 		t.Error("publishing bundle lacks the team entry's history")

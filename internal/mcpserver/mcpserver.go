@@ -1,9 +1,10 @@
 // Package mcpserver is kontext's MCP server (`kontext mcp`): it owns the MCP
 // tool surface (names, input schemas, the envelope output schema) and maps
 // every tool call onto the one operation dispatcher (engine.Engine.Request),
-// exactly as `kontext api` does. A tool result carries the API envelope
-// twice — as structuredContent and, byte for byte, as a text block — and sets
-// isError when the envelope's ok is false. It keeps one engine per resolved
+// exactly as `kontext api` does. A tool result carries the answer object
+// as structuredContent and a text block (the same JSON, or for
+// ctx_governing and ctx_brief a plain-text reading of it: text.go), and
+// sets isError when the answer's ok is false. It keeps one engine per resolved
 // directory for the life of a Server, so parses and compiled indexes are
 // reused while the snapshot is unchanged (the engine revalidates every file
 // on each call; an edit is never answered from a stale parse).
@@ -14,6 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"path/filepath"
 	"sync"
 
@@ -45,6 +47,8 @@ func New(dir string) *mcp.Server {
 	for _, t := range tools {
 		s.AddTool(&mcp.Tool{
 			Name:         t.name,
+			Title:        t.title,
+			Annotations:  t.annotations,
 			Description:  t.description,
 			InputSchema:  t.inputSchema(),
 			OutputSchema: envelopeSchema(),
@@ -68,17 +72,18 @@ func (h *handler) tool(t tool) mcp.ToolHandler {
 		}
 		args, err := t.decode(raw)
 		if err != nil {
-			return result(engine.ErrorEnvelope(err)), nil
+			return t.result(engine.ErrorEnvelope(err), nil), nil
 		}
 		formalize := string(bytes.TrimSpace(args["formalize"])) == "true"
+		asked := maps.Clone(args)
 		op, input, err := t.request(args)
 		if err != nil {
-			return result(engine.ErrorEnvelope(err)), nil
+			return t.result(engine.ErrorEnvelope(err), asked), nil
 		}
 		if formalize && op == "drafts.stage" {
-			return result(h.prepareFormalized(ctx, input)), nil
+			return t.result(h.prepareFormalized(ctx, input), asked), nil
 		}
-		return result(h.request(ctx, op, input)), nil
+		return t.result(h.request(ctx, op, input), asked), nil
 	}
 }
 
@@ -185,15 +190,22 @@ func (h *handler) engine(input []byte) (*engine.Engine, error) {
 	return e, nil
 }
 
-// result wraps an envelope: structuredContent is the envelope object, the
-// text block is the envelope JSON as the dispatcher produced it.
-func result(env []byte) *mcp.CallToolResult {
+// result wraps an answer: structuredContent is the answer object; the
+// text block is the tool's text reading of a successful answer (text.go
+// says what each client gets), else the answer's JSON as the dispatcher
+// produced it.
+func (t tool) result(env []byte, args map[string]json.RawMessage) *mcp.CallToolResult {
 	var probe struct {
-		OK bool `json:"ok"`
+		OK     bool            `json:"ok"`
+		Result json.RawMessage `json:"result"`
 	}
 	_ = json.Unmarshal(env, &probe)
+	text := string(env)
+	if probe.OK && t.text != nil {
+		text = t.text(probe.Result, args)
+	}
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(env)}},
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
 		StructuredContent: json.RawMessage(env),
 		IsError:           !probe.OK,
 	}

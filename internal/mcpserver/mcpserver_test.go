@@ -43,9 +43,12 @@ func inMemory(t *testing.T, dir string) *mcp.ClientSession {
 	return cs
 }
 
+// textTools answer with a text reading in the text block (errors stay JSON).
+var textTools = map[string]bool{"ctx_governing": true, "ctx_brief": true}
+
 // call calls a tool and checks the result conventions: one text block that
-// is the envelope JSON, structuredContent equal to it, isError == !ok.
-// It returns the envelope text and its decoded form.
+// is the answer's JSON (a text reading for textTools), structuredContent
+// equal to it, isError == !ok. It returns the text and the decoded answer.
 func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (string, map[string]any) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
@@ -60,6 +63,23 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (string, m
 		t.Fatalf("%s: content is %T, want text", name, res.Content[0])
 	}
 	var env map[string]any
+	if textTools[name] && !res.IsError {
+		// A text reading of the answer, not a second copy of its JSON.
+		if json.Valid([]byte(tc.Text)) {
+			t.Fatalf("%s: the text block is JSON, want a text reading:\n%s", name, tc.Text)
+		}
+		b, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &env); err != nil {
+			t.Fatal(err)
+		}
+		if env["schema_version"] != float64(1) || env["ok"] != true {
+			t.Fatalf("%s: structuredContent %s", name, b)
+		}
+		return tc.Text, env
+	}
 	if err := json.Unmarshal([]byte(tc.Text), &env); err != nil {
 		t.Fatalf("%s: text block is not JSON: %v\n%s", name, err, tc.Text)
 	}
@@ -73,6 +93,16 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (string, m
 		t.Fatalf("%s: isError = %v with ok = %v", name, res.IsError, env["ok"])
 	}
 	return tc.Text, env
+}
+
+// sameJSON reports whether the decoded answer equals the JSON want.
+func sameJSON(t *testing.T, got map[string]any, want []byte) bool {
+	t.Helper()
+	var w map[string]any
+	if err := json.Unmarshal(want, &w); err != nil {
+		t.Fatal(err)
+	}
+	return reflect.DeepEqual(got, w)
 }
 
 func errCode(env map[string]any) string {
@@ -109,13 +139,14 @@ func exercise(t *testing.T, cs *mcp.ClientSession, demo string) {
 		t.Fatalf("entries.governing: %s", text)
 	}
 
-	// ctx_governing is the same answer.
-	if text, _ := call(t, cs, "ctx_governing", map[string]any{"paths": []string{"src/billing/tax/vat.go"}}); text != want {
-		t.Fatalf("ctx_governing:\n got %s\nwant %s", text, want)
+	// ctx_governing is the dispatcher's compact, paged answer.
+	wantGov := native.Request(ctx, demo, "entries.governing", []byte(`{"paths":["src/billing/tax/vat.go"],"view":"compact","limit":10}`))
+	if _, env := call(t, cs, "ctx_governing", map[string]any{"paths": []string{"src/billing/tax/vat.go"}}); !sameJSON(t, env, wantGov) {
+		t.Fatalf("ctx_governing:\n got %v\nwant %s", env, wantGov)
 	}
-	wantMin := string(native.Request(ctx, demo, "entries.governing", []byte(`{"paths":["src/billing/tax/vat.go"],"min_specificity":3}`)))
-	if text, _ := call(t, cs, "ctx_governing", map[string]any{"paths": []string{"src/billing/tax/vat.go"}, "min_specificity": 3}); text != wantMin {
-		t.Fatalf("ctx_governing min_specificity:\n got %s\nwant %s", text, wantMin)
+	wantMin := native.Request(ctx, demo, "entries.governing", []byte(`{"paths":["src/billing/tax/vat.go"],"min_specificity":3,"view":"full","limit":10}`))
+	if _, env := call(t, cs, "ctx_governing", map[string]any{"paths": []string{"src/billing/tax/vat.go"}, "min_specificity": 3, "detail": true}); !sameJSON(t, env, wantMin) {
+		t.Fatalf("ctx_governing min_specificity detail:\n got %v\nwant %s", env, wantMin)
 	}
 
 	// The dir beside operation wins over input.dir.
@@ -186,13 +217,23 @@ func exercise(t *testing.T, cs *mcp.ClientSession, demo string) {
 func checkGolden(t *testing.T, list []*mcp.Tool) {
 	t.Helper()
 	type entry struct {
-		Name         string `json:"name"`
-		InputSchema  any    `json:"inputSchema"`
-		OutputSchema any    `json:"outputSchema"`
+		Name         string               `json:"name"`
+		Title        string               `json:"title"`
+		Annotations  *mcp.ToolAnnotations `json:"annotations"`
+		InputSchema  any                  `json:"inputSchema"`
+		OutputSchema any                  `json:"outputSchema"`
 	}
 	var got []entry
 	for _, tl := range list {
-		got = append(got, entry{tl.Name, tl.InputSchema, tl.OutputSchema})
+		if tl.Title == "" || tl.Annotations == nil || tl.Annotations.Title != tl.Title {
+			t.Errorf("%s: title %q, annotations %+v: every tool has a title and annotations", tl.Name, tl.Title, tl.Annotations)
+		}
+		for _, jargon := range []string{"envelope", ".md"} {
+			if strings.Contains(tl.Description, jargon) {
+				t.Errorf("%s: the description says %q: plain words for a model", tl.Name, jargon)
+			}
+		}
+		got = append(got, entry{tl.Name, tl.Title, tl.Annotations, tl.InputSchema, tl.OutputSchema})
 	}
 	// Normalise through JSON so local (typed) and remote (decoded) lists compare alike.
 	b, err := json.Marshal(got)
@@ -447,7 +488,7 @@ func TestAbsolutePaths(t *testing.T) {
 	if abs != rel {
 		t.Fatalf("absolute path answered differently:\n got %s\nwant %s", abs, rel)
 	}
-	if n := len(env["result"].(map[string]any)["entries"].([]any)); n < 5 {
+	if n := len(env["result"].(map[string]any)["items"].([]any)); n < 5 {
 		t.Fatalf("only %d governing entries", n)
 	}
 	if real, err := filepath.EvalSymlinks(demo); err == nil {

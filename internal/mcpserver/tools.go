@@ -3,9 +3,12 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
@@ -29,31 +32,70 @@ type field struct {
 	kind        kind
 	required    bool
 	description string
+	// schema is the argument's whole JSON Schema when it is more than its
+	// kind says (an object's properties, an integer's bounds); nil: the kind's.
+	schema map[string]any
+	// opSchema is the operation's schema of the field (apiFields).
+	opSchema map[string]any
 }
 
-// tool is one MCP tool: its arguments and how they become one dispatcher
-// request (operation name and input document).
+// typed gives fields their operation's whole schema (bounds, enums,
+// defaults). The tools that existed before it keep their frozen schemas.
+func typed(fs []field) []field {
+	for i := range fs {
+		if fs[i].opSchema != nil {
+			fs[i].schema = fs[i].opSchema
+		}
+	}
+	return fs
+}
+
+// tool is one MCP tool: its arguments, how they become one dispatcher
+// request (operation name and input document), and how its answer reads
+// as text.
 type tool struct {
 	name        string
+	title       string
 	description string
+	annotations *mcp.ToolAnnotations
 	fields      []field
 	request     func(args map[string]json.RawMessage) (op string, input []byte, err error)
+	// text renders a successful answer for the text block (nil: the
+	// answer's JSON, byte for byte what structuredContent holds).
+	text func(result json.RawMessage, args map[string]json.RawMessage) string
 }
 
 const dirDescription = "Another worktree or repository to read, relative to the server's directory (kontext -C) or absolute."
+
+// Annotation values (the SDK takes pointers for hints whose default is true).
+var (
+	no  = new(bool)
+	yes = func() *bool { b := true; return &b }()
+)
+
+// readOnly annotates a tool that changes nothing.
+func readOnly(title string) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: no, OpenWorldHint: no}
+}
+
+// DefaultPage is the page size of the list tools (ctx_governing).
+const DefaultPage = 10
 
 // tools is the frozen tool surface (testdata/mcp/tools.json): tools and
 // optional fields may be added, never removed or changed in type.
 var tools = []tool{
 	{
-		name: "ctx_api",
-		description: "Call the kontext application API (the same dispatcher as `kontext api`). " +
-			"The result is the API envelope {schema_version, ok, result|error}; api.describe lists the input schemas, " +
-			"status.capabilities the operations.",
+		name:  "ctx_api",
+		title: "kontext API",
+		description: "Call any kontext operation (the same operations as `kontext api`): reads such as status, entries.list, entries.get, entries.search, entries.governing, " +
+			"context.brief, and writes such as drafts.capture, drafts.stage, drafts.retire. " +
+			"The answer is {schema_version, ok, result} or {schema_version, ok: false, error: {code, message}}, as JSON in the text block too. " +
+			"api.describe gives each operation's input schema; status.capabilities lists the operations.",
+		annotations: &mcp.ToolAnnotations{Title: "kontext API", DestructiveHint: yes, OpenWorldHint: no},
 		fields: []field{
-			{"operation", kString, true, "API operation, e.g. status, api.describe, entries.list, entries.get, entries.search, entries.governing, entries.related, entries.drift, entries.changed."},
-			{"input", kObject, false, "The operation's input object (default {}); api.describe gives its JSON Schema."},
-			{"dir", kString, false, dirDescription + " Overrides input.dir."},
+			{name: "operation", kind: kString, required: true, description: "Operation name, e.g. status, api.describe, entries.list, entries.get, entries.search, entries.governing, entries.related, entries.drift, entries.changed, context.brief, drafts.capture."},
+			{name: "input", kind: kObject, description: "The operation's input object (default {}); api.describe gives its JSON Schema."},
+			{name: "dir", kind: kString, description: dirDescription + " Overrides input.dir."},
 		},
 		request: func(args map[string]json.RawMessage) (string, []byte, error) {
 			var op string
@@ -79,27 +121,76 @@ var tools = []tool{
 		},
 	},
 	{
-		name: "ctx_governing",
-		description: "Which knowledge entries govern these files, and why (rule, specificity; narrow rules first). " +
-			"A convenience over the API operation entries.governing; the result is its envelope.",
-		fields:  append(apiFields("entries.governing", nil, "paths", "min_specificity"), dirField),
-		request: forward("entries.governing"),
+		name:  "ctx_brief",
+		title: "Brief for paths or a change",
+		description: "The rules that govern a set of files, as one document that fits a line budget: decisions first, then conventions, learnings, incidents, " +
+			"what is due for review, premises that changed, and under EXCLUDED every item left out with the reason. " +
+			"Give paths, or diff (a git revision: the files changed since it plus uncommitted ones), or neither for the uncommitted files. " +
+			"The text block is the document; the structured answer has it by section (the changed paths only counted, in repository.path_count). over_budget: true means it is longer than budget_lines with nothing left to drop.",
+		annotations: readOnly("Brief for paths or a change"),
+		fields:      append(typed(apiFields("context.brief", nil, "paths", "diff", "budget_lines", "architecture")), dirField),
+		request: func(args map[string]json.RawMessage) (string, []byte, error) {
+			args["view"] = mustJSON("compact") // a diff can name thousands of paths: the paths line summarises them
+			return "context.brief", mustJSON(args), nil
+		},
+		text: briefText,
 	},
 	{
-		name: "ctx_challenge",
-		description: "Challenge an entry: record in this worktree's inbox that it may be wrong and why (API operation inbox.challenge). " +
+		name:  "ctx_capture",
+		title: "Capture an insight",
+		description: "Keep an insight (a decision, convention, learning or incident about some paths) as a candidate in this worktree's local inbox; nothing is staged or committed. " +
+			"The answer's candidate.id is what ctx_prepare_commit takes. Related existing entries come back in related_entries: check them before adding a near duplicate. " +
+			"Example: {\"entry\": {\"kind\": \"learning\", \"title\": \"Exports need the advisory lock\", \"body\": \"The nightly export takes lock 42 ...\", \"paths\": [\"src/export/**\"]}}.",
+		annotations: &mcp.ToolAnnotations{Title: "Capture an insight", DestructiveHint: no, IdempotentHint: false, OpenWorldHint: no},
+		fields:      append(typed(apiFields("drafts.capture", nil, "entry", "source", "operation_id")), dirField),
+		request:     forward("drafts.capture"),
+	},
+	{
+		name:  "ctx_challenge",
+		title: "Challenge an entry",
+		description: "Record in this worktree's inbox that an entry may be wrong and why. " +
 			"A challenge is never staged; retiring or superseding the entry resolves it.",
-		fields:  append(apiFields("inbox.challenge", nil, "id", "because"), dirField),
-		request: forward("inbox.challenge"),
+		annotations: &mcp.ToolAnnotations{Title: "Challenge an entry", DestructiveHint: no, OpenWorldHint: no},
+		fields:      append(apiFields("inbox.challenge", nil, "id", "because"), dirField),
+		request:     forward("inbox.challenge"),
 	},
 	{
-		name: "ctx_prepare_commit",
-		description: "Stage a captured inbox candidate as a new entry for the next commit (API operation drafts.stage with candidate_id); " +
-			"kontext never commits. Retrying with the same operation_id replays the first result. " +
-			"With formalize: true and a locally selected model, the candidate is worded by drafts.formalize first and staged with that wording.",
+		name:  "ctx_governing",
+		title: "Rules governing files",
+		description: "Which knowledge entries (decisions, conventions, learnings, incidents) govern these files, most specific first. " +
+			"Each entry comes as id, kind, title, summary, status, the rule (glob) that matched with its specificity, and its file; the body only when it is short " +
+			"(detail: true sends whole entries; ctx_api entries.get {id} one). " +
+			"At most limit entries (default 10) per answer: total says how many govern, and next_cursor, passed back as cursor with the same paths, gives the next page.",
+		annotations: readOnly("Rules governing files"),
+		fields: append(apiFields("entries.governing", nil, "paths", "min_specificity"), dirField,
+			field{name: "detail", kind: kBool, description: "Send whole entries (body, links, verification, history) instead of the short form."},
+			field{name: "limit", kind: kInteger, description: "At most this many entries per answer (default 10).",
+				schema: map[string]any{"type": "integer", "minimum": 1, "maximum": engine.MaxGoverningLimit, "default": DefaultPage}},
+			field{name: "cursor", kind: kString, description: "next_cursor of the previous answer, for the next page. After the knowledge changed it answers stale_cursor: ask again without it."}),
+		request: func(args map[string]json.RawMessage) (string, []byte, error) {
+			view := "compact"
+			if string(bytes.TrimSpace(args["detail"])) == "true" {
+				view = "full"
+			}
+			delete(args, "detail")
+			args["view"] = mustJSON(view)
+			if _, ok := args["limit"]; !ok {
+				args["limit"] = mustJSON(DefaultPage)
+			}
+			return "entries.governing", mustJSON(args), nil
+		},
+		text: governingText,
+	},
+	{
+		name:  "ctx_prepare_commit",
+		title: "Stage a captured candidate",
+		description: "Stage a captured candidate (candidate_id from ctx_capture, or from ctx_api inbox.list) as a new entry for the next commit; kontext never commits. " +
+			"Retrying with the same operation_id returns the first result. " +
+			"With formalize: true and a locally selected model, the candidate is worded by the model first and staged with that wording.",
+		annotations: &mcp.ToolAnnotations{Title: "Stage a captured candidate", DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
 		// The tool stages a candidate only: candidate_id is required here.
 		fields: append(apiFields("drafts.stage", []string{"candidate_id"}, "candidate_id", "operation_id"), dirField,
-			field{"formalize", kBool, false, "Word the candidate with the locally selected model (drafts.formalize) before staging; without a selected model it is staged as captured."}),
+			field{name: "formalize", kind: kBool, description: "Word the candidate with the locally selected model before staging; without a selected model it is staged as captured."}),
 		request: func(args map[string]json.RawMessage) (string, []byte, error) {
 			delete(args, "formalize") // handled by the server (prepareCommit)
 			return "drafts.stage", mustJSON(args), nil
@@ -109,7 +200,7 @@ var tools = []tool{
 
 // dirField is the dir argument of the convenience tools (resolved against
 // the server's directory, unlike the API's dir).
-var dirField = field{"dir", kString, false, dirDescription}
+var dirField = field{name: "dir", kind: kString, description: dirDescription}
 
 // apiFields are the named fields of op's input as tool arguments: type,
 // description and required come from the input schema generated from
@@ -121,26 +212,35 @@ func apiFields(op string, require []string, names ...string) []field {
 		panic("mcpserver: no input schema for " + op)
 	}
 	var s struct {
-		Properties map[string]struct {
-			Type        string `json:"type"`
-			Description string `json:"description"`
-		} `json:"properties"`
-		Required []string `json:"required"`
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
 	}
 	if err := json.Unmarshal(raw, &s); err != nil {
 		panic("mcpserver: the input schema of " + op + " is corrupt: " + err.Error())
 	}
 	var out []field
 	for _, n := range names {
-		p, ok := s.Properties[n]
+		rawp, ok := s.Properties[n]
 		if !ok {
 			panic("mcpserver: " + op + " has no input field " + n)
 		}
-		k := map[string]kind{"string": kString, "integer": kInteger, "array": kStrings, "object": kObject}[p.Type]
+		var p struct {
+			Type        string `json:"type"`
+			Description string `json:"description"`
+		}
+		var full map[string]any
+		if json.Unmarshal(rawp, &p) != nil || json.Unmarshal(rawp, &full) != nil {
+			panic("mcpserver: the input schema of " + op + "." + n + " is corrupt")
+		}
+		k := map[string]kind{"string": kString, "integer": kInteger, "array": kStrings, "object": kObject, "boolean": kBool}[p.Type]
 		if k == "" {
 			panic("mcpserver: " + op + "." + n + " has an unsupported type " + p.Type)
 		}
-		out = append(out, field{n, k, slices.Contains(s.Required, n) || slices.Contains(require, n), p.Description})
+		f := field{name: n, kind: k, required: slices.Contains(s.Required, n) || slices.Contains(require, n), description: p.Description, opSchema: full}
+		if k == kObject {
+			f.schema = full
+		}
+		out = append(out, f)
 	}
 	return out
 }
@@ -167,13 +267,11 @@ func (t tool) inputSchema() map[string]any {
 	required := []string{}
 	for _, f := range t.fields {
 		var p map[string]any
-		switch f.kind {
-		case kStrings:
-			p = map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
-		case kInteger:
-			p = map[string]any{"type": "integer", "minimum": 0}
+		switch {
+		case f.schema != nil:
+			p = maps.Clone(f.schema)
 		default:
-			p = map[string]any{"type": string(f.kind)}
+			p = f.kind.schema()
 		}
 		p["description"] = f.description
 		props[f.name] = p
@@ -189,11 +287,25 @@ func (t tool) inputSchema() map[string]any {
 	}
 }
 
+// schema is the JSON Schema of a plain argument of kind k.
+func (k kind) schema() map[string]any {
+	var p map[string]any
+	switch k {
+	case kStrings:
+		p = map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
+	case kInteger:
+		p = map[string]any{"type": "integer", "minimum": 0}
+	default:
+		p = map[string]any{"type": string(k)}
+	}
+	return p
+}
+
 // envelopeSchema is the output schema of every tool: the API envelope.
 func envelopeSchema() map[string]any {
 	return map[string]any{
 		"type":        "object",
-		"description": "The kontext API envelope: ok with result, or not ok with error.",
+		"description": "The answer: ok with result, or ok false with error.",
 		"properties": map[string]any{
 			"schema_version": map[string]any{"type": "integer", "const": 1},
 			"ok":             map[string]any{"type": "boolean"},

@@ -97,7 +97,8 @@ const PLACEHOLDER = "<differs>";
  * - `config_source.kind`: committed vs snapshot;
  * - status `capabilities` (native: every operation; WASM: the read subset)
  *   and status `revision` (HEAD vs the open() revision);
- * - every `snapshot` id, since HEAD is part of it;
+ * - every `snapshot` id, since HEAD is part of it, and every `next_cursor`,
+ *   which carries it;
  * - the history-derived `landed`, `since`, `since_verified` and
  *   `amended_since` (native reads git history; the in-memory engine has
  *   none and answers null);
@@ -115,7 +116,8 @@ export function normalise(op, envelope) {
     if (v === null || typeof v !== "object") return v;
     const out = {};
     for (const [k, x] of Object.entries(v)) {
-      if (k === "root" || k === "snapshot") out[k] = PLACEHOLDER;
+      // A cursor carries the snapshot id (native and in-memory ids differ).
+      if (k === "root" || k === "snapshot" || k === "next_cursor") out[k] = PLACEHOLDER;
       // History-derived values need git: the native side has them, the
       // in-memory engine answers null (or omits amended_since).
       else if (k === "landed" || k === "since" || k === "since_verified") out[k] = PLACEHOLDER;

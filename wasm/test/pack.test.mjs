@@ -47,6 +47,8 @@ test("the tarball is a real package: README, licenses, one raw wasm, SPDX licens
     "package/kontext.wasm",
     "package/package.json",
     "package/wasm_exec.js",
+    "package/worker/worker.d.ts",
+    "package/worker/worker.js",
   ]);
   const pkg = JSON.parse(execFileSync("tar", ["xzOf", tgz, "package/package.json"], { encoding: "utf8" }));
   assert.equal(pkg.license, "MIT OR Apache-2.0");

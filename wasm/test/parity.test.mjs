@@ -31,6 +31,9 @@ const cases = {
     { paths: ["src/billing/money.go"], min_specificity: 2 },
     { paths: ["src/billing/money.go"], exclude_ids: ["2026-01-12-money-is-integer-cents"], limit: 2 },
     { paths: ["nothing/here.txt"] }, { paths: [] }, {}, { paths: "src" }, { paths: ["src/a.go"], limit: 0 },
+    { paths: ["src/billing/tax/vat.go"], view: "compact", limit: 3 },
+    { paths: ["src/billing/tax/vat.go", "src/export/nightly.go"], view: "compact" },
+    { paths: ["src/billing/tax/vat.go"], view: "short" }, { paths: ["src/billing/tax/vat.go"], cursor: "not-a-cursor" },
   ],
   "entries.related": [
     { text: "VAT must be rounded per invoice line" }, { paths: ["src/export/nightly.go"] },

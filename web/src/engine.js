@@ -45,14 +45,17 @@ export function openBundle(bundle) {
   if (bundle.config && typeof bundle.config.path === "string" && typeof bundle.config.text === "string" && !(bundle.config.path in files)) {
     files[bundle.config.path] = bundle.config.text;
   }
-  const head = state.engine.open({ files, revision: repo.head || null });
+  // The bundle's compiled snapshot (format 1.2) spares parsing every file;
+  // the engine ignores it where it does not match the files.
+  const snapshot = typeof bundle.snapshot === "string" ? bundle.snapshot : null;
+  const head = state.engine.open({ files, revision: repo.head || null, snapshot, immutable: true });
   let base = null;
   if (bundle.base_files && typeof bundle.base_files === "object") {
     const bfiles = { ...bundle.base_files };
     if (bundle.config && typeof bundle.config.path === "string" && typeof bundle.config.text === "string" && !(bundle.config.path in bfiles)) {
       bfiles[bundle.config.path] = bundle.config.text;
     }
-    base = state.engine.open({ files: bfiles, revision: repo.base || null });
+    base = state.engine.open({ files: bfiles, revision: repo.base || null, immutable: true });
   }
   if (state.head) state.head.close();
   if (state.base) state.base.close();

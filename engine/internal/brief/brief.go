@@ -13,8 +13,11 @@ package brief
 
 import (
 	"fmt"
+	"path"
+	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kontext/kontext/engine/api"
 )
@@ -86,6 +89,8 @@ type item struct {
 	body        []string // body lines ("" none)
 	bodyDropped bool
 	titleDrop   bool
+	// Lines of its EXCLUDED line when its body or its title is dropped.
+	exclBody, exclTitle int
 }
 
 // step is one drop of the budget: a body or a title.
@@ -106,6 +111,7 @@ func Assemble(in Input) *api.Brief {
 	}
 	a := &assembly{in: in, repo: repo, limit: limit}
 	a.classify()
+	a.fixed()
 
 	// The drop sequence: bodies in the drop order (least specific first
 	// within a group), then titles in the same order. The document is the
@@ -147,6 +153,13 @@ type assembly struct {
 	order   []*item             // every shown item in document order
 	notIn   []api.BriefExcluded // left out for a reason other than the budget
 	dropped int
+
+	// Computed once (fixed): they do not change with the drops.
+	pathsLine  string
+	due, prem  []string // REVIEW DUE and PREMISES CHANGED lines
+	notInLines int      // lines of the notIn items under EXCLUDED
+	fixedLines int      // REPOSITORY, REVIEW DUE, PREMISES CHANGED, BUDGET with separators
+	archShown  bool
 }
 
 var inactive = map[string]bool{"superseded": true, "deprecated": true, "rejected": true}
@@ -214,11 +227,49 @@ func headLines(e *api.Entry, g group) []string {
 	if e.ReviewDue {
 		meta += " · review due"
 	}
-	lines := []string{title, meta}
+	lines := append(wrap(title), wrap(meta)...)
 	if e.Summary != nil && strings.TrimSpace(*e.Summary) != "" {
-		lines = append(lines, oneLine(*e.Summary))
+		lines = append(lines, wrap(oneLine(*e.Summary))...)
 	}
 	return lines
+}
+
+// MaxLine is the longest line of the document, in characters: a longer
+// line is wrapped (at a space when there is one), so a line budget bounds
+// the bytes too.
+const MaxLine = 200
+
+// wrap splits l into lines of at most MaxLine characters.
+func wrap(l string) []string {
+	if utf8.RuneCountInString(l) <= MaxLine {
+		return []string{l}
+	}
+	var out []string
+	r := []rune(l)
+	for len(r) > MaxLine {
+		cut := MaxLine
+		for i := MaxLine; i > MaxLine/2; i-- {
+			if r[i] == ' ' {
+				cut = i
+				break
+			}
+		}
+		out = append(out, strings.TrimRight(string(r[:cut]), " "))
+		r = r[cut:]
+		for len(r) > 0 && r[0] == ' ' && cut != MaxLine {
+			r = r[1:]
+		}
+	}
+	return append(out, string(r))
+}
+
+// wrapAll wraps every line of ls.
+func wrapAll(ls []string) []string {
+	var out []string
+	for _, l := range ls {
+		out = append(out, wrap(l)...)
+	}
+	return out
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -246,11 +297,147 @@ func bodyLines(body string) []string {
 		}
 		lines[i] = l
 	}
-	return lines
+	return wrapAll(lines)
+}
+
+// fixed computes what the drops never change: the REPOSITORY paths line,
+// the REVIEW DUE and PREMISES CHANGED lines, the lines of the entries not
+// in force under EXCLUDED.
+func (a *assembly) fixed() {
+	a.pathsLine = pathsLine(a.repo.Paths, a.repo.PathsFrom)
+	for _, it := range a.order {
+		e := it.e
+		if e.ReviewDue {
+			by := ""
+			if e.ReviewBy != nil {
+				by = " (review by " + *e.ReviewBy + ")"
+			}
+			a.due = append(a.due, wrap(fmt.Sprintf("- %s%s: %s", e.ID, by, oneLine(e.Title)))...)
+		}
+		for _, p := range e.Premises {
+			what := "inactive"
+			if p.Status != nil {
+				what = *p.Status
+			}
+			if len(p.SupersededBy) > 0 {
+				what += " by " + strings.Join(p.SupersededBy, ", ")
+			}
+			a.prem = append(a.prem, wrap(fmt.Sprintf("- %s relies on %s, now %s", e.ID, p.ID, what))...)
+		}
+		it.exclBody = len(wrap(excludedLine(it.e.ID, bodyReason(it))))
+		it.exclTitle = len(wrap(excludedLine(it.e.ID, titleReason(it))))
+	}
+	for _, x := range a.notIn {
+		a.notInLines += len(wrap(excludedLine(x.Item, x.Reason)))
+	}
+	a.fixedLines = 7 + 2 // REPOSITORY (6 + blank), BUDGET (2)
+	if len(a.due) > 0 {
+		a.fixedLines += 2 + len(a.due)
+	}
+	if len(a.prem) > 0 {
+		a.fixedLines += 2 + len(a.prem)
+	}
+}
+
+func excludedLine(item, reason string) string { return fmt.Sprintf("- %s — %s", item, reason) }
+
+func titleReason(it *item) string {
+	return fmt.Sprintf("%s left out for the budget (title and body): kontext show %s", kindLabel(it.g), it.e.ID)
+}
+
+func bodyReason(it *item) string {
+	return fmt.Sprintf("%s body left out for the budget (%d lines)", kindLabel(it.g), len(it.body))
+}
+
+// pathsLine is the REPOSITORY line naming the paths: the paths themselves
+// when they fit on one line, else a summary by directory, most files
+// first ("3,000 changed since main in 412 directories: src/billing (120),
+// … and 400 more").
+func pathsLine(paths []string, from string) string {
+	if from == "" {
+		from = "given"
+	}
+	head := fmt.Sprintf("paths   %s %s: ", commas(len(paths)), from)
+	if len(paths) == 0 {
+		return head + "none"
+	}
+	if l := head + strings.Join(paths, ", "); utf8.RuneCountInString(l) <= MaxLine {
+		return l
+	}
+	count := map[string]int{}
+	for _, p := range paths {
+		d := path.Dir(p)
+		count[d]++
+	}
+	dirs := make([]string, 0, len(count))
+	for d := range count {
+		dirs = append(dirs, d)
+	}
+	sort.Slice(dirs, func(i, j int) bool {
+		if count[dirs[i]] != count[dirs[j]] {
+			return count[dirs[i]] > count[dirs[j]]
+		}
+		return dirs[i] < dirs[j]
+	})
+	head = fmt.Sprintf("paths   %s %s in %s %s: ", commas(len(paths)), from, commas(len(dirs)), plural(len(dirs), "directory", "directories"))
+	line := head
+	for i, d := range dirs {
+		part := fmt.Sprintf("%s (%s)", d, commas(count[d]))
+		if i > 0 {
+			part = ", " + part
+		}
+		rest := len(dirs) - i - 1
+		tail := ""
+		if rest > 0 {
+			tail = fmt.Sprintf(", … and %s more", commas(rest))
+		}
+		if utf8.RuneCountInString(line+part+tail) > MaxLine {
+			more := fmt.Sprintf("… and %s more", commas(len(dirs)-i))
+			if i > 0 {
+				more = ", " + more
+			}
+			if utf8.RuneCountInString(line+more) > MaxLine { // a directory name longer than the line
+				return strings.TrimSuffix(head, ": ") + ": (directory names too long to list)"
+			}
+			return line + more
+		}
+		line += part
+	}
+	return line
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// commas formats n with thousands separators (3,000).
+func commas(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// entrySections are the entry sections in document order.
+var entrySections = []struct {
+	id, heading string
+	groups      []group
+}{
+	{SecDecisions, "## DECISIONS", []group{gDecision, gProposed}},
+	{SecConventions, "## CONVENTIONS", []group{gConvention}},
+	{SecLearnings, "## LEARNINGS", []group{gLearning}},
+	{SecIncidents, "## INCIDENTS", []group{gIncident}},
+	{SecArchitecture, "## ARCHITECTURE", []group{gArchitecture}},
 }
 
 // layout returns the sections (id, heading and lines, without the blank
-// separator) and the excluded items of the current drop state.
+// separator) and the excluded items of the current drop state. A section
+// with nothing to say is left out (it costs no lines), except REPOSITORY,
+// EXCLUDED ("none": nothing was cut) and BUDGET.
 func (a *assembly) layout(total int) ([]string, [][]string, []api.BriefExcluded) {
 	r := a.repo
 	branch := r.Branch
@@ -265,29 +452,23 @@ func (a *assembly) layout(total int) ([]string, [][]string, []api.BriefExcluded)
 	if r.Dirty {
 		dirty = "yes (uncommitted changes)"
 	}
-	paths := "none"
-	if len(r.Paths) > 0 {
-		paths = strings.Join(r.Paths, ", ")
-	}
-	from := r.PathsFrom
-	if from == "" {
-		from = "given"
-	}
 	ids := []string{SecRepository}
 	secs := [][]string{{
 		"## REPOSITORY",
-		"root    " + r.Root,
-		"branch  " + branch,
+		oneCut("root    " + r.Root),
+		oneCut("branch  " + branch),
 		"HEAD    " + head,
 		"dirty   " + dirty,
-		fmt.Sprintf("paths   %d %s: %s", len(r.Paths), from, paths),
+		a.pathsLine,
 	}}
 
-	var excluded []api.BriefExcluded
-	entrySection := func(id, heading string, groups ...group) {
-		lines := []string{heading}
+	for _, es := range entrySections {
+		if es.id == SecArchitecture && !a.in.Architecture {
+			continue
+		}
+		lines := []string{es.heading}
 		shown, cut := 0, 0
-		for _, g := range groups {
+		for _, g := range es.groups {
 			var gl []string
 			for _, it := range a.groups[g] {
 				if it.titleDrop {
@@ -307,60 +488,36 @@ func (a *assembly) layout(total int) ([]string, [][]string, []api.BriefExcluded)
 			}
 			lines = append(lines, gl...)
 		}
-		switch {
-		case shown == 0 && cut == 0:
-			lines = append(lines, "none")
-		case cut > 0:
+		if shown == 0 && cut == 0 {
+			continue // nothing governs here: no lines
+		}
+		if cut > 0 {
 			lines = append(lines, fmt.Sprintf("(%d more left out for the budget: see EXCLUDED)", cut))
 		}
-		ids = append(ids, id)
+		ids = append(ids, es.id)
 		secs = append(secs, lines)
 	}
-	entrySection(SecDecisions, "## DECISIONS", gDecision, gProposed)
-	entrySection(SecConventions, "## CONVENTIONS", gConvention)
-	entrySection(SecLearnings, "## LEARNINGS", gLearning)
-	entrySection(SecIncidents, "## INCIDENTS", gIncident)
-	if a.in.Architecture {
-		entrySection(SecArchitecture, "## ARCHITECTURE", gArchitecture)
-	}
 
-	due := []string{"## REVIEW DUE"}
-	prem := []string{"## PREMISES CHANGED"}
+	var excluded []api.BriefExcluded
 	for _, it := range a.order {
-		e := it.e
-		if e.ReviewDue {
-			by := ""
-			if e.ReviewBy != nil {
-				by = " (review by " + *e.ReviewBy + ")"
-			}
-			due = append(due, fmt.Sprintf("- %s%s: %s", e.ID, by, oneLine(e.Title)))
-		}
-		for _, p := range e.Premises {
-			what := "inactive"
-			if p.Status != nil {
-				what = *p.Status
-			}
-			if len(p.SupersededBy) > 0 {
-				what += " by " + strings.Join(p.SupersededBy, ", ")
-			}
-			prem = append(prem, fmt.Sprintf("- %s relies on %s, now %s", e.ID, p.ID, what))
-		}
 		if it.titleDrop {
-			excluded = append(excluded, api.BriefExcluded{Item: e.ID, Reason: fmt.Sprintf("%s left out for the budget (title and body): kontext show %s", kindLabel(it.g), e.ID)})
+			excluded = append(excluded, api.BriefExcluded{Item: it.e.ID, Reason: titleReason(it)})
 		} else if it.bodyDropped {
-			excluded = append(excluded, api.BriefExcluded{Item: e.ID, Reason: fmt.Sprintf("%s body left out for the budget (%d lines)", kindLabel(it.g), len(it.body))})
+			excluded = append(excluded, api.BriefExcluded{Item: it.e.ID, Reason: bodyReason(it)})
 		}
 	}
 	excluded = append(excluded, a.notIn...)
-	if len(due) == 1 {
-		due = append(due, "none")
+	if len(a.due) > 0 {
+		ids = append(ids, SecReviewDue)
+		secs = append(secs, append([]string{"## REVIEW DUE"}, a.due...))
 	}
-	if len(prem) == 1 {
-		prem = append(prem, "none")
+	if len(a.prem) > 0 {
+		ids = append(ids, SecPremises)
+		secs = append(secs, append([]string{"## PREMISES CHANGED"}, a.prem...))
 	}
 	exc := []string{"## EXCLUDED"}
 	for _, x := range excluded {
-		exc = append(exc, fmt.Sprintf("- %s — %s", x.Item, x.Reason))
+		exc = append(exc, wrap(excludedLine(x.Item, x.Reason))...)
 	}
 	if len(excluded) == 0 {
 		exc = append(exc, "none")
@@ -369,18 +526,74 @@ func (a *assembly) layout(total int) ([]string, [][]string, []api.BriefExcluded)
 	if total > a.limit {
 		bud += "; over budget: nothing left to drop"
 	}
-	ids = append(ids, SecReviewDue, SecPremises, SecExcluded, SecBudget)
-	secs = append(secs, due, prem, exc, []string{"## BUDGET", bud})
+	ids = append(ids, SecExcluded, SecBudget)
+	secs = append(secs, exc, []string{"## BUDGET", bud})
 	return ids, secs, excluded
+}
+
+// oneCut shortens a line that has no place to wrap to (the root path).
+func oneCut(l string) string {
+	if r := []rune(l); len(r) > MaxLine {
+		return string(r[:MaxLine-1]) + "…"
+	}
+	return l
 }
 
 func kindLabel(g group) string {
 	return [...]string{"architecture", "incident", "learning", "convention", "proposed decision", "decision"}[g]
 }
 
-// measure counts the lines of the document in the current drop state:
-// every section plus its blank separator, except after the last.
+// measure counts the lines of the document in the current drop state
+// (every section plus its blank separator, except after the last) without
+// building it: the fitting loop calls it once per drop, so it costs a pass
+// over the items, never over the paths or the text. layoutLines is the
+// reference it must equal (tested).
 func (a *assembly) measure() int {
+	n := a.fixedLines
+	exc := a.notInLines
+	for _, es := range entrySections {
+		if es.id == SecArchitecture && !a.in.Architecture {
+			continue
+		}
+		lines, shown, cut := 1, 0, 0
+		for _, g := range es.groups {
+			gl := 0
+			for _, it := range a.groups[g] {
+				if it.titleDrop {
+					cut++
+					exc += it.exclTitle
+					continue
+				}
+				gl += len(it.head)
+				if it.bodyDropped {
+					gl++
+					exc += it.exclBody
+				} else {
+					gl += len(it.body)
+				}
+				shown++
+			}
+			if g == gProposed && gl > 0 {
+				lines++
+			}
+			lines += gl
+		}
+		if shown == 0 && cut == 0 {
+			continue
+		}
+		if cut > 0 {
+			lines++
+		}
+		n += lines + 1
+	}
+	if exc == 0 {
+		exc = 1 // "none"
+	}
+	return n + 1 + exc + 1 // EXCLUDED heading, its lines, separator
+}
+
+// layoutLines counts the lines of the laid-out document.
+func (a *assembly) layoutLines() int {
 	_, secs, _ := a.layout(0)
 	n := -1
 	for _, s := range secs {
@@ -390,7 +603,7 @@ func (a *assembly) measure() int {
 }
 
 func (a *assembly) render() *api.Brief {
-	total := a.measure()
+	total := a.layoutLines()
 	ids, secs, excluded := a.layout(total)
 	b := &api.Brief{
 		Schema: Schema, GeneratedAt: a.in.GeneratedAt.UTC().Format(time.RFC3339),

@@ -59,7 +59,10 @@ func sectionIDs(b *api.Brief) []string {
 }
 
 func TestAuthorityOrder(t *testing.T) {
-	b := assemble(1000, true)
+	es := fixture()
+	es[0].ReviewDue = true
+	es[3].Premises = []api.Premise{{ID: "old", Status: sp("superseded")}}
+	b := Assemble(Input{Repository: api.BriefRepository{Paths: []string{"src/a.go"}}, Entries: es, Budget: 1000, Architecture: true})
 	want := "repository decisions conventions learnings incidents architecture review_due premises_changed excluded budget"
 	if got := strings.Join(sectionIDs(b), " "); got != want {
 		t.Errorf("sections %s, want %s", got, want)
@@ -192,8 +195,9 @@ func TestOverBudgetWithNothingLeft(t *testing.T) {
 	if last.Text != want {
 		t.Errorf("BUDGET = %q, want %q", last.Text, want)
 	}
-	// The never-dropped sections are still there.
-	for _, id := range []string{SecRepository, SecReviewDue, SecPremises, SecExcluded, SecBudget} {
+	// The never-dropped sections are still there (REVIEW DUE and PREMISES
+	// CHANGED have nothing to say here, so they cost no lines).
+	for _, id := range []string{SecRepository, SecExcluded, SecBudget} {
 		if !strings.Contains(strings.Join(sectionIDs(b), " "), id) {
 			t.Errorf("section %s dropped", id)
 		}
@@ -256,6 +260,88 @@ func TestTextJSONParity(t *testing.T) {
 		}
 		if strings.Join(lines, "\n") != exc {
 			t.Errorf("budget %d: EXCLUDED text\n%s\nJSON excluded\n%s", budget, exc, strings.Join(lines, "\n"))
+		}
+	}
+}
+
+// TestEmptySectionsCostNoLines: a section with nothing to say is not in
+// the document; only REPOSITORY, EXCLUDED and BUDGET always are.
+func TestEmptySectionsCostNoLines(t *testing.T) {
+	b := Assemble(Input{Repository: api.BriefRepository{Paths: []string{"src/a.go"}},
+		Entries: []*api.Entry{ent("conv", "convention", "active", 2, 1)}, Budget: 100})
+	if got := strings.Join(sectionIDs(b), " "); got != "repository conventions excluded budget" {
+		t.Errorf("sections %s", got)
+	}
+	text := Text(b)
+	for _, absent := range []string{"## DECISIONS", "## LEARNINGS", "## INCIDENTS", "## REVIEW DUE", "## PREMISES CHANGED", "\nnone\n## "} {
+		if strings.Contains(text, absent) {
+			t.Errorf("%q in\n%s", absent, text)
+		}
+	}
+	if !strings.Contains(text, "## EXCLUDED\nnone\n") {
+		t.Errorf("EXCLUDED does not say none:\n%s", text)
+	}
+}
+
+// TestLinesFit: no line is longer than MaxLine characters: many paths are
+// summarised by directory, long titles, summaries and body lines wrap, and
+// the budget counts the wrapped lines.
+func TestLinesFit(t *testing.T) {
+	var paths []string
+	for i := 0; i < 3000; i++ {
+		paths = append(paths, fmt.Sprintf("src/module%03d/sub%d/file%d.go", i%412, i%3, i))
+	}
+	long := strings.Repeat("word ", 90) + strings.Repeat("x", 450)
+	e := ent("conv", "convention", "active", 2, 2)
+	e.Title, e.Summary, e.Body = "T "+long, sp(long), "para "+long+"\nshort"
+	e.ReviewDue = true
+	b := Assemble(Input{Repository: api.BriefRepository{Paths: paths, PathsFrom: "changed since main"}, Entries: []*api.Entry{e}, Budget: 300})
+	text := Text(b)
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	for _, l := range lines {
+		if n := len([]rune(l)); n > MaxLine {
+			t.Errorf("line of %d characters: %.80s…", n, l)
+		}
+	}
+	if len(lines) != b.Budget.Lines {
+		t.Errorf("%d lines, budget.lines %d", len(lines), b.Budget.Lines)
+	}
+	if !strings.Contains(text, "paths   3,000 changed since main in 1,236 directories: src/module") || !strings.Contains(text, "more\n") {
+		t.Errorf("paths line:\n%s", lines[5])
+	}
+	if !strings.Contains(strings.Join(strings.Fields(text), ""), strings.Join(strings.Fields(long), "")) {
+		t.Error("the wrapped text lost content")
+	}
+	if got := pathsLine([]string{"a.go", "b/c.go"}, "given"); got != "paths   2 given: a.go, b/c.go" {
+		t.Errorf("short list: %q", got)
+	}
+}
+
+// TestMeasureMatchesLayout: the fast line count the budget loop uses is
+// the laid-out document's, in every drop state.
+func TestMeasureMatchesLayout(t *testing.T) {
+	for _, arch := range []bool{false, true} {
+		es := fixture()
+		es[0].ReviewDue = true
+		es[2].Premises = []api.Premise{{ID: "old"}}
+		a := &assembly{in: Input{Entries: es, Architecture: arch}, repo: api.BriefRepository{Paths: []string{}}, limit: 10}
+		a.classify()
+		a.fixed()
+		var seq []*item
+		for g := group(0); g < nGroups; g++ {
+			seq = append(seq, a.groups[g]...)
+		}
+		for _, title := range []bool{false, true} {
+			for _, it := range seq {
+				if title {
+					it.titleDrop = true
+				} else {
+					it.bodyDropped = true
+				}
+				if m, l := a.measure(), a.layoutLines(); m != l {
+					t.Fatalf("arch %v: measure %d, layout %d", arch, m, l)
+				}
+			}
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // The compact binary form of parsed entries and diagnostics, for the
@@ -45,6 +46,10 @@ func (w *Encoder) Strings(xs []string) {
 type Decoder struct {
 	Buf string
 	Err error
+	// Arena, when set, is where string lists are carved from (one
+	// allocation for many entries instead of one per list).
+	Arena bool
+	arena []string
 }
 
 var errShort = errors.New("snapshot record is truncated")
@@ -112,7 +117,20 @@ func (r *Decoder) Strings() []string {
 		r.fail(errShort)
 		return nil
 	}
-	out := make([]string, n-1)
+	var out []string
+	if n == 1 {
+		return []string{} // empty, not nil (no allocation)
+	}
+	if r.Arena {
+		if cap(r.arena)-len(r.arena) < int(n-1) {
+			r.arena = make([]string, 0, max(int(n-1), 4096))
+		}
+		at := len(r.arena)
+		r.arena = r.arena[:at+int(n-1)]
+		out = r.arena[at : at+int(n-1) : at+int(n-1)]
+	} else {
+		out = make([]string, n-1)
+	}
 	for i := range out {
 		out[i] = r.String()
 	}
@@ -132,27 +150,87 @@ func EncodeEntry(w *Encoder, e *Entry) error {
 	w.Bool(e.HasADRNumber)
 	w.Bool(e.ReadOnly)
 	w.Bool(e.placeholder)
-	if e.Links == nil {
+	EncodeLinks(w, e.Links)
+	return EncodeExtra(w, e.Extra)
+}
+
+// EncodeLinks appends typed links, keeping nil apart from empty.
+func EncodeLinks(w *Encoder, links []TypedLink) {
+	if links == nil {
 		w.Uvarint(0)
-	} else {
-		w.Uvarint(uint64(len(e.Links)) + 1)
-		for _, l := range e.Links {
-			w.String(l.Type)
-			w.String(l.Target)
-			w.String(l.Text)
-		}
+		return
 	}
-	if e.Extra == nil {
+	w.Uvarint(uint64(len(links)) + 1)
+	for _, l := range links {
+		w.String(l.Type)
+		w.String(l.Target)
+		w.String(l.Text)
+	}
+}
+
+// EncodeExtra appends an entry's extra map (nil kept apart from empty).
+func EncodeExtra(w *Encoder, extra map[string]any) error {
+	if extra == nil {
 		w.Bool(false)
 		return nil
 	}
 	w.Bool(true)
-	return encodeValue(w, e.Extra, 0)
+	return encodeValue(w, extra, 0)
+}
+
+// DecodeLinks reads what EncodeLinks wrote.
+func DecodeLinks(r *Decoder) []TypedLink {
+	n := r.Uvarint()
+	if n == 0 {
+		return nil
+	}
+	if n-1 > uint64(len(r.Buf)) {
+		r.fail(errShort)
+		return nil
+	}
+	links := make([]TypedLink, n-1)
+	for i := range links {
+		links[i] = TypedLink{Type: r.String(), Target: r.String(), Text: r.String()}
+	}
+	return links
+}
+
+// DecodeExtra reads what EncodeExtra wrote.
+func DecodeExtra(r *Decoder) map[string]any {
+	if !r.Bool() {
+		return nil
+	}
+	v := decodeValue(r, 0)
+	m, ok := v.(map[string]any)
+	if !ok && r.Err == nil {
+		r.fail(errors.New("snapshot entry extra is not a map"))
+	}
+	return m
+}
+
+// Byte reads one byte.
+func (r *Decoder) Byte() (byte, bool) {
+	if len(r.Buf) == 0 {
+		r.fail(errShort)
+		return 0, false
+	}
+	b := r.Buf[0]
+	r.Buf = r.Buf[1:]
+	return b, true
 }
 
 // DecodeEntry reads an entry EncodeEntry wrote.
 func DecodeEntry(r *Decoder) *Entry {
 	e := &Entry{}
+	if !DecodeEntryInto(r, e) {
+		return nil
+	}
+	return e
+}
+
+// DecodeEntryInto reads an entry EncodeEntry wrote into e (so many entries
+// can share one allocation); false when it does not decode.
+func DecodeEntryInto(r *Decoder, e *Entry) bool {
 	for _, p := range []*string{&e.ID, &e.Kind, &e.Title, &e.Body, &e.Summary, &e.Status, &e.StatusRaw, &e.Date, &e.DateRaw,
 		&e.ReviewBy, &e.Checked, &e.Verify, &e.Visibility, &e.File, &e.Markdown, &e.Style, &e.PathsSource} {
 		*p = r.String()
@@ -164,28 +242,9 @@ func DecodeEntry(r *Decoder) *Entry {
 	e.HasADRNumber = r.Bool()
 	e.ReadOnly = r.Bool()
 	e.placeholder = r.Bool()
-	if n := r.Uvarint(); n > 0 {
-		if n-1 > uint64(len(r.Buf)) {
-			r.fail(errShort)
-			return nil
-		}
-		e.Links = make([]TypedLink, n-1)
-		for i := range e.Links {
-			e.Links[i] = TypedLink{Type: r.String(), Target: r.String(), Text: r.String()}
-		}
-	}
-	if r.Bool() {
-		v := decodeValue(r, 0)
-		m, ok := v.(map[string]any)
-		if !ok && r.Err == nil {
-			r.fail(errors.New("snapshot entry extra is not a map"))
-		}
-		e.Extra = m
-	}
-	if r.Err != nil {
-		return nil
-	}
-	return e
+	e.Links = DecodeLinks(r)
+	e.Extra = DecodeExtra(r)
+	return r.Err == nil
 }
 
 // EncodeDiagnostics appends ds.
@@ -262,9 +321,14 @@ func encodeValue(w *Encoder, v any, depth int) error {
 	case map[string]any:
 		w.Buf = append(w.Buf, tagMap)
 		w.Uvarint(uint64(len(x)))
-		for k, it := range x {
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys) // equal maps encode to equal bytes
+		for _, k := range keys {
 			w.String(k)
-			if err := encodeValue(w, it, depth+1); err != nil {
+			if err := encodeValue(w, x[k], depth+1); err != nil {
 				return err
 			}
 		}

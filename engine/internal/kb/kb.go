@@ -6,8 +6,6 @@
 package kb
 
 import (
-	"crypto/sha1"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -25,6 +23,7 @@ import (
 
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/config"
+	"github.com/kontext/kontext/engine/internal/digest"
 	"github.com/kontext/kontext/engine/internal/entry"
 	ledgerpkg "github.com/kontext/kontext/engine/internal/ledger"
 	"github.com/kontext/kontext/engine/internal/link"
@@ -36,34 +35,52 @@ import (
 var skipDirs = map[string]bool{".git": true, "node_modules": true}
 
 type cached struct {
-	key   string // srcKey: the source and link target the parse depends on
-	size  int64
-	mod   time.Time
-	id    uint64 // the store's file identity (inode), 0 without a store
-	racy  bool   // modified no earlier than the second its parse was recorded: re-hash before trusting
-	blob  string
-	entry *entry.Entry
-	diags []entry.Diagnostic
+	key  string // srcKey: the source and link target the parse depends on
+	size int64
+	mod  time.Time
+	id   uint64 // the store's file identity (inode), 0 without a store
+	racy bool   // modified no earlier than the second its parse was recorded: re-hash before trusting
+	blob string
+	raw  string // the stored parse, still encoded ("" once decoded): see decode
+	// portable: loaded from a PortableStore and not yet checked against the
+	// file's content (its time and identity are another machine's).
+	portable bool
+	entry    *entry.Entry
+	diags    []entry.Diagnostic
 }
 
 // Reader reads knowledge bases from one filesystem and keeps a per-file
 // parse cache between reads. It is safe for concurrent use.
 type Reader struct {
-	fs      billy.Filesystem
-	roots   []string // absolute spellings of the root, for absolute link targets
-	linkSig string   // the link diagnostics of the last read
-	mu      sync.Mutex
-	files   map[string]*cached
-	last    *Snapshot
-	store   Store // nil: the parse cache lives only as long as the reader
-	persist persister
-	loaded  bool // the store was read
-	dirty   bool // the cache differs from what the store holds
+	fs       billy.Filesystem
+	roots    []string // absolute spellings of the root, for absolute link targets
+	linkSig  string   // the link diagnostics of the last read
+	mu       sync.Mutex
+	files    map[string]*cached
+	last     *Snapshot
+	store    Store // nil: the parse cache lives only as long as the reader
+	persist  persister
+	loaded   bool      // the store was read
+	compiled string    // the stored compiled snapshot, still encoded; "" when none or stale
+	recs     []*cached // the stored records in file order, which compiled refers to
+	dirty    bool      // the cache differs from what the store holds
+	// immutable: the files change only through Forget, so a read after the
+	// first answers the last snapshot without listing anything.
+	immutable bool
 }
 
 // NewReader returns a Reader over fs, whose root is the repository root.
 func NewReader(fs billy.Filesystem) *Reader {
 	return &Reader{fs: fs, files: map[string]*cached{}}
+}
+
+// SetImmutable makes every read after the first answer the same snapshot
+// without listing or stating a file, until Forget (a file set that
+// changes only through the engine's update).
+func (r *Reader) SetImmutable(on bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.immutable = on
 }
 
 // FS returns the filesystem the reader reads.
@@ -82,6 +99,7 @@ func (r *Reader) Forget(paths ...string) {
 		delete(r.files, p)
 	}
 	r.last = nil
+	r.compiled = ""
 }
 
 // Snapshot is one consistent read of the knowledge base.
@@ -100,6 +118,7 @@ type Snapshot struct {
 
 	byID        map[string]*entry.Entry
 	listSkipped string // the skipped files the listing saw, to tell an unchanged read
+	inputs      string // the hash of the read's inputs besides the files (stored snapshots only)
 
 	matchOnce sync.Once
 	index     *match.Index
@@ -115,6 +134,14 @@ type Snapshot struct {
 // Read reads the knowledge base with head as the HEAD commit id. An invalid
 // configuration is an invalid_input error.
 func (r *Reader) Read(head string) (*Snapshot, error) {
+	if r.immutable {
+		r.mu.Lock()
+		last := r.last
+		r.mu.Unlock()
+		if last != nil && last.Head == head {
+			return last, nil // nothing is listed again until Forget
+		}
+	}
 	cfg, cfgText, err := r.readConfig()
 	if err != nil {
 		return nil, err
@@ -179,7 +206,14 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 	settled := time.Now().Truncate(time.Second) // taken before the reads
 	parallel(len(racy), func(k int) { fresh[k] = r.recheck(jobs[racy[k]], results[racy[k]]) })
 	for k, i := range racy {
-		switch c := results[i]; {
+		c := results[i]
+		if fresh[k] && c.portable {
+			// Its content is the recorded one: from now on it is this
+			// filesystem's file, judged by its stat data.
+			c.portable, c.mod, c.id = false, jobs[i].info.ModTime(), r.store.FileID(jobs[i].info)
+			r.dirty = true
+		}
+		switch {
 		case !fresh[k]:
 			misses = append(misses, i)
 		case c.mod.Before(settled):
@@ -187,6 +221,61 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 			// it without reading it again.
 			c.racy = false
 			r.dirty = true
+		}
+	}
+	// Without a miss or a deleted file, the stored compiled snapshot
+	// answers when it was built from the same other inputs.
+	deleted := false
+	for f := range r.files {
+		if !kept[f] {
+			deleted = true
+		}
+	}
+	ledger, err := readOptional(r.fs, cfg.Ledger())
+	if err != nil {
+		return nil, err
+	}
+	overlay, err := readOptional(r.fs, cfg.Overlay())
+	if err != nil {
+		return nil, err
+	}
+	var inputs string
+	if r.persist != nil {
+		inputs = readInputs(head, cfgText, ledger, overlay, linkSig, s.listSkipped, aliases)
+	}
+	unchanged := len(misses) == 0 && !deleted && r.last != nil && r.last.Head == head && string(r.last.ConfigText) == string(cfgText) &&
+		r.last.listSkipped == s.listSkipped && r.linkSig == linkSig
+	r.linkSig = linkSig
+	if unchanged && string(ledger) == string(r.last.Ledger) && string(overlay) == string(r.last.Overlay) {
+		if r.persist != nil && r.dirty {
+			r.persist.save(r, r.last)
+		}
+		return r.last, nil // nothing changed: keep the snapshot and its compiled indexes
+	}
+	if len(misses) == 0 && !deleted && r.persist != nil {
+		if fast := r.persist.fast(r, inputs); fast != nil {
+			fast.Config, fast.ConfigText, fast.Head, fast.listSkipped = cfg, cfgText, head, s.listSkipped
+			fast.Blobs = make(map[string]string, len(jobs))
+			for i, j := range jobs {
+				if results[i].blob != "" {
+					fast.Blobs[j.path] = results[i].blob
+				}
+			}
+			ledgerProblems(fast, cfg, ledger) // its diagnostics are stored already
+			fast.Overlay = overlay
+			if r.dirty {
+				r.persist.save(r, fast)
+			}
+			r.last = fast
+			return fast, nil
+		}
+	}
+	// The stored parses of unchanged files are decoded now; one that does
+	// not decode is parsed again.
+	for i := range jobs {
+		if c := results[i]; c != nil && !c.decode() {
+			results[i] = nil
+			misses = append(misses, i)
 		}
 	}
 	now := time.Now()
@@ -204,30 +293,16 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		r.files[jobs[i].path] = c
 		r.dirty = true
 	}
-	unchanged := len(misses) == 0 && r.last != nil && len(r.files) == len(jobs) && r.last.Head == head && string(r.last.ConfigText) == string(cfgText) &&
-		r.last.listSkipped == s.listSkipped && r.linkSig == linkSig
-	r.linkSig = linkSig
 	for f := range r.files {
 		if !kept[f] {
 			delete(r.files, f)
-			unchanged = false
 			r.dirty = true
 		}
 	}
-	if r.persist != nil && r.dirty {
-		r.persist.save(r)
+	if len(misses) > 0 || deleted {
+		r.compiled = "" // stands for other records now
 	}
-	ledger, err := readOptional(r.fs, cfg.Ledger())
-	if err != nil {
-		return nil, err
-	}
-	overlay, err := readOptional(r.fs, cfg.Overlay())
-	if err != nil {
-		return nil, err
-	}
-	if unchanged && string(ledger) == string(r.last.Ledger) && string(overlay) == string(r.last.Overlay) {
-		return r.last, nil // nothing changed: keep the snapshot and its compiled indexes
-	}
+	s.inputs = inputs
 	for i, j := range jobs {
 		f, c := j.path, results[i]
 		if c.blob != "" {
@@ -254,13 +329,7 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		s.Entries = append(s.Entries, e)
 	}
 	s.Diagnostics = append(s.Diagnostics, cfg.Diagnostics...)
-	s.Ledger = ledger
-	var problems []ledgerpkg.Problem
-	s.LedgerLines, problems = ledgerpkg.Parse(ledger)
-	for _, p := range problems {
-		s.Diagnostics = append(s.Diagnostics, entry.Diagnostic{File: cfg.Ledger(), Line: p.Line, Severity: "warning", Code: "bad_ledger_line",
-			Message: p.Message + "; the line is ignored (the ledger is append-only: add a corrected line)"})
-	}
+	s.Diagnostics = append(s.Diagnostics, ledgerProblems(s, cfg, ledger)...)
 	sort.Slice(s.Skipped, func(i, j int) bool { return s.Skipped[i].File < s.Skipped[j].File })
 	s.Overlay = overlay
 	var ov *Overlay
@@ -280,11 +349,29 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		return a.Line < b.Line
 	})
 	s.ID = snapshotID(s)
-	if r.last != nil && r.last.ID == s.ID {
-		return r.last, nil // keep the compiled indexes of an unchanged snapshot
+	if r.last != nil && r.last.ID == s.ID && r.last.inputs == s.inputs {
+		s = r.last // keep the compiled indexes of an unchanged snapshot
+	}
+	if r.persist != nil && (r.dirty || r.compiled == "") {
+		r.persist.save(r, s)
+		r.compiled = "" // the in-process snapshot serves this reader from now on
 	}
 	r.last = s
 	return s, nil
+}
+
+// ledgerProblems parses the ledger into s and returns its malformed lines
+// as diagnostics.
+func ledgerProblems(s *Snapshot, cfg *config.Config, ledger []byte) []entry.Diagnostic {
+	s.Ledger = ledger
+	var problems []ledgerpkg.Problem
+	var out []entry.Diagnostic
+	s.LedgerLines, problems = ledgerpkg.Parse(ledger)
+	for _, p := range problems {
+		out = append(out, entry.Diagnostic{File: cfg.Ledger(), Line: p.Line, Severity: "warning", Code: "bad_ledger_line",
+			Message: p.Message + "; the line is ignored (the ledger is append-only: add a corrected line)"})
+	}
+	return out
 }
 
 func (r *Reader) readConfig() (*config.Config, []byte, error) {
@@ -413,7 +500,13 @@ func (r *Reader) list(src entry.Source, sourceDirs map[string]bool) ([]listed, [
 // store, its file identity) and its source are unchanged.
 func (r *Reader) hit(j job) *cached {
 	c, ok := r.files[j.path]
-	if !ok || c.size != j.info.Size() || !c.mod.Equal(j.info.ModTime()) || j.info.ModTime().IsZero() || c.key != srcKey(j.src, j.target) {
+	if !ok || c.size != j.info.Size() || c.key != srcKey(j.src, j.target) {
+		return nil
+	}
+	if c.portable {
+		return c // racy: its content is hashed before it is trusted
+	}
+	if !c.mod.Equal(j.info.ModTime()) || j.info.ModTime().IsZero() {
 		return nil
 	}
 	if r.store != nil && c.id != r.store.FileID(j.info) {
@@ -485,10 +578,11 @@ func parallel(n int, fn func(int)) {
 
 // BlobID is the git blob id (SHA-1) of content.
 func BlobID(content []byte) string {
-	h := sha1.New()
+	h := digest.NewSHA1()
 	h.Write([]byte("blob " + strconv.Itoa(len(content)) + "\x00"))
 	h.Write(content)
-	return hex.EncodeToString(h.Sum(nil))
+	sum := h.Sum()
+	return hex.EncodeToString(sum[:])
 }
 
 func readOptional(fs billy.Filesystem, name string) ([]byte, error) {
@@ -545,7 +639,7 @@ func sortEntries(es []*entry.Entry) {
 }
 
 func snapshotID(s *Snapshot) string {
-	h := sha256.New()
+	h := digest.NewSHA256()
 	fmt.Fprintf(h, "kontext-snapshot-1\x00config\x00%d\x00", len(s.ConfigText))
 	h.Write(s.ConfigText)
 	files := make([]string, 0, len(s.Blobs))
@@ -560,7 +654,8 @@ func snapshotID(s *Snapshot) string {
 	if s.Overlay != nil {
 		fmt.Fprintf(h, "\x00overlay\x00%s", BlobID(s.Overlay))
 	}
-	return hex.EncodeToString(h.Sum(nil))[:32]
+	sum := h.Sum()
+	return hex.EncodeToString(sum[:16])
 }
 
 // globDiagnostics reports invalid and root-only patterns of e.

@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/memfs"
 	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-billy/v5/util"
 )
 
 // memStore is a Store in memory; FileID is the inode where the platform
@@ -40,7 +43,12 @@ func (m *memStore) FileID(fi os.FileInfo) uint64 {
 // answer is everything a read answers, as JSON.
 func answer(t *testing.T, s *Snapshot) string {
 	t.Helper()
-	b, err := json.Marshal(map[string]any{"id": s.ID, "entries": s.Entries, "diags": s.Diagnostics, "skipped": s.Skipped, "blobs": s.Blobs})
+	var paths []string
+	for m := 0; m < 10; m++ {
+		paths = append(paths, fmt.Sprintf("src/m%d/a.go", m))
+	}
+	b, err := json.Marshal(map[string]any{"id": s.ID, "entries": s.Entries, "diags": s.Diagnostics, "skipped": s.Skipped, "blobs": s.Blobs,
+		"governing": s.Governing().Lookup(paths), "ledger": s.LedgerLines, "overlay": s.Overlay})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,11 +112,26 @@ func TestStoredSnapshotNeverStale(t *testing.T) {
 		}
 		return out
 	}
+	fastReads := 0
 	for step := 0; step < 200; step++ {
 		files := existing()
 		i := files[rng.Intn(len(files))]
 		var op string
-		switch rng.Intn(7) {
+		switch rng.Intn(9) {
+		case 7: // the ledger grows (a well-formed or a malformed line)
+			op = "ledger line"
+			f, err := os.OpenFile(filepath.Join(dir, ".ai", "confirmations.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(f, "not a ledger line %d\n", step)
+			f.Close()
+		case 8: // the path overlay changes
+			op = "overlay"
+			text := fmt.Sprintf("[paths]\n%q = [\"src/m%d/**\"]\n", fmt.Sprintf("e-%03d", i), step%10)
+			if err := os.WriteFile(filepath.Join(dir, ".ai", "paths.toml"), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		case 0: // an edit of another size
 			op = "edit"
 			write(i, version[i]+10)
@@ -201,9 +224,23 @@ func TestStoredSnapshotNeverStale(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// A second new process finds nothing changed: it answers from the
+		// stored compiled snapshot.
+		again := NewReader(fs)
+		again.SetStore(store)
+		compiled, err := again.Read("")
+		if err != nil {
+			t.Fatal(err)
+		}
 		want := answer(t, fresh)
 		if got := answer(t, fromStore); got != want {
 			t.Fatalf("step %d (%s of file %d): the reader loaded from the stored snapshot answers\n%s\nwant (fresh parse)\n%s", step, op, i, got, want)
+		}
+		if got := answer(t, compiled); got != want {
+			t.Fatalf("step %d (%s of file %d): the reader answering from the compiled snapshot answers\n%s\nwant (fresh parse)\n%s", step, op, i, got, want)
+		}
+		if again.compiled != "" {
+			fastReads++
 		}
 		if got := answer(t, kept); got != want {
 			t.Fatalf("step %d (%s of file %d): the long-lived reader answers\n%s\nwant (fresh parse)\n%s", step, op, i, got, want)
@@ -211,6 +248,9 @@ func TestStoredSnapshotNeverStale(t *testing.T) {
 	}
 	if store.saves == 0 {
 		t.Fatal("the snapshot was never stored")
+	}
+	if fastReads == 0 {
+		t.Fatal("no read was answered from the compiled snapshot")
 	}
 }
 
@@ -240,8 +280,8 @@ func TestStoredSnapshotCorrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	good := append([]byte(nil), store.data...)
-	if files, err := decodeSnapshot(good, "test"); err != nil || len(files) != 5 {
-		t.Fatalf("stored snapshot does not decode: %v (%d files)", err, len(files))
+	if st, err := decodeSnapshot(good, "test"); err != nil || len(st.files) != 5 || st.compiled == "" {
+		t.Fatalf("stored snapshot does not decode: %v (%d files, compiled %t)", err, len(st.files), st.compiled != "")
 	}
 	flipped := append([]byte(nil), good...)
 	flipped[len(flipped)/2] ^= 0x40
@@ -267,5 +307,76 @@ func TestStoredSnapshotCorrupt(t *testing.T) {
 	}
 	if _, err := decodeSnapshot(good, "another binary"); err == nil {
 		t.Error("a snapshot written by another binary is trusted")
+	}
+}
+
+// portableStore is a PortableStore in memory.
+type portableStore struct{ memStore }
+
+func (p *portableStore) FileID(os.FileInfo) uint64 { return 0 }
+func (p *portableStore) SaveBack() bool            { return true }
+
+// TestPortableStore: a snapshot built on one filesystem answers, from its
+// compiled form, a reader of the same files on another (other times), and
+// a file whose content differs is parsed again, never trusted.
+func TestPortableStore(t *testing.T) {
+	write := func(fs billy.Filesystem, name, text string) {
+		if err := util.WriteFile(fs, name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{}
+	for i := 0; i < 10; i++ {
+		files[fmt.Sprintf(".ai/conventions/e-%d.md", i)] = entryText(i, i)
+	}
+	src := memfs.New()
+	for n, txt := range files {
+		write(src, n, txt)
+	}
+	store := &portableStore{}
+	w := NewReader(src)
+	w.SetStore(store)
+	built, err := w.Read("rev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := answer(t, built)
+	time.Sleep(2 * time.Millisecond) // memfs files of the next filesystem get other times
+
+	dst := memfs.New()
+	for n, txt := range files {
+		write(dst, n, txt)
+	}
+	r := NewReader(dst)
+	r.SetStore(&portableStore{memStore{data: store.data}})
+	got, err := r.Read("rev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answer(t, got) != want {
+		t.Fatal("the portable snapshot answers differently from a parse")
+	}
+	if r.compiled == "" {
+		t.Fatal("the read did not answer from the compiled snapshot")
+	}
+
+	// One file's content differs (same size): parsed, not trusted.
+	changed := memfs.New()
+	for n, txt := range files {
+		write(changed, n, txt)
+	}
+	write(changed, ".ai/conventions/e-3.md", entryText(3, 4))
+	fresh, err := NewReader(changed).Read("rev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = NewReader(changed)
+	r.SetStore(&portableStore{memStore{data: store.data}})
+	got, err = r.Read("rev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answer(t, got) != answer(t, fresh) {
+		t.Fatal("a portable snapshot of other content answers differently from a parse")
 	}
 }

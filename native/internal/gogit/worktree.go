@@ -38,12 +38,30 @@ func (r *Repo) uncommitted(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "reading the git index")
 	}
-	head, err := r.headFiles(ctx)
+	// When git's cached tree of the index (the TREE extension, which git
+	// keeps valid after a commit) covers every entry and is HEAD's tree,
+	// the index equals HEAD: no staged change, and HEAD's tree need not be
+	// flattened (on a big repository most of the cost of this call).
+	same, err := r.indexIsHead(idx)
 	if err != nil {
 		return nil, err
 	}
+	var head map[string]headFile
+	if !same {
+		if head, err = r.headFiles(ctx); err != nil {
+			return nil, err
+		}
+	}
 	changed := map[string]bool{}
 	tracked := make(map[string]*index.Entry, len(idx.Entries))
+	for _, e := range idx.Entries {
+		tracked[e.Name] = e
+	}
+	// The untracked walk (listing every directory) runs beside the stat
+	// pass over the tracked files: both only read.
+	untracked := map[string]bool{}
+	walked := make(chan error, 1)
+	go func() { walked <- r.untracked(ctx, tracked, untracked) }()
 	var indexTime int64
 	if fi, err := os.Stat(filepath.Join(r.gitDir, "index")); err == nil {
 		indexTime = fi.ModTime().UnixNano()
@@ -51,22 +69,25 @@ func (r *Repo) uncommitted(ctx context.Context) ([]string, error) {
 	for i, e := range idx.Entries {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
+				<-walked
 				return nil, err
 			}
 		}
-		tracked[e.Name] = e
 		if e.Stage != 0 || e.IntentToAdd { // go-git's index.Merged is 1, a decoded normal entry 0
 			changed[e.Name] = true // conflicted or intent-to-add
 			continue
 		}
-		if h, ok := head[e.Name]; !ok || h.hash != e.Hash || h.mode != e.Mode {
-			changed[e.Name] = true // staged
+		if !same {
+			if h, ok := head[e.Name]; !ok || h.hash != e.Hash || h.mode != e.Mode {
+				changed[e.Name] = true // staged
+			}
 		}
 		if e.SkipWorktree || e.Mode == filemode.Submodule {
 			continue
 		}
 		dirty, err := r.worktreeDiffers(e, indexTime)
 		if err != nil {
+			<-walked
 			return nil, err
 		}
 		if dirty {
@@ -78,8 +99,11 @@ func (r *Repo) uncommitted(ctx context.Context) ([]string, error) {
 			changed[p] = true // staged deletion
 		}
 	}
-	if err := r.untracked(ctx, tracked, changed); err != nil {
+	if err := <-walked; err != nil {
 		return nil, err
+	}
+	for p := range untracked {
+		changed[p] = true
 	}
 	out := make([]string, 0, len(changed))
 	for p := range changed {
@@ -87,6 +111,32 @@ func (r *Repo) uncommitted(ctx context.Context) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// indexIsHead reports whether the index's cached tree is valid for the
+// whole index and equals HEAD's tree (false whenever it cannot tell).
+func (r *Repo) indexIsHead(idx *index.Index) (bool, error) {
+	if idx.Cache == nil || len(idx.Cache.Entries) == 0 {
+		return false, nil
+	}
+	root := idx.Cache.Entries[0]
+	// An invalidated root is not decoded: the first entry is then a
+	// subdirectory's, whose path is not "".
+	if root.Path != "" || root.Entries != len(idx.Entries) {
+		return false, nil
+	}
+	headID, err := r.refs.Resolve("HEAD")
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, apierr.Wrap(apierr.OperationFailed, err, "reading HEAD")
+	}
+	c, err := r.commit(headID)
+	if err != nil {
+		return false, apierr.Wrap(apierr.OperationFailed, err, "reading the HEAD commit")
+	}
+	return c.Tree == root.Hash, nil
 }
 
 type headFile struct {
@@ -222,8 +272,6 @@ func (r *Repo) untracked(ctx context.Context, tracked map[string]*index.Entry, o
 			return err
 		}
 		abs := filepath.Join(r.root, filepath.FromSlash(dir))
-		patterns = append(patterns[:len(patterns):len(patterns)], readPatternFile(filepath.Join(abs, ".gitignore"), parts)...)
-		m := gitignore.NewMatcher(patterns)
 		ents, err := os.ReadDir(abs)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
@@ -231,6 +279,15 @@ func (r *Repo) untracked(ctx context.Context, tracked map[string]*index.Entry, o
 			}
 			return apierr.Wrap(apierr.OperationFailed, err, "listing %s", dir)
 		}
+		// Only a directory whose listing has a .gitignore is asked for one:
+		// on a big tree the failed opens cost more than the listing.
+		for _, de := range ents {
+			if de.Name() == ".gitignore" && !de.IsDir() {
+				patterns = append(patterns[:len(patterns):len(patterns)], readPatternFile(filepath.Join(abs, ".gitignore"), parts)...)
+				break
+			}
+		}
+		m := gitignore.NewMatcher(patterns)
 		for _, de := range ents {
 			name := de.Name()
 			if name == ".git" {

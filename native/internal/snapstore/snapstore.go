@@ -30,9 +30,10 @@ func New(gitDir string) *File {
 	return &File{Path: filepath.Join(gitDir, "kontext", "snapshot-"+hex.EncodeToString(sum[:6]))}
 }
 
-// LoadSnapshot returns the stored bytes, nil when there are none.
+// LoadSnapshot returns the stored bytes, nil when there are none. On Unix
+// they are the file mapped read-only (see load).
 func (f *File) LoadSnapshot() ([]byte, error) {
-	data, err := os.ReadFile(f.Path)
+	data, err := load(f.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

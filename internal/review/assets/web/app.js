@@ -788,6 +788,19 @@ function fileSet(files) {
   }
   return out;
 }
+function base64Bytes(text) {
+  if (typeof text !== "string") return null;
+  try {
+    if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(text);
+    if (isNode) return new Uint8Array(Buffer.from(text, "base64"));
+    const bin = atob(text);
+    const out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  } catch {
+    return null;
+  }
+}
 function unwrap(raw) {
   const env = JSON.parse(raw);
   if (!env.ok) {
@@ -814,12 +827,20 @@ var Engine = class {
   abi() {
     return unwrap(this.#api.abi());
   }
-  /** Opens an in-memory knowledge base over {files, revision?, now?}. */
-  open({ files, revision, now } = {}) {
+  /**
+   * Opens an in-memory knowledge base over {files, revision?, now?,
+   * immutable?, snapshot?}. immutable: requests answer the first read's
+   * snapshot without listing or stating the files again (update() is the
+   * only way it changes). snapshot: a bundle's compiled snapshot (base64),
+   * used wherever the files are the ones it was built from.
+   */
+  open({ files, revision, now, immutable, snapshot } = {}) {
     const input = { files: fileSet(files) };
     if (revision != null) input.revision = revision;
+    if (immutable) input.immutable = true;
     if (now != null) input.now = now instanceof Date ? now.toISOString().replace(/\.\d{3}Z$/, "Z") : now;
-    const { handle } = unwrap(this.#api.open(JSON.stringify(input)));
+    const snap = snapshot == null ? null : base64Bytes(snapshot);
+    const { handle } = unwrap(this.#api.open(JSON.stringify(input), snap));
     return new KnowledgeBase(this.#api, handle);
   }
   /** entries.changed between two open knowledge bases: the parsed envelope. */
@@ -916,9 +937,11 @@ var Engine = class {
    * Opens the head of a kontext bundle (`kontext bundle`, kontext.bundle/v1;
    * an object or its JSON text). A bundle of a newer major format is
    * refused with a KontextError (code unsupported_bundle) naming both
-   * versions; minor versions only add fields.
+   * versions; minor versions only add fields. The head's compiled snapshot
+   * (format 1.2, `snapshot`) is used when it matches the files, so no
+   * Markdown or YAML is parsed; immutable as in open().
    */
-  openBundle(bundle, { now, base = false } = {}) {
+  openBundle(bundle, { now, base = false, immutable = false } = {}) {
     const doc = typeof bundle === "string" ? JSON.parse(bundle) : bundle;
     checkBundle(doc);
     const files = { ...(base ? doc.base_files : doc.files) ?? {} };
@@ -929,7 +952,8 @@ var Engine = class {
       files[doc.config.path] = doc.config.text;
     }
     const repo = doc.repository ?? {};
-    return this.open({ files, revision: (base ? repo.base : repo.head) ?? null, now });
+    const snapshot = !base && typeof doc.snapshot === "string" ? doc.snapshot : null;
+    return this.open({ files, revision: (base ? repo.base : repo.head) ?? null, now, immutable, snapshot });
   }
   /** KnowledgePolicy.inspect of one file's text: the parsed envelope. */
   inspect(path, text, { config = null, storage = null } = {}) {
@@ -1034,14 +1058,15 @@ function openBundle(bundle) {
   if (bundle.config && typeof bundle.config.path === "string" && typeof bundle.config.text === "string" && !(bundle.config.path in files)) {
     files[bundle.config.path] = bundle.config.text;
   }
-  const head = state.engine.open({ files, revision: repo.head || null });
+  const snapshot = typeof bundle.snapshot === "string" ? bundle.snapshot : null;
+  const head = state.engine.open({ files, revision: repo.head || null, snapshot, immutable: true });
   let base = null;
   if (bundle.base_files && typeof bundle.base_files === "object") {
     const bfiles = { ...bundle.base_files };
     if (bundle.config && typeof bundle.config.path === "string" && typeof bundle.config.text === "string" && !(bundle.config.path in bfiles)) {
       bfiles[bundle.config.path] = bundle.config.text;
     }
-    base = state.engine.open({ files: bfiles, revision: repo.base || null });
+    base = state.engine.open({ files: bfiles, revision: repo.base || null, immutable: true });
   }
   if (state.head) state.head.close();
   if (state.base) state.base.close();

@@ -1,0 +1,156 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/go-git/go-billy/v5/memfs"
+	"github.com/go-git/go-billy/v5/util"
+
+	"github.com/kontext/kontext/engine"
+)
+
+const portableRev = "0123456789abcdef0123456789abcdef01234567"
+
+func portableFiles() map[string]string {
+	files := map[string]string{
+		".ai/paths.toml":                   "[paths]\n\"c-1\" = [\"docs/**\"]\n",
+		".ai/decisions/0001-use-go.md":     "# 1. Use Go\n\nDate: 2026-01-02\n\n## Status\n\nAccepted\n\nSuperseded by [2. Use Go 1.24](0002-use-go-124.md)\n\n## Context\n\nx\n",
+		".ai/decisions/0002-use-go-124.md": "# 2. Use Go 1.24\n\nDate: 2026-01-03\n\n## Status\n\nAccepted\n\nSupersedes [1. Use Go](0001-use-go.md)\n",
+		".ai/conventions/bad.md":           "---\nstatus: [\n---\n# Bad\n",
+	}
+	for i := 0; i < 30; i++ {
+		files[fmt.Sprintf(".ai/conventions/c-%d.md", i)] = fmt.Sprintf("---\nstatus: active\npaths: [\"src/m%d/**\", \"!src/m%d/gen/**\"]\ntags: [t%d]\nfoo: {a: 1, b: [x, 2.5]}\n---\n# Convention %d\n\nBody %d.\n", i%5, i%5, i%3, i, i)
+	}
+	return files
+}
+
+// open opens files on the Snapshot surface, with a portable snapshot when
+// snap is not nil.
+func openPortable(t *testing.T, files map[string]string, snap []byte, immutable bool) (*engine.Engine, func(string, string)) {
+	t.Helper()
+	fs := memfs.New()
+	write := func(name, text string) {
+		if err := util.WriteFile(fs, name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for n, txt := range files {
+		write(n, txt)
+	}
+	e := engine.New(engine.Options{FS: fs, Surface: engine.Snapshot, Revision: portableRev, Immutable: immutable})
+	if snap != nil {
+		e.UsePortableSnapshot(snap)
+	}
+	return e, func(n, txt string) { write(n, txt); e.Forget(n) }
+}
+
+// answers are the reads a bundle's reader makes, as envelopes.
+func answers(t *testing.T, e *engine.Engine) string {
+	t.Helper()
+	ctx := context.Background()
+	out := ""
+	for _, r := range []struct{ op, in string }{
+		{"status", `{}`},
+		{"entries.list", `{"limit": 1000}`},
+		{"entries.governing", `{"paths": ["src/m1/a.go", "src/m1/gen/x.go", "docs/a.md", "src/m4/z/y.go"]}`},
+		{"entries.search", `{"query": "convention body"}`},
+		{"entries.get", `{"id": "0002-use-go-124"}`},
+		{"diagnostics.list", `{}`},
+	} {
+		out += r.op + " " + string(e.Request(ctx, r.op, []byte(r.in))) + "\n"
+	}
+	return out
+}
+
+// TestPortableSnapshotAnswersLikeAParse: an engine answering from a
+// bundle's compiled snapshot answers exactly like one that parses the
+// files; a snapshot of other files, a corrupt one or one of another engine
+// version is ignored (answers still equal a fresh parse), and after an
+// update the engine parses only what changed.
+func TestPortableSnapshotAnswersLikeAParse(t *testing.T) {
+	files := portableFiles()
+	snap, err := engine.CompileSnapshot(context.Background(), files, portableRev, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := engine.CompileSnapshot(context.Background(), files, portableRev, nil); err != nil || !bytes.Equal(again, snap) {
+		t.Fatalf("compiling the same files twice gives other bytes (%v): a bundle is not reproducible", err)
+	}
+	// Seeded by an engine that read other files (one edited, one only it
+	// has, as a private entry): the same bytes as without a seed.
+	seedFiles := portableFiles()
+	seedFiles[".ai/conventions/c-3.md"] = "---\nstatus: active\npaths: [\"lib/**\"]\n---\n# Edited\n"
+	seedFiles[".ai/conventions/private.md"] = "---\nstatus: active\nvisibility: private\n---\n# Private note\n"
+	seed, _ := openPortable(t, seedFiles, nil, false)
+	answers(t, seed)
+	if seeded, err := engine.CompileSnapshot(context.Background(), files, portableRev, seed); err != nil || !bytes.Equal(seeded, snap) {
+		t.Fatalf("a seeded compile differs from an unseeded one (%v); holds the seed's private file: %v", err, bytes.Contains(seeded, []byte("Private note")))
+	}
+	fresh, _ := openPortable(t, files, nil, false)
+	want := answers(t, fresh)
+	for _, immutable := range []bool{false, true} {
+		e, _ := openPortable(t, files, snap, immutable)
+		if got := answers(t, e); got != want {
+			t.Fatalf("immutable=%v: answers from the snapshot\n%s\nwant (parse)\n%s", immutable, got, want)
+		}
+	}
+
+	// Stale: the snapshot of other files (one changed, one added, one
+	// removed), another revision, corrupt bytes, another version.
+	other := portableFiles()
+	other[".ai/conventions/c-3.md"] = "---\nstatus: active\npaths: [\"lib/**\"]\n---\n# Changed\n"
+	other[".ai/conventions/new.md"] = "---\nstatus: active\npaths: [\"src/m1/**\"]\n---\n# New\n"
+	delete(other, ".ai/conventions/c-4.md")
+	otherFresh, _ := openPortable(t, other, nil, false)
+	otherWant := answers(t, otherFresh)
+	flipped := append([]byte(nil), snap...)
+	flipped[len(flipped)/3] ^= 0x20
+	oldRev, err := engine.CompileSnapshot(context.Background(), files, "fedcba9876543210fedcba9876543210fedcba98", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := engine.Version
+	engine.Version = "another version"
+	otherVersion, err := engine.CompileSnapshot(context.Background(), files, portableRev, nil)
+	engine.Version = saved
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		files map[string]string
+		snap  []byte
+		want  string
+	}{
+		"snapshot of other files": {other, snap, otherWant},
+		"other revision":          {files, oldRev, want},
+		"corrupt":                 {files, flipped, want},
+		"truncated":               {files, snap[:len(snap)/2], want},
+		"garbage":                 {files, []byte("not a snapshot"), want},
+		"another engine version":  {files, otherVersion, want},
+	} {
+		for _, immutable := range []bool{false, true} {
+			e, _ := openPortable(t, c.files, c.snap, immutable)
+			if got := answers(t, e); got != c.want {
+				t.Errorf("%s (immutable=%v): answers differ from a parse\n%s\nwant\n%s", name, immutable, got, c.want)
+			}
+		}
+	}
+
+	// Updates: the immutable engine answers the old snapshot until Forget
+	// (update() in the package), then the new files.
+	for _, immutable := range []bool{false, true} {
+		e, update := openPortable(t, files, snap, immutable)
+		answers(t, e)
+		update(".ai/conventions/c-3.md", other[".ai/conventions/c-3.md"])
+		update(".ai/conventions/new.md", other[".ai/conventions/new.md"])
+		ref, refUpdate := openPortable(t, files, nil, false)
+		refUpdate(".ai/conventions/c-3.md", other[".ai/conventions/c-3.md"])
+		refUpdate(".ai/conventions/new.md", other[".ai/conventions/new.md"])
+		if got, want := answers(t, e), answers(t, ref); got != want {
+			t.Errorf("immutable=%v, after an update: answers\n%s\nwant\n%s", immutable, got, want)
+		}
+	}
+}

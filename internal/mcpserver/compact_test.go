@@ -1,0 +1,238 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kontext/kontext/internal/testrepo"
+	"github.com/kontext/kontext/native"
+)
+
+// channels returns the two things a client may hand a model: the text
+// block and the structuredContent JSON.
+func channels(t *testing.T, cs *mcp.ClientSession, name string, args any) (string, []byte, *mcp.CallToolResult) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Content[0].(*mcp.TextContent).Text, sc, res
+}
+
+// TestGoverningSize holds the context-window budget: a one-file answer is
+// at most 2 KB with up to 3 governing entries and 4 KB at 8, in each
+// channel (a client shows the model one of them), and no field is sent
+// twice.
+func TestGoverningSize(t *testing.T) {
+	t.Setenv("KONTEXT_NOW", testNow)
+	demo := testrepo.Demo(t)
+	cs := inMemory(t, demo)
+	for _, c := range []struct {
+		path    string
+		entries int
+		max     int
+	}{
+		{"web/components/InvoiceTable.tsx", 3, 2048},
+		{"deploy/x.yaml", 2, 2048},
+		{"src/billing/tax/vat.go", 8, 4096},
+		{"src/export/nightly.go", 8, 4096},
+	} {
+		text, sc, _ := channels(t, cs, "ctx_governing", map[string]any{"paths": []string{c.path}})
+		var env struct {
+			Result struct {
+				Total int              `json:"total"`
+				Items []map[string]any `json:"items"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(sc, &env); err != nil {
+			t.Fatal(err)
+		}
+		if env.Result.Total != c.entries || len(env.Result.Items) != c.entries {
+			t.Fatalf("%s: total %d, %d items, want %d", c.path, env.Result.Total, len(env.Result.Items), c.entries)
+		}
+		if len(sc) > c.max || len(text) > c.max {
+			t.Errorf("%s (%d entries): structuredContent %d bytes, text %d bytes, want ≤ %d each", c.path, c.entries, len(sc), len(text), c.max)
+		}
+		full := native.Request(context.Background(), demo, "entries.governing", []byte(`{"paths":["`+c.path+`"]}`))
+		t.Logf("%s: %d entries: structured %d B, text %d B (the whole answer was %d B)", c.path, c.entries, len(sc), len(text), len(full))
+		for _, it := range env.Result.Items {
+			for _, k := range []string{"id", "kind", "title", "rule", "specificity", "file"} {
+				if _, ok := it[k]; !ok {
+					t.Errorf("%s: item without %s: %v", c.path, k, it)
+				}
+			}
+			for _, k := range []string{"markdown", "publication", "verification", "matches"} {
+				if _, ok := it[k]; ok {
+					t.Errorf("%s: the compact item carries %s", c.path, k)
+				}
+			}
+			_, body := it["body"]
+			_, omitted := it["body_bytes"]
+			if body == omitted {
+				t.Errorf("%s: %v: body and body_bytes: exactly one", c.path, it["id"])
+			}
+			if !strings.Contains(text, it["id"].(string)) || !strings.Contains(text, it["rule"].(string)) {
+				t.Errorf("%s: the text block misses %v or its rule", c.path, it["id"])
+			}
+		}
+	}
+	// detail sends whole entries (bodies), in both channels.
+	text, sc, _ := channels(t, cs, "ctx_governing", map[string]any{"paths": []string{"web/components/InvoiceTable.tsx"}, "detail": true})
+	if !strings.Contains(string(sc), `"markdown"`) || strings.Contains(string(sc), `"items"`) {
+		t.Fatalf("detail: %s", sc)
+	}
+	if !strings.Contains(text, "## ") || json.Valid([]byte(text)) {
+		t.Fatalf("detail text: %s", text)
+	}
+}
+
+// TestGoverningPages walks the pages with the cursor and gets exactly the
+// whole answer in order; after an edit the cursor answers stale_cursor.
+func TestGoverningPages(t *testing.T) {
+	t.Setenv("KONTEXT_NOW", testNow)
+	demo := testrepo.Demo(t)
+	cs := inMemory(t, demo)
+	const path = "src/billing/tax/vat.go"
+	var whole struct {
+		Result struct {
+			Entries []struct {
+				ID string `json:"id"`
+			} `json:"entries"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(native.Request(context.Background(), demo, "entries.governing", []byte(`{"paths":["`+path+`"]}`)), &whole); err != nil {
+		t.Fatal(err)
+	}
+	var want, got []string
+	for _, e := range whole.Result.Entries {
+		want = append(want, e.ID)
+	}
+	args := map[string]any{"paths": []string{path}, "limit": 3}
+	var first string
+	for pages := 0; ; pages++ {
+		_, env := call(t, cs, "ctx_governing", args)
+		r := env["result"].(map[string]any)
+		if int(r["total"].(float64)) != len(want) {
+			t.Fatalf("total %v, want %d", r["total"], len(want))
+		}
+		for _, it := range r["items"].([]any) {
+			got = append(got, it.(map[string]any)["id"].(string))
+		}
+		next, ok := r["next_cursor"].(string)
+		if !ok {
+			break
+		}
+		if first == "" {
+			first = next
+		}
+		if pages > len(want) {
+			t.Fatal("the cursor does not end")
+		}
+		args["cursor"] = next
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("pages:\n got %v\nwant %v", got, want)
+	}
+	// Another question's cursor is invalid input, not a wrong page.
+	_, env := call(t, cs, "ctx_governing", map[string]any{"paths": []string{"src/billing/invoice.go"}, "cursor": first})
+	if errCode(env) != "invalid_input" {
+		t.Fatalf("cursor of another question: %v", env)
+	}
+	_, env = call(t, cs, "ctx_governing", map[string]any{"paths": []string{path}, "cursor": "bm9wZQ"})
+	if errCode(env) != "invalid_input" {
+		t.Fatalf("forged cursor: %v", env)
+	}
+	// The knowledge changes: the old cursor is stale.
+	file := filepath.Join(demo, ".ai", "decisions", "2026-01-14-vat-is-rounded-per-line.md")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, append(data, "\nOne more line.\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, env = call(t, cs, "ctx_governing", map[string]any{"paths": []string{path}, "limit": 3, "cursor": first})
+	if errCode(env) != "stale_cursor" {
+		t.Fatalf("cursor after an edit: %v", env)
+	}
+}
+
+// TestBriefAndCapture: ctx_brief is context.brief (its text block the
+// document), and ctx_capture gives ctx_prepare_commit its candidate_id.
+func TestBriefAndCapture(t *testing.T) {
+	t.Setenv("KONTEXT_NOW", testNow)
+	demo := testrepo.Demo(t)
+	cs := inMemory(t, demo)
+	ctx := context.Background()
+	text, env := call(t, cs, "ctx_brief", map[string]any{"paths": []string{"src/billing/tax/vat.go"}})
+	want := native.Request(ctx, demo, "context.brief", []byte(`{"paths":["src/billing/tax/vat.go"]}`))
+	var wb struct {
+		Result struct {
+			Sections []struct {
+				Text string `json:"text"`
+			} `json:"sections"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(want, &wb); err != nil {
+		t.Fatal(err)
+	}
+	var doc strings.Builder
+	for _, s := range wb.Result.Sections {
+		doc.WriteString(s.Text)
+	}
+	if text != doc.String() || !strings.Contains(text, "## DECISIONS") || !strings.Contains(text, "## EXCLUDED") {
+		t.Fatalf("ctx_brief text:\n%s\nwant\n%s", text, doc.String())
+	}
+	if env["result"].(map[string]any)["schema"] != "kontext.brief/v1" {
+		t.Fatalf("ctx_brief: %v", env)
+	}
+	// The paths are counted, not listed (a diff can name thousands).
+	if repo := env["result"].(map[string]any)["repository"].(map[string]any); len(repo["paths"].([]any)) != 0 || repo["path_count"] != float64(1) {
+		t.Fatalf("ctx_brief repository: %v", repo)
+	}
+	_, env = call(t, cs, "ctx_brief", map[string]any{"paths": []string{"src/billing/tax/vat.go"}, "budget_lines": 5})
+	if r := env["result"].(map[string]any); r["over_budget"] != true {
+		t.Fatalf("budget 5: %v", r)
+	}
+	_, env = call(t, cs, "ctx_brief", map[string]any{"paths": []string{"a"}, "diff": "main"})
+	if errCode(env) != "invalid_input" {
+		t.Fatalf("paths and diff: %v", env)
+	}
+
+	_, env = call(t, cs, "ctx_capture", map[string]any{"entry": map[string]any{
+		"kind": "learning", "title": "Exports need the advisory lock", "body": "The nightly export takes lock 42.", "paths": []string{"src/export/**"}}})
+	if env["ok"] != true {
+		t.Fatalf("ctx_capture: %v", env)
+	}
+	cand := env["result"].(map[string]any)["candidate"].(map[string]any)["id"].(string)
+	_, env = call(t, cs, "ctx_prepare_commit", map[string]any{"candidate_id": cand, "operation_id": "op-capture-stage"})
+	if env["ok"] != true || env["result"].(map[string]any)["staged"] != true {
+		t.Fatalf("ctx_prepare_commit after ctx_capture: %v", env)
+	}
+	_, env = call(t, cs, "ctx_capture", map[string]any{"entry": map[string]any{"title": "no kind"}})
+	if errCode(env) != "invalid_input" {
+		t.Fatalf("ctx_capture without kind: %v", env)
+	}
+
+	// Annotations: the reads say so; the writes do not.
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range lt.Tools {
+		ro := tl.Name == "ctx_governing" || tl.Name == "ctx_brief"
+		if tl.Annotations.ReadOnlyHint != ro {
+			t.Errorf("%s: readOnlyHint %v", tl.Name, tl.Annotations.ReadOnlyHint)
+		}
+	}
+}

@@ -1,0 +1,367 @@
+// @kontext/engine — kontext's knowledge engine as WebAssembly.
+//
+//   import { loadEngine } from "@kontext/engine";
+//   const engine = await loadEngine();                 // the package's kontext.wasm
+//   const kb = engine.open({ files: { ".ai/decisions/x.md": "…" } });
+//   kb.request("entries.governing", { paths: ["src/a.go"] }); // the CLI's envelope, parsed
+//
+// Every call is synchronous once the engine is loaded. Works in browsers,
+// Node >= 20 and workerd; no bundler needed.
+
+import "./wasm_exec.js"; // Go's runtime glue: defines globalThis.Go
+
+const GLOBAL = "__kontext_v1";
+
+/** The bundle format major version this package reads (kontext.bundle/v1). */
+export const BUNDLE_MAJOR = 1;
+
+const isNode = typeof process !== "undefined" && process.versions != null && process.versions.node != null;
+
+/** Error thrown by open() and update() when the engine refuses the input. */
+export class KontextError extends Error {
+  constructor(error) {
+    super(error && error.message ? error.message : String(error));
+    this.name = "KontextError";
+    this.code = error && error.code ? error.code : "operation_failed";
+    this.error = error;
+  }
+}
+
+/**
+ * Loads the engine. `wasm` may be a WebAssembly.Module, the bytes
+ * (ArrayBuffer or a typed array, optionally gzip-compressed), a URL (string
+ * or URL; file: URLs and plain paths are read from disk in Node), a Response
+ * or a promise of one. Without `wasm` the package's own kontext.wasm is used.
+ */
+export async function loadEngine(options = {}) {
+  const source = options.wasm !== undefined ? options.wasm : new URL("./kontext.wasm", import.meta.url);
+  const go = new globalThis.Go();
+  const instance = await instantiate(await source, go.importObject);
+  // run() executes Go's main until it blocks (select {}); its promise only
+  // settles when the Go program exits, so it is not awaited.
+  const done = go.run(instance);
+  done.catch(() => {});
+  const api = globalThis[GLOBAL];
+  if (!api || typeof api.abi !== "function") {
+    throw new Error(`kontext.wasm did not register globalThis.${GLOBAL}`);
+  }
+  return new Engine(api, go);
+}
+
+async function instantiate(src, imports) {
+  if (src instanceof WebAssembly.Module) {
+    return WebAssembly.instantiate(src, imports);
+  }
+  if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) {
+    return (await WebAssembly.instantiate(await gunzipIfNeeded(src), imports)).instance;
+  }
+  if (typeof Response !== "undefined" && src instanceof Response) {
+    return instantiate(await src.arrayBuffer(), imports);
+  }
+  if (typeof src === "string" || src instanceof URL) {
+    return instantiate(await fetchBytes(src), imports);
+  }
+  throw new TypeError("loadEngine: wasm must be a WebAssembly.Module, bytes, a URL or a Response");
+}
+
+async function fetchBytes(src) {
+  let url = null;
+  if (src instanceof URL) {
+    url = src;
+  } else if (/^[a-zA-Z][a-zA-Z0-9+.-]+:/.test(src) && !/^[a-zA-Z]:[\\/]/.test(src)) {
+    url = new URL(src);
+  }
+  if (isNode && (url === null || url.protocol === "file:")) {
+    const { readFile } = await import("node:fs/promises");
+    return readFile(url === null ? src : url);
+  }
+  const res = await fetch(url === null ? src : url);
+  if (!res.ok) {
+    throw new Error(`loadEngine: fetching ${src} answered ${res.status}`);
+  }
+  return res.arrayBuffer();
+}
+
+async function gunzipIfNeeded(bytes) {
+  const u8 = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (u8.length < 2 || u8[0] !== 0x1f || u8[1] !== 0x8b) {
+    return u8;
+  }
+  const stream = new Blob([u8]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+const decoder = new TextDecoder();
+
+function fileSet(files) {
+  if (files == null) {
+    return {};
+  }
+  const out = {};
+  const entries = files instanceof Map ? files.entries() : Object.entries(files);
+  for (const [name, value] of entries) {
+    out[name] = typeof value === "string" ? value : decoder.decode(value);
+  }
+  return out;
+}
+
+// base64Bytes decodes a bundle's snapshot; text that is not base64 gives
+// null (the files are then parsed, as without a snapshot).
+function base64Bytes(text) {
+  if (typeof text !== "string") return null;
+  try {
+    if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(text);
+    if (isNode) return new Uint8Array(Buffer.from(text, "base64"));
+    const bin = atob(text);
+    const out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+function unwrap(raw) {
+  const env = JSON.parse(raw);
+  if (!env.ok) {
+    throw new KontextError(env.error);
+  }
+  return env.result;
+}
+
+class Engine {
+  #api;
+  #go;
+
+  constructor(api, go) {
+    this.#api = api;
+    this.#go = go;
+  }
+
+  /** True when the Go runtime has exited (every call then fails). */
+  get exited() {
+    return this.#go.exited === true;
+  }
+
+  /** The memory of the wasm instance (for diagnostics and tests). */
+  get memory() {
+    return this.#go.mem;
+  }
+
+  /** {abi, version, operations, functions} */
+  abi() {
+    return unwrap(this.#api.abi());
+  }
+
+  /**
+   * Opens an in-memory knowledge base over {files, revision?, now?,
+   * immutable?, snapshot?}. immutable: requests answer the first read's
+   * snapshot without listing or stating the files again (update() is the
+   * only way it changes). snapshot: a bundle's compiled snapshot (base64),
+   * used wherever the files are the ones it was built from.
+   */
+  open({ files, revision, now, immutable, snapshot } = {}) {
+    const input = { files: fileSet(files) };
+    if (revision != null) input.revision = revision;
+    if (immutable) input.immutable = true;
+    if (now != null) input.now = now instanceof Date ? now.toISOString().replace(/\.\d{3}Z$/, "Z") : now;
+    const snap = snapshot == null ? null : base64Bytes(snapshot);
+    const { handle } = unwrap(this.#api.open(JSON.stringify(input), snap));
+    return new KnowledgeBase(this.#api, handle);
+  }
+
+  /** entries.changed between two open knowledge bases: the parsed envelope. */
+  changed(base, head) {
+    return JSON.parse(this.#api.changed(handleOf(base), handleOf(head)));
+  }
+
+  /**
+   * Renders Markdown (an entry's body) to safe HTML: {html, plain}. Raw HTML
+   * is dropped, dangerous link targets are removed, [[id]] becomes
+   * <a class="wikilink" data-entry-id="id">. Throws KontextError when
+   * markdown is not a string.
+   */
+  render(markdown) {
+    return unwrap(this.#api.render(markdown));
+  }
+
+  /**
+   * Where a knowledge base keeps its files under a config (null = the
+   * defaults): {config_candidates, storage, sources, overlay, ledger, reads};
+   * with paths, `reads` lists those the config reads as entry files.
+   */
+  layout(config = null, paths = null) {
+    return unwrap(this.#api.layout(config, paths == null ? null : JSON.stringify(paths)));
+  }
+
+  /**
+   * Opens a knowledge base from a directory on disk (Node only): the
+   * committed config (the first of layout().config_candidates), every entry
+   * file of its sources (the same source resolution as the CLI; .git and
+   * node_modules are not entered), the path overlay and the ledger. The
+   * working tree as it is: uncommitted edits included.
+   */
+  async openDirectory(dir, { revision, now } = {}) {
+    if (!isNode) {
+      throw new Error("openDirectory needs Node; in a browser or worker open({files}) or openBundle(bundle)");
+    }
+    const { readFile, readdir, stat } = await import("node:fs/promises");
+    const { join } = await import("node:path");
+    const readText = async (rel) => {
+      try {
+        return await readFile(join(dir, rel), "utf8");
+      } catch (e) {
+        if (e.code === "ENOENT" || e.code === "ENOTDIR" || e.code === "EISDIR") return null;
+        throw e;
+      }
+    };
+    const info = await stat(dir); // a missing directory throws ENOENT here
+    if (!info.isDirectory()) {
+      throw new Error(`openDirectory: ${dir} is not a directory`);
+    }
+    const files = {};
+    let config = null;
+    for (const name of this.layout().config_candidates) {
+      config = await readText(name);
+      if (config !== null) {
+        files[name] = config;
+        break;
+      }
+    }
+    const lay = this.layout(config);
+    const found = new Set();
+    const walk = async (rel) => {
+      let ents;
+      try {
+        ents = await readdir(join(dir, rel), { withFileTypes: true });
+      } catch (e) {
+        if (e.code === "ENOTDIR") return void found.add(rel); // a source naming one file
+        if (e.code === "ENOENT") return;
+        throw e;
+      }
+      for (const ent of ents) {
+        if (ent.name === ".git" || ent.name === "node_modules") continue;
+        const child = rel === "." ? ent.name : `${rel}/${ent.name}`;
+        let isDir = ent.isDirectory();
+        if (ent.isSymbolicLink()) {
+          const target = await stat(join(dir, child)).catch(() => null);
+          if (target === null) continue;
+          isDir = target.isDirectory();
+        }
+        if (isDir) await walk(child);
+        else found.add(child);
+      }
+    };
+    for (const src of lay.sources) await walk(src.dir);
+    for (const rel of this.layout(config, [...found].sort()).reads) {
+      const text = await readText(rel);
+      if (text !== null) files[rel] = text;
+    }
+    for (const rel of [lay.overlay, lay.ledger]) {
+      const text = await readText(rel);
+      if (text !== null) files[rel] = text;
+    }
+    return this.open({ files, revision, now });
+  }
+
+  /**
+   * Opens the head of a kontext bundle (`kontext bundle`, kontext.bundle/v1;
+   * an object or its JSON text). A bundle of a newer major format is
+   * refused with a KontextError (code unsupported_bundle) naming both
+   * versions; minor versions only add fields. The head's compiled snapshot
+   * (format 1.2, `snapshot`) is used when it matches the files, so no
+   * Markdown or YAML is parsed; immutable as in open().
+   */
+  openBundle(bundle, { now, base = false, immutable = false } = {}) {
+    const doc = typeof bundle === "string" ? JSON.parse(bundle) : bundle;
+    checkBundle(doc);
+    const files = { ...((base ? doc.base_files : doc.files) ?? {}) };
+    if (base && doc.base_files == null) {
+      throw new KontextError({ code: "invalid_input", message: "the bundle has no base files (it was built without a base)" });
+    }
+    if (doc.config && typeof doc.config.path === "string" && typeof doc.config.text === "string" && !(doc.config.path in files)) {
+      files[doc.config.path] = doc.config.text;
+    }
+    const repo = doc.repository ?? {};
+    const snapshot = !base && typeof doc.snapshot === "string" ? doc.snapshot : null;
+    return this.open({ files, revision: (base ? repo.base : repo.head) ?? null, now, immutable, snapshot });
+  }
+
+  /** KnowledgePolicy.inspect of one file's text: the parsed envelope. */
+  inspect(path, text, { config = null, storage = null } = {}) {
+    return JSON.parse(this.#api.inspect(path, text, config, storage));
+  }
+}
+
+/**
+ * Throws a KontextError unless doc is a kontext bundle this package reads:
+ * schema kontext.bundle/v<major> with major <= BUNDLE_MAJOR.
+ */
+export function checkBundle(doc) {
+  const m = doc && typeof doc.schema === "string" ? /^kontext\.bundle\/v(\d+)$/.exec(doc.schema) : null;
+  if (m === null) {
+    throw new KontextError({ code: "invalid_input", message: `not a kontext bundle (schema ${JSON.stringify(doc && doc.schema)}; want kontext.bundle/v${BUNDLE_MAJOR})` });
+  }
+  const major = Number(m[1]);
+  if (major > BUNDLE_MAJOR) {
+    throw new KontextError({
+      code: "unsupported_bundle",
+      message: `this bundle is format v${major} (${doc.format_version ?? doc.schema}), newer than this reader understands (v${BUNDLE_MAJOR}): upgrade @kontext/engine or build the bundle with a matching kontext`,
+    });
+  }
+  if (!doc.files || typeof doc.files !== "object") {
+    throw new KontextError({ code: "invalid_input", message: "the bundle has no files" });
+  }
+}
+
+function handleOf(kb) {
+  if (!(kb instanceof KnowledgeBase)) {
+    throw new TypeError("expected a knowledge base returned by engine.open()");
+  }
+  return kb.handle;
+}
+
+class KnowledgeBase {
+  #api;
+  #handle;
+
+  constructor(api, handle) {
+    this.#api = api;
+    this.#handle = handle;
+  }
+
+  /** The handle in the engine's table. */
+  get handle() {
+    return this.#handle;
+  }
+
+  /** Runs one operation; returns the parsed envelope (the CLI's JSON). */
+  request(operation, input = {}) {
+    const doc = typeof input === "string" ? input : JSON.stringify(input ?? {});
+    return JSON.parse(this.#api.request(this.#handle, operation, doc));
+  }
+
+  /** Writes and removes files: {files?, remove?, revision?}. */
+  update({ files, remove, revision } = {}) {
+    const input = { files: fileSet(files), remove: remove ?? [] };
+    if (revision != null) input.revision = revision;
+    return unwrap(this.#api.update(this.#handle, JSON.stringify(input)));
+  }
+
+  /** The current snapshot id (status.snapshot). */
+  get snapshot() {
+    const env = this.request("status", {});
+    if (!env.ok) {
+      throw new KontextError(env.error);
+    }
+    return env.result.snapshot;
+  }
+
+  /** Drops the knowledge base; later calls answer not_found. Idempotent. */
+  close() {
+    if (this.#handle !== 0) {
+      this.#api.close(this.#handle);
+      this.#handle = 0;
+    }
+  }
+}

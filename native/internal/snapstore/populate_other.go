@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package snapstore
+
+const mapPopulate = 0

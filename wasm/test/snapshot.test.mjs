@@ -1,0 +1,85 @@
+// Bundles carry the compiled snapshot (format 1.2): openBundle uses it
+// transparently, and it never changes an answer — a stale, corrupt or
+// absent snapshot answers exactly like parsing the files. Immutable
+// knowledge bases answer like mutable ones, before and after update().
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { pathToFileURL } from "node:url";
+import { join } from "node:path";
+
+import { loadEngine } from "../index.js";
+import { nativeRaw, NOW, repoRoot } from "./helpers.mjs";
+
+const engine = await loadEngine({ wasm: pathToFileURL(join(repoRoot, "wasm", "kontext.wasm")) });
+const bundleEnv = JSON.parse(nativeRaw("bundle.build", {}));
+assert.equal(bundleEnv.ok, true, JSON.stringify(bundleEnv.error));
+const bundle = bundleEnv.result;
+
+const READS = [
+  ["status", {}],
+  ["entries.list", { limit: 500 }],
+  ["entries.governing", { paths: ["src/billing/tax/vat.go", "src/export/nightly.go", "docs/x.md"] }],
+  ["entries.search", { query: "invoice rounding" }],
+  ["entries.get", { id: "2026-01-12-money-is-integer-cents" }],
+  ["entries.related", { text: "VAT is rounded per invoice", paths: ["src/billing/tax/vat.go"] }],
+];
+
+function answers(kb) {
+  return READS.map(([op, input]) => [op, kb.request(op, input)]);
+}
+
+test("a bundle carries a compiled snapshot of its head files (format 1.2)", () => {
+  assert.equal(bundle.format_version, "1.2");
+  assert.equal(typeof bundle.snapshot, "string");
+  assert.ok(bundle.snapshot.length > 100);
+});
+
+test("openBundle with the snapshot answers exactly like parsing the files", () => {
+  const parsed = engine.openBundle({ ...bundle, snapshot: undefined }, { now: NOW });
+  const want = answers(parsed);
+  for (const immutable of [false, true]) {
+    const kb = engine.openBundle(bundle, { now: NOW, immutable });
+    assert.deepEqual(answers(kb), want, `immutable=${immutable}`);
+    assert.deepEqual(answers(kb), want, `immutable=${immutable}, asked again`);
+    kb.close();
+  }
+  parsed.close();
+});
+
+test("a stale, corrupt or foreign snapshot is ignored: answers equal a fresh parse", () => {
+  const files = { ...bundle.files };
+  const name = Object.keys(files).find((f) => f.includes("money-is-integer-cents"));
+  assert.ok(name, "the demo bundle has the money entry");
+  files[name] = files[name].replace(/\n# [^\n]*/, "\n# Money is integer cents, edited");
+  const stale = { ...bundle, files };
+  const want = answers(engine.openBundle({ ...stale, snapshot: undefined }, { now: NOW }));
+  const flipped = bundle.snapshot.slice(0, 200) + (bundle.snapshot[200] === "A" ? "B" : "A") + bundle.snapshot.slice(201);
+  const cases = {
+    "snapshot of other files": stale,
+    "corrupt snapshot": { ...bundle, snapshot: flipped },
+    "truncated snapshot": { ...bundle, snapshot: bundle.snapshot.slice(0, bundle.snapshot.length / 2) },
+    "not base64": { ...bundle, snapshot: "!!! not a snapshot !!!" },
+  };
+  for (const [label, doc] of Object.entries(cases)) {
+    const kb = engine.openBundle(doc, { now: NOW });
+    const expected = doc === stale ? want : answers(engine.openBundle({ ...bundle, snapshot: undefined }, { now: NOW }));
+    assert.deepEqual(answers(kb), expected, label);
+    kb.close();
+  }
+});
+
+test("immutable: update() is the only way the answers change, and then they equal a mutable base's", () => {
+  const name = Object.keys(bundle.files).find((f) => f.includes("money-is-integer-cents"));
+  const edited = bundle.files[name].replace(/\n# [^\n]*/, "\n# Money is integer cents, edited");
+  const mutable = engine.openBundle(bundle, { now: NOW });
+  const immutable = engine.openBundle(bundle, { now: NOW, immutable: true });
+  assert.deepEqual(answers(immutable), answers(mutable));
+  mutable.update({ files: { [name]: edited } });
+  immutable.update({ files: { [name]: edited } });
+  const got = immutable.request("entries.get", { id: "2026-01-12-money-is-integer-cents" });
+  assert.equal(got.ok, true);
+  assert.match(got.result.title, /edited/);
+  assert.deepEqual(answers(immutable), answers(mutable));
+  mutable.close();
+  immutable.close();
+});

@@ -1,0 +1,549 @@
+// kontext edge worker: governing lookups over HTTP on workerd / Cloudflare
+// Workers, from knowledge bundles (`kontext bundle`).
+//
+//   import wasm from "../kontext.wasm";           // a module binding: Workers may not compile bytes
+//   import { createWorker } from "./worker/worker.js";
+//   import app from "./repos/app.json";            // a Text module: the bundle's JSON
+//   export default createWorker({ wasm, repos: [{ name: "app", bundle: app }] });
+//
+// `kontext edge build` writes that entry module, the wasm, the bundles and a
+// wrangler config. The rules workerd imposes shape this file:
+//
+// - Nothing that needs timers or randomness may run at module top level, so
+//   the Go runtime boots lazily inside the first fetch, once per isolate, and
+//   boots again when the Go program has exited.
+// - I/O objects may not cross requests: the hot path is one synchronous call
+//   into the engine; the only asynchronous work (reading a bundle from a KV or
+//   R2 binding) happens in JS inside the request that needs it, and the bytes
+//   are handed to the engine.
+// - Each JS→Go call costs ≈ 11 µs: one request is one engine call.
+//
+// Routes (every one also under /v1/repos/<name>/…; /v1/… is the default repository):
+//   POST /v1/governing {paths, min_specificity?, exclude_ids?, limit?, cursor?, view?, detail?}
+//   GET  /v1/governing?path=a&path=b[&min_specificity=N][&exclude_id=X][&limit=N][&cursor=C][&detail=1]
+//   GET  /v1/entries/<id>   GET /v1/search?q=&limit=   GET /v1/status
+//   GET  /v1/repos          GET /healthz
+
+import { loadEngine } from "../index.js";
+
+/** Request bodies above this many bytes answer 413. */
+export const MAX_BODY_BYTES = 1 << 20;
+/** Governing requests naming more paths answer 400. */
+export const MAX_PATHS = 10000;
+
+const REPO_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+/**
+ * createWorker returns the Worker object (`export default createWorker(…)`).
+ *
+ * - wasm: the engine, a WebAssembly.Module (import "…/kontext.wasm").
+ * - repos: [{name, bundle}] bundled at build time (bundle: the JSON text or
+ *   object of `kontext bundle`); the first is the default repository.
+ *
+ * Bindings read from env (all optional):
+ * - KONTEXT_TOKEN (a secret): when set, every route but /healthz and CORS
+ *   preflights needs `Authorization: Bearer <token>` (compared in constant time).
+ * - KONTEXT_CORS_ORIGINS: "*" or a comma-separated list of origins allowed
+ *   to read the answers from a browser; unset, no CORS headers are sent.
+ * - KONTEXT_STORE (a KV namespace or an R2 bucket) with KONTEXT_STORE_REPOS
+ *   (comma-separated names): each name's bundle is read from the key
+ *   `<name>/bundle`, and re-read when the key `<name>/snapshot` changes
+ *   (it is checked in every request to that repository; a marker that is a
+ *   SHA-256 must be the bundle's before it is taken).
+ */
+export function createWorker({ wasm, repos = [] } = {}) {
+  const bundled = [];
+  const seen = new Set();
+  for (const r of repos) {
+    if (!r || typeof r.name !== "string" || !REPO_NAME.test(r.name)) {
+      throw new TypeError(`createWorker: repository name ${JSON.stringify(r && r.name)} is not [A-Za-z0-9._-] (1-100 characters, no leading dot or dash)`);
+    }
+    if (seen.has(r.name)) throw new TypeError(`createWorker: repository ${r.name} is named twice`);
+    seen.add(r.name);
+    bundled.push({ name: r.name, source: "bundled", bundle: r.bundle, kb: null, info: null, version: null });
+  }
+  const state = { wasm, bundled, store: new Map(), engine: null, booting: null, generation: 0 };
+  return {
+    async fetch(request, env = {}, ctx) {
+      try {
+        return await handle(state, request, env ?? {});
+      } catch (err) {
+        // The isolate keeps serving: an engine that died is booted again
+        // by the next request; nothing of this request is kept.
+        if (state.engine !== null && state.engine.exited) dropEngine(state);
+        return answer(500, errorEnvelope("operation_failed", `the edge worker failed: ${err && err.message ? err.message : err}`), { env, request });
+      }
+    },
+  };
+}
+
+class HTTPError extends Error {
+  constructor(status, code, message, headers = {}) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.headers = headers;
+  }
+}
+
+// The API's envelope (schema_version 1), as `kontext api` prints it.
+function errorEnvelope(code, message) {
+  return { schema_version: 1, ok: false, error: { code, message } };
+}
+
+const STATUS_OF_CODE = { invalid_input: 400, not_found: 404, unknown_entry: 404, unsupported_operation: 400 };
+
+async function handle(state, request, env) {
+  const url = new URL(request.url);
+  const method = request.method;
+  const ctx = { env, request };
+  if (method === "OPTIONS" && corsOrigin(env, request) !== null) {
+    return preflight(env, request);
+  }
+  try {
+    if (url.pathname === "/healthz") {
+      allow(method, ["GET", "HEAD"], url.pathname);
+      return answer(200, { schema_version: 1, ok: true, result: { healthy: true, engine: state.engine !== null && !state.engine.exited ? "booted" : "idle" } }, ctx);
+    }
+    if (url.pathname !== "/v1" && !url.pathname.startsWith("/v1/")) {
+      throw new HTTPError(404, "not_found", `no route ${url.pathname}: the routes are /v1/governing, /v1/entries/<id>, /v1/search, /v1/status, /v1/repos, /v1/repos/<name>/… and /healthz`);
+    }
+    await authorize(env, request);
+    let rest = url.pathname.slice("/v1".length);
+    let name = null;
+    if (rest === "/repos") {
+      allow(method, ["GET", "HEAD"], url.pathname);
+      return await listRepos(state, env, ctx);
+    }
+    if (rest.startsWith("/repos/")) {
+      const tail = rest.slice("/repos/".length);
+      const slash = tail.indexOf("/");
+      name = decode(slash < 0 ? tail : tail.slice(0, slash));
+      rest = slash < 0 ? "" : tail.slice(slash);
+    }
+    const route = matchRoute(rest, url.pathname);
+    allow(method, route.methods, url.pathname);
+    const body = method === "POST" ? await readBody(request) : null;
+    const repo = await repository(state, env, name);
+    const input = route.input(url, body, rest);
+    const detail = input.detail === true;
+    delete input.detail;
+    // Compact governing: the engine's own compact view where it has one
+    // (the MCP answer), else the projection below.
+    const governing = route.operation === "entries.governing";
+    const engineCompact = governing && !detail && repo.info.compactView && input.view === undefined;
+    if (engineCompact) input.view = "compact";
+    const env0 = repo.kb.request(route.operation, input); // the one synchronous engine call
+    let status = 200;
+    if (!env0.ok) {
+      status = STATUS_OF_CODE[env0.error && env0.error.code] ?? 500;
+      return answer(status, env0, ctx, repo.info.snapshot);
+    }
+    if (governing && !detail && !engineCompact && input.view === undefined) env0.result = compactGoverning(env0.result);
+    if ((method === "GET" || method === "HEAD") && notModified(request, repo.info.snapshot)) {
+      return notModifiedAnswer(ctx, repo.info.snapshot);
+    }
+    return answer(status, env0, ctx, repo.info.snapshot);
+  } catch (err) {
+    if (err instanceof HTTPError) {
+      return answer(err.status, errorEnvelope(err.code, err.message), ctx, null, err.headers);
+    }
+    throw err;
+  }
+}
+
+// The routes under /v1 (or /v1/repos/<name>): path → operation and input.
+function matchRoute(rest, full) {
+  if (rest === "/governing") {
+    return {
+      methods: ["GET", "HEAD", "POST"],
+      operation: "entries.governing",
+      input: (url, body) => (body !== null ? governingFromBody(body) : governingFromQuery(url)),
+    };
+  }
+  if (rest.startsWith("/entries/") && rest.length > "/entries/".length) {
+    return {
+      methods: ["GET", "HEAD"],
+      operation: "entries.get",
+      input: (url, body, r) => ({ id: decode(r.slice("/entries/".length)) }),
+    };
+  }
+  if (rest === "/search") {
+    return {
+      methods: ["GET", "HEAD"],
+      operation: "entries.search",
+      input: (url) => {
+        const input = { query: url.searchParams.get("q") ?? "" };
+        const limit = url.searchParams.get("limit");
+        if (limit !== null) input.limit = integerParam("limit", limit);
+        return input;
+      },
+    };
+  }
+  if (rest === "/status") {
+    return { methods: ["GET", "HEAD"], operation: "status", input: () => ({}) };
+  }
+  throw new HTTPError(404, "not_found", `no route ${full}: the routes are /v1/governing, /v1/entries/<id>, /v1/search, /v1/status, /v1/repos, /v1/repos/<name>/… and /healthz`);
+}
+
+function decode(segment) {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HTTPError(400, "invalid_input", `${JSON.stringify(segment)} is not a valid URL-encoded path segment`);
+  }
+}
+
+function allow(method, methods, path) {
+  if (!methods.includes(method)) {
+    throw new HTTPError(405, "invalid_input", `${method} is not allowed on ${path}: use ${methods.join(" or ")}`, { Allow: methods.join(", ") });
+  }
+}
+
+function integerParam(name, value) {
+  if (!/^-?\d{1,9}$/.test(value)) {
+    throw new HTTPError(400, "invalid_input", `${name}=${JSON.stringify(value)} is not an integer`);
+  }
+  return Number(value);
+}
+
+function checkPaths(paths) {
+  if (Array.isArray(paths) && paths.length > MAX_PATHS) {
+    throw new HTTPError(400, "invalid_input", `${paths.length} paths in one request; at most ${MAX_PATHS} (split the request)`);
+  }
+}
+
+function governingFromBody(text) {
+  let input;
+  try {
+    input = JSON.parse(text);
+  } catch (err) {
+    throw new HTTPError(400, "invalid_input", `the request body is not JSON: ${err.message}`);
+  }
+  if (input === null || typeof input !== "object" || Array.isArray(input)) {
+    throw new HTTPError(400, "invalid_input", "the request body must be a JSON object {paths, min_specificity?, exclude_ids?, limit?, detail?}");
+  }
+  if ("detail" in input && typeof input.detail !== "boolean") {
+    throw new HTTPError(400, "invalid_input", "detail must be true or false");
+  }
+  checkPaths(input.paths);
+  return input;
+}
+
+function governingFromQuery(url) {
+  const q = url.searchParams;
+  const known = new Set(["path", "min_specificity", "exclude_id", "limit", "cursor", "detail"]);
+  for (const k of q.keys()) {
+    if (!known.has(k)) throw new HTTPError(400, "invalid_input", `unknown query parameter ${k}: use path (repeated), min_specificity, exclude_id (repeated), limit, cursor, detail`);
+  }
+  const input = { paths: q.getAll("path") };
+  const cursor = q.get("cursor");
+  if (cursor !== null) input.cursor = cursor;
+  checkPaths(input.paths);
+  const exclude = q.getAll("exclude_id");
+  if (exclude.length > 0) input.exclude_ids = exclude;
+  const min = q.get("min_specificity");
+  if (min !== null) input.min_specificity = integerParam("min_specificity", min);
+  const limit = q.get("limit");
+  if (limit !== null) input.limit = integerParam("limit", limit);
+  const detail = q.get("detail");
+  if (detail !== null) {
+    if (!["1", "true", "0", "false"].includes(detail)) throw new HTTPError(400, "invalid_input", `detail=${JSON.stringify(detail)}: use 1/true or 0/false`);
+    input.detail = detail === "1" || detail === "true";
+  }
+  return input;
+}
+
+/**
+ * compactGoverning (for engines without the compact view) keeps what an
+ * agent or a CI check needs of each entry:
+ * id, kind, title, summary, status, file, the rule and specificity of its
+ * most specific match, and the requested paths it governs. `detail` gives
+ * the whole entries (the entries.governing answer unchanged).
+ */
+export function compactGoverning(result) {
+  return {
+    entries: result.entries.map((e) => {
+      const best = (e.matches ?? [])[0] ?? null;
+      return {
+        id: e.id,
+        kind: e.kind,
+        title: e.title,
+        summary: e.summary,
+        status: e.status,
+        rule: best ? best.rule : null,
+        specificity: e.specificity ?? (best ? best.specificity : null),
+        file: e.file,
+        paths: [...new Set((e.matches ?? []).map((m) => m.path))],
+      };
+    }),
+    total: result.total,
+    snapshot: result.snapshot,
+  };
+}
+
+async function readBody(request) {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > MAX_BODY_BYTES) {
+    throw tooLarge(Number(declared));
+  }
+  if (request.body === null) return "";
+  const reader = request.body.getReader();
+  const chunks = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      reader.cancel().catch(() => {});
+      throw tooLarge(size);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.byteLength;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new HTTPError(400, "invalid_input", "the request body is not UTF-8");
+  }
+}
+
+function tooLarge(size) {
+  return new HTTPError(413, "invalid_input", `the request body is over 1 MiB (${size} bytes or more); at most ${MAX_BODY_BYTES} bytes are read: split the request`);
+}
+
+// ---- the engine and the repositories ----
+
+async function ensureEngine(state) {
+  if (state.engine !== null && state.engine.exited) dropEngine(state);
+  if (state.engine !== null) return state.engine;
+  // One boot at a time: requests that arrive while the runtime boots wait
+  // for the same engine.
+  state.booting ??= loadEngine({ wasm: state.wasm }).then(
+    (engine) => {
+      state.engine = engine;
+      state.generation++;
+      state.booting = null;
+      return engine;
+    },
+    (err) => {
+      state.booting = null;
+      throw err;
+    },
+  );
+  return state.booting;
+}
+
+// dropEngine forgets an engine whose Go program exited: every knowledge
+// base it held is gone, so every repository is opened again.
+function dropEngine(state) {
+  state.engine = null;
+  for (const r of state.bundled) r.kb = null;
+  for (const r of state.store.values()) {
+    r.kb = null;
+    r.version = null;
+  }
+}
+
+function open(engine, name, bundle) {
+  let kb;
+  try {
+    // immutable: the snapshot is never updated, so the engine need not
+    // list its files again per request (ignored by engines without it).
+    kb = engine.openBundle(bundle, { immutable: true });
+  } catch (err) {
+    throw new HTTPError(500, err.code ?? "operation_failed", `repository ${name}: its bundle cannot be opened: ${err.message}`);
+  }
+  const st = kb.request("status", {});
+  if (!st.ok) throw new HTTPError(500, st.error.code, `repository ${name}: ${st.error.message}`);
+  let entries = 0;
+  for (const byStatus of Object.values(st.result.counts ?? {})) for (const n of Object.values(byStatus)) entries += n;
+  const compactView = (st.result.capabilities ?? []).includes("entries.governing.view");
+  return { kb, info: { snapshot: st.result.snapshot, entries, compactView } };
+}
+
+function storeNames(env) {
+  const raw = typeof env.KONTEXT_STORE_REPOS === "string" ? env.KONTEXT_STORE_REPOS : "";
+  const names = raw.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  for (const n of names) {
+    if (!REPO_NAME.test(n)) throw new HTTPError(500, "invalid_input", `KONTEXT_STORE_REPOS names ${JSON.stringify(n)}, not a repository name ([A-Za-z0-9._-])`);
+  }
+  if (names.length > 0 && (env.KONTEXT_STORE == null || typeof env.KONTEXT_STORE.get !== "function")) {
+    throw new HTTPError(500, "invalid_input", "KONTEXT_STORE_REPOS is set but the KONTEXT_STORE binding (a KV namespace or R2 bucket) is missing");
+  }
+  return names;
+}
+
+// allNames lists the repositories in order: bundled ones first, then the
+// store's; the first is the default.
+function allNames(state, env) {
+  const names = state.bundled.map((r) => r.name);
+  for (const n of storeNames(env)) if (!names.includes(n)) names.push(n);
+  return names;
+}
+
+async function storeText(binding, key) {
+  const v = await binding.get(key);
+  if (v === null || v === undefined) return null;
+  if (typeof v === "string") return v;
+  if (typeof v.text === "function") return v.text(); // an R2 object
+  return String(v);
+}
+
+async function repository(state, env, name) {
+  const names = allNames(state, env);
+  if (names.length === 0) {
+    throw new HTTPError(500, "not_found", "this worker serves no repository: build it with kontext edge build --bundle FILE, or set KONTEXT_STORE and KONTEXT_STORE_REPOS");
+  }
+  if (name === null) name = names[0];
+  if (!names.includes(name)) {
+    throw new HTTPError(404, "not_found", `no repository ${JSON.stringify(name)}: this worker serves ${names.join(", ")} (GET /v1/repos)`);
+  }
+  const engine = await ensureEngine(state);
+  const b = state.bundled.find((r) => r.name === name);
+  if (b !== undefined) {
+    if (b.kb === null) Object.assign(b, open(engine, name, b.bundle));
+    return b;
+  }
+  let r = state.store.get(name);
+  if (r === undefined) {
+    r = { name, source: "store", kb: null, info: null, version: null };
+    state.store.set(name, r);
+  }
+  const version = await storeText(env.KONTEXT_STORE, `${name}/snapshot`);
+  if (version === null) {
+    throw new HTTPError(503, "not_found", `repository ${name}: the store has no key ${name}/snapshot (publish the bundle: see the README's KV recipe)`);
+  }
+  const marker = version.trim();
+  if (r.kb === null || r.version !== marker) {
+    const text = await storeText(env.KONTEXT_STORE, `${name}/bundle`);
+    if (text === null) throw new HTTPError(503, "not_found", `repository ${name}: the store has no key ${name}/bundle`);
+    // A marker that is a SHA-256 must be the bundle's: KV is eventually
+    // consistent, and a new marker may arrive before its bundle. Until they
+    // match the opened snapshot keeps answering (and the marker is read
+    // again by the next request).
+    if (/^[0-9a-f]{64}$/.test(marker) && (await sha256Hex(text)) !== marker) {
+      if (r.kb !== null) return r;
+      throw new HTTPError(503, "not_found", `repository ${name}: the store's ${name}/bundle does not match ${name}/snapshot yet (publish the bundle, then its SHA-256)`);
+    }
+    const eng = await ensureEngine(state); // a boot may have happened while reading
+    const opened = open(eng, name, text);
+    if (r.kb !== null) r.kb.close();
+    Object.assign(r, opened, { version: marker });
+  }
+  return r;
+}
+
+async function sha256Hex(text) {
+  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return Array.from(d, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+async function listRepos(state, env, ctx) {
+  const names = allNames(state, env);
+  const repos = [];
+  for (const [i, n] of names.entries()) {
+    const r = await repository(state, env, n);
+    repos.push({ name: n, snapshot: r.info.snapshot, entries: r.info.entries, default: i === 0 });
+  }
+  const tag = repos.length === 0 ? "none" : repos.map((r) => r.snapshot).join(".");
+  if (notModified(ctx.request, tag)) return notModifiedAnswer(ctx, tag);
+  return answer(200, { schema_version: 1, ok: true, result: { repos } }, ctx, tag);
+}
+
+// ---- HTTP: auth, CORS, ETags ----
+
+async function authorize(env, request) {
+  const token = typeof env.KONTEXT_TOKEN === "string" ? env.KONTEXT_TOKEN : "";
+  if (token === "") return;
+  const header = request.headers.get("authorization") ?? "";
+  const m = /^Bearer[ ]+(.+)$/i.exec(header.trim());
+  const given = m ? m[1] : "";
+  if (!(await sameSecret(given, token))) {
+    throw new HTTPError(401, "invalid_input", header === "" ? "this worker needs Authorization: Bearer <token>" : "the bearer token is wrong", {
+      "WWW-Authenticate": 'Bearer realm="kontext"',
+    });
+  }
+}
+
+// sameSecret compares two strings in time independent of where they differ:
+// both are hashed to 32 bytes first, so neither length nor content leaks.
+async function sameSecret(a, b) {
+  const enc = new TextEncoder();
+  const [x, y] = await Promise.all([crypto.subtle.digest("SHA-256", enc.encode(a)), crypto.subtle.digest("SHA-256", enc.encode(b))]);
+  if (typeof crypto.subtle.timingSafeEqual === "function") return crypto.subtle.timingSafeEqual(x, y);
+  const u = new Uint8Array(x), v = new Uint8Array(y);
+  let diff = 0;
+  for (let i = 0; i < u.length; i++) diff |= u[i] ^ v[i];
+  return diff === 0;
+}
+
+function corsOrigin(env, request) {
+  const conf = typeof env.KONTEXT_CORS_ORIGINS === "string" ? env.KONTEXT_CORS_ORIGINS.trim() : "";
+  if (conf === "") return null;
+  if (conf === "*") return "*";
+  const origin = request.headers.get("origin");
+  if (origin === null) return null;
+  return conf.split(",").map((s) => s.trim()).includes(origin) ? origin : null;
+}
+
+function corsHeaders(env, request) {
+  const origin = corsOrigin(env, request);
+  if (origin === null) return {};
+  const h = { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": "ETag" };
+  if (origin !== "*") h.Vary = "Origin";
+  return h;
+}
+
+function preflight(env, request) {
+  return new Response(null, {
+    status: 204,
+    headers: {
+      ...corsHeaders(env, request),
+      "Access-Control-Allow-Methods": "GET, HEAD, POST, OPTIONS",
+      "Access-Control-Allow-Headers": "Authorization, Content-Type, If-None-Match",
+      "Access-Control-Max-Age": "86400",
+    },
+  });
+}
+
+function etag(snapshot) {
+  return `"${snapshot}"`;
+}
+
+// notModified: If-None-Match (RFC 9110 13.1.2) with the weak comparison:
+// "*" or any listed tag equal to the current one, W/ ignored.
+function notModified(request, snapshot) {
+  const header = request.headers.get("if-none-match");
+  if (header === null) return false;
+  if (header.trim() === "*") return true;
+  const want = etag(snapshot);
+  for (const part of header.split(",")) {
+    const t = part.trim().replace(/^W\//, "");
+    if (t === want) return true;
+  }
+  return false;
+}
+
+function notModifiedAnswer(ctx, snapshot) {
+  return new Response(null, { status: 304, headers: { ETag: etag(snapshot), "Cache-Control": "no-cache", ...corsHeaders(ctx.env, ctx.request) } });
+}
+
+function answer(status, envelope, ctx, snapshot = null, extra = {}) {
+  const headers = {
+    "Content-Type": "application/json; charset=utf-8",
+    "Cache-Control": "no-cache",
+    "X-Content-Type-Options": "nosniff",
+    ...corsHeaders(ctx.env, ctx.request),
+    ...extra,
+  };
+  if (snapshot !== null) headers.ETag = etag(snapshot);
+  const body = ctx.request.method === "HEAD" ? null : JSON.stringify(envelope);
+  return new Response(body, { status, headers });
+}
