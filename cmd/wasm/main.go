@@ -11,7 +11,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"os"
@@ -225,7 +224,7 @@ func packedFiles(buf []byte, files map[string][]byte) error {
 		if len(buf) < 8 {
 			return apierr.Invalid("open: the packed files are truncated")
 		}
-		pl, tl := binary.LittleEndian.Uint32(buf), binary.LittleEndian.Uint32(buf[4:])
+		pl, tl := le32(buf), le32(buf[4:])
 		buf = buf[8:]
 		if uint64(pl)+uint64(tl) > uint64(len(buf)) {
 			return apierr.Invalid("open: the packed files are truncated")
@@ -234,6 +233,10 @@ func packedFiles(buf []byte, files map[string][]byte) error {
 		buf = buf[pl+tl:]
 	}
 	return nil
+}
+
+func le32(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 }
 
 type openInput struct {
