@@ -74,7 +74,7 @@ test("status: the read subset over a snapshot", () => {
   const kb = engine.open({ files, now: NOW, revision: "0123456789abcdef0123456789abcdef01234567" });
   const st = ok(kb.request("status", {}));
   // The read operations plus the capability strings of the compact view and cursor pages.
-  assert.deepEqual(st.capabilities, [...READ_SUBSET, "entries.governing.cursor", "entries.governing.view"].sort());
+  assert.deepEqual(st.capabilities, [...READ_SUBSET, "entries.cursor", "entries.view"].sort());
   assert.equal(st.revision, "0123456789abcdef0123456789abcdef01234567");
   assert.equal(st.root, "");
   assert.deepEqual(st.config_source, { kind: "snapshot", path: ".kontext.toml" });
