@@ -25,7 +25,7 @@ const cases = {
   ],
   "entries.search": [
     { query: "rounding" }, { query: "export cron", limit: 3 }, { query: "sessions", active_only: true }, { query: "zzzz-nothing" }, {}, { query: "vat", limit: 0 },
-    { query: "rounding", limit: 2, view: "compact" },
+    { query: "rounding", limit: 2, view: "compact" }, { query: "rounding", view: "short" }, { query: "rounding", cursor: "not-a-cursor" },
   ],
   "entries.governing": [
     { paths: ["src/billing/tax/vat.go"] },
@@ -35,6 +35,7 @@ const cases = {
     { paths: ["nothing/here.txt"] }, { paths: [] }, {}, { paths: "src" }, { paths: ["src/a.go"], limit: 0 },
     { paths: ["src/billing/tax/vat.go"], view: "compact", limit: 3 },
     { paths: ["src/billing/tax/vat.go", "src/export/nightly.go"], view: "compact" },
+    { paths: ["src/billing/tax/vat.go"], view: "short" }, { paths: ["src/billing/tax/vat.go"], cursor: "not-a-cursor" },
   ],
   "entries.related": [
     { text: "VAT must be rounded per invoice line" }, { paths: ["src/export/nightly.go"] },
