@@ -188,11 +188,21 @@ func TestCursorPages(t *testing.T) {
 		if env := decode(t, e.Request(ctx, c.op, []byte(other))); env["error"].(map[string]any)["code"] != apierr.InvalidInput {
 			t.Fatalf("%s: a cursor of another question: %v", c.op, env)
 		}
+		forged := strings.Replace(c.first, "{", `{"cursor":"Zm9yZ2Vk",`, 1)
+		if env := decode(t, e.Request(ctx, c.op, []byte(forged))); env["error"].(map[string]any)["code"] != apierr.InvalidInput {
+			t.Fatalf("%s: a forged cursor: %v", c.op, env)
+		}
 	}
-	first := decode(t, e.Request(ctx, "entries.list", []byte(`{"limit":3}`)))["result"].(map[string]any)["next_cursor"].(string)
+	list := decode(t, e.Request(ctx, "entries.list", []byte(`{"limit":3}`)))["result"].(map[string]any)["next_cursor"].(string)
+	search := decode(t, e.Request(ctx, "entries.search", []byte(`{"query":"rounding","limit":3}`)))["result"].(map[string]any)["next_cursor"].(string)
 	write(".ai/conventions/c9.md", "---\nstatus: active\n---\n# New\n")
-	env := decode(t, e.Request(ctx, "entries.list", []byte(`{"limit":3,"cursor":"`+first+`"}`)))
-	if env["error"].(map[string]any)["code"] != apierr.StaleCursor {
-		t.Fatalf("cursor after an edit: %v", env)
+	for _, in := range []string{`{"limit":3,"cursor":"` + list + `"}`, `{"query":"rounding","limit":3,"cursor":"` + search + `"}`} {
+		op := "entries.list"
+		if strings.Contains(in, "query") {
+			op = "entries.search"
+		}
+		if env := decode(t, e.Request(ctx, op, []byte(in))); env["error"].(map[string]any)["code"] != apierr.StaleCursor {
+			t.Fatalf("%s: cursor after an edit: %v", op, env)
+		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/kontext/kontext/internal/testrepo"
 	"github.com/kontext/kontext/native"
 )
@@ -41,7 +43,7 @@ func TestListPages(t *testing.T) {
 		if err := json.Unmarshal(native.Request(context.Background(), demo, c.op, all), &whole); err != nil {
 			t.Fatal(err)
 		}
-		var want, got []string
+		var want []string
 		for _, e := range whole.Result.Entries {
 			want = append(want, e.ID)
 		}
@@ -49,39 +51,9 @@ func TestListPages(t *testing.T) {
 			t.Fatalf("%s: %d entries do not need a second page", c.op, len(want))
 		}
 		input := withLimit(c.input, 0)
-		for pages := 0; ; pages++ {
-			_, env := call(t, cs, "ctx_api", map[string]any{"operation": c.op, "input": input})
-			r, ok := env["result"].(map[string]any)
-			if !ok {
-				t.Fatalf("%s %v: %v", c.op, input, env)
-			}
-			if int(r["total"].(float64)) != len(want) {
-				t.Fatalf("%s: total %v, want %d", c.op, r["total"], len(want))
-			}
-			page := r["entries"].([]any)
-			if c.input["view"] == "compact" {
-				if len(page) != 0 {
-					t.Fatalf("%s compact: entries %v", c.op, page)
-				}
-				page = r["items"].([]any)
-			}
-			if len(page) > DefaultPage {
-				t.Fatalf("%s: a page of %d", c.op, len(page))
-			}
-			for _, it := range page {
-				got = append(got, it.(map[string]any)["id"].(string))
-			}
-			next, ok := r["next_cursor"].(string)
-			if !ok {
-				break
-			}
-			if first == "" {
-				first = next
-			}
-			if pages > len(want) {
-				t.Fatal("the cursor does not end")
-			}
-			input["cursor"] = next
+		got, f := followPages(t, cs, "ctx_api", map[string]any{"operation": c.op, "input": input}, len(want), func(c string) { input["cursor"] = c })
+		if first == "" {
+			first = f
 		}
 		if strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Fatalf("%s pages:\n got %v\nwant %v", c.op, got, want)
@@ -108,6 +80,48 @@ func TestListPages(t *testing.T) {
 	_, env = call(t, cs, "ctx_api", map[string]any{"operation": "entries.list", "input": map[string]any{"cursor": first}})
 	if errCode(env) != "stale_cursor" {
 		t.Fatalf("cursor after an edit: %v", env)
+	}
+}
+
+// followPages calls a paged tool with args, then with each next_cursor
+// (setCursor puts it into args) until the last page. It checks every
+// page's total and size and returns the ids of all pages in order and the
+// first next_cursor.
+func followPages(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any, total int, setCursor func(string)) (ids []string, first string) {
+	t.Helper()
+	for pages := 0; ; pages++ {
+		_, env := call(t, cs, tool, args)
+		r, ok := env["result"].(map[string]any)
+		if !ok {
+			t.Fatalf("%s %v: %v", tool, args, env)
+		}
+		if int(r["total"].(float64)) != total {
+			t.Fatalf("%s: total %v, want %d", tool, r["total"], total)
+		}
+		page := r["entries"].([]any)
+		if items, ok := r["items"].([]any); ok { // the compact view: entries is empty
+			if len(page) != 0 {
+				t.Fatalf("%s compact: entries %v", tool, page)
+			}
+			page = items
+		}
+		if len(page) > DefaultPage {
+			t.Fatalf("%s: a page of %d", tool, len(page))
+		}
+		for _, it := range page {
+			ids = append(ids, it.(map[string]any)["id"].(string))
+		}
+		next, ok := r["next_cursor"].(string)
+		if !ok {
+			return ids, first
+		}
+		if first == "" {
+			first = next
+		}
+		if pages > total {
+			t.Fatal("the cursor does not end")
+		}
+		setCursor(next)
 	}
 }
 
