@@ -7,7 +7,7 @@ DEMO := .demo
 export GIT_CONFIG_GLOBAL := /dev/null
 export GIT_CONFIG_NOSYSTEM := 1
 
-.PHONY: build assets web demo test test-edge tools node-deps cross-check assets-check vet wasm-check wasm test-wasm test-web bench fuzz stress generate clean release
+.PHONY: sarif-schema build assets web demo test test-edge tools node-deps cross-check assets-check vet wasm-check wasm test-wasm test-web bench fuzz stress generate clean release
 
 # A static binary (no cgo): it starts about a millisecond faster than one
 # that loads libc, and it runs on any Linux. (go test -race keeps cgo.)
@@ -48,8 +48,13 @@ demo: build
 
 # Everything: formatting, vet, the engine's purity under js/wasm, the npm
 # package's Node tests, and every Go test with the race detector.
-test: vet assets-check cross-check wasm-check test-wasm test-edge test-web tools
+test: vet assets-check cross-check wasm-check test-wasm test-edge test-web tools sarif-schema
 	$(GO) test -race -count=1 ./...
+
+# The official SARIF 2.1.0 schema (from npm @microsoft/sarif-multitool's
+# Linux package, SHA-256 checked) for the SARIF validation test, in .cache/.
+sarif-schema:
+	@bash build/sarif-schema.sh
 
 # The ADR tools the log tests drive (cmd/kontext/adrtools_test.go), as users
 # install them: Debian's adr-tools, and MADR 2/3/4 and log4brains (root

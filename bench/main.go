@@ -28,6 +28,7 @@ func main() {
 	wasmOnly := flag.Bool("wasm-only", false, "run only the WASM rows and print them (bench/results.md is not written)")
 	edgeOnly := flag.Bool("edge-only", false, "run only the edge worker rows (workerd) and print them (bench/results.md is not written)")
 	processOnly := flag.Bool("process-only", false, "run only the whole-process rows (100 / 1,000 / 10,000 entries) and print them (bench/results.md is not written)")
+	prOnly := flag.Bool("pr-only", false, "run only the pull-request rows and print them (bench/results.md is not written)")
 	listOnly := flag.String("list-floor", "", "internal: list DIR/.ai with one lstat per file and exit (the whole-process floor)")
 	mcpOnly := flag.Bool("mcp-only", false, "run only the MCP answer-size and brief --diff rows and print them (bench/results.md is not written)")
 	largeOnly := flag.Bool("large-history-only", false, "run only the large-history rows (governing with history cached, changed between tags, cold history index) and print them (bench/results.md is not written)")
@@ -67,6 +68,16 @@ func main() {
 		demo := filepath.Join(tmp, "demo")
 		run(root, "bash", "build/demo-repo.sh", demo)
 		rows, notes = mcpRows(bin, demo, tmp)
+		fmt.Print(render(rows, notes))
+		return
+	}
+	if *prOnly {
+		tmp, err := os.MkdirTemp("", "kontext-bench-")
+		check(err)
+		defer os.RemoveAll(tmp)
+		bin := filepath.Join(tmp, "kontext")
+		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
+		rows, notes = prRows(bin, tmp)
 		fmt.Print(render(rows, notes))
 		return
 	}
@@ -137,6 +148,9 @@ func main() {
 
 	prows, pnotes := processRows(root, bin, tmp)
 	rows, notes = append(rows, prows...), append(notes, pnotes...)
+
+	rrows, rnotes := prRows(bin, tmp)
+	rows, notes = append(rows, rrows...), append(notes, rnotes...)
 
 	hrows, hnotes := historyRows(root)
 	rows, notes = append(rows, hrows...), append(notes, hnotes...)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -71,4 +72,37 @@ type History interface {
 type TreeFile struct {
 	Blob string
 	Data []byte
+}
+
+// uncommittedMemo holds one answer of History.Uncommitted for the context
+// it was put in.
+type uncommittedMemo struct {
+	once  sync.Once
+	paths []string
+	err   error
+}
+
+type uncommittedKey struct{}
+
+// WithUncommittedMemo returns a context in which History implementations
+// that honour it (the native one) answer Uncommitted once and repeat that
+// answer: one command that asks several operations about the same working
+// tree (kontext ci: the change's files and drift) lists it once. A
+// long-lived server never sets it, so its answers stay fresh.
+func WithUncommittedMemo(ctx context.Context) context.Context {
+	return context.WithValue(ctx, uncommittedKey{}, &uncommittedMemo{})
+}
+
+// MemoUncommitted answers list() once per WithUncommittedMemo context (a
+// copy each time); without one it calls list.
+func MemoUncommitted(ctx context.Context, list func() ([]string, error)) ([]string, error) {
+	m, ok := ctx.Value(uncommittedKey{}).(*uncommittedMemo)
+	if !ok {
+		return list()
+	}
+	m.once.Do(func() { m.paths, m.err = list() })
+	if m.err != nil {
+		return nil, m.err
+	}
+	return append([]string(nil), m.paths...), nil
 }

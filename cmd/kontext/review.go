@@ -25,12 +25,21 @@ func runReviewCmd(ctx context.Context, g *factory, args []string) int {
 	port := fs.Int("port", 0, "port on 127.0.0.1 (0 = any free port)")
 	noOpen := fs.Bool("no-open", false, "do not try to open a browser")
 	out := fs.String("out", "", "write one self-contained HTML file instead of serving")
+	format := fs.String("format", "", "markdown: print the pull-request comment body and exit (no server)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage
 	}
 	if len(pos) > 0 {
 		return usageErr(g, stderr, "kontext review takes no arguments (got %q)", pos[0])
+	}
+	switch {
+	case *format == "markdown" && *out != "":
+		return usageErr(g, stderr, "--format markdown prints to stdout; it does not take --out")
+	case *format == "markdown":
+		return runReviewMarkdown(ctx, g, changeFlags{base: *base, head: *head})
+	case *format != "":
+		return usageErr(g, stderr, "--format takes markdown, not %q", *format)
 	}
 	if *port < 0 || *port > 65535 {
 		return usageErr(g, stderr, "--port %d is not a port (0-65535)", *port)

@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
+	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/native/internal/git"
 )
@@ -29,6 +30,10 @@ import (
 // excludes file is deliberately not read. An untracked nested repository
 // is listed as "dir/", like git does; submodules are not inspected.
 func (r *Repo) Uncommitted(ctx context.Context) ([]string, error) {
+	return engine.MemoUncommitted(ctx, func() ([]string, error) { return r.uncommitted(ctx) })
+}
+
+func (r *Repo) uncommitted(ctx context.Context) ([]string, error) {
 	idx, err := r.st.Index()
 	if err != nil {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "reading the git index")

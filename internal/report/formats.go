@@ -1,0 +1,244 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// MaxPerLevel is how many annotations of one level GitHub shows for a
+// step; the rest are counted in one notice.
+const MaxPerLevel = 10
+
+// escapeData escapes a workflow command's message as GitHub requires.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeProperty escapes a workflow command property (file, title): also
+// ':' and ','.
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// WriteGitHub writes the results as GitHub workflow commands: at most
+// MaxPerLevel per level, most severe first, then one notice counting what
+// was left out (when anything was, at most MaxPerLevel-1 notices are
+// shown, so the counting notice is itself one GitHub shows).
+func WriteGitHub(w io.Writer, r *Report) error {
+	errs, warns, notes := Counts(r.Results)
+	fmt.Fprintf(w, "kontext ci: %s, %s, %s%s\n", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"),
+		plural(notes, "notice", "notices"), scope(r))
+	limit := map[string]int{"error": MaxPerLevel, "warning": MaxPerLevel, "notice": MaxPerLevel}
+	if errs > MaxPerLevel || warns > MaxPerLevel || notes > MaxPerLevel {
+		limit["notice"] = MaxPerLevel - 1
+	}
+	shown := map[string]int{}
+	left := map[string]int{}
+	for _, res := range r.Results {
+		if shown[res.Level] >= limit[res.Level] {
+			left[res.Level]++
+			continue
+		}
+		shown[res.Level]++
+		var props []string
+		if res.File != "" {
+			props = append(props, "file="+escapeProperty(res.File))
+			line := res.Line
+			if line == 0 {
+				line = 1
+			}
+			props = append(props, fmt.Sprintf("line=%d", line))
+		}
+		props = append(props, "title="+escapeProperty(res.Title))
+		fmt.Fprintf(w, "::%s %s::%s\n", res.Level, strings.Join(props, ","), escapeData(res.Message))
+	}
+	if n := left["error"] + left["warning"] + left["notice"]; n > 0 {
+		var parts []string
+		for _, l := range []string{"error", "warning", "notice"} {
+			if left[l] > 0 {
+				parts = append(parts, plural(left[l], l, l+"s"))
+			}
+		}
+		fmt.Fprintf(w, "::notice title=kontext%%3A %s not annotated::%s more than GitHub shows per step (%s). Run kontext ci --format text, or upload the SARIF file, to see all of them.\n",
+			commas(n), plural(n, "finding", "findings"), strings.Join(parts, ", "))
+	}
+	return nil
+}
+
+func scope(r *Report) string {
+	if r.Scoped {
+		return fmt.Sprintf(" in %s changed since %s", plural(len(r.Changed), "file", "files"), short(r.Base))
+	}
+	return " (no base given: the whole repository)"
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+// Text writes the findings one per line, for a person reading a CI log.
+func WriteText(w io.Writer, r *Report) {
+	if len(r.Results) == 0 {
+		fmt.Fprintf(w, "findings: none%s\n", scope(r))
+		return
+	}
+	errs, warns, notes := Counts(r.Results)
+	fmt.Fprintf(w, "findings: %s, %s, %s%s\n", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"), plural(notes, "notice", "notices"), scope(r))
+	for _, res := range r.Results {
+		loc := res.File
+		if loc == "" {
+			loc = "-"
+		} else if res.Line > 0 {
+			loc = fmt.Sprintf("%s:%d", loc, res.Line)
+		}
+		fmt.Fprintf(w, "  %-7s %s  %s: %s\n", res.Level, loc, res.Title, res.Message)
+	}
+}
+
+// sarifLevel maps a finding level to SARIF's.
+func sarifLevel(l string) string {
+	if l == "notice" {
+		return "note"
+	}
+	return l
+}
+
+// SARIF returns the results as a SARIF 2.1.0 log: one rule per kind of
+// finding with its help text, each result located at its file with a
+// partial fingerprint that stays the same across pushes. Findings without
+// a file (no drift base) are tool execution notifications: code scanning
+// accepts only located results.
+func SARIF(r *Report, version string) ([]byte, error) {
+	type text struct {
+		Text     string `json:"text"`
+		Markdown string `json:"markdown,omitempty"`
+	}
+	type rule struct {
+		ID                   string            `json:"id"`
+		Name                 string            `json:"name"`
+		ShortDescription     text              `json:"shortDescription"`
+		FullDescription      text              `json:"fullDescription"`
+		Help                 text              `json:"help"`
+		HelpURI              string            `json:"helpUri,omitempty"`
+		DefaultConfiguration map[string]string `json:"defaultConfiguration"`
+	}
+	type region struct {
+		StartLine int `json:"startLine"`
+	}
+	type artifact struct {
+		URI       string `json:"uri"`
+		URIBaseID string `json:"uriBaseId"`
+	}
+	type physical struct {
+		ArtifactLocation artifact `json:"artifactLocation"`
+		Region           region   `json:"region"`
+	}
+	type location struct {
+		PhysicalLocation physical `json:"physicalLocation"`
+	}
+	type result struct {
+		RuleID              string            `json:"ruleId"`
+		RuleIndex           int               `json:"ruleIndex"`
+		Level               string            `json:"level"`
+		Message             text              `json:"message"`
+		Locations           []location        `json:"locations"`
+		PartialFingerprints map[string]string `json:"partialFingerprints"`
+		Properties          map[string]string `json:"properties,omitempty"`
+	}
+	type notification struct {
+		Level   string `json:"level"`
+		Message text   `json:"message"`
+	}
+	type invocation struct {
+		ExecutionSuccessful        bool           `json:"executionSuccessful"`
+		ToolExecutionNotifications []notification `json:"toolExecutionNotifications,omitempty"`
+	}
+	var rules []rule
+	index := map[string]int{}
+	ruleIndex := func(id string) int {
+		if i, ok := index[id]; ok {
+			return i
+		}
+		rl := ruleFor(id)
+		index[id] = len(rules)
+		rules = append(rules, rule{ID: rl.ID, Name: rl.Name, ShortDescription: text{Text: rl.Short}, FullDescription: text{Text: rl.Help},
+			Help: text{Text: rl.Help, Markdown: "**" + rl.Short + "**\n\n" + rl.Help}, HelpURI: "https://github.com/kontext/kontext#pull-requests",
+			DefaultConfiguration: map[string]string{"level": sarifLevel(rl.Level)}})
+		return index[id]
+	}
+	// Every known rule is declared, so rule indexes are stable.
+	for _, rl := range Rules {
+		ruleIndex(rl.ID)
+	}
+	results := []result{}
+	inv := invocation{ExecutionSuccessful: true}
+	for _, res := range r.Results {
+		if res.File == "" {
+			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
+				notification{Level: sarifLevel(res.Level), Message: text{Text: res.Title + ": " + res.Message}})
+			continue
+		}
+		line := res.Line
+		if line == 0 {
+			line = 1
+		}
+		out := result{RuleID: res.Rule, RuleIndex: ruleIndex(res.Rule), Level: sarifLevel(res.Level), Message: text{Text: res.Title + ". " + res.Message},
+			Locations:           []location{{PhysicalLocation: physical{ArtifactLocation: artifact{URI: res.File, URIBaseID: "%SRCROOT%"}, Region: region{StartLine: line}}}},
+			PartialFingerprints: map[string]string{"kontextFinding/v1": res.Fingerprint}}
+		if res.Entry != "" {
+			out.Properties = map[string]string{"entry": res.Entry, "entryFile": res.EntryFile}
+		}
+		results = append(results, out)
+	}
+	log := map[string]any{
+		"$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+		"version": "2.1.0",
+		"runs": []any{map[string]any{
+			"tool": map[string]any{"driver": map[string]any{"name": "kontext", "version": version,
+				"informationUri": "https://github.com/kontext/kontext", "rules": rules}},
+			"invocations": []invocation{inv},
+			"results":     results,
+		}},
+	}
+	return json.MarshalIndent(log, "", "  ")
+}
+
+// CodeClimate returns the results as the Code Climate JSON list GitLab's
+// code quality widget reads. A finding without a file is located at ".".
+func CodeClimate(r *Report) ([]byte, error) {
+	type lines struct {
+		Begin int `json:"begin"`
+	}
+	type location struct {
+		Path  string `json:"path"`
+		Lines lines  `json:"lines"`
+	}
+	type issue struct {
+		Type        string   `json:"type"`
+		CheckName   string   `json:"check_name"`
+		Description string   `json:"description"`
+		Categories  []string `json:"categories"`
+		Severity    string   `json:"severity"`
+		Fingerprint string   `json:"fingerprint"`
+		Location    location `json:"location"`
+	}
+	severity := map[string]string{"error": "critical", "warning": "major", "notice": "info"}
+	out := []issue{}
+	for _, res := range r.Results {
+		p, line := res.File, res.Line
+		if p == "" {
+			p = "."
+		}
+		if line == 0 {
+			line = 1
+		}
+		out = append(out, issue{Type: "issue", CheckName: res.Rule, Description: res.Title + ". " + res.Message,
+			Categories: []string{"Style"}, Severity: severity[res.Level], Fingerprint: res.Fingerprint, Location: location{Path: p, Lines: lines{Begin: line}}})
+	}
+	return json.MarshalIndent(out, "", "  ")
+}

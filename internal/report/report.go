@@ -1,0 +1,329 @@
+// Package report answers what a pull request needs to know about a change:
+// the findings of `kontext ci` (drift, failing verifies, review due,
+// diagnostics) located at the files the change touches, in the formats CI
+// systems read (GitHub workflow commands, SARIF 2.1.0, Code Climate JSON,
+// text), and the Markdown body of the one pull-request comment. Entries
+// with visibility: private never reach any of them.
+package report
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
+	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/worktree"
+)
+
+// Options say which change a report is about.
+type Options struct {
+	// Base is the base revision of the change. With it, only findings that
+	// touch the change are reported; without it, everything, with drift
+	// against the default drift base (whose range is then the change).
+	Base string
+	// BaseFallbacks are tried in order when Base does not resolve (a
+	// GITHUB_BASE_REF "main" is origin/main in a CI checkout).
+	BaseFallbacks []string
+	// Head is the head revision; "" is HEAD plus the working tree.
+	Head string
+	// Notice adds, per changed file, the decisions and conventions that
+	// govern it (level notice: never a failure).
+	Notice bool
+}
+
+// Report is what kontext knows about one change, private entries left out.
+type Report struct {
+	// Base is the resolved base ("" when there is none: no --base and no
+	// drift base); BaseSource is explicit or the drift base's source.
+	Base, BaseSource string
+	// Head is the resolved head sha, or "working" (HEAD plus the working
+	// tree); HeadCommit is the commit entry links point at.
+	Head, HeadCommit string
+	// Scoped: a base was given, so only findings touching the change count.
+	Scoped bool
+	// Changed are the files of the change (empty without a base), private
+	// entry files left out.
+	Changed []string
+	// Files are the changed files with the entries that govern them.
+	Files []*File
+	// Entries are the visible entries at head, by id.
+	Entries map[string]*api.Entry
+	// Drift is the drift of the change (private entries left out).
+	Drift *api.DriftResult
+	// Changes are the entries added, revised, superseded or deprecated.
+	Changes []api.Change
+	// Diagnostics are the warnings and errors (never info) in scope.
+	Diagnostics []Diagnostic
+	// Results are the findings, most severe first.
+	Results []Result
+}
+
+// File is one changed file and what governs it.
+type File struct {
+	Path      string
+	Knowledge bool // a knowledge file (an entry, the config)
+	Governing []Governs
+}
+
+// Governs is one entry governing one file, and the rule that matched.
+type Governs struct {
+	ID          string
+	Rule        string
+	Specificity int
+}
+
+// Diagnostic is a parse or link diagnostic of a knowledge file.
+type Diagnostic struct {
+	File     string `json:"file"`
+	Line     int    `json:"line,omitempty"`
+	Severity string `json:"severity"`
+	Code     string `json:"code"`
+	Message  string `json:"message"`
+}
+
+// Build reads the change and its knowledge through the engine's
+// operations. It reads the repository once per question and never writes.
+func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
+	// The change's files and drift both ask for the working tree's
+	// uncommitted files: list them once.
+	ctx = engine.WithUncommittedMemo(ctx)
+	r := &Report{Entries: map[string]*api.Entry{}, Head: "working", Scoped: o.Base != ""}
+	var change *worktree.Change
+	if o.Base != "" {
+		var err error
+		for i, base := range append([]string{o.Base}, o.BaseFallbacks...) {
+			change, err = worktree.ChangeOf(ctx, e, base, o.Head)
+			if err == nil {
+				break
+			}
+			if i == len(o.BaseFallbacks) {
+				if len(o.BaseFallbacks) > 0 && apierr.CodeOf(err) == apierr.InvalidInput {
+					return nil, apierr.Invalid("cannot resolve the base branch (tried %s): fetch it (actions/checkout with fetch-depth: 0) or pass --base",
+						strings.Join(append([]string{o.Base}, o.BaseFallbacks...), ", "))
+				}
+				return nil, err
+			}
+		}
+		r.Base, r.BaseSource = change.Base, "explicit"
+	}
+	drift, err := e.Drift(ctx, &api.DriftInput{Base: r.Base, Head: o.Head})
+	if err != nil {
+		return nil, err
+	}
+	r.Drift = drift
+	if !r.Scoped && drift.BaseSource != "fallback-none" && drift.Base != nil {
+		// No base given: the change is the drift base's range.
+		if change, err = worktree.ChangeOf(ctx, e, *drift.Base, o.Head); err != nil {
+			return nil, err
+		}
+		r.Base = change.Base
+	}
+	r.BaseSource = drift.BaseSource
+	head := e
+	if o.Head != "" {
+		r.Head = drift.Head
+		if head, err = e.AtCommit(ctx, drift.Head); err != nil {
+			return nil, err
+		}
+	}
+	st, err := head.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.HeadCommit = st.Head
+	know := engine.KnowledgeOf(st)
+
+	// Every entry at head: which are private, and the diagnostics.
+	private := map[string]bool{} // ids and files
+	var diags []Diagnostic
+	limit := 500
+	for offset := 0; ; {
+		l, err := head.List(ctx, &api.ListInput{Limit: &limit, Offset: offset})
+		if err != nil {
+			return nil, err
+		}
+		for _, en := range l.Entries {
+			if en.Visibility == "private" {
+				private[en.ID], private[en.File] = true, true
+				continue
+			}
+			r.Entries[en.ID] = en
+		}
+		if offset == 0 {
+			for _, d := range l.Diagnostics {
+				diags = append(diags, Diagnostic{File: d.File, Line: d.Line, Severity: d.Severity, Code: d.Code, Message: d.Message})
+			}
+		}
+		if l.NextOffset == nil || *l.NextOffset <= offset {
+			break
+		}
+		offset = *l.NextOffset
+	}
+
+	kept := drift.Entries[:0:0]
+	for _, d := range drift.Entries {
+		if !private[d.ID] {
+			kept = append(kept, d)
+		}
+	}
+	r.Drift.Entries = kept
+
+	changed := map[string]bool{}
+	if change != nil {
+		for _, p := range change.Paths {
+			if !private[p] {
+				r.Changed = append(r.Changed, p)
+				changed[p] = true
+			}
+		}
+		// The entries the change adds, revises or supersedes: from the merge
+		// base, so what landed on the base branch meanwhile is not the
+		// change's. No knowledge file changed: no entry did (reading both
+		// revisions' entries is the costliest part of a report).
+		var changes []api.Change
+		if touchesKnowledge(change.Paths, know) {
+			c, err := e.ChangedBetween(ctx, &api.ChangedInput{Base: change.From, Head: change.HeadCommit})
+			if err != nil {
+				return nil, err
+			}
+			changes = c.Changes
+		}
+		for _, ch := range changes {
+			if private[ch.ID] || private[ch.File] {
+				continue
+			}
+			ch.SupersededBy = visibleIDs(ch.SupersededBy, private)
+			r.Changes = append(r.Changes, ch)
+		}
+	}
+	for _, d := range diags {
+		if d.Severity == "info" || private[d.File] || (r.Scoped && !changed[d.File]) {
+			continue
+		}
+		r.Diagnostics = append(r.Diagnostics, d)
+	}
+
+	// What governs each changed file (knowledge files govern nothing).
+	var governed []string
+	byPath := map[string]*File{}
+	for _, p := range r.Changed {
+		f := &File{Path: p, Knowledge: know.Contains(p) || p == know.Config}
+		r.Files = append(r.Files, f)
+		byPath[p] = f
+		if !f.Knowledge {
+			governed = append(governed, p)
+		}
+	}
+	if len(governed) > 0 {
+		no := false
+		g, err := head.Governing(ctx, &api.GoverningInput{Paths: governed, History: &no})
+		if err != nil {
+			return nil, err
+		}
+		for _, en := range g.Entries {
+			if private[en.ID] {
+				continue
+			}
+			for _, m := range en.Matches {
+				if f := byPath[m.Path]; f != nil {
+					f.Governing = append(f.Governing, Governs{ID: en.ID, Rule: m.Rule, Specificity: m.Specificity})
+				}
+			}
+			if _, ok := r.Entries[en.ID]; !ok {
+				r.Entries[en.ID] = en
+			}
+		}
+		for _, f := range r.Files {
+			sort.SliceStable(f.Governing, func(i, j int) bool {
+				a, b := f.Governing[i], f.Governing[j]
+				if a.Specificity != b.Specificity {
+					return a.Specificity > b.Specificity
+				}
+				return a.ID < b.ID
+			})
+		}
+	}
+	r.Results = findings(r, o.Notice)
+	return r, nil
+}
+
+func visibleIDs(ids []string, private map[string]bool) []string {
+	var out []string
+	for _, id := range ids {
+		if !private[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Label is an entry's short name for people: "ADR-7", else its id.
+func Label(e *api.Entry) string {
+	if e.ADRNumber != nil {
+		return fmt.Sprintf("ADR-%d", *e.ADRNumber)
+	}
+	return e.ID
+}
+
+// Dir is the directory a changed file is listed under ("." for the root).
+func Dir(p string) string { return path.Dir(p) }
+
+// plural says "1 file", "2 files".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return commas(n) + " " + many
+}
+
+// commas writes 3000 as 3,000.
+func commas(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + commas(-n)
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// WithNotice returns o with Notice set.
+func (o Options) WithNotice(on bool) Options {
+	o.Notice = on
+	return o
+}
+
+// touchesKnowledge says whether a changed path can change what entries
+// say: a file in a knowledge directory (head's layout), a configuration
+// candidate, or anything when a source reads the whole tree.
+func touchesKnowledge(paths []string, k *engine.Knowledge) bool {
+	configs := map[string]bool{}
+	for _, c := range engine.ConfigCandidates() {
+		configs[c] = true
+	}
+	for _, d := range k.Dirs {
+		if d == "" || d == "." {
+			return true
+		}
+	}
+	for _, p := range paths {
+		if configs[p] || k.Contains(p) {
+			return true
+		}
+		for _, d := range k.Dirs {
+			if strings.HasPrefix(p, d+"/") {
+				return true
+			}
+		}
+	}
+	return false
+}
