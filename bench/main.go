@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kontext/kontext/internal/benchcorpus"
 )
 
 type row struct {
@@ -28,6 +30,7 @@ func main() {
 	wasmOnly := flag.Bool("wasm-only", false, "run only the WASM rows and print them (bench/results.md is not written)")
 	edgeOnly := flag.Bool("edge-only", false, "run only the edge worker rows (workerd) and print them (bench/results.md is not written)")
 	processOnly := flag.Bool("process-only", false, "run only the whole-process rows (100 / 1,000 / 10,000 entries) and print them (bench/results.md is not written)")
+	bundleOnly := flag.Bool("bundle-only", false, "run only the bundle rows (review --out, WASM openBundle at 1,000 / 10,000 entries) and print them (bench/results.md is not written)")
 	prOnly := flag.Bool("pr-only", false, "run only the pull-request rows and print them (bench/results.md is not written)")
 	listOnly := flag.String("list-floor", "", "internal: list DIR/.ai with one lstat per file and exit (the whole-process floor)")
 	mcpOnly := flag.Bool("mcp-only", false, "run only the MCP answer-size and brief --diff rows and print them (bench/results.md is not written)")
@@ -48,6 +51,22 @@ func main() {
 		bin := filepath.Join(tmp, "kontext")
 		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
 		rows, notes = processRows(root, bin, tmp)
+		fmt.Print(render(rows, notes))
+		return
+	}
+	if *bundleOnly {
+		tmp, err := os.MkdirTemp("", "kontext-bench-")
+		check(err)
+		defer os.RemoveAll(tmp)
+		bin := filepath.Join(tmp, "kontext")
+		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
+		for _, n := range []int{1000, 10000} {
+			dir := filepath.Join(tmp, fmt.Sprintf("process-%d", n))
+			check(os.MkdirAll(dir, 0o755))
+			_, err := benchcorpus.Repo(dir, n)
+			check(err)
+		}
+		rows, notes = bundleRows(bin, tmp, root)
 		fmt.Print(render(rows, notes))
 		return
 	}

@@ -188,7 +188,7 @@ func bundleRows(bin, tmp, root string) ([]row, []string) {
 			ours:     ms(median(with)), reference: ms(median(without)) + " (same bundle without the snapshot)",
 			ratio: fmt.Sprintf("%.2f×", median(with)/median(without)), budget: budget, pass: median(with) <= limit,
 		})
-		notes = append(notes, fmt.Sprintf("WASM bundle at %s entries: openBundle %s (JSON + writing the files to memory), first governing %s; process CPU %s with the snapshot, %s without",
+		notes = append(notes, fmt.Sprintf("WASM bundle at %s entries: openBundle %s (JSON.parse of the bundle, packing the files, open), first governing %s; process CPU %s with the snapshot, %s without",
 			commas(fmt.Sprint(n)), ms(median(open)), ms(median(first)), ms(median(cpu)), ms(median(cpuWithout))))
 		if data, err := os.ReadFile(file); err == nil {
 			var doc struct {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/go-git/go-billy/v5/memfs"
@@ -78,6 +79,13 @@ func TestPortableSnapshotAnswersLikeAParse(t *testing.T) {
 	}
 	if again, err := engine.CompileSnapshot(context.Background(), files, portableRev, nil); err != nil || !bytes.Equal(again, snap) {
 		t.Fatalf("compiling the same files twice gives other bytes (%v): a bundle is not reproducible", err)
+	}
+	// The snapshot references the files' texts, which the bundle carries,
+	// instead of repeating them.
+	for name, text := range files {
+		if i := strings.Index(text, "\n---\n"); i >= 0 && bytes.Contains(snap, []byte(text[i+5:])) {
+			t.Errorf("the snapshot repeats the body of %s", name)
+		}
 	}
 	// Seeded by an engine that read other files (one edited, one only it
 	// has, as a private entry): the same bytes as without a seed.

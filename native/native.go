@@ -6,13 +6,16 @@ package native
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
 
 	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/drafts"
 	"github.com/kontext/kontext/engine/models"
@@ -131,7 +134,15 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 	opts.FS = dirfs.New(osfs.New(opts.Root, osfs.WithBoundOS()), opts.Root)
 	e := engine.New(opts)
 	e.UseAdoptionFinder(worktree.FindAdoptable)
-	e.UseBoundaryFinder(worktree.Boundaries)
+	// The walk never descends through a link, "..", or a file, so the plain
+	// system call is as safe here as the bound filesystem's lstat, which
+	// resolves every parent again (most of a 3,000-path answer's time).
+	root := opts.Root
+	e.UseBoundaryFinder(func(_ billy.Filesystem, paths []string) []api.Boundary {
+		return worktree.BoundariesStat(func(p string) (fs.FileInfo, error) {
+			return os.Lstat(filepath.Join(root, filepath.FromSlash(p)))
+		}, paths)
+	})
 	if gitDir != "" {
 		e.UseSnapshotStore(snapstore.New(gitDir))
 	}

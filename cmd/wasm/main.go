@@ -216,6 +216,29 @@ func writeFiles(fs *stableFS, files map[string]string) ([]string, error) {
 	return written, nil
 }
 
+// packedFiles adds the files packed in buf to files: for each file a
+// little-endian u32 path length, u32 text length, the path's and the
+// text's UTF-8 bytes. The texts are slices of buf.
+func packedFiles(buf []byte, files map[string][]byte) error {
+	for len(buf) > 0 {
+		if len(buf) < 8 {
+			return apierr.Invalid("open: the packed files are truncated")
+		}
+		pl, tl := le32(buf), le32(buf[4:])
+		buf = buf[8:]
+		if uint64(pl)+uint64(tl) > uint64(len(buf)) {
+			return apierr.Invalid("open: the packed files are truncated")
+		}
+		files[string(buf[:pl])] = buf[pl : pl+tl : pl+tl]
+		buf = buf[pl+tl:]
+	}
+	return nil
+}
+
+func le32(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
+
 type openInput struct {
 	Files    map[string]string `json:"files"`
 	Revision *string           `json:"revision"`
@@ -230,11 +253,13 @@ type OpenResult struct {
 	Handle int `json:"handle"`
 }
 
-// open(inputJSON, snapshot?) loads a file set {files, revision?, now?,
-// immutable?} into a new knowledge base and returns its handle. snapshot
-// (a Uint8Array) is a bundle's compiled snapshot, used wherever the files
-// are the ones it was built from; it travels as bytes, not in the JSON,
-// because decoding megabytes of a JSON string is slow in WASM.
+// open(inputJSON, snapshot?, files?) loads a file set {files, revision?,
+// now?, immutable?} into a new knowledge base and returns its handle.
+// snapshot (a Uint8Array) is a bundle's compiled snapshot, used wherever
+// the files are the ones it was built from. files (a Uint8Array, see
+// packedFiles) carries the file texts packed; the package sends them that
+// way, not in the JSON, because decoding megabytes of JSON strings is the
+// slowest part of opening a bundle in WASM.
 func open(args []js.Value) (any, error) {
 	doc, err := jsonArg(args, 0, "open input")
 	if err != nil {
@@ -244,7 +269,35 @@ func open(args []js.Value) (any, error) {
 	if err := decode(doc, "open input", &in); err != nil {
 		return nil, err
 	}
-	fs := newStableFS(memfs.New())
+	raw := make(map[string][]byte, len(in.Files))
+	for name, text := range in.Files {
+		raw[name] = []byte(text)
+	}
+	if v := arg(args, 2); v.Type() == js.TypeObject && v.InstanceOf(js.Global().Get("Uint8Array")) {
+		buf := make([]byte, v.Length())
+		js.CopyBytesToGo(buf, v)
+		if err := packedFiles(buf, raw); err != nil {
+			return nil, err
+		}
+	}
+	names := make([]string, 0, len(raw))
+	for name := range raw {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	files := make(map[string][]byte, len(raw))
+	for _, name := range names {
+		p, err := cleanPath(name)
+		if err != nil {
+			return nil, err
+		}
+		files[p] = raw[name]
+	}
+	fs := newStableFS(newPackedFS(files))
+	for _, name := range names {
+		p, _ := cleanPath(name)
+		fs.touch(p)
+	}
 	opts := engine.Options{FS: fs, Surface: engine.Snapshot, Immutable: in.Immutable}
 	if in.Revision != nil {
 		opts.Revision = *in.Revision
@@ -255,9 +308,6 @@ func open(args []js.Value) (any, error) {
 			return nil, apierr.Invalid("now %q is not an RFC 3339 time such as 2026-01-02T15:04:05Z", *in.Now)
 		}
 		opts.Now = func() time.Time { return t }
-	}
-	if _, err := writeFiles(fs, in.Files); err != nil {
-		return nil, err
 	}
 	k := &kb{fs: fs, e: engine.New(opts)}
 	if v := arg(args, 1); v.Type() == js.TypeObject && v.InstanceOf(js.Global().Get("Uint8Array")) {
@@ -300,6 +350,9 @@ func update(args []js.Value) (any, error) {
 	var in updateInput
 	if err := decode(doc, "update input", &in); err != nil {
 		return nil, err
+	}
+	if err := k.fs.writable(); err != nil {
+		return nil, apierr.Wrap(apierr.OperationFailed, err, "update: copying the files to a writable filesystem")
 	}
 	res := &UpdateResult{Written: []string{}, Removed: []string{}}
 	written, err := writeFiles(k.fs, in.Files)

@@ -32,6 +32,23 @@ func newStableFS(fs billy.Filesystem) *stableFS {
 
 func key(name string) string { return path.Clean(strings.TrimPrefix(name, "/")) }
 
+// writable replaces a read-only packedFS by a memfs holding its files,
+// before the first write.
+func (s *stableFS) writable() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.Filesystem.(*packedFS)
+	if !ok {
+		return nil
+	}
+	fs, err := p.toMemfs()
+	if err != nil {
+		return err
+	}
+	s.Filesystem = fs
+	return nil
+}
+
 // touch records that name was (re)written.
 func (s *stableFS) touch(name string) {
 	s.mu.Lock()

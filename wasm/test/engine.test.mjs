@@ -134,6 +134,29 @@ test("update changes answers and the snapshot", () => {
   kb.close();
 });
 
+test("open takes strings, bytes and a Map alike (files travel packed), and update works after it", () => {
+  const text = '---\nstatus: accepted\npaths: ["src/über/**"]\n---\n# Ünïcode ✓ 🚀\n\nBody — with “quotes”.\n';
+  const name = ".ai/decisions/unicode.md";
+  const asString = engine.open({ files: { ...files, [name]: text }, now: NOW });
+  const want = asString.request("entries.get", { id: "unicode" });
+  assert.equal(ok(want).title, "Ünïcode ✓ 🚀");
+  const bytes = Object.fromEntries(Object.entries({ ...files, [name]: text }).map(([k, v]) => [k, new TextEncoder().encode(v)]));
+  const asBytes = engine.open({ files: bytes, now: NOW });
+  const asMap = engine.open({ files: new Map(Object.entries({ ...files, [name]: text })), now: NOW });
+  for (const kb of [asBytes, asMap]) {
+    assert.deepEqual(kb.request("entries.get", { id: "unicode" }), want);
+    assert.deepEqual(kb.request("entries.list", {}), asString.request("entries.list", {}));
+  }
+  const gov = (kb) => ok(kb.request("entries.governing", { paths: ["src/über/a.go"] })).entries.map((e) => e.id);
+  assert.ok(gov(asBytes).includes("unicode"));
+  asBytes.update({ remove: [name] });
+  assert.ok(!gov(asBytes).includes("unicode"));
+  asBytes.update({ files: { [name]: text } });
+  assert.ok(gov(asBytes).includes("unicode"));
+  assert.throws(() => engine.open({ files: { "a/../../x.md": "x" } }), (e) => e instanceof KontextError && e.code === "invalid_input");
+  for (const kb of [asString, asBytes, asMap]) kb.close();
+});
+
 test("errors", () => {
   const kb = engine.open({ files, now: NOW });
   fails(kb.request("no.such.op", {}), "unsupported_operation");

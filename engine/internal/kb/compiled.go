@@ -139,7 +139,7 @@ func decodeCompiled(data, inputs string, recs []*cached) (*Snapshot, error) {
 			switch c := recs[k]; {
 			case c.raw != "":
 				parse.Buf, parse.Err = c.raw, nil
-				if !parse.Bool() || !entry.DecodeEntryInto(parse, e) {
+				if has, ok := decodeParse(parse, e, c.text); !has || !ok {
 					return nil, errBadSnapshot
 				}
 			case c.entry != nil:

@@ -45,8 +45,11 @@ type cached struct {
 	// portable: loaded from a PortableStore and not yet checked against the
 	// file's content (its time and identity are another machine's).
 	portable bool
-	entry    *entry.Entry
-	diags    []entry.Diagnostic
+	// text: the file's content, kept by recheck when the stored parse
+	// leaves the entry's text out (a portable parse, see encodeParse).
+	text  string
+	entry *entry.Entry
+	diags []entry.Diagnostic
 }
 
 // Reader reads knowledge bases from one filesystem and keeps a per-file
@@ -524,7 +527,11 @@ func (r *Reader) recheck(j job, c *cached) bool {
 		from = j.target
 	}
 	data, err := readOptional(r.fs, from)
-	return err == nil && data != nil && c.blob != "" && BlobID(data) == c.blob
+	ok := err == nil && data != nil && c.blob != "" && BlobID(data) == c.blob
+	if ok && c.raw != "" && c.raw[0] >= parseText {
+		c.text = string(data)
+	}
+	return ok
 }
 
 // parse reads and parses one file. It touches no shared state, so misses

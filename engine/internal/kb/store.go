@@ -5,7 +5,9 @@ import (
 	"errors"
 	"hash/crc32"
 	"os"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -179,20 +181,78 @@ func (readPersist) fast(r *Reader, inputs string) *Snapshot {
 	return s
 }
 
-// encodeParse is one file's parse as stored: whether it has an entry, the
-// entry, its diagnostics. ok is false when the entry holds a value the
-// codec cannot store.
-func encodeParse(c *cached) (string, bool) {
+// A stored parse starts with its mode: no entry, an entry, or (portable
+// snapshots, which travel with the files) an entry stored without the
+// file's text — Markdown is the file's content, which the reader has read
+// to check the blob id anyway, and with parseTextBody its Body is that
+// content's tail of the stored length. A bundle so carries each file's
+// text once, not three times.
+const (
+	parseNone     = 0
+	parseEntry    = 1
+	parseText     = 2
+	parseTextBody = 3
+)
+
+// encodeParse is one file's parse as stored: its mode, the entry, its
+// diagnostics. ok is false when the entry holds a value the codec cannot
+// store.
+func encodeParse(c *cached, portable bool) (string, bool) {
 	w := &entry.Encoder{Buf: make([]byte, 0, 512)}
-	if c.entry != nil {
-		w.Buf = make([]byte, 0, 256+len(c.entry.Markdown)*2)
+	e := c.entry
+	switch {
+	case e == nil:
+		w.Buf = append(w.Buf, parseNone)
+	case portable && e.Markdown != "" && BlobID([]byte(e.Markdown)) == c.blob:
+		cp := *e
+		cp.Markdown = ""
+		if strings.HasSuffix(e.Markdown, e.Body) {
+			w.Buf = append(w.Buf, parseTextBody)
+			w.Uvarint(uint64(len(e.Body)))
+			cp.Body = ""
+		} else {
+			w.Buf = append(w.Buf, parseText)
+		}
+		e = &cp
+	default:
+		w.Buf = append(w.Buf, parseEntry)
+		w.Buf = slices.Grow(w.Buf, 256+len(e.Markdown)*2)
 	}
-	w.Bool(c.entry != nil)
-	if c.entry != nil && entry.EncodeEntry(w, c.entry) != nil {
+	if e != nil && entry.EncodeEntry(w, e) != nil {
 		return "", false
 	}
 	entry.EncodeDiagnostics(w, c.diags)
 	return string(w.Buf), true
+}
+
+// decodeParse reads a stored parse's mode and entry into e; has is false
+// for a file without an entry, ok false when it does not decode (or its
+// text, needed and not kept, is missing).
+func decodeParse(r *entry.Decoder, e *entry.Entry, text string) (has, ok bool) {
+	mode, _ := r.Byte()
+	body := uint64(0)
+	switch mode {
+	case parseNone:
+		return false, r.Err == nil
+	case parseTextBody:
+		body = r.Uvarint()
+	case parseEntry, parseText:
+	default:
+		return false, false
+	}
+	if !entry.DecodeEntryInto(r, e) {
+		return false, false
+	}
+	if mode >= parseText {
+		if text == "" || body > uint64(len(text)) {
+			return false, false
+		}
+		e.Markdown = text
+		if mode == parseTextBody {
+			e.Body = text[uint64(len(text))-body:]
+		}
+	}
+	return true, r.Err == nil
 }
 
 // decode fills c.entry and c.diags from the stored parse; false when it
@@ -202,15 +262,19 @@ func (c *cached) decode() bool {
 		return true
 	}
 	r := &entry.Decoder{Buf: c.raw}
-	var e *entry.Entry
-	if r.Bool() {
-		e = entry.DecodeEntry(r)
+	e := &entry.Entry{}
+	has, ok := decodeParse(r, e, c.text)
+	if !ok {
+		return false
+	}
+	if !has {
+		e = nil
 	}
 	diags := entry.DecodeDiagnostics(r)
 	if r.Err != nil || len(r.Buf) != 0 {
 		return false
 	}
-	c.entry, c.diags, c.raw = e, diags, ""
+	c.entry, c.diags, c.raw, c.text = e, diags, "", ""
 	return true
 }
 
@@ -237,9 +301,12 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 	for _, f := range names {
 		c := files[f]
 		parse := c.raw
+		if portable && parse != "" && parse[0] == parseEntry && c.decode() {
+			parse = "" // a seed's parse: stored again without the file's text
+		}
 		if parse == "" {
 			var ok bool
-			if parse, ok = encodeParse(c); !ok {
+			if parse, ok = encodeParse(c, portable); !ok {
 				continue // not storable: parsed again next time
 			}
 		}

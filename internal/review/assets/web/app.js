@@ -288,7 +288,7 @@ function failingIds() {
   if (!globalThis.TextDecoder) {
     throw new Error("globalThis.TextDecoder is not available, polyfill required");
   }
-  const encoder = new TextEncoder("utf-8");
+  const encoder2 = new TextEncoder("utf-8");
   const decoder2 = new TextDecoder("utf-8");
   globalThis.Go = class {
     constructor() {
@@ -575,7 +575,7 @@ function failingIds() {
           // valuePrepareString(v ref) (ref, int)
           "syscall/js.valuePrepareString": (sp) => {
             sp >>>= 0;
-            const str = encoder.encode(String(loadValue(sp + 8)));
+            const str = encoder2.encode(String(loadValue(sp + 8)));
             storeValue(sp + 16, str);
             setInt64(sp + 24, str.length);
           },
@@ -655,7 +655,7 @@ function failingIds() {
       let offset = 4096;
       const strPtr = (str) => {
         const ptr = offset;
-        const bytes = encoder.encode(str + "\0");
+        const bytes = encoder2.encode(str + "\0");
         new Uint8Array(this.mem.buffer, offset, bytes.length).set(bytes);
         offset += bytes.length;
         if (offset % 8 !== 0) {
@@ -788,6 +788,30 @@ function fileSet(files) {
   }
   return out;
 }
+var encoder = new TextEncoder();
+function packFiles(files) {
+  if (files == null) return new Uint8Array(0);
+  const entries = files instanceof Map ? [...files.entries()] : Object.entries(files);
+  let max = 0;
+  for (const e of entries) {
+    if (typeof e[1] !== "string") e[1] = decoder.decode(e[1]);
+    max += 8 + (e[0].length + e[1].length) * 3;
+  }
+  const buf = new Uint8Array(max);
+  const view = new DataView(buf.buffer);
+  let at = 0;
+  for (const [name, value] of entries) {
+    const head = at;
+    at += 8;
+    const p = encoder.encodeInto(name, buf.subarray(at)).written;
+    at += p;
+    const t = encoder.encodeInto(value, buf.subarray(at)).written;
+    at += t;
+    view.setUint32(head, p, true);
+    view.setUint32(head + 4, t, true);
+  }
+  return buf.subarray(0, at);
+}
 function base64Bytes(text) {
   if (typeof text !== "string") return null;
   try {
@@ -835,12 +859,12 @@ var Engine = class {
    * used wherever the files are the ones it was built from.
    */
   open({ files, revision, now, immutable, snapshot } = {}) {
-    const input = { files: fileSet(files) };
+    const input = {};
     if (revision != null) input.revision = revision;
     if (immutable) input.immutable = true;
     if (now != null) input.now = now instanceof Date ? now.toISOString().replace(/\.\d{3}Z$/, "Z") : now;
     const snap = snapshot == null ? null : base64Bytes(snapshot);
-    const { handle } = unwrap(this.#api.open(JSON.stringify(input), snap));
+    const { handle } = unwrap(this.#api.open(JSON.stringify(input), snap, packFiles(files)));
     return new KnowledgeBase(this.#api, handle);
   }
   /** entries.changed between two open knowledge bases: the parsed envelope. */
