@@ -143,8 +143,10 @@ func (e *Engine) capabilities() []string {
 			caps = append(caps, op.name)
 		}
 	}
-	// Every surface: the compact view and cursor pages of entries.governing.
-	caps = append(caps, "entries.governing.view", "entries.governing.cursor")
+	// Every surface: the compact view and cursor pages of the paged reads.
+	for _, op := range []string{"entries.governing", "entries.list", "entries.search"} {
+		caps = append(caps, op+".view", op+".cursor")
+	}
 	if e.opts.History != nil {
 		caps = append(caps, "verification.last_verified", "drift.ordered")
 	}

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -49,7 +50,7 @@ func TestSnapshotSurface(t *testing.T) {
 			t.Fatal("the in-memory surface lists setup")
 		}
 	}
-	if len(caps) != 9 { // the 7 read operations, entries.view, entries.cursor
+	if len(caps) != 13 { // the 7 read operations, view and cursor of entries.governing, .list, .search
 		t.Fatalf("capabilities %v", caps)
 	}
 	env := decode(t, e.Request(ctx, "setup", nil))
@@ -130,5 +131,78 @@ func TestPolicyInspect(t *testing.T) {
 	}
 	if got := engine.ConfigCandidates(); len(got) != 2 || got[0] != ".kontext.toml" || got[1] != ".ai/kontext.toml" {
 		t.Fatalf("candidates %v", got)
+	}
+}
+
+// TestCursorPages: entries.list and entries.search pages followed by
+// next_cursor give every entry once, in order; an edit makes the cursor
+// stale; a cursor of another question is invalid_input.
+func TestCursorPages(t *testing.T) {
+	files := map[string]string{}
+	for i := 0; i < 7; i++ {
+		files[fmt.Sprintf(".ai/conventions/c%d.md", i)] = fmt.Sprintf("---\nstatus: active\npaths: [\"src/**\"]\n---\n# Rounding rule %d\n\nRound money once.\n", i)
+	}
+	e, write := memEngine(t, files)
+	ctx := context.Background()
+	for _, c := range []struct{ op, first string }{
+		{"entries.list", `{"limit":3,"view":"compact"}`},
+		{"entries.search", `{"query":"rounding","limit":3,"view":"compact"}`},
+	} {
+		var ids []string
+		in := c.first
+		var cursors []string
+		for {
+			env := decode(t, e.Request(ctx, c.op, []byte(in)))
+			r, ok := env["result"].(map[string]any)
+			if !ok {
+				t.Fatalf("%s %s: %v", c.op, in, env)
+			}
+			if len(r["entries"].([]any)) != 0 || r["total"] != float64(7) {
+				t.Fatalf("%s: %v", c.op, r)
+			}
+			for _, it := range r["items"].([]any) {
+				ids = append(ids, it.(map[string]any)["id"].(string))
+			}
+			next, ok := r["next_cursor"].(string)
+			if !ok {
+				break
+			}
+			cursors = append(cursors, next)
+			var m map[string]any
+			_ = json.Unmarshal([]byte(c.first), &m)
+			m["cursor"] = next
+			b, _ := json.Marshal(m)
+			in = string(b)
+		}
+		seen := map[string]bool{}
+		for _, id := range ids {
+			seen[id] = true
+		}
+		if len(ids) != 7 || len(seen) != 7 || len(cursors) != 2 {
+			t.Fatalf("%s: pages gave %v (%d cursors)", c.op, ids, len(cursors))
+		}
+		other := `{"query":"money","cursor":"` + cursors[0] + `"}`
+		if c.op == "entries.list" {
+			other = `{"kinds":["decision"],"cursor":"` + cursors[0] + `"}`
+		}
+		if env := decode(t, e.Request(ctx, c.op, []byte(other))); env["error"].(map[string]any)["code"] != apierr.InvalidInput {
+			t.Fatalf("%s: a cursor of another question: %v", c.op, env)
+		}
+		forged := strings.Replace(c.first, "{", `{"cursor":"Zm9yZ2Vk",`, 1)
+		if env := decode(t, e.Request(ctx, c.op, []byte(forged))); env["error"].(map[string]any)["code"] != apierr.InvalidInput {
+			t.Fatalf("%s: a forged cursor: %v", c.op, env)
+		}
+	}
+	list := decode(t, e.Request(ctx, "entries.list", []byte(`{"limit":3}`)))["result"].(map[string]any)["next_cursor"].(string)
+	search := decode(t, e.Request(ctx, "entries.search", []byte(`{"query":"rounding","limit":3}`)))["result"].(map[string]any)["next_cursor"].(string)
+	write(".ai/conventions/c9.md", "---\nstatus: active\n---\n# New\n")
+	for _, in := range []string{`{"limit":3,"cursor":"` + list + `"}`, `{"query":"rounding","limit":3,"cursor":"` + search + `"}`} {
+		op := "entries.list"
+		if strings.Contains(in, "query") {
+			op = "entries.search"
+		}
+		if env := decode(t, e.Request(ctx, op, []byte(in))); env["error"].(map[string]any)["code"] != apierr.StaleCursor {
+			t.Fatalf("%s: cursor after an edit: %v", op, env)
+		}
 	}
 }

@@ -62,13 +62,26 @@ func runList(ctx context.Context, e *Engine, in *api.ListInput) (*api.ListResult
 	if in.Offset < 0 || in.Offset > MaxOffset {
 		return nil, jsonin.Errorf("offset", "must be between 0 and %d, got %d", MaxOffset, in.Offset)
 	}
+	if in.Cursor != "" && in.Offset != 0 {
+		return nil, apierr.Invalid("pass offset or cursor, not both")
+	}
 	kinds, err := normKinds(in.Kinds)
+	if err != nil {
+		return nil, err
+	}
+	compact, err := viewOf(in.View)
 	if err != nil {
 		return nil, err
 	}
 	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
+	}
+	q := fingerprint("list", in.Kinds, in.Tags, fmt.Sprint(in.ActiveOnly))
+	if in.Cursor != "" {
+		if in.Offset, err = readCursor(in.Cursor, st.Snap.ID, q); err != nil {
+			return nil, err
+		}
 	}
 	var picked []*entry.Entry
 	for _, en := range st.Snap.Entries {
@@ -88,10 +101,14 @@ func runList(ctx context.Context, e *Engine, in *api.ListInput) (*api.ListResult
 		res.Diagnostics = []entry.Diagnostic{}
 	}
 	page := picked[min(in.Offset, len(picked)):min(in.Offset+limit, len(picked))]
-	if res.Entries, err = e.views(ctx, st, page, in.History == nil || *in.History); err != nil {
+	// The compact view sends no history-derived field: it never reads the commit index.
+	views, err := e.views(ctx, st, page, (in.History == nil || *in.History) && !compact)
+	if err != nil {
 		return nil, err
 	}
-	if next := in.Offset + limit; next < len(picked) {
+	res.Entries, res.Items = inView(views, compact, false)
+	if res.NextCursor = nextCursor(st.Snap.ID, q, in.Offset+limit, len(picked)); res.NextCursor != "" {
+		next := in.Offset + limit
 		res.NextOffset = &next
 	}
 	return res, nil
@@ -150,7 +167,16 @@ func runSearch(ctx context.Context, e *Engine, in *api.SearchInput) (*api.Search
 	if err != nil {
 		return nil, err
 	}
+	compact, err := viewOf(in.View)
+	if err != nil {
+		return nil, err
+	}
 	st, err := e.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := fingerprint("search", []string{in.Query}, nil, fmt.Sprint(in.ActiveOnly))
+	offset, err := readCursor(in.Cursor, st.Snap.ID, q)
 	if err != nil {
 		return nil, err
 	}
@@ -163,17 +189,20 @@ func runSearch(ctx context.Context, e *Engine, in *api.SearchInput) (*api.Search
 			continue
 		}
 		res.Total++
-		if len(hits) < limit {
+		if res.Total > offset && len(hits) < limit {
 			hits = append(hits, en)
 			scores = append(scores, h.Score)
 		}
 	}
-	if res.Entries, err = e.Views(ctx, st, hits); err != nil {
+	res.NextCursor = nextCursor(st.Snap.ID, q, offset+limit, res.Total)
+	views, err := e.views(ctx, st, hits, !compact)
+	if err != nil {
 		return nil, err
 	}
-	for i := range res.Entries {
-		res.Entries[i].Score = &scores[i]
+	for i := range views {
+		views[i].Score = &scores[i]
 	}
+	res.Entries, res.Items = inView(views, compact, false)
 	return res, nil
 }
 
@@ -223,11 +252,9 @@ func runGoverning(ctx context.Context, e *Engine, in *api.GoverningInput) (*api.
 		return nil, err
 	}
 	q := fingerprint("governing", paths, in.ExcludeIDs, fmt.Sprint(in.MinSpecificity))
-	offset := 0
-	if in.Cursor != "" {
-		if offset, err = readCursor(in.Cursor, st.Snap.ID, q); err != nil {
-			return nil, err
-		}
+	offset, err := readCursor(in.Cursor, st.Snap.ID, q)
+	if err != nil {
+		return nil, err
 	}
 	// The compact view sends no history-derived field: it never reads the commit index.
 	history := (in.History == nil || *in.History) && !compact
@@ -235,24 +262,30 @@ func runGoverning(ctx context.Context, e *Engine, in *api.GoverningInput) (*api.
 	if err != nil {
 		return nil, err
 	}
-	if limit > 0 && offset+limit < res.Total {
-		res.NextCursor = makeCursor(st.Snap.ID, q, offset+limit)
+	if limit > 0 {
+		res.NextCursor = nextCursor(st.Snap.ID, q, offset+limit, res.Total)
 	}
-	if compact {
-		res.Items = compactEntries(res.Entries, len(paths) > 1)
-		res.Entries = []*api.Entry{}
-	}
+	res.Entries, res.Items = inView(res.Entries, compact, len(paths) > 1)
 	return res, nil
 }
 
-// compactEntries is the compact view of governing entries (view:
-// compact): one short record each, the body only when it is short;
-// manyPaths adds the asked paths each matched.
+// inView is a page in the asked view: the entries as they are, or (compact)
+// no entries and their short records.
+func inView(es []*api.Entry, compact, manyPaths bool) ([]*api.Entry, []*api.CompactEntry) {
+	if !compact {
+		return es, nil
+	}
+	return []*api.Entry{}, compactEntries(es, manyPaths)
+}
+
+// compactEntries is the compact view of entries (view: compact): one
+// short record each, the body only when it is short; manyPaths adds the
+// asked paths a governing entry matched.
 func compactEntries(es []*api.Entry, manyPaths bool) []*api.CompactEntry {
 	out := make([]*api.CompactEntry, len(es))
 	for i, v := range es {
 		c := &api.CompactEntry{ID: v.ID, Kind: v.Kind, Title: v.Title, Summary: v.Summary, Status: v.Status, File: v.File,
-			ReviewDue: v.ReviewDue, Specificity: v.Specificity}
+			ReviewDue: v.ReviewDue, Specificity: v.Specificity, Score: v.Score}
 		seen := map[string]bool{}
 		for _, m := range v.Matches {
 			if v.Specificity != nil && m.Specificity == *v.Specificity && c.Rule == "" {
@@ -273,12 +306,22 @@ func compactEntries(es []*api.Entry, manyPaths bool) []*api.CompactEntry {
 	return out
 }
 
-// A cursor is opaque to clients: base64url of "g1 <snapshot> <query> <offset>".
-func makeCursor(snapshot, query string, offset int) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("g1 %s %s %d", snapshot, query, offset)))
+// nextCursor is the cursor of the page from next, "" when next is past
+// the answer's total. A cursor is opaque to clients: base64url of
+// "g1 <snapshot> <query> <offset>".
+func nextCursor(snapshot, query string, next, total int) string {
+	if next >= total {
+		return ""
+	}
+	return base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("g1 %s %s %d", snapshot, query, next)))
 }
 
+// readCursor is the offset a cursor names (0 without one), checked
+// against the question and the snapshot it was made for.
 func readCursor(c, snapshot, query string) (int, error) {
+	if c == "" {
+		return 0, nil
+	}
 	raw, err := base64.RawURLEncoding.DecodeString(c)
 	f := strings.Fields(string(raw))
 	if err != nil || len(f) != 4 || f[0] != "g1" {

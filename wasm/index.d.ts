@@ -447,6 +447,7 @@ export interface CompactEntry {
   status?: string;
   rule?: string;
   specificity?: number;
+  score?: number;
   paths?: string[];
   file: string;
   body?: string;
@@ -942,6 +943,10 @@ export interface ListInput {
   kinds?: string[];
   /** Only entries carrying at least one of these tags. */
   tags?: string[];
+  /** compact: the page in items as short records (the body only when short); default full. */
+  view?: string;
+  /** next_cursor of the previous page; stale_cursor after the knowledge changed. */
+  cursor?: string;
   /** Fill the fields git history gives (landed, since, since_verified, amended_since); default true. false answers without reading the commit index: those fields are null, as on the in-memory engine. */
   history?: boolean;
 }
@@ -952,6 +957,8 @@ export interface ListResult {
   next_offset: number | null;
   snapshot: string;
   diagnostics: Diagnostic[];
+  items?: CompactEntry[];
+  next_cursor?: string;
 }
 
 export interface Match {
@@ -1108,12 +1115,18 @@ export interface SearchInput {
   query: string;
   limit?: number;
   active_only?: boolean;
+  /** compact: the page in items as short records (the body only when short); default full. */
+  view?: string;
+  /** next_cursor of the previous page; stale_cursor after the knowledge changed. */
+  cursor?: string;
 }
 
 export interface SearchResult {
   entries: Entry[];
   total: number;
   snapshot: string;
+  items?: CompactEntry[];
+  next_cursor?: string;
 }
 
 export interface SetPathsInput {

@@ -11,13 +11,17 @@ type ListResult struct {
 	NextOffset  *int               `json:"next_offset"`
 	Snapshot    string             `json:"snapshot"`
 	Diagnostics []entry.Diagnostic `json:"diagnostics"`
+	Items       []*CompactEntry    `json:"items,omitempty"`
+	NextCursor  string             `json:"next_cursor,omitempty"`
 }
 
 // SearchResult is the result of entries.search.
 type SearchResult struct {
-	Entries  []*Entry `json:"entries"`
-	Total    int      `json:"total"`
-	Snapshot string   `json:"snapshot"`
+	Entries    []*Entry        `json:"entries"`
+	Total      int             `json:"total"`
+	Snapshot   string          `json:"snapshot"`
+	Items      []*CompactEntry `json:"items,omitempty"`
+	NextCursor string          `json:"next_cursor,omitempty"`
 }
 
 // GoverningResult is the result of entries.governing.
@@ -50,9 +54,11 @@ type CompactEntry struct {
 	Title   string  `json:"title"`
 	Summary *string `json:"summary,omitempty"`
 	Status  *string `json:"status,omitempty"`
-	// Rule and Specificity are the entry's most specific match.
+	// Rule and Specificity are the entry's most specific match (governing only).
 	Rule        string `json:"rule,omitempty"`
 	Specificity *int   `json:"specificity,omitempty"`
+	// Score is the search score (search only).
+	Score *float64 `json:"score,omitempty"`
 	// Paths are the asked paths it governs, when more than one was asked.
 	Paths []string `json:"paths,omitempty"`
 	File  string   `json:"file"`

@@ -39,6 +39,8 @@ type ListInput struct {
 	ActiveOnly bool     `json:"active_only,omitempty" jsonschema_description:"Drop superseded/deprecated/rejected entries. Active does not mean reviewed."`
 	Kinds      []string `json:"kinds,omitempty" jsonschema_description:"Only these kinds (decision or adr, convention, learning, incident, architecture)."`
 	Tags       []string `json:"tags,omitempty" jsonschema_description:"Only entries carrying at least one of these tags."`
+	View       string   `json:"view,omitempty" jsonschema:"enum=full,enum=compact" jsonschema_description:"compact: the page in items as short records (the body only when short); default full."`
+	Cursor     string   `json:"cursor,omitempty" jsonschema_description:"next_cursor of the previous page; stale_cursor after the knowledge changed."`
 	History    *bool    `json:"history,omitempty" jsonschema_description:"Fill the fields git history gives (landed, since, since_verified, amended_since); default true. false answers without reading the commit index: those fields are null, as on the in-memory engine."`
 }
 
@@ -54,6 +56,8 @@ type SearchInput struct {
 	Query      string `json:"query" jsonschema:"required" jsonschema_description:"Words to search for (BM25F over title, summary, tags and body)."`
 	Limit      *int   `json:"limit,omitempty" jsonschema:"minimum=1,maximum=500,default=20"`
 	ActiveOnly bool   `json:"active_only,omitempty"`
+	View       string `json:"view,omitempty" jsonschema:"enum=full,enum=compact" jsonschema_description:"compact: the page in items as short records (the body only when short); default full."`
+	Cursor     string `json:"cursor,omitempty" jsonschema_description:"next_cursor of the previous page; stale_cursor after the knowledge changed."`
 }
 
 // GoverningInput is the input of entries.governing.

@@ -118,28 +118,7 @@ func TestGoverningPages(t *testing.T) {
 		want = append(want, e.ID)
 	}
 	args := map[string]any{"paths": []string{path}, "limit": 3}
-	var first string
-	for pages := 0; ; pages++ {
-		_, env := call(t, cs, "ctx_governing", args)
-		r := env["result"].(map[string]any)
-		if int(r["total"].(float64)) != len(want) {
-			t.Fatalf("total %v, want %d", r["total"], len(want))
-		}
-		for _, it := range r["items"].([]any) {
-			got = append(got, it.(map[string]any)["id"].(string))
-		}
-		next, ok := r["next_cursor"].(string)
-		if !ok {
-			break
-		}
-		if first == "" {
-			first = next
-		}
-		if pages > len(want) {
-			t.Fatal("the cursor does not end")
-		}
-		args["cursor"] = next
-	}
+	got, first := followPages(t, cs, "ctx_governing", args, len(want), func(c string) { args["cursor"] = c })
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("pages:\n got %v\nwant %v", got, want)
 	}

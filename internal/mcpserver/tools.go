@@ -79,7 +79,8 @@ func readOnly(title string) *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: no, OpenWorldHint: no}
 }
 
-// DefaultPage is the page size of the list tools (ctx_governing).
+// DefaultPage is the page size of the list answers (ctx_governing, and
+// entries.list and entries.search through ctx_api).
 const DefaultPage = 10
 
 // tools is the frozen tool surface (testdata/mcp/tools.json): tools and
@@ -94,7 +95,9 @@ var tools = sync.OnceValue(func() []tool {
 			description: "Call any kontext operation (the same operations as `kontext api`): reads such as status, entries.list, entries.get, entries.search, entries.governing, " +
 				"context.brief, and writes such as drafts.capture, drafts.stage, drafts.retire. " +
 				"The answer is {schema_version, ok, result} or {schema_version, ok: false, error: {code, message}}, as JSON in the text block too. " +
-				"api.describe gives each operation's input schema; status.capabilities lists the operations.",
+				"api.describe gives each operation's input schema; status.capabilities lists the operations. " +
+				"entries.list and entries.search answer 10 entries a page here unless input.limit says otherwise: total counts them all, and next_cursor, passed back as input.cursor with the same other inputs, gives the next page " +
+				"(stale_cursor: the knowledge changed, ask again without it); input.view \"compact\" sends short records in items instead of whole entries.",
 			annotations: &mcp.ToolAnnotations{Title: "kontext API", DestructiveHint: yes, OpenWorldHint: no},
 			fields: []field{
 				{name: "operation", kind: kString, required: true, description: "Operation name, e.g. status, api.describe, entries.list, entries.get, entries.search, entries.governing, entries.related, entries.drift, entries.changed, context.brief, drafts.capture."},
@@ -110,18 +113,26 @@ var tools = sync.OnceValue(func() []tool {
 				if in, ok := args["input"]; ok {
 					input = in
 				}
-				if d, ok := args["dir"]; ok {
-					var obj map[string]json.RawMessage
-					if err := json.Unmarshal(input, &obj); err != nil {
-						return "", nil, apierr.Invalid("ctx_api: input must be an object: %v", err)
-					}
-					if obj == nil {
-						obj = map[string]json.RawMessage{}
-					}
-					obj["dir"] = d
-					input = mustJSON(obj)
+				d, hasDir := args["dir"]
+				paged := op == "entries.list" || op == "entries.search"
+				if !hasDir && !paged {
+					return op, input, nil
 				}
-				return op, input, nil
+				var obj map[string]json.RawMessage
+				if err := json.Unmarshal(input, &obj); err != nil {
+					return "", nil, apierr.Invalid("ctx_api: input must be an object: %v", err)
+				}
+				if obj == nil {
+					obj = map[string]json.RawMessage{}
+				}
+				if hasDir {
+					obj["dir"] = d
+				}
+				// List answers are paged for a model's context: 10 a page unless asked otherwise.
+				if _, ok := obj["limit"]; paged && !ok {
+					obj["limit"] = mustJSON(DefaultPage)
+				}
+				return op, mustJSON(obj), nil
 			},
 		},
 		{

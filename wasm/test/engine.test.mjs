@@ -74,7 +74,7 @@ test("status: the read subset over a snapshot", () => {
   const kb = engine.open({ files, now: NOW, revision: "0123456789abcdef0123456789abcdef01234567" });
   const st = ok(kb.request("status", {}));
   // The read operations plus the capability strings of the compact view and cursor pages.
-  assert.deepEqual(st.capabilities, [...READ_SUBSET, "entries.governing.cursor", "entries.governing.view"].sort());
+  assert.deepEqual(st.capabilities, [...READ_SUBSET, ...["governing", "list", "search"].flatMap((o) => [`entries.${o}.cursor`, `entries.${o}.view`])].sort());
   assert.equal(st.revision, "0123456789abcdef0123456789abcdef01234567");
   assert.equal(st.root, "");
   assert.deepEqual(st.config_source, { kind: "snapshot", path: ".kontext.toml" });
@@ -262,4 +262,31 @@ test("openBundle: v1 of any minor opens; a newer major is refused naming both ve
     (err) => err instanceof KontextError && err.code === "unsupported_bundle" && /v2 \(2\.0\), newer than this reader understands \(v1\)/.test(err.message));
   assert.throws(() => engine.openBundle({ schema: "nope", files }), (err) => err.code === "invalid_input");
   assert.throws(() => engine.openBundle(bundle, { base: true }), (err) => err.code === "invalid_input");
+});
+
+test("list and search pages: every cursor followed is the whole answer; an update makes a cursor stale", () => {
+  const kb = engine.open({ files, now: NOW });
+  for (const [op, input] of [["entries.list", {}], ["entries.search", { query: "billing invoice export session" }]]) {
+    const whole = ok(kb.request(op, { ...input, limit: 500 })).entries.map((e) => e.id);
+    const got = [];
+    let cursor;
+    let first;
+    do {
+      const r = ok(kb.request(op, { ...input, limit: 4, view: "compact", ...(cursor ? { cursor } : {}) }));
+      assert.equal(r.total, whole.length);
+      assert.deepEqual(r.entries, []);
+      got.push(...r.items.map((i) => i.id));
+      cursor = r.next_cursor;
+      first ??= cursor;
+    } while (cursor && got.length <= whole.length);
+    assert.ok(whole.length > 4, `${op}: one page only`);
+    assert.deepEqual(got, whole, op);
+    // A cursor of another question, or a forged one, is invalid input.
+    fails(kb.request(op, { ...input, active_only: true, cursor: first }), "invalid_input");
+    fails(kb.request(op, { ...input, cursor: "Zm9yZ2Vk" }), "invalid_input");
+    kb.update({ files: { ".ai/learnings/late.md": "---\npaths: [\"src/**\"]\n---\n# A late learning about billing\n" } });
+    fails(kb.request(op, { ...input, limit: 4, cursor: first }), "stale_cursor");
+    kb.update({ remove: [".ai/learnings/late.md"] });
+  }
+  kb.close();
 });

@@ -17,6 +17,7 @@ const cases = {
   "entries.list": [
     {}, { limit: 3 }, { limit: 4, offset: 5 }, { active_only: true }, { kinds: ["decision"] }, { kinds: ["adr", "learning"] },
     { tags: ["billing"] }, { limit: 0 }, { limit: 501 }, { offset: -1 }, { kinds: ["bogus"] }, { unknown: true }, { limit: "3" }, "{bad json", "",
+    { limit: 3, view: "compact" }, { view: "short" }, { cursor: "not-a-cursor" }, { offset: 2, cursor: "x" },
   ],
   "entries.get": [
     { id: "2026-01-12-money-is-integer-cents" }, { id: "2026-01-12" }, { id: "3" }, { id: "ADR-5" }, { id: "0002" },
@@ -24,6 +25,7 @@ const cases = {
   ],
   "entries.search": [
     { query: "rounding" }, { query: "export cron", limit: 3 }, { query: "sessions", active_only: true }, { query: "zzzz-nothing" }, {}, { query: "vat", limit: 0 },
+    { query: "rounding", limit: 2, view: "compact" }, { query: "rounding", view: "short" }, { query: "rounding", cursor: "not-a-cursor" },
   ],
   "entries.governing": [
     { paths: ["src/billing/tax/vat.go"] },

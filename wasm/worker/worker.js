@@ -21,7 +21,7 @@
 // Routes (every one also under /v1/repos/<name>/…; /v1/… is the default repository):
 //   POST /v1/governing {paths, min_specificity?, exclude_ids?, limit?, cursor?, view?, detail?}
 //   GET  /v1/governing?path=a&path=b[&min_specificity=N][&exclude_id=X][&limit=N][&cursor=C][&detail=1]
-//   GET  /v1/entries/<id>   GET /v1/search?q=&limit=   GET /v1/status
+//   GET  /v1/entries/<id>   GET /v1/search?q=&limit=&cursor=&view=   GET /v1/status
 //   GET  /v1/repos          GET /healthz
 
 import { loadEngine } from "../index.js";
@@ -176,6 +176,11 @@ function matchRoute(rest, full) {
         const input = { query: url.searchParams.get("q") ?? "" };
         const limit = url.searchParams.get("limit");
         if (limit !== null) input.limit = integerParam("limit", limit);
+        // Pages and the compact view go to the engine as they are (it checks them).
+        for (const k of ["cursor", "view"]) {
+          const v = url.searchParams.get(k);
+          if (v !== null) input[k] = v;
+        }
         return input;
       },
     };

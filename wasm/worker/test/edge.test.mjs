@@ -174,6 +174,14 @@ test("entries, search and status equal kontext api", async () => {
   assert.equal(s.status, 200);
   assert.equal(normalise("entries.search", s.json), normalise("entries.search", nativeOn(repos.demo, "entries.search", { query: "rounding", limit: 3 })));
   assert.equal((await call(open, "/v1/search?q=x&limit=abc")).status, 400);
+  // The next page by cursor, in the compact view: the native engine's second page.
+  const page1 = await call(open, "/v1/search?q=billing&limit=2&view=compact");
+  assert.equal(page1.status, 200, page1.text);
+  const page2 = await call(open, `/v1/search?q=billing&limit=2&view=compact&cursor=${encodeURIComponent(page1.json.result.next_cursor)}`);
+  assert.equal(page2.status, 200, page2.text);
+  const nat = nativeOn(repos.demo, "entries.search", { query: "billing", limit: 4, view: "compact" }).result.items.map((i) => i.id);
+  assert.deepEqual([...page1.json.result.items, ...page2.json.result.items].map((i) => i.id), nat);
+  assert.equal((await call(open, "/v1/search?q=billing&cursor=forged")).json.error.code, "invalid_input");
   const noQ = await call(open, "/v1/search");
   assert.equal(noQ.status, 400);
   assert.equal(noQ.json.error.code, "invalid_input");
