@@ -221,6 +221,7 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		}
 		switch {
 		case !fresh[k]:
+			results[i] = nil // parsed again below, once
 			misses = append(misses, i)
 		case c.mod.Before(settled):
 			// Checked after its second ended: the next process trusts
