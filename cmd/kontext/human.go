@@ -307,6 +307,14 @@ func runGoverningCmd(ctx context.Context, g *factory, args []string) int {
 			}
 		}
 		fmt.Fprintln(w, "\ncolumns: specificity, kind, id, title, matching rule")
+		if len(r.Entries) == 0 {
+			// "No entry governs" is only true when kontext reads the
+			// repository's knowledge: an ADR log or rule files not set up
+			// yet get the hint status gives, never a silent empty answer.
+			if s, err := g.status(ctx); err == nil && s.Hint != nil {
+				printAdoptionHint(stderr, s)
+			}
+		}
 	})
 }
 
