@@ -17,15 +17,30 @@ var ErrIndexUnsupported = errors.New("git index form not handled")
 // IndexBlobs returns the stage-0 blob ids of the wanted paths in the
 // worktree's index (<gitDir>/index), reading the file once and decoding
 // only names (versions 2, 3 and 4). A missing index is an empty map.
+//
+// The file is mapped, not read: its pages come from the page cache as the
+// scan reaches them, where a read would first fault in and zero as much
+// fresh heap and then copy the file into it (on a big repository the
+// index is megabytes and a call wants a handful of its entries). git
+// replaces the index by renaming a new file over it, so the mapping stays
+// the file that was opened.
 func IndexBlobs(gitDir string, want map[string]bool) (map[string]string, error) {
 	out := map[string]string{}
-	data, err := os.ReadFile(filepath.Join(gitDir, "index"))
+	name := filepath.Join(gitDir, "index")
+	data, unmap, err := mapFile(name)
 	if errors.Is(err, os.ErrNotExist) {
 		return out, nil
 	}
 	if err != nil {
-		return nil, err
+		// No mmap on this platform (or it failed): read the file.
+		if data, err = os.ReadFile(name); errors.Is(err, os.ErrNotExist) {
+			return out, nil
+		} else if err != nil {
+			return nil, err
+		}
+		unmap = func() {}
 	}
+	defer unmap()
 	const hashLen = 20
 	if len(data) < 12+hashLen || string(data[:4]) != "DIRC" {
 		return nil, ErrIndexUnsupported
@@ -37,7 +52,7 @@ func IndexBlobs(gitDir string, want map[string]bool) (map[string]string, error) 
 	n := binary.BigEndian.Uint32(data[8:12])
 	p := 12
 	end := len(data) - hashLen
-	var prev []byte
+	var prev []byte // the previous name (version 4 names are relative to it)
 	for i := uint32(0); i < n; i++ {
 		start := p
 		if p+62 > end {
@@ -64,7 +79,8 @@ func IndexBlobs(gitDir string, want map[string]bool) (map[string]string, error) 
 			if z < 0 {
 				return nil, ErrIndexUnsupported
 			}
-			name = append(append([]byte{}, prev[:len(prev)-strip]...), data[p:p+z]...)
+			// prev is a buffer of its own: the name is rebuilt in place.
+			name = append(prev[:len(prev)-strip], data[p:p+z]...)
 			p += z + 1
 		} else {
 			z := bytes.IndexByte(data[p:end], 0)

@@ -286,7 +286,12 @@ func (c *rawTreeCache) get(h plumbing.Hash) ([]byte, bool) {
 }
 
 func (c *rawTreeCache) put(h plumbing.Hash, d []byte) {
-	if c.cur == nil || len(c.cur) >= rawTreeGen {
+	switch {
+	case c.cur == nil:
+		// Unsized: most calls read a few trees, and a map sized for a
+		// generation is hundreds of kilobytes to fault in and clear.
+		c.cur = map[plumbing.Hash][]byte{}
+	case len(c.cur) >= rawTreeGen:
 		c.old, c.cur = c.cur, make(map[plumbing.Hash][]byte, rawTreeGen)
 	}
 	c.cur[h] = d

@@ -157,24 +157,18 @@ func (r *Repo) Blobs(ctx context.Context, paths []string) (map[string]string, ma
 	if err != nil {
 		return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "reading the HEAD commit")
 	}
-	tree, err := r.tree(commit.Tree)
-	if err != nil {
-		return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "reading the HEAD tree")
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
 	}
-	for _, p := range paths {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		e, err := r.objs.FindEntry(tree, p)
-		if errors.Is(err, git.ErrEntryNotFound) || errors.Is(err, git.ErrDirectoryNotFound) || errors.Is(err, git.ErrInvalidPath) {
-			continue // a path no tree can hold is not in HEAD
-		}
-		if err != nil {
-			return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "looking up %s in HEAD", p)
-		}
+	// Only the directories of the paths are read from HEAD's tree; a path
+	// below a file is not in HEAD (as git ls-tree says), not an error.
+	err = r.objs.LookupPaths(commit.Tree, paths, func(p string, e git.RawEntry) {
 		if e.Mode.IsFile() {
 			head[p] = e.Hash.String()
 		}
+	})
+	if err != nil {
+		return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "looking paths up in HEAD")
 	}
 	return index, head, nil
 }
