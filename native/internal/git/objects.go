@@ -28,10 +28,11 @@ var (
 )
 
 // Objects is a repository's object database: packed objects are read from
-// the memory-mapped packs (opened on the first read), everything else
-// (loose objects, alternates, packs with a version-1 index) from the
-// fallback storage. An object of another type than asked for is
-// plumbing.ErrObjectNotFound, like go-git reports it.
+// the memory-mapped packs (opened on the first read), loose objects from
+// their files, in the repository's object directory and then its
+// alternates'. An optional fallback storage is asked for what neither
+// holds (tests compare with go-git's). An object of another type than
+// asked for is plumbing.ErrObjectNotFound, like go-git reports it.
 //
 // Objects is safe for concurrent use. The bytes it returns are shared
 // with its caches: never modify them (Blob returns a copy).
@@ -40,15 +41,18 @@ type Objects struct {
 	fallback storer.EncodedObjectStorer
 
 	mu     sync.Mutex
-	packs  *packSet // nil until the first read
+	dirs   []string      // dir and its alternates, listed with the packs
+	packs  *packSet      // nil until the first read
+	zr     io.ReadCloser // the loose objects' decompressor
 	closed bool
 	raw    rawTreeCache
 	trees  map[plumbing.Hash]*Tree // parsed trees, for path lookups
 }
 
 // OpenObjects opens the object database of gitDir (a linked worktree's
-// commondir is followed); fallback serves what the packs do not hold. With
-// gitDir == "" everything is read through fallback.
+// commondir is followed); fallback, when not nil, serves what the object
+// directories do not hold. With gitDir == "" everything is read through
+// fallback.
 func OpenObjects(gitDir string, fallback storer.EncodedObjectStorer) *Objects {
 	o := &Objects{fallback: fallback}
 	if gitDir != "" {
@@ -80,15 +84,24 @@ func (o *Objects) Read(t plumbing.ObjectType, h plumbing.Hash) (plumbing.ObjectT
 	if found {
 		return typ, data, err
 	}
-	typ, data, err = o.readFallback(t, h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		// A pack written since the packs were mapped (a fetch or gc in a
-		// long-lived process)?
-		if typ, data, found, err2 := o.readPacked(t, h, true); found {
-			return typ, data, err2
-		}
+	if typ, data, found, err = o.readLoose(t, h); found {
+		return typ, data, err
 	}
-	return typ, data, err
+	// A pack written since the packs were mapped (a fetch or gc in a
+	// long-lived process; gc also deletes the loose copies)?
+	if typ, data, found, err := o.readPacked(t, h, true); found {
+		return typ, data, err
+	}
+	return o.readFallback(t, h)
+}
+
+// open lists the object directories and maps their packs at the first
+// read; o.mu is held.
+func (o *Objects) open() {
+	if o.packs == nil {
+		o.dirs = objectDirs(o.dir)
+		o.packs = openPacks(o.dirs)
+	}
 }
 
 // readPacked looks h up in the mapped packs; refresh first maps packs
@@ -103,8 +116,8 @@ func (o *Objects) readPacked(t plumbing.ObjectType, h plumbing.Hash, refresh boo
 		return plumbing.InvalidObject, nil, false, nil
 	}
 	if o.packs == nil {
-		o.packs = openPacks(o.dir)
-	} else if refresh && !o.packs.refresh(o.dir) {
+		o.open()
+	} else if refresh && !o.packs.refresh(o.dirs) {
 		return plumbing.InvalidObject, nil, false, nil
 	}
 	po, found, err := o.packs.read(h)
@@ -118,6 +131,24 @@ func (o *Objects) readPacked(t plumbing.ObjectType, h plumbing.Hash, refresh boo
 		return plumbing.InvalidObject, nil, true, plumbing.ErrObjectNotFound
 	}
 	return po.typ, po.data, true, nil
+}
+
+// readLoose reads h from the loose objects.
+func (o *Objects) readLoose(t plumbing.ObjectType, h plumbing.Hash) (plumbing.ObjectType, []byte, bool, error) {
+	if o.dir == "" {
+		return plumbing.InvalidObject, nil, false, nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return plumbing.InvalidObject, nil, false, nil
+	}
+	o.open()
+	typ, data, found, err := readLoose(o.dirs, h, &o.zr)
+	if found && err == nil && t != plumbing.AnyObject && typ != t {
+		return plumbing.InvalidObject, nil, true, plumbing.ErrObjectNotFound
+	}
+	return typ, data, found, err
 }
 
 func (o *Objects) readFallback(t plumbing.ObjectType, h plumbing.Hash) (plumbing.ObjectType, []byte, error) {

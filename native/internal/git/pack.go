@@ -19,9 +19,8 @@ import (
 // object, hashes every object it caches and allocates readers per call:
 // on a 10,000-commit walk that was three quarters of the time. This reader
 // does only what a walk needs: look the id up in the .idx, inflate, and
-// apply delta chains with a cache of resolved objects. Anything it cannot
-// serve (loose objects, alternates, idx v1) is left to the fallback (see
-// Objects).
+// apply delta chains with a cache of resolved objects. Loose objects are
+// read by Objects (loose.go).
 type packSet struct {
 	packs    []*pack
 	unmaps   []func()
@@ -29,8 +28,8 @@ type packSet struct {
 	br       bytes.Reader
 	chain    []deltaFrame
 	cache    objCache
-	mapped   map[string]bool // idx paths tried, mapped or not
-	dirMtime time.Time       // of the pack directory at the last listing
+	mapped   map[string]bool      // idx paths tried, mapped or not
+	dirMtime map[string]time.Time // of each pack directory at its last listing
 }
 
 type pack struct {
@@ -88,41 +87,43 @@ func (c *objCache) put(k packKey, o packObj) {
 	c.size += len(o.data)
 }
 
-// openPacks maps every pack with a version-2 index; packs it cannot read
-// are left to the fallback.
-func openPacks(objects string) *packSet {
-	s := &packSet{cache: objCache{max: 32 << 20}, mapped: map[string]bool{}}
-	s.refresh(objects)
+// openPacks maps every pack of the object directories dirs (the
+// repository's, then its alternates').
+func openPacks(dirs []string) *packSet {
+	s := &packSet{cache: objCache{max: 32 << 20}, mapped: map[string]bool{}, dirMtime: map[string]time.Time{}}
+	s.refresh(dirs)
 	return s
 }
 
 // refresh maps the packs that appeared since the last call (a fetch or gc
 // in a long-lived process); it reports whether it mapped any. Packs it
-// cannot read are left to the fallback; packs already mapped stay mapped
-// (their objects never change, even when gc deletes the file).
-func (s *packSet) refresh(objects string) bool {
-	dir := filepath.Join(objects, "pack")
-	// A miss in a shallow or partial clone is common: list the directory
-	// only when it changed since the last listing.
-	fi, err := os.Stat(dir)
-	if err != nil || fi.ModTime().Equal(s.dirMtime) && s.dirMtime != (time.Time{}) {
-		return false
-	}
-	s.dirMtime = fi.ModTime()
-	idxs, _ := filepath.Glob(filepath.Join(dir, "*.idx"))
+// cannot read are skipped; packs already mapped stay mapped (their
+// objects never change, even when gc deletes the file).
+func (s *packSet) refresh(dirs []string) bool {
 	added := false
-	for _, ip := range idxs {
-		if s.mapped[ip] {
+	for _, objects := range dirs {
+		dir := filepath.Join(objects, "pack")
+		// A miss in a shallow or partial clone is common: list the directory
+		// only when it changed since the last listing.
+		fi, err := os.Stat(dir)
+		if err != nil || fi.ModTime().Equal(s.dirMtime[dir]) {
 			continue
 		}
-		s.mapped[ip] = true
-		p, unmap, err := openPack(ip)
-		if err != nil {
-			continue
+		s.dirMtime[dir] = fi.ModTime()
+		idxs, _ := filepath.Glob(filepath.Join(dir, "*.idx"))
+		for _, ip := range idxs {
+			if s.mapped[ip] {
+				continue
+			}
+			s.mapped[ip] = true
+			p, unmap, err := openPack(ip)
+			if err != nil {
+				continue
+			}
+			s.packs = append(s.packs, p)
+			s.unmaps = append(s.unmaps, unmap...)
+			added = true
 		}
-		s.packs = append(s.packs, p)
-		s.unmaps = append(s.unmaps, unmap...)
-		added = true
 	}
 	return added
 }
@@ -136,20 +137,27 @@ func openPack(idxPath string) (*pack, []func(), error) {
 		unmapIdx()
 		return nil, nil, errors.New("unsupported pack index")
 	}
-	if len(idx) < 8+1024 || string(idx[:4]) != "\xfftOc" || binary.BigEndian.Uint32(idx[4:]) != 2 {
+	var p *pack
+	switch {
+	case len(idx) >= 8+1024 && string(idx[:4]) == "\xfftOc" && binary.BigEndian.Uint32(idx[4:]) == 2:
+		p = &pack{fanout: idx[8 : 8+1024]}
+		p.n = int(binary.BigEndian.Uint32(p.fanout[255*4:]))
+		at := 8 + 1024
+		if len(idx) < at+p.n*(20+4+4)+40 {
+			return bad()
+		}
+		p.names = idx[at : at+p.n*20]
+		at += p.n*20 + p.n*4 // names, then CRCs
+		p.offsets = idx[at : at+p.n*4]
+		at += p.n * 4
+		p.large = idx[at : len(idx)-40]
+	case len(idx) >= 1024 && string(idx[:4]) != "\xfftOc":
+		if p = idxV1(idx); p == nil {
+			return bad()
+		}
+	default:
 		return bad()
 	}
-	p := &pack{fanout: idx[8 : 8+1024]}
-	p.n = int(binary.BigEndian.Uint32(p.fanout[255*4:]))
-	at := 8 + 1024
-	if len(idx) < at+p.n*(20+4+4)+40 {
-		return bad()
-	}
-	p.names = idx[at : at+p.n*20]
-	at += p.n*20 + p.n*4 // names, then CRCs
-	p.offsets = idx[at : at+p.n*4]
-	at += p.n * 4
-	p.large = idx[at : len(idx)-40]
 	data, unmapPack, err := mapFile(strings.TrimSuffix(idxPath, ".idx") + ".pack")
 	if err != nil {
 		return bad()
@@ -162,11 +170,31 @@ func openPack(idxPath string) (*pack, []func(), error) {
 	return p, []func(){unmapIdx, unmapPack}, nil
 }
 
+// idxV1 reads a version-1 pack index (git before 1.5.2 wrote them: no
+// header, each id after its 4-byte offset) into the version-2 layout the
+// lookups use. It copies the ids and offsets; such packs are rare.
+func idxV1(idx []byte) *pack {
+	p := &pack{fanout: idx[:1024]}
+	p.n = int(binary.BigEndian.Uint32(p.fanout[255*4:]))
+	at := 1024
+	if len(idx) < at+p.n*24+40 {
+		return nil
+	}
+	names, offsets := make([]byte, 0, p.n*20), make([]byte, 0, p.n*4)
+	for i := 0; i < p.n; i++ {
+		rec := idx[at+i*24 : at+i*24+24]
+		offsets = append(offsets, rec[:4]...)
+		names = append(names, rec[4:]...)
+	}
+	p.names, p.offsets = names, offsets
+	return p
+}
+
 func (s *packSet) close() {
 	for _, f := range s.unmaps {
 		f()
 	}
-	s.packs, s.unmaps, s.mapped = nil, nil, map[string]bool{}
+	s.packs, s.unmaps, s.mapped, s.dirMtime = nil, nil, map[string]bool{}, map[string]time.Time{}
 }
 
 // find returns the offset of h in p.

@@ -13,7 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// prefixLister is what the fallback storage offers for abbreviated ids
+// prefixLister is what a fallback storage offers for abbreviated ids
 // (go-git's filesystem storage has it).
 type prefixLister interface {
 	HashesWithPrefix(prefix []byte) ([]plumbing.Hash, error)
@@ -24,43 +24,14 @@ type prefixLister interface {
 // Packed ids are found by binary search in the memory-mapped .idx files
 // (go-git's lookup builds a map of every packed offset first: on a large
 // history that is most of the time of resolving one short sha), loose ids
-// by listing the one fan-out directory. Only what this reader does not
-// map — alternates and packs with a version-1 index — is asked of the
-// fallback.
+// by listing the one fan-out directory, in the object directory and its
+// alternates. Only an Objects without a directory asks its fallback.
 func (o *Objects) HashesWithPrefix(short string) ([]plumbing.Hash, error) {
 	if short == "" || len(short) > 40 || !isLowerHex(short) {
 		return nil, errors.New("an abbreviated object id is 1 to 40 lower-case hex digits")
 	}
 	var out []plumbing.Hash
-	needFallback := o.dir == ""
-	if o.dir != "" {
-		o.mu.Lock()
-		if !o.closed {
-			if o.packs == nil {
-				o.packs = openPacks(o.dir)
-			} else {
-				o.packs.refresh(o.dir)
-			}
-			for _, p := range o.packs.packs {
-				out = p.withPrefix(short, out)
-			}
-			if len(o.packs.mapped) != len(o.packs.packs) {
-				needFallback = true // a pack this reader could not map
-			}
-		} else {
-			needFallback = true
-		}
-		o.mu.Unlock()
-		loose, err := looseWithPrefix(o.dir, short)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, loose...)
-		if _, err := os.Stat(filepath.Join(o.dir, "info", "alternates")); err == nil {
-			needFallback = true
-		}
-	}
-	if needFallback {
+	if o.dir == "" {
 		if pl, ok := o.fallback.(prefixLister); ok {
 			// go-git takes whole bytes: ask for the even part, filter here.
 			raw, _ := hex.DecodeString(short[:len(short)/2*2])
@@ -73,6 +44,30 @@ func (o *Objects) HashesWithPrefix(short string) ([]plumbing.Hash, error) {
 					out = append(out, h)
 				}
 			}
+		}
+	} else {
+		o.mu.Lock()
+		var dirs []string
+		if !o.closed {
+			if o.packs == nil {
+				o.open()
+			} else {
+				o.packs.refresh(o.dirs)
+			}
+			for _, p := range o.packs.packs {
+				out = p.withPrefix(short, out)
+			}
+			dirs = o.dirs
+		} else {
+			dirs = objectDirs(o.dir) // closed: the loose objects are still there
+		}
+		o.mu.Unlock()
+		for _, dir := range dirs {
+			loose, err := looseWithPrefix(dir, short)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, loose...)
 		}
 	}
 	slices.SortFunc(out, func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) })

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -153,6 +154,34 @@ func (r *Refs) HasPrefix(prefix string) (bool, error) {
 		return nil
 	})
 	return found, err
+}
+
+// Names returns the names of the references below prefix ("refs/heads/"),
+// loose and packed, sorted and without repeats.
+func (r *Refs) Names(prefix string) ([]string, error) {
+	packed, err := r.packedRefs()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for name := range packed {
+		if strings.HasPrefix(name, prefix) {
+			out = append(out, name)
+		}
+	}
+	root := filepath.Join(r.commonDir, filepath.FromSlash(strings.TrimSuffix(prefix, "/")))
+	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(d.Name(), ".lock") {
+			return nil // unreadable or missing: no refs there
+		}
+		rel, err := filepath.Rel(r.commonDir, p)
+		if name := filepath.ToSlash(rel); err == nil && validRefName(name) {
+			out = append(out, name)
+		}
+		return nil
+	})
+	slices.Sort(out)
+	return slices.Compact(out), err
 }
 
 // perWorktree reports whether ref name lives in the worktree's own git

@@ -1,9 +1,12 @@
 // Package gogit is the native implementation of engine.Git. Objects,
-// trees, diffs, refs and the shallow list come from internal/git (the one
-// git object layer); go-git's storage remains for what the layer leaves to
-// it: loose objects and alternates (the layer's fallback), abbreviated ids,
-// the git index and the config. Only native surfaces import it: linking
-// go-git into the wasm would more than double its size.
+// trees, diffs, refs, abbreviated ids and the shallow list come from
+// internal/git (the one git object layer); of go-git it keeps codecs: the
+// git index, gitignore patterns and the config format. It deliberately
+// does not open go-git's storage (storage/filesystem): that links go-git's
+// repository config, whose URL regexps and packfile machinery every CLI
+// call paid for at start-up although the layer reads all of it. Only
+// native surfaces import it: linking go-git into the wasm would more than
+// double its size.
 package gogit
 
 import (
@@ -14,12 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-billy/v5"
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/storage/filesystem"
-	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
@@ -29,14 +27,13 @@ import (
 
 // Repo is an opened repository.
 type Repo struct {
-	st     *filesystem.Storage
 	root   string
 	gitDir string // this worktree's git dir (local state lives below it)
 
 	// Progress, when set, is told about long work (the history index).
 	Progress func(event, task string, fields map[string]any)
 
-	objs *git.Objects // objects: the packs, then st
+	objs *git.Objects
 	refs *git.Refs
 }
 
@@ -51,8 +48,9 @@ var ErrNoRepository = errors.New("not a git repository")
 
 // Open finds the worktree that contains dir (walking up like git does,
 // following a ".git" file of a linked worktree or submodule and its
-// commondir) and opens its object storage. It deliberately avoids go-git's
-// top-level package, whose transports cost milliseconds of start-up.
+// commondir) and opens its object database (read on first use). It
+// deliberately avoids go-git's top-level package, whose transports cost
+// milliseconds of start-up.
 func Open(dir string) (*Repo, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -76,17 +74,7 @@ func Open(dir string) (*Repo, error) {
 		}
 		d = parent
 	}
-	var fs billy.Filesystem = osfs.New(gitDir, osfs.WithBoundOS())
-	if common := git.CommonDir(gitDir); common != gitDir {
-		// go-git reopens pack files by absolute name, which the bound
-		// filesystem would re-root under gitDir: absPaths maps them back.
-		fs = &absPaths{Filesystem: dotgit.NewRepositoryFilesystem(fs, osfs.New(common, osfs.WithBoundOS())),
-			bases: []string{filepath.Clean(gitDir), filepath.Clean(common)}}
-	}
-	// Tuned storage: pack files stay open across object reads (KeepDescriptors;
-	// closed with the process) and a large object cache serves rev walks.
-	st := filesystem.NewStorageWithOptions(fs, cache.NewObjectLRU(256*cache.MiByte), filesystem.Options{KeepDescriptors: true})
-	return &Repo{st: st, root: root, gitDir: gitDir, objs: git.OpenObjects(gitDir, st), refs: git.OpenRefs(gitDir)}, nil
+	return &Repo{root: root, gitDir: gitDir, objs: git.OpenObjects(gitDir, nil), refs: git.OpenRefs(gitDir)}, nil
 }
 
 // readGitFile reads a "gitdir: <path>" file.
@@ -129,12 +117,13 @@ func (r *Repo) Blobs(ctx context.Context, paths []string) (map[string]string, ma
 	for _, p := range paths {
 		want[p] = true
 	}
-	// The index is read directly (names only, one pass); go-git reads
-	// the forms that reader leaves to it (split or sparse indexes).
+	// The index is scanned directly (names only, one pass); go-git's
+	// decoder reads the forms the scan leaves to it (split or sparse
+	// indexes).
 	index, err := git.IndexBlobs(r.gitDir, want)
 	if errors.Is(err, git.ErrIndexUnsupported) {
 		index = map[string]string{}
-		idx, err := r.st.Index()
+		idx, err := r.readIndex()
 		if err != nil {
 			return nil, nil, apierr.Wrap(apierr.OperationFailed, err, "reading the git index")
 		}
@@ -185,7 +174,7 @@ func (r *Repo) Log(ctx context.Context, head string, maxCommits int) (*engine.Co
 	}
 	start := time.Now()
 	r.progress("start", "history.index", nil)
-	ix, err := history.Build(ctx, r.st, r.gitDir, head, maxCommits)
+	ix, err := history.Build(ctx, nil, r.gitDir, head, maxCommits)
 	if err == nil {
 		r.progress("done", "history.index", map[string]any{"commits": len(ix.Commits), "ms": time.Since(start).Milliseconds()})
 	}

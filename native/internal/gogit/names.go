@@ -15,20 +15,18 @@ import (
 // every local branch and remote-tracking ref, so that a new ADR number is
 // free on branches that are not merged yet. Only trees are read, no blobs.
 func (r *Repo) NamesOnRefs(ctx context.Context, dir string) ([]string, error) {
-	iter, err := r.st.IterReferences()
-	if err != nil {
-		return nil, apierr.Wrap(apierr.OperationFailed, err, "listing refs")
-	}
-	defer iter.Close()
 	var tips []string
-	_ = iter.ForEach(func(ref *plumbing.Reference) error {
-		if ref.Name().IsBranch() || ref.Name().IsRemote() {
-			if h, ok, err := r.refCommit(ref.Name().String()); err == nil && ok {
+	for _, prefix := range []string{"refs/heads/", "refs/remotes/"} {
+		names, err := r.refs.Names(prefix)
+		if err != nil {
+			return nil, apierr.Wrap(apierr.OperationFailed, err, "listing refs")
+		}
+		for _, name := range names {
+			if h, ok, err := r.refCommit(name); err == nil && ok {
 				tips = append(tips, h)
 			}
 		}
-		return nil
-	})
+	}
 	seen := map[string]bool{}
 	var out []string
 	for _, sha := range tips {

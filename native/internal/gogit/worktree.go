@@ -34,7 +34,7 @@ func (r *Repo) Uncommitted(ctx context.Context) ([]string, error) {
 }
 
 func (r *Repo) uncommitted(ctx context.Context) ([]string, error) {
-	idx, err := r.st.Index()
+	idx, err := r.readIndex()
 	if err != nil {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "reading the git index")
 	}
@@ -111,6 +111,24 @@ func (r *Repo) uncommitted(ctx context.Context) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// readIndex decodes the worktree's git index with go-git's codec (every
+// entry and extension); a missing index is an empty one.
+func (r *Repo) readIndex() (*index.Index, error) {
+	idx := &index.Index{Version: 2}
+	f, err := os.Open(filepath.Join(r.gitDir, "index"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return idx, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if err := index.NewDecoder(bufio.NewReader(f)).Decode(idx); err != nil {
+		return nil, err
+	}
+	return idx, nil
 }
 
 // indexIsHead reports whether the index's cached tree is valid for the
