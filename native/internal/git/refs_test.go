@@ -27,6 +27,19 @@ func checkRefs(t *testing.T, r *gittest.Repo, refs *Refs) int {
 	return len(names)
 }
 
+// checkNames compares Names with git for-each-ref, loose and packed refs
+// and a symbolic one (origin/HEAD) included.
+func checkNames(t *testing.T, r *gittest.Repo, refs *Refs) {
+	t.Helper()
+	for _, prefix := range []string{"refs/heads/", "refs/remotes/", "refs/tags/"} {
+		want := strings.Fields(r.Git("for-each-ref", "--format=%(refname)", prefix))
+		got, err := refs.Names(prefix)
+		if err != nil || strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("Names(%s) = %v, %v; git says %v", prefix, got, err, want)
+		}
+	}
+}
+
 func TestRefs(t *testing.T) {
 	src := newRepo(t)
 	src.Write("a.txt", "a\n")
@@ -48,6 +61,7 @@ func TestRefs(t *testing.T) {
 	if n := checkRefs(t, r, refs); n < 6 {
 		t.Fatalf("only %d refs", n)
 	}
+	checkNames(t, r, refs)
 	// The annotated tag's ref is the tag object, not the commit.
 	if got, _ := refs.Resolve("refs/tags/v1"); got.String() != r.Git("rev-parse", "refs/tags/v1") || got.String() == r.Git("rev-parse", "v1^{commit}") {
 		t.Errorf("refs/tags/v1 = %s", got)
@@ -67,6 +81,7 @@ func TestRefs(t *testing.T) {
 	r.Write("c.txt", "c\n")
 	r.Commit("third")
 	checkRefs(t, r, refs)
+	checkNames(t, r, refs)
 
 	ok, err := refs.HasPrefix("refs/remotes/")
 	if err != nil || !ok {
