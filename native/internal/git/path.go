@@ -39,12 +39,17 @@ func isDotGitName(name string) bool {
 	return false
 }
 
-// hfsIgnored are the code points HFS+ ignores in file names.
-var hfsIgnored = map[rune]bool{
-	0x200c: true, 0x200d: true, 0x200e: true, 0x200f: true,
-	0x202a: true, 0x202b: true, 0x202c: true, 0x202d: true, 0x202e: true,
-	0x206a: true, 0x206b: true, 0x206c: true, 0x206d: true, 0x206e: true, 0x206f: true,
-	0xfeff: true,
+// hfsIgnored reports the code points HFS+ ignores in file names (a switch,
+// not a map: a package-level map is built at every start of the CLI).
+func hfsIgnored(r rune) bool {
+	switch r {
+	case 0x200c, 0x200d, 0x200e, 0x200f,
+		0x202a, 0x202b, 0x202c, 0x202d, 0x202e,
+		0x206a, 0x206b, 0x206c, 0x206d, 0x206e, 0x206f,
+		0xfeff:
+		return true
+	}
+	return false
 }
 
 // isHFSDotGit reports whether part is ".git" on HFS+ (case-insensitive,
@@ -53,7 +58,7 @@ func isHFSDotGit(part string) bool {
 	runes := []rune(part)
 	i := 0
 	skip := func() {
-		for i < len(runes) && hfsIgnored[runes[i]] {
+		for i < len(runes) && hfsIgnored(runes[i]) {
 			i++
 		}
 	}
