@@ -41,9 +41,8 @@ type Objects struct {
 	fallback storer.EncodedObjectStorer
 
 	mu     sync.Mutex
-	dirs   []string      // dir and its alternates, listed with the packs
-	packs  *packSet      // nil until the first read
-	zr     io.ReadCloser // the loose objects' decompressor
+	dirs   []string // dir and its alternates, listed with the packs
+	packs  *packSet // nil until the first read
 	closed bool
 	raw    rawTreeCache
 	trees  map[plumbing.Hash]*Tree // parsed trees, for path lookups
@@ -144,7 +143,9 @@ func (o *Objects) readLoose(t plumbing.ObjectType, h plumbing.Hash) (plumbing.Ob
 		return plumbing.InvalidObject, nil, false, nil
 	}
 	o.open()
-	typ, data, found, err := readLoose(o.dirs, h, &o.zr)
+	// The packs' decompressor serves loose objects too (o.mu is held): its
+	// window and tables are tens of kilobytes of fresh memory to fault in.
+	typ, data, found, err := readLoose(o.dirs, h, &o.packs.zr)
 	if found && err == nil && t != plumbing.AnyObject && typ != t {
 		return plumbing.InvalidObject, nil, true, plumbing.ErrObjectNotFound
 	}
