@@ -79,20 +79,30 @@ func (o *Objects) Close() {
 // Read returns the type and content of object h; t may be
 // plumbing.AnyObject.
 func (o *Objects) Read(t plumbing.ObjectType, h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
-	typ, data, found, err := o.readPacked(t, h, false)
-	if found {
-		return typ, data, err
-	}
-	if typ, data, found, err = o.readLoose(t, h); found {
-		return typ, data, err
-	}
-	// A pack written since the packs were mapped (a fetch or gc in a
-	// long-lived process; gc also deletes the loose copies)?
-	if typ, data, found, err := o.readPacked(t, h, true); found {
+	// Packs first (most objects), then loose objects, then packs written
+	// since the packs were mapped (a fetch or gc in a long-lived process;
+	// gc also deletes the loose copies).
+	for _, from := range []source{fromPacks, fromLoose, fromNewPacks} {
+		typ, data, found, err := o.readOwn(from, h)
+		if !found {
+			continue
+		}
+		if err == nil && t != plumbing.AnyObject && typ != t {
+			return plumbing.InvalidObject, nil, plumbing.ErrObjectNotFound
+		}
 		return typ, data, err
 	}
 	return o.readFallback(t, h)
 }
+
+// source is where readOwn looks.
+type source int
+
+const (
+	fromPacks    source = iota
+	fromLoose           // the loose objects
+	fromNewPacks        // packs that appeared since the last listing
+)
 
 // open lists the object directories and maps their packs at the first
 // read; o.mu is held.
@@ -103,9 +113,10 @@ func (o *Objects) open() {
 	}
 }
 
-// readPacked looks h up in the mapped packs; refresh first maps packs
-// that appeared since and reports not found when there were none.
-func (o *Objects) readPacked(t plumbing.ObjectType, h plumbing.Hash, refresh bool) (plumbing.ObjectType, []byte, bool, error) {
+// readOwn reads h from the object directories (not the fallback); found
+// is false when from does not hold it, or when there are no directories
+// (none given, or Close was called).
+func (o *Objects) readOwn(from source, h plumbing.Hash) (plumbing.ObjectType, []byte, bool, error) {
 	if o.dir == "" {
 		return plumbing.InvalidObject, nil, false, nil
 	}
@@ -114,42 +125,20 @@ func (o *Objects) readPacked(t plumbing.ObjectType, h plumbing.Hash, refresh boo
 	if o.closed {
 		return plumbing.InvalidObject, nil, false, nil
 	}
-	if o.packs == nil {
-		o.open()
-	} else if refresh && !o.packs.refresh(o.dirs) {
-		return plumbing.InvalidObject, nil, false, nil
-	}
-	po, found, err := o.packs.read(h)
-	if !found {
-		return plumbing.InvalidObject, nil, false, nil
-	}
-	if err != nil {
-		return plumbing.InvalidObject, nil, true, fmt.Errorf("reading %s: %w", h, err)
-	}
-	if t != plumbing.AnyObject && po.typ != t {
-		return plumbing.InvalidObject, nil, true, plumbing.ErrObjectNotFound
-	}
-	return po.typ, po.data, true, nil
-}
-
-// readLoose reads h from the loose objects.
-func (o *Objects) readLoose(t plumbing.ObjectType, h plumbing.Hash) (plumbing.ObjectType, []byte, bool, error) {
-	if o.dir == "" {
-		return plumbing.InvalidObject, nil, false, nil
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.closed {
+	if from == fromNewPacks && (o.packs == nil || !o.packs.refresh(o.dirs)) {
 		return plumbing.InvalidObject, nil, false, nil
 	}
 	o.open()
-	// The packs' decompressor serves loose objects too (o.mu is held): its
-	// window and tables are tens of kilobytes of fresh memory to fault in.
-	typ, data, found, err := readLoose(o.dirs, h, &o.packs.zr)
-	if found && err == nil && t != plumbing.AnyObject && typ != t {
-		return plumbing.InvalidObject, nil, true, plumbing.ErrObjectNotFound
+	if from == fromLoose {
+		// The packs' decompressor serves loose objects too (o.mu is held):
+		// its window and tables are tens of kilobytes of fresh memory.
+		return readLoose(o.dirs, h, &o.packs.zr)
 	}
-	return typ, data, found, err
+	po, found, err := o.packs.read(h)
+	if err != nil {
+		err = fmt.Errorf("reading %s: %w", h, err)
+	}
+	return po.typ, po.data, found, err
 }
 
 func (o *Objects) readFallback(t plumbing.ObjectType, h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
