@@ -91,10 +91,16 @@ func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
 	// The change's files and drift both ask for the working tree's
 	// uncommitted files: list them once.
 	ctx = engine.WithUncommittedMemo(ctx)
+	// The change, drift, the entry list and governing each read the
+	// knowledge base: pinned, they share one listing and one publication
+	// state (which blobs are committed) instead of four.
+	ctx, err := e.Pin(ctx)
+	if err != nil {
+		return nil, err
+	}
 	r := &Report{Entries: map[string]*api.Entry{}, Head: "working", Scoped: o.Base != ""}
 	var change *worktree.Change
 	if o.Base != "" {
-		var err error
 		for i, base := range append([]string{o.Base}, o.BaseFallbacks...) {
 			change, err = worktree.ChangeOf(ctx, e, base, o.Head)
 			if err == nil {
@@ -127,6 +133,9 @@ func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
 	if o.Head != "" {
 		r.Head = drift.Head
 		if head, err = e.AtCommit(ctx, drift.Head); err != nil {
+			return nil, err
+		}
+		if ctx, err = head.Pin(ctx); err != nil {
 			return nil, err
 		}
 	}
