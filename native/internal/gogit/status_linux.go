@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -21,15 +23,106 @@ import (
 // (fstatat) and marked clean when its stat data equal the entry's; every
 // other file that no ignore rule covers is added to changed, as is an
 // untracked nested repository ("dir/"). The rules are untracked's.
+//
+// The directories down to splitDepth are tasks that up to GOMAXPROCS
+// workers (at most 4) take in turn, each walking the rest of its subtree
+// alone, as git status stats with several threads: the walk is mostly
+// system calls, which run side by side.
 func (r *Repo) scanWorktree(ctx context.Context, ix *statIndex, indexTime int64, changed map[string]bool) error {
-	fd, err := openDir(unix.AT_FDCWD, r.root)
+	root, err := openDir(unix.AT_FDCWD, r.root)
 	if err != nil {
 		return errNoFastStatus
 	}
-	defer unix.Close(fd)
-	s := &scan{r: r, ix: ix, indexTime: indexTime, changed: changed, buf: make([]byte, 16<<10)}
-	patterns := readPatternFile(filepath.Join(git.CommonDir(r.gitDir), "info", "exclude"), nil)
-	return s.dir(ctx, fd, 0, len(ix.entries), patterns)
+	defer unix.Close(root)
+	p := &scanPool{root: root}
+	p.cond = sync.NewCond(&p.mu)
+	p.push(scanTask{hi: len(ix.entries), patterns: readPatternFile(filepath.Join(git.CommonDir(r.gitDir), "info", "exclude"), nil)})
+	scans := make([]*scan, min(runtime.GOMAXPROCS(0), 4))
+	var wg sync.WaitGroup
+	for i := range scans {
+		s := &scan{r: r, ix: ix, indexTime: indexTime, changed: map[string]bool{}, buf: make([]byte, 16<<10), pool: p}
+		scans[i] = s
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				t, ok := p.pop()
+				if !ok {
+					return
+				}
+				p.done(s.task(ctx, t))
+			}
+		}()
+	}
+	wg.Wait()
+	if p.err != nil {
+		return p.err
+	}
+	for _, s := range scans {
+		for k := range s.changed {
+			changed[k] = true
+		}
+	}
+	return nil
+}
+
+// splitDepth: directories at most this deep (the root's children are 1)
+// are tasks of their own.
+const splitDepth = 2
+
+// scanTask is one directory to walk: its path ("/"-terminated, "" for
+// the root), its tracked entries ix.entries[lo:hi] and the ignore patterns
+// that apply to it.
+type scanTask struct {
+	rel      string
+	lo, hi   int
+	patterns []gitignore.Pattern
+}
+
+// scanPool holds the directories no worker has taken yet.
+type scanPool struct {
+	root    int // the worktree's directory
+	mu      sync.Mutex
+	cond    *sync.Cond
+	stack   []scanTask
+	pending int   // tasks pushed and not done
+	err     error // the first task's error
+}
+
+func (p *scanPool) push(t scanTask) {
+	p.mu.Lock()
+	p.stack = append(p.stack, t)
+	p.pending++
+	p.cond.Signal()
+	p.mu.Unlock()
+}
+
+// pop waits for a task; false when all are done or one failed.
+func (p *scanPool) pop() (scanTask, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(p.stack) == 0 && p.pending > 0 && p.err == nil {
+		p.cond.Wait()
+	}
+	if p.err != nil || len(p.stack) == 0 {
+		return scanTask{}, false
+	}
+	t := p.stack[len(p.stack)-1]
+	p.stack = p.stack[:len(p.stack)-1]
+	return t, true
+}
+
+// done ends a task.
+func (p *scanPool) done(err error) {
+	p.mu.Lock()
+	p.pending--
+	if err != nil && p.err == nil {
+		p.err = err
+	}
+	if p.pending == 0 || p.err != nil {
+		p.cond.Broadcast()
+	}
+	p.mu.Unlock()
 }
 
 type scan struct {
@@ -39,6 +132,30 @@ type scan struct {
 	changed   map[string]bool
 	buf       []byte // getdents
 	path      []byte // the directory listed, relative, "/"-terminated ("" at the root)
+	pool      *scanPool
+}
+
+// task opens and walks t's directory. One that went away or may not be
+// read is skipped, as a subdirectory is.
+func (s *scan) task(ctx context.Context, t scanTask) error {
+	name := strings.TrimSuffix(t.rel, "/")
+	if name == "" {
+		name = "."
+	}
+	s.path = append(s.path[:0], t.rel...)
+	fd, err := openDir(s.pool.root, name)
+	if err != nil {
+		if skippable(err) {
+			return nil
+		}
+		return apierr.Wrap(apierr.OperationFailed, err, "listing %s", s.rel())
+	}
+	defer unix.Close(fd)
+	return s.dir(ctx, fd, t.lo, t.hi, t.patterns)
+}
+
+func skippable(err error) bool {
+	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM)
 }
 
 // Directory entry types of getdents64.
@@ -107,9 +224,13 @@ func (s *scan) dir(ctx context.Context, fd int, lo, hi int, patterns []gitignore
 					continue
 				}
 			}
+			if strings.Count(s.key(), "/") <= splitDepth {
+				s.pool.push(scanTask{rel: string(s.path), lo: a, hi: b, patterns: patterns})
+				continue
+			}
 			sub, err := openDir(fd, name)
 			if err != nil {
-				if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
+				if skippable(err) {
 					continue
 				}
 				return apierr.Wrap(apierr.OperationFailed, err, "listing %s", s.rel())
