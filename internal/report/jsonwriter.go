@@ -78,6 +78,12 @@ func (w *jsonWriter) key(k string) {
 	w.b = append(w.b, ':', ' ')
 }
 
+// field writes the member k with the string v.
+func (w *jsonWriter) field(k, v string) {
+	w.key(k)
+	w.str(v)
+}
+
 func (w *jsonWriter) raw(s string) { w.b = append(w.b, s...) }
 
 func (w *jsonWriter) int(n int) { w.b = strconv.AppendInt(w.b, int64(n), 10) }
@@ -128,11 +134,9 @@ func (w *jsonWriter) str(s string) {
 // text writes a SARIF message object: text, and markdown when not empty.
 func (w *jsonWriter) text(text, markdown string) {
 	w.open('{')
-	w.key("text")
-	w.str(text)
+	w.field("text", text)
 	if markdown != "" {
-		w.key("markdown")
-		w.str(markdown)
+		w.field("markdown", markdown)
 	}
 	w.close('}')
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/kontext/kontext/native/internal/git"
 )
 
 // The status scan (Uncommitted) reads the git index itself and compares
@@ -106,8 +108,8 @@ func parseStatIndex(data []byte) (*statIndex, error) {
 			p += 2
 		}
 		if version == 4 {
-			strip, m := gitVarint(data[p:end])
-			if m == 0 || strip > uint64(len(prev)) {
+			strip, m := git.OffsetVarint(data[p:end])
+			if m == 0 || strip > len(prev) {
 				return nil, errNoFastStatus
 			}
 			p += m
@@ -115,7 +117,7 @@ func parseStatIndex(data []byte) (*statIndex, error) {
 			if z < 0 {
 				return nil, errNoFastStatus
 			}
-			e.name = prev[:len(prev)-int(strip)] + string(data[p:p+z])
+			e.name = prev[:len(prev)-strip] + string(data[p:p+z])
 			p += z + 1
 		} else {
 			z := bytes.IndexByte(data[p:end], 0)
@@ -171,26 +173,6 @@ func rootOfTree(b []byte) (plumbing.Hash, int) {
 	}
 	copy(h[:], b[nl+1:])
 	return h, count
-}
-
-// gitVarint decodes git's offset varint (index v4 name prefixes): the
-// value and how many bytes it took (0 when b ends first).
-func gitVarint(b []byte) (uint64, int) {
-	if len(b) == 0 {
-		return 0, 0
-	}
-	c := b[0]
-	v := uint64(c & 0x7f)
-	i := 1
-	for c&0x80 != 0 {
-		if i >= len(b) {
-			return 0, 0
-		}
-		c = b[i]
-		i++
-		v = ((v + 1) << 7) | uint64(c&0x7f)
-	}
-	return v, i
 }
 
 // uncommittedFast is uncommitted through the status scan, or
