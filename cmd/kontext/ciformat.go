@@ -99,10 +99,10 @@ func runCICmd(ctx context.Context, g *factory, args []string) int {
 		code = emitRaw(g, func(w io.Writer) error { return report.WriteGitHub(w, r) })
 	case "sarif":
 		code = emitRaw(g, func(w io.Writer) error {
-			data, err := report.SARIF(r, engine.Version)
-			if err == nil {
-				_, err = w.Write(append(data, '\n'))
+			if err := report.WriteSARIF(w, r, engine.Version); err != nil {
+				return err
 			}
+			_, err := io.WriteString(w, "\n")
 			return err
 		})
 	case "codeclimate":

@@ -73,6 +73,12 @@ func runBrief(ctx context.Context, e *engine.Engine, in *api.BriefInput) (*api.B
 	if in.View != "" && in.View != "full" && !compact {
 		return nil, jsonin.Errorf("view", "must be full or compact, got %q", in.View)
 	}
+	// Pinned: governing below answers this read instead of listing the
+	// knowledge base again.
+	ctx, err := e.Pin(ctx)
+	if err != nil {
+		return nil, err
+	}
 	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err

@@ -50,7 +50,8 @@ type Report struct {
 	Changed []string
 	// Files are the changed files with the entries that govern them.
 	Files []*File
-	// Entries are the visible entries at head, by id.
+	// Entries are the visible entries at head, by id (without the fields
+	// history gives: landed, since, since_verified, amended_since).
 	Entries map[string]*api.Entry
 	// Drift is the drift of the change (private entries left out).
 	Drift *api.DriftResult
@@ -91,10 +92,16 @@ func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
 	// The change's files and drift both ask for the working tree's
 	// uncommitted files: list them once.
 	ctx = engine.WithUncommittedMemo(ctx)
+	// The change, drift, the entry list and governing each read the
+	// knowledge base: pinned, they share one listing and one publication
+	// state (which blobs are committed) instead of four.
+	ctx, err := e.Pin(ctx)
+	if err != nil {
+		return nil, err
+	}
 	r := &Report{Entries: map[string]*api.Entry{}, Head: "working", Scoped: o.Base != ""}
 	var change *worktree.Change
 	if o.Base != "" {
-		var err error
 		for i, base := range append([]string{o.Base}, o.BaseFallbacks...) {
 			change, err = worktree.ChangeOf(ctx, e, base, o.Head)
 			if err == nil {
@@ -109,6 +116,14 @@ func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
 			}
 		}
 		r.Base, r.BaseSource = change.Base, "explicit"
+	}
+	// Listing every entry first publishes them all in one pass (drift's
+	// entries are among them); at another head the list waits for it.
+	var listed *entries
+	if o.Head == "" {
+		if listed, err = listEntries(ctx, e); err != nil {
+			return nil, err
+		}
 	}
 	drift, err := e.Drift(ctx, &api.DriftInput{Base: r.Base, Head: o.Head})
 	if err != nil {
@@ -129,6 +144,9 @@ func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
 		if head, err = e.AtCommit(ctx, drift.Head); err != nil {
 			return nil, err
 		}
+		if ctx, err = head.Pin(ctx); err != nil {
+			return nil, err
+		}
 	}
 	st, err := head.Read(ctx)
 	if err != nil {
@@ -137,31 +155,14 @@ func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
 	r.HeadCommit = st.Head
 	know := engine.KnowledgeOf(st)
 
-	// Every entry at head: which are private, and the diagnostics.
-	private := map[string]bool{} // ids and files
-	var diags []Diagnostic
-	limit := 500
-	for offset := 0; ; {
-		l, err := head.List(ctx, &api.ListInput{Limit: &limit, Offset: offset})
-		if err != nil {
+	if listed == nil {
+		if listed, err = listEntries(ctx, head); err != nil {
 			return nil, err
 		}
-		for _, en := range l.Entries {
-			if en.Visibility == "private" {
-				private[en.ID], private[en.File] = true, true
-				continue
-			}
-			r.Entries[en.ID] = en
-		}
-		if offset == 0 {
-			for _, d := range l.Diagnostics {
-				diags = append(diags, Diagnostic{File: d.File, Line: d.Line, Severity: d.Severity, Code: d.Code, Message: d.Message})
-			}
-		}
-		if l.NextOffset == nil || *l.NextOffset <= offset {
-			break
-		}
-		offset = *l.NextOffset
+	}
+	private, diags := listed.private, listed.diags
+	for id, en := range listed.visible {
+		r.Entries[id] = en
 	}
 
 	kept := drift.Entries[:0:0]
@@ -249,6 +250,44 @@ func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
 	}
 	r.Results = findings(r, o.Notice)
 	return r, nil
+}
+
+// entries are every entry at a head: the visible ones by id, which ids
+// and files are private, and the diagnostics.
+type entries struct {
+	visible map[string]*api.Entry
+	private map[string]bool // ids and files
+	diags   []Diagnostic
+}
+
+// listEntries lists every entry at head, without the fields history
+// gives (landed, since…): no format shows them, and matching every
+// entry's paths against the commit log was the list's costliest part.
+func listEntries(ctx context.Context, head *engine.Engine) (*entries, error) {
+	out := &entries{visible: map[string]*api.Entry{}, private: map[string]bool{}}
+	limit, no := 500, false
+	for offset := 0; ; {
+		l, err := head.List(ctx, &api.ListInput{Limit: &limit, Offset: offset, History: &no})
+		if err != nil {
+			return nil, err
+		}
+		for _, en := range l.Entries {
+			if en.Visibility == "private" {
+				out.private[en.ID], out.private[en.File] = true, true
+				continue
+			}
+			out.visible[en.ID] = en
+		}
+		if offset == 0 {
+			for _, d := range l.Diagnostics {
+				out.diags = append(out.diags, Diagnostic{File: d.File, Line: d.Line, Severity: d.Severity, Code: d.Code, Message: d.Message})
+			}
+		}
+		if l.NextOffset == nil || *l.NextOffset <= offset {
+			return out, nil
+		}
+		offset = *l.NextOffset
+	}
 }
 
 func visibleIDs(ids []string, private map[string]bool) []string {

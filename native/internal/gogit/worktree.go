@@ -34,6 +34,16 @@ func (r *Repo) Uncommitted(ctx context.Context) ([]string, error) {
 }
 
 func (r *Repo) uncommitted(ctx context.Context) ([]string, error) {
+	if out, err := r.uncommittedFast(ctx); !errors.Is(err, errNoFastStatus) {
+		return out, err
+	}
+	return r.uncommittedGoGit(ctx)
+}
+
+// uncommittedGoGit is uncommitted through go-git's index decoder: for
+// what the status scan does not read (status.go) and as its reference in
+// tests.
+func (r *Repo) uncommittedGoGit(ctx context.Context) ([]string, error) {
 	idx, err := r.readIndex()
 	if err != nil {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "reading the git index")
@@ -143,6 +153,12 @@ func (r *Repo) indexIsHead(idx *index.Index) (bool, error) {
 	if root.Path != "" || root.Entries != len(idx.Entries) {
 		return false, nil
 	}
+	return r.treeIsHead(root.Hash)
+}
+
+// treeIsHead reports whether tree is HEAD's tree (false before the first
+// commit).
+func (r *Repo) treeIsHead(tree plumbing.Hash) (bool, error) {
 	headID, err := r.refs.Resolve("HEAD")
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return false, nil
@@ -154,7 +170,7 @@ func (r *Repo) indexIsHead(idx *index.Index) (bool, error) {
 	if err != nil {
 		return false, apierr.Wrap(apierr.OperationFailed, err, "reading the HEAD commit")
 	}
-	return c.Tree == root.Hash, nil
+	return c.Tree == tree, nil
 }
 
 type headFile struct {
@@ -207,25 +223,31 @@ func (r *Repo) headFiles(ctx context.Context) (map[string]headFile, error) {
 // first, content only when the stat data differ or the entry is racily
 // clean (the file changed in the second the index was written).
 func (r *Repo) worktreeDiffers(e *index.Entry, indexTime int64) (bool, error) {
-	p := filepath.Join(r.root, filepath.FromSlash(e.Name))
+	return r.fileDiffers(e.Name, e.Mode, e.Size, e.ModifiedAt.UnixNano(), e.Hash, indexTime)
+}
+
+// fileDiffers is worktreeDiffers for the file name whose index entry has
+// mode, size, mtime (nanoseconds) and hash.
+func (r *Repo) fileDiffers(name string, emode filemode.FileMode, size uint32, emtime int64, hash plumbing.Hash, indexTime int64) (bool, error) {
+	p := filepath.Join(r.root, filepath.FromSlash(name))
 	fi, err := os.Lstat(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			return true, nil // deleted
 		}
-		return false, apierr.Wrap(apierr.OperationFailed, err, "reading %s", e.Name)
+		return false, apierr.Wrap(apierr.OperationFailed, err, "reading %s", name)
 	}
 	mode, err := filemode.NewFromOSFileMode(fi.Mode())
 	if err != nil || fi.IsDir() {
 		return true, nil // replaced by a directory or something odd
 	}
-	if mode != e.Mode {
+	if mode != emode {
 		// git (core.fileMode=true) reports an executable bit change; a
 		// file turned symlink or back is a change too.
 		return true, nil
 	}
 	mtime := fi.ModTime().UnixNano()
-	if uint32(fi.Size()) == e.Size && mtime == e.ModifiedAt.UnixNano() && (indexTime == 0 || mtime < indexTime) {
+	if statClean(uint32(fi.Size()), mtime, size, emtime, indexTime) {
 		return false, nil
 	}
 	h, err := hashWorktreeFile(p, fi)
@@ -233,9 +255,16 @@ func (r *Repo) worktreeDiffers(e *index.Entry, indexTime int64) (bool, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return true, nil
 		}
-		return false, apierr.Wrap(apierr.OperationFailed, err, "reading %s", e.Name)
+		return false, apierr.Wrap(apierr.OperationFailed, err, "reading %s", name)
 	}
-	return h != e.Hash, nil
+	return h != hash, nil
+}
+
+// statClean: a file whose size and mtime equal its index entry's is
+// unchanged, unless it is racily clean (modified no earlier than the index
+// was written, so a change in the same tick would not show).
+func statClean(size uint32, mtime int64, esize uint32, emtime, indexTime int64) bool {
+	return size == esize && mtime == emtime && (indexTime == 0 || mtime < indexTime)
 }
 
 // hashWorktreeFile returns the blob id of a file (a symlink's target for a
