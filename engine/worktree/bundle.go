@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+	"unsafe"
 
 	"github.com/go-git/go-billy/v5/util"
 
@@ -306,6 +307,13 @@ func committedFiles(e *engine.Engine) (map[string]string, *api.BundleConfig) {
 // bundleSkipDirs are never walked (as the reader skips them).
 var bundleSkipDirs = map[string]bool{".git": true, "node_modules": true}
 
+// dirReader is a filesystem that reads the files of one directory
+// relative to the open directory (the native working tree): one path
+// resolution per directory instead of per file.
+type dirReader interface {
+	ReadFiles(dir string, names []string) ([][]byte, error)
+}
+
 // readKnowledge reads the knowledge files of k from the engine's
 // filesystem (the working tree natively). Symlinks and other non-regular
 // files are skipped.
@@ -338,6 +346,7 @@ func readKnowledge(ctx context.Context, e *engine.Engine, k *engine.Knowledge) (
 		if err != nil {
 			return apierr.Wrap(apierr.OperationFailed, err, "reading %s", dir)
 		}
+		var names, rels []string
 		for _, fi := range infos {
 			rel := path.Join(dir, fi.Name())
 			if dir == "." {
@@ -352,10 +361,24 @@ func readKnowledge(ctx context.Context, e *engine.Engine, k *engine.Knowledge) (
 				}
 			case fi.Mode().IsRegular():
 				if _, done := files[rel]; !done && k.Contains(rel) {
-					if err := add(rel); err != nil {
-						return err
-					}
+					names, rels = append(names, fi.Name()), append(rels, rel)
 				}
+			}
+		}
+		if dr, ok := fsys.(dirReader); ok && len(names) > 0 {
+			data, err := dr.ReadFiles(dir, names)
+			if err != nil {
+				return apierr.Wrap(apierr.OperationFailed, err, "reading %s", dir)
+			}
+			for i, rel := range rels {
+				// The bytes are this map's alone: no copy into a string.
+				files[rel] = unsafe.String(unsafe.SliceData(data[i]), len(data[i]))
+			}
+			return nil
+		}
+		for _, rel := range rels {
+			if err := add(rel); err != nil {
+				return err
 			}
 		}
 		return nil
