@@ -2,7 +2,10 @@ package worktree
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"io/fs"
 	"path"
@@ -148,12 +151,66 @@ func compileBundle(ctx context.Context, b *api.Bundle, seed *engine.Engine) erro
 	if b.Repository.Head != nil {
 		rev = *b.Repository.Head
 	}
+	cache, _ := ctx.Value(snapshotCacheKey{}).(SnapshotCache)
+	key := ""
+	if cache != nil {
+		key = snapshotKey(files, rev)
+		if snap, ok := cache.Load(key); ok {
+			b.Snapshot = snap
+			return nil
+		}
+	}
 	snap, err := engine.CompileSnapshot(ctx, files, rev, seed)
 	if err != nil {
 		return err
 	}
 	b.Snapshot = base64.StdEncoding.EncodeToString(snap)
+	if cache != nil {
+		cache.Save(key, b.Snapshot)
+	}
 	return nil
+}
+
+// SnapshotCache keeps compiled bundle snapshots (base64, as the bundle
+// holds them) between processes, under a key naming exactly what was
+// compiled: the same files and revision compile to the same bytes, so a
+// bundle of an unchanged knowledge base need not compile them again. The
+// cache must also tell apart the programs that compiled (the native one
+// keeps a file per binary).
+type SnapshotCache interface {
+	Load(key string) (snapshot string, ok bool)
+	Save(key, snapshot string)
+}
+
+type snapshotCacheKey struct{}
+
+// WithSnapshotCache returns a context under which bundle.build reuses and
+// stores its compiled snapshot in c.
+func WithSnapshotCache(ctx context.Context, c SnapshotCache) context.Context {
+	return context.WithValue(ctx, snapshotCacheKey{}, c)
+}
+
+// snapshotKey digests the revision and every (path, content) pair, in
+// path order, each length-prefixed so no two file sets share a digest.
+func snapshotKey(files map[string]string, rev string) string {
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	h := sha256.New()
+	var n [8]byte
+	put := func(s string) {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
+	}
+	put(rev)
+	for _, p := range paths {
+		put(p)
+		put(files[p])
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // dropPrivate removes private entries (visibility: private) from the
@@ -269,6 +326,18 @@ func bundleChanged(ctx context.Context, h engine.History, b *api.Bundle, base, h
 // bundleHistory pages through entries.list and keeps each entry's history
 // fields.
 func bundleHistory(ctx context.Context, e *engine.Engine, b *api.Bundle) error {
+	// Every page shows its entries' publication, which asks git for the
+	// index and HEAD tree: asked once for every entry file here, the
+	// pages (of the pinned state) find them known.
+	if st, err := e.Read(ctx); err == nil {
+		files := make([]string, 0, len(st.Snap.Entries))
+		for _, en := range st.Snap.Entries {
+			files = append(files, en.File)
+		}
+		if err := e.Publish(ctx, st, files); err != nil {
+			return err
+		}
+	}
 	offset := 0
 	limit := 500
 	for {

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/worktree"
@@ -63,6 +64,12 @@ func Build(ctx context.Context, opts Options) (*Bundle, error) {
 	eng, err := native.OpenWith(dir, native.Options{Progress: opts.Progress})
 	if err != nil {
 		return nil, err
+	}
+	// One command: the drift and the bundle's files list the working
+	// tree's uncommitted paths once.
+	ctx = engine.WithUncommittedMemo(ctx)
+	if c := native.BundleSnapshots(eng); c != nil {
+		ctx = worktree.WithSnapshotCache(ctx, c)
 	}
 	b, err := worktree.Bundle(ctx, eng, &api.BundleInput{Base: opts.Base, Head: opts.Head, Worktree: opts.Worktree})
 	if err != nil {
