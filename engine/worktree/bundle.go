@@ -217,24 +217,19 @@ func snapshotKey(files map[string]string, rev string) string {
 // bundle — their files at head and base, history and drift: private
 // knowledge never leaves the machine, whatever the bundle is for.
 func dropPrivate(ctx context.Context, head, base *engine.Engine, b *api.Bundle) error {
+	// Visibility is the entry's own field (entries.list shows it as is).
 	private := func(e *engine.Engine) (files, ids map[string]bool, err error) {
-		files, ids = map[string]bool{}, map[string]bool{}
-		offset, limit := 0, 500
-		for {
-			l, err := e.List(ctx, &api.ListInput{Limit: &limit, Offset: offset})
-			if err != nil {
-				return nil, nil, err
-			}
-			for _, en := range l.Entries {
-				if en.Visibility == "private" {
-					files[en.File], ids[en.ID] = true, true
-				}
-			}
-			if l.NextOffset == nil || *l.NextOffset <= offset {
-				return files, ids, nil
-			}
-			offset = *l.NextOffset
+		st, err := e.Read(ctx)
+		if err != nil {
+			return nil, nil, err
 		}
+		files, ids = map[string]bool{}, map[string]bool{}
+		for _, en := range st.Snap.Entries {
+			if en.Visibility == "private" {
+				files[en.File], ids[en.ID] = true, true
+			}
+		}
+		return files, ids, nil
 	}
 	files, ids, err := private(head)
 	if err != nil {
@@ -323,43 +318,30 @@ func bundleChanged(ctx context.Context, h engine.History, b *api.Bundle, base, h
 	return nil
 }
 
-// bundleHistory pages through entries.list and keeps each entry's history
-// fields.
+// bundleHistory keeps each entry's history fields: the entries'
+// views (as entries.list shows them), rendered in one pass over the
+// (pinned) state rather than page by page, so git is asked for the
+// publication and the commit index is consulted once.
 func bundleHistory(ctx context.Context, e *engine.Engine, b *api.Bundle) error {
-	// Every page shows its entries' publication, which asks git for the
-	// index and HEAD tree: asked once for every entry file here, the
-	// pages (of the pinned state) find them known.
-	if st, err := e.Read(ctx); err == nil {
-		files := make([]string, 0, len(st.Snap.Entries))
-		for _, en := range st.Snap.Entries {
-			files = append(files, en.File)
+	st, err := e.Read(ctx)
+	if err != nil {
+		return err
+	}
+	views, err := e.Views(ctx, st, st.Snap.Entries)
+	if err != nil {
+		return err
+	}
+	for _, en := range views {
+		premises := en.Premises
+		if premises == nil {
+			premises = []api.Premise{}
 		}
-		if err := e.Publish(ctx, st, files); err != nil {
-			return err
+		b.History[en.ID] = &api.BundleHistory{
+			Verification: en.Verification, LastVerified: en.LastVerified, Since: en.Since,
+			SinceVerified: en.SinceVerified, Premises: premises, Failing: en.Failing, AmendedSince: en.AmendedSince,
 		}
 	}
-	offset := 0
-	limit := 500
-	for {
-		l, err := e.List(ctx, &api.ListInput{Limit: &limit, Offset: offset})
-		if err != nil {
-			return err
-		}
-		for _, en := range l.Entries {
-			premises := en.Premises
-			if premises == nil {
-				premises = []api.Premise{}
-			}
-			b.History[en.ID] = &api.BundleHistory{
-				Verification: en.Verification, LastVerified: en.LastVerified, Since: en.Since,
-				SinceVerified: en.SinceVerified, Premises: premises, Failing: en.Failing, AmendedSince: en.AmendedSince,
-			}
-		}
-		if l.NextOffset == nil || *l.NextOffset <= offset {
-			return nil
-		}
-		offset = *l.NextOffset
-	}
+	return nil
 }
 
 // committedFiles returns the knowledge files and the configuration of an
@@ -376,10 +358,12 @@ func committedFiles(e *engine.Engine) (map[string]string, *api.BundleConfig) {
 // bundleSkipDirs are never walked (as the reader skips them).
 var bundleSkipDirs = map[string]bool{".git": true, "node_modules": true}
 
-// dirReader is a filesystem that reads the files of one directory
-// relative to the open directory (the native working tree): one path
-// resolution per directory instead of per file.
+// dirReader is a filesystem that lists a directory with the entries'
+// types as recorded in it (no stat each) and reads the files of one
+// directory relative to the open directory (the native working tree): one
+// path resolution per directory instead of one per file.
 type dirReader interface {
+	ReadDirTypes(dir string) ([]fs.DirEntry, error)
 	ReadFiles(dir string, names []string) ([][]byte, error)
 }
 
@@ -404,14 +388,26 @@ func readKnowledge(ctx context.Context, e *engine.Engine, k *engine.Knowledge) (
 			}
 		}
 	}
-	// Walked with directory listings, whose entries carry their lstat data:
-	// one stat and one read per file (a link is not followed, as before).
+	// Walked with directory listings, whose entries carry their type (a
+	// link is not followed, as before): natively no stat per file at all,
+	// elsewhere the listing's lstat data and one read per file.
+	dr, _ := fsys.(dirReader)
 	var walk func(dir string) error
 	walk = func(dir string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		infos, err := fsys.ReadDir(dir)
+		var err error
+		var infos []fs.DirEntry
+		if dr != nil {
+			infos, err = dr.ReadDirTypes(dir)
+		} else {
+			var fis []fs.FileInfo
+			fis, err = fsys.ReadDir(dir)
+			for _, fi := range fis {
+				infos = append(infos, fs.FileInfoToDirEntry(fi))
+			}
+		}
 		if err != nil {
 			return apierr.Wrap(apierr.OperationFailed, err, "reading %s", dir)
 		}
@@ -428,13 +424,13 @@ func readKnowledge(ctx context.Context, e *engine.Engine, k *engine.Knowledge) (
 						return err
 					}
 				}
-			case fi.Mode().IsRegular():
+			case fi.Type().IsRegular():
 				if _, done := files[rel]; !done && k.Contains(rel) {
 					names, rels = append(names, fi.Name()), append(rels, rel)
 				}
 			}
 		}
-		if dr, ok := fsys.(dirReader); ok && len(names) > 0 {
+		if dr != nil && len(names) > 0 {
 			data, err := dr.ReadFiles(dir, names)
 			if err != nil {
 				return apierr.Wrap(apierr.OperationFailed, err, "reading %s", dir)

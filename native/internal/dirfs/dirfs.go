@@ -6,6 +6,7 @@
 package dirfs
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -63,6 +64,32 @@ func (f *FS) ReadDir(dir string) ([]os.FileInfo, error) {
 		infos = append(infos, fi)
 	}
 	return infos, nil
+}
+
+// ReadDirTypes lists dir (resolved inside the root) with each entry's
+// type as the directory itself records it (d_type): no stat per entry, for
+// a walk that only needs to tell files, directories and links apart. An
+// entry whose type the filesystem does not record is lstat'ed. Sorted by
+// name.
+func (f *FS) ReadDirTypes(dir string) ([]fs.DirEntry, error) {
+	abs := f.root
+	if dir != "" && dir != "." && dir != "/" {
+		var err error
+		if abs, err = securejoin.SecureJoin(f.root, dir); err != nil {
+			return nil, err
+		}
+	}
+	d, err := os.Open(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	ents, err := d.ReadDir(-1)
+	if err != nil {
+		return nil, &os.PathError{Op: "readdir", Path: abs, Err: err}
+	}
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	return ents, nil
 }
 
 // ReadFiles reads the files names of dir (regular files ReadDir listed),
