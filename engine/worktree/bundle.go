@@ -79,8 +79,21 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 	if headRev == "" && !working {
 		headRev = st.Head
 	}
+	// In working mode the working tree's files are read while the drift
+	// walks the history (two CPUs: one in system calls, one in the commit
+	// index). They share only the uncommitted listing, memoised: one
+	// operation sees one working tree.
+	ctx = engine.WithUncommittedMemo(ctx)
+	var read chan error
+	if working {
+		read = make(chan error, 1)
+		go func() { read <- bundleWorkingTree(ctx, e, b, st) }()
+	}
 	drift, err := e.Drift(ctx, &api.DriftInput{Base: in.Base, Head: headRev})
 	if err != nil {
+		if read != nil {
+			<-read
+		}
 		return nil, err
 	}
 	b.Drift = drift.Entries
@@ -97,7 +110,7 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 	}
 	histEng := e
 	if working {
-		if err := bundleWorkingTree(ctx, e, b, st); err != nil {
+		if err := <-read; err != nil {
 			return nil, err
 		}
 	} else {

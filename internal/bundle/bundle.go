@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/worktree"
@@ -65,9 +64,6 @@ func Build(ctx context.Context, opts Options) (*Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	// One command: the drift and the bundle's files list the working
-	// tree's uncommitted paths once.
-	ctx = engine.WithUncommittedMemo(ctx)
 	if c := native.BundleSnapshots(eng); c != nil {
 		ctx = worktree.WithSnapshotCache(ctx, c)
 	}
