@@ -30,6 +30,15 @@ func TestEncodeKnowsEveryField(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("api.Bundle's fields %v, Encode writes %v", got, want)
 	}
+	// isBlank looks at every field of a history.
+	got, want = nil, []string{"Verification", "LastVerified", "Since", "SinceVerified", "Premises", "Failing", "AmendedSince"}
+	typ = reflect.TypeOf(api.BundleHistory{})
+	for i := 0; i < typ.NumField(); i++ {
+		got = append(got, typ.Field(i).Name)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("api.BundleHistory's fields %v, isBlank looks at %v", got, want)
+	}
 }
 
 // trickyStrings are the texts whose JSON encoding has a special case.
@@ -76,7 +85,9 @@ func TestEncodeEqualsMarshal(t *testing.T) {
 		"empty": {Schema: Schema, Files: map[string]string{}, ChangedPaths: []string{}, History: map[string]*History{}, Drift: []*api.DriftEntry{}},
 		"nils":  {Schema: Schema},
 		"tricky": {Schema: Schema, FormatVersion: "1.2", Repository: Repository{Name: "x<y", Head: &head}, Config: &Config{Path: ".kontext.toml", Text: "a = \"<b>\"\n"},
-			Files: files, BaseFiles: map[string]string{"a": "\u2028"}, ChangedPaths: []string{"a&b"}, Snapshot: "QUJD+/=="},
+			Files: files, BaseFiles: map[string]string{"a": "\u2028"}, ChangedPaths: []string{"a&b"}, Snapshot: "QUJD+/==",
+			History: map[string]*History{"blank": {Premises: []api.Premise{}}, "nil-premises": {}, "nil": nil, "<b>": {Failing: true, Premises: []api.Premise{{ID: "p&q"}}},
+				"verified": {Verification: &api.Verification{At: "2026-01-01", Kind: "verified"}, Premises: []api.Premise{}}}},
 	}
 	for name, b := range bundles {
 		want, err := Marshal(b)
