@@ -60,10 +60,6 @@ func WriteSingleFile(w io.Writer, assets fs.FS, writeBundle func(w io.Writer) er
 	if err != nil {
 		return err
 	}
-	gz, err := wasmGz(assets)
-	if err != nil {
-		return err
-	}
 	at := map[string]int{}
 	for _, tag := range []string{styleTag, scriptTag} {
 		if n := bytes.Count(page, []byte(tag)); n != 1 {
@@ -91,7 +87,9 @@ func WriteSingleFile(w io.Writer, assets fs.FS, writeBundle func(w io.Writer) er
 			}
 			bw.WriteString(";\nwindow.__KONTEXT_WASM_GZ_B64__ = \"")
 			enc := base64.NewEncoder(base64.StdEncoding, bw)
-			enc.Write(gz)
+			if err := copyWasmGz(enc, assets); err != nil {
+				return err
+			}
 			enc.Close()
 			bw.WriteString("\";</script>\n<script type=\"module\">\n")
 			bw.WriteString(scriptSafe(string(app)))
