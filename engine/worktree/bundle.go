@@ -80,20 +80,23 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 		headRev = st.Head
 	}
 	// In working mode the working tree's files are read while the drift
-	// walks the history (two CPUs: one in system calls, one in the commit
-	// index). They share only the uncommitted listing, memoised: one
-	// operation sees one working tree.
+	// and the history are computed (two CPUs: one in system calls, one in
+	// the commit index). The reading goroutine touches the filesystem
+	// only; git is asked from this one. The uncommitted listing is
+	// memoised: one operation sees one working tree.
 	ctx = engine.WithUncommittedMemo(ctx)
 	var read chan error
 	if working {
 		read = make(chan error, 1)
-		go func() { read <- bundleWorkingTree(ctx, e, b, st) }()
+		go func() { read <- workingFiles(ctx, e, b, st) }()
+		defer func() {
+			if read != nil {
+				<-read // an early return still waits for the reader
+			}
+		}()
 	}
 	drift, err := e.Drift(ctx, &api.DriftInput{Base: in.Base, Head: headRev})
 	if err != nil {
-		if read != nil {
-			<-read
-		}
 		return nil, err
 	}
 	b.Drift = drift.Entries
@@ -109,11 +112,7 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 		b.Repository.Base = &base
 	}
 	histEng := e
-	if working {
-		if err := <-read; err != nil {
-			return nil, err
-		}
-	} else {
+	if !working {
 		// The engine drift read the head with: its tree is read once.
 		if histEng, err = e.AtCommit(ctx, head); err != nil {
 			return nil, err
@@ -133,10 +132,20 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 		}
 		b.BaseFiles, _ = committedFiles(baseEng)
 	}
-	if err := bundleChanged(ctx, h, b, base, head); err != nil {
+	if err := bundleHistory(ctx, histEng, b); err != nil {
 		return nil, err
 	}
-	if err := bundleHistory(ctx, histEng, b); err != nil {
+	if working {
+		err := <-read
+		read = nil
+		if err != nil {
+			return nil, err
+		}
+		if err := workingChanges(ctx, e, b); err != nil {
+			return nil, err
+		}
+	}
+	if err := bundleChanged(ctx, h, b, base, head); err != nil {
 		return nil, err
 	}
 	if err := dropPrivate(ctx, histEng, baseEng, b); err != nil {
@@ -276,6 +285,15 @@ func dropPrivate(ctx context.Context, head, base *engine.Engine, b *api.Bundle) 
 // bundleWorkingTree fills files, config and (with git) dirty and the
 // uncommitted part of changed_paths from the working tree.
 func bundleWorkingTree(ctx context.Context, e *engine.Engine, b *api.Bundle, st *engine.State) error {
+	if err := workingFiles(ctx, e, b, st); err != nil {
+		return err
+	}
+	return workingChanges(ctx, e, b)
+}
+
+// workingFiles fills files and config from the working tree (the
+// filesystem only: it runs beside git requests).
+func workingFiles(ctx context.Context, e *engine.Engine, b *api.Bundle, st *engine.State) error {
 	k := engine.KnowledgeOf(st)
 	var err error
 	if b.Files, err = readKnowledge(ctx, e, k); err != nil {
@@ -286,6 +304,12 @@ func bundleWorkingTree(ctx context.Context, e *engine.Engine, b *api.Bundle, st 
 			b.Config = &api.BundleConfig{Path: k.Config, Text: text}
 		}
 	}
+	return nil
+}
+
+// workingChanges sets dirty and adds the uncommitted paths to
+// changed_paths (with git).
+func workingChanges(ctx context.Context, e *engine.Engine, b *api.Bundle) error {
 	h := e.Options().History
 	if h == nil {
 		return nil
