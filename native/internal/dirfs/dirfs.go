@@ -30,19 +30,24 @@ func New(fs billy.Filesystem, root string) billy.Filesystem {
 	return &FS{Filesystem: fs, root: root}
 }
 
+// openDir opens dir, resolved inside the root; abs is its path.
+func (f *FS) openDir(dir string) (d *os.File, abs string, err error) {
+	abs = f.root
+	if dir != "" && dir != "." && dir != "/" {
+		if abs, err = securejoin.SecureJoin(f.root, dir); err != nil {
+			return nil, "", err
+		}
+	}
+	d, err = os.Open(abs)
+	return d, abs, err
+}
+
 // ReadDir lists dir like the wrapped filesystem (entries sorted by name,
 // each with its lstat data; the directory resolved inside the root), with
 // one fstatat per entry. An entry removed between listing and stat is
 // left out.
 func (f *FS) ReadDir(dir string) ([]os.FileInfo, error) {
-	abs := f.root
-	if dir != "" && dir != "." && dir != "/" {
-		var err error
-		if abs, err = securejoin.SecureJoin(f.root, dir); err != nil {
-			return nil, err
-		}
-	}
-	d, err := os.Open(abs)
+	d, abs, err := f.openDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -72,14 +77,7 @@ func (f *FS) ReadDir(dir string) ([]os.FileInfo, error) {
 // entry whose type the filesystem does not record is lstat'ed. Sorted by
 // name.
 func (f *FS) ReadDirTypes(dir string) ([]fs.DirEntry, error) {
-	abs := f.root
-	if dir != "" && dir != "." && dir != "/" {
-		var err error
-		if abs, err = securejoin.SecureJoin(f.root, dir); err != nil {
-			return nil, err
-		}
-	}
-	d, err := os.Open(abs)
+	d, abs, err := f.openDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -99,14 +97,7 @@ func (f *FS) ReadDirTypes(dir string) ([]fs.DirEntry, error) {
 // knowledge file; resolving each path again was most of its cost). A
 // name that is no longer a regular file is an error.
 func (f *FS) ReadFiles(dir string, names []string) ([][]byte, error) {
-	abs := f.root
-	if dir != "" && dir != "." && dir != "/" {
-		var err error
-		if abs, err = securejoin.SecureJoin(f.root, dir); err != nil {
-			return nil, err
-		}
-	}
-	d, err := os.Open(abs)
+	d, abs, err := f.openDir(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -17,12 +17,7 @@ import (
 func TestReadDirEqualsWrapped(t *testing.T) {
 	root := t.TempDir()
 	outside := t.TempDir()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := func(err error) { t.Helper(); mustOK(t, err) }
 	must(os.MkdirAll(filepath.Join(root, "a", "sub"), 0o755))
 	must(os.WriteFile(filepath.Join(root, "a", "x.md"), []byte("hello"), 0o644))
 	must(os.WriteFile(filepath.Join(root, "a", "b.md"), []byte("hi"), 0o600))
@@ -62,12 +57,7 @@ func TestReadDirTypesAndReadFiles(t *testing.T) {
 		t.Skip("dirfs wraps nothing on this platform")
 	}
 	root := t.TempDir()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := func(err error) { t.Helper(); mustOK(t, err) }
 	must(os.MkdirAll(filepath.Join(root, "a", "sub"), 0o755))
 	must(os.WriteFile(filepath.Join(root, "a", "x.md"), []byte("hello"), 0o644))
 	must(os.WriteFile(filepath.Join(root, "a", "empty.md"), nil, 0o644))
@@ -100,5 +90,12 @@ func TestReadDirTypesAndReadFiles(t *testing.T) {
 		if _, err := f.ReadFiles("a", []string{name}); err == nil {
 			t.Errorf("%s read", name)
 		}
+	}
+}
+
+func mustOK(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
