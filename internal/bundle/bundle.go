@@ -11,8 +11,8 @@
 package bundle
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -80,12 +80,16 @@ func Build(ctx context.Context, opts Options) (*Bundle, error) {
 // Marshal encodes b as indented JSON with a final newline. HTML-sensitive
 // characters (<, >, &) are escaped as \u003c…, so the document can be
 // inlined in a <script> element as it is.
+//
+// It is Encode into memory: the bytes of json.MarshalIndent(b, "", "  ")
+// and a newline, without encoding the whole document twice.
 func Marshal(b *Bundle) ([]byte, error) {
-	data, err := json.MarshalIndent(b, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	buf.Grow(len(b.Snapshot) + 1<<20)
+	if err := Encode(&buf, b); err != nil {
 		return nil, err
 	}
-	return append(data, '\n'), nil
+	return buf.Bytes(), nil
 }
 
 // WriteFile writes b to path atomically: a temporary file in the same

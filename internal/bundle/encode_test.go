@@ -66,7 +66,8 @@ func TestAppendStringEqualsEncodingJSON(t *testing.T) {
 	}
 }
 
-// Encode writes exactly Marshal's bytes, for the demo repository's bundle
+// Encode and Marshal write exactly json.MarshalIndent's bytes (and a
+// newline), for the demo repository's bundle
 // and for bundles with every kind of value (nil and empty maps, tricky
 // texts, a snapshot or none); EncodeInline the same without the newline.
 func TestEncodeEqualsMarshal(t *testing.T) {
@@ -90,9 +91,13 @@ func TestEncodeEqualsMarshal(t *testing.T) {
 				"verified": {Verification: &api.Verification{At: "2026-01-01", Kind: "verified"}, Premises: []api.Premise{}}}},
 	}
 	for name, b := range bundles {
-		want, err := Marshal(b)
+		want, err := json.MarshalIndent(b, "", "  ")
 		if err != nil {
 			t.Fatal(err)
+		}
+		want = append(want, '\n')
+		if m, err := Marshal(b); err != nil || !bytes.Equal(m, want) {
+			t.Errorf("%s: Marshal differs from json.MarshalIndent (%v): %s", name, err, testrepo.FirstDiff(string(want), string(m)))
 		}
 		var got bytes.Buffer
 		if err := Encode(&got, b); err != nil {
