@@ -149,6 +149,17 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 	return e, nil
 }
 
+// BundleSnapshots is the cache of compiled bundle snapshots of e's
+// worktree (under its git dir) for worktree.WithSnapshotCache; nil for an
+// engine outside git.
+func BundleSnapshots(e *engine.Engine) worktree.SnapshotCache {
+	g, ok := e.Options().Git.(interface{ GitDir() string })
+	if !ok || g.GitDir() == "" {
+		return nil
+	}
+	return snapstore.NewBundle(g.GitDir())
+}
+
 // Operations are the rows a native engine serves besides the engine's own
 // reads: the writes (engine/drafts), the worktree's reads (engine/worktree)
 // and the operations that may ask a model (engine/models).

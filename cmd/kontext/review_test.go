@@ -6,11 +6,14 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/kontext/kontext/internal/bundle"
+	"github.com/kontext/kontext/internal/review"
 	"github.com/kontext/kontext/internal/testrepo"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -273,5 +276,65 @@ func TestReviewServe(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("review did not stop when its context ended")
+	}
+}
+
+// The streamed page (review --out) is the page built in memory from the
+// marshalled bundle, byte for byte, and its inlined bundle is what
+// `kontext bundle --worktree` writes: the same snapshot, entries and files.
+func TestReviewOutSameBundle(t *testing.T) {
+	t.Setenv("KONTEXT_NOW", "2026-11-30T12:00:00Z")
+	dir := testrepo.Demo(t)
+	root, _ := fakeAssets(t)
+	t.Setenv("KONTEXT_ASSETS", root)
+	tmp := t.TempDir()
+	page, file := filepath.Join(tmp, "review.html"), filepath.Join(tmp, "bundle.json")
+	var stdout, stderr bytes.Buffer
+	g := &factory{dir: dir, io: Streams(nil, &stdout, &stderr)}
+	if code := runReviewCmd(context.Background(), g, []string{"--out", page}); code != exitOK {
+		t.Fatalf("review --out: exit %d: %s", code, stderr.String())
+	}
+	if code := runBundleCmd(context.Background(), g, []string{"--worktree", "-o", file}); code != exitOK {
+		t.Fatalf("bundle: exit %d: %s", code, stderr.String())
+	}
+	got, _ := os.ReadFile(page)
+	doc, _ := os.ReadFile(file)
+
+	b, err := bundle.Build(context.Background(), bundle.Options{Dir: dir, Worktree: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := bundle.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(doc, data) {
+		t.Errorf("bundle -o differs from Marshal: %s", testrepo.FirstDiff(string(data), string(doc)))
+	}
+	want, err := review.SingleFile(review.Assets(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("the streamed page differs from the one built in memory: %s", testrepo.FirstDiff(string(want), string(got)))
+	}
+	s := string(got)
+	i, j := strings.Index(s, "window.__KONTEXT_BUNDLE__ = "), strings.Index(s, ";\nwindow.__KONTEXT_WASM_GZ_B64__")
+	if i < 0 || j < i {
+		t.Fatal("bundle not inlined")
+	}
+	var inlined, written struct {
+		Snapshot string            `json:"snapshot"`
+		Files    map[string]string `json:"files"`
+		History  map[string]any    `json:"history"`
+	}
+	if err := json.Unmarshal([]byte(s[i+len("window.__KONTEXT_BUNDLE__ = "):j]), &inlined); err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(doc, &written)
+	if inlined.Snapshot == "" || inlined.Snapshot != written.Snapshot || len(inlined.History) == 0 ||
+		!reflect.DeepEqual(inlined.History, written.History) || !reflect.DeepEqual(inlined.Files, written.Files) {
+		t.Errorf("the page's bundle is not the written one: snapshot %d/%d bytes, %d/%d entries, %d/%d files",
+			len(inlined.Snapshot), len(written.Snapshot), len(inlined.History), len(written.History), len(inlined.Files), len(written.Files))
 	}
 }

@@ -2,13 +2,17 @@ package worktree
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"io/fs"
 	"path"
 	"path/filepath"
 	"sort"
 	"time"
+	"unsafe"
 
 	"github.com/go-git/go-billy/v5/util"
 
@@ -75,6 +79,22 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 	if headRev == "" && !working {
 		headRev = st.Head
 	}
+	// In working mode the working tree's files are read while the drift
+	// and the history are computed (two CPUs: one in system calls, one in
+	// the commit index). The reading goroutine touches the filesystem
+	// only; git is asked from this one. The uncommitted listing is
+	// memoised: one operation sees one working tree.
+	ctx = engine.WithUncommittedMemo(ctx)
+	var read chan error
+	if working {
+		read = make(chan error, 1)
+		go func() { read <- workingFiles(ctx, e, b, st) }()
+		defer func() {
+			if read != nil {
+				<-read // an early return still waits for the reader
+			}
+		}()
+	}
 	drift, err := e.Drift(ctx, &api.DriftInput{Base: in.Base, Head: headRev})
 	if err != nil {
 		return nil, err
@@ -92,11 +112,7 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 		b.Repository.Base = &base
 	}
 	histEng := e
-	if working {
-		if err := bundleWorkingTree(ctx, e, b, st); err != nil {
-			return nil, err
-		}
-	} else {
+	if !working {
 		// The engine drift read the head with: its tree is read once.
 		if histEng, err = e.AtCommit(ctx, head); err != nil {
 			return nil, err
@@ -116,10 +132,20 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 		}
 		b.BaseFiles, _ = committedFiles(baseEng)
 	}
-	if err := bundleChanged(ctx, h, b, base, head); err != nil {
+	if err := bundleHistory(ctx, histEng, b); err != nil {
 		return nil, err
 	}
-	if err := bundleHistory(ctx, histEng, b); err != nil {
+	if working {
+		err := <-read
+		read = nil
+		if err != nil {
+			return nil, err
+		}
+		if err := workingChanges(ctx, e, b); err != nil {
+			return nil, err
+		}
+	}
+	if err := bundleChanged(ctx, h, b, base, head); err != nil {
 		return nil, err
 	}
 	if err := dropPrivate(ctx, histEng, baseEng, b); err != nil {
@@ -147,36 +173,85 @@ func compileBundle(ctx context.Context, b *api.Bundle, seed *engine.Engine) erro
 	if b.Repository.Head != nil {
 		rev = *b.Repository.Head
 	}
+	cache, _ := ctx.Value(snapshotCacheKey{}).(SnapshotCache)
+	key := ""
+	if cache != nil {
+		key = snapshotKey(files, rev)
+		if snap, ok := cache.Load(key); ok {
+			b.Snapshot = snap
+			return nil
+		}
+	}
 	snap, err := engine.CompileSnapshot(ctx, files, rev, seed)
 	if err != nil {
 		return err
 	}
 	b.Snapshot = base64.StdEncoding.EncodeToString(snap)
+	if cache != nil {
+		cache.Save(key, b.Snapshot)
+	}
 	return nil
+}
+
+// SnapshotCache keeps compiled bundle snapshots (base64, as the bundle
+// holds them) between processes, under a key naming exactly what was
+// compiled: the same files and revision compile to the same bytes, so a
+// bundle of an unchanged knowledge base need not compile them again. The
+// cache must also tell apart the programs that compiled (the native one
+// keeps a file per binary).
+type SnapshotCache interface {
+	Load(key string) (snapshot string, ok bool)
+	Save(key, snapshot string)
+}
+
+type snapshotCacheKey struct{}
+
+// WithSnapshotCache returns a context under which bundle.build reuses and
+// stores its compiled snapshot in c.
+func WithSnapshotCache(ctx context.Context, c SnapshotCache) context.Context {
+	return context.WithValue(ctx, snapshotCacheKey{}, c)
+}
+
+// snapshotKey digests the revision and every (path, content) pair, in
+// path order, each length-prefixed so no two file sets share a digest.
+func snapshotKey(files map[string]string, rev string) string {
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	h := sha256.New()
+	var n [8]byte
+	put := func(s string) {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
+	}
+	put(rev)
+	for _, p := range paths {
+		put(p)
+		put(files[p])
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // dropPrivate removes private entries (visibility: private) from the
 // bundle — their files at head and base, history and drift: private
 // knowledge never leaves the machine, whatever the bundle is for.
 func dropPrivate(ctx context.Context, head, base *engine.Engine, b *api.Bundle) error {
+	// Visibility is the entry's own field (entries.list shows it as is).
 	private := func(e *engine.Engine) (files, ids map[string]bool, err error) {
-		files, ids = map[string]bool{}, map[string]bool{}
-		offset, limit := 0, 500
-		for {
-			l, err := e.List(ctx, &api.ListInput{Limit: &limit, Offset: offset})
-			if err != nil {
-				return nil, nil, err
-			}
-			for _, en := range l.Entries {
-				if en.Visibility == "private" {
-					files[en.File], ids[en.ID] = true, true
-				}
-			}
-			if l.NextOffset == nil || *l.NextOffset <= offset {
-				return files, ids, nil
-			}
-			offset = *l.NextOffset
+		st, err := e.Read(ctx)
+		if err != nil {
+			return nil, nil, err
 		}
+		files, ids = map[string]bool{}, map[string]bool{}
+		for _, en := range st.Snap.Entries {
+			if en.Visibility == "private" {
+				files[en.File], ids[en.ID] = true, true
+			}
+		}
+		return files, ids, nil
 	}
 	files, ids, err := private(head)
 	if err != nil {
@@ -210,6 +285,15 @@ func dropPrivate(ctx context.Context, head, base *engine.Engine, b *api.Bundle) 
 // bundleWorkingTree fills files, config and (with git) dirty and the
 // uncommitted part of changed_paths from the working tree.
 func bundleWorkingTree(ctx context.Context, e *engine.Engine, b *api.Bundle, st *engine.State) error {
+	if err := workingFiles(ctx, e, b, st); err != nil {
+		return err
+	}
+	return workingChanges(ctx, e, b)
+}
+
+// workingFiles fills files and config from the working tree (the
+// filesystem only: it runs beside git requests).
+func workingFiles(ctx context.Context, e *engine.Engine, b *api.Bundle, st *engine.State) error {
 	k := engine.KnowledgeOf(st)
 	var err error
 	if b.Files, err = readKnowledge(ctx, e, k); err != nil {
@@ -220,6 +304,12 @@ func bundleWorkingTree(ctx context.Context, e *engine.Engine, b *api.Bundle, st 
 			b.Config = &api.BundleConfig{Path: k.Config, Text: text}
 		}
 	}
+	return nil
+}
+
+// workingChanges sets dirty and adds the uncommitted paths to
+// changed_paths (with git).
+func workingChanges(ctx context.Context, e *engine.Engine, b *api.Bundle) error {
 	h := e.Options().History
 	if h == nil {
 		return nil
@@ -265,31 +355,30 @@ func bundleChanged(ctx context.Context, h engine.History, b *api.Bundle, base, h
 	return nil
 }
 
-// bundleHistory pages through entries.list and keeps each entry's history
-// fields.
+// bundleHistory keeps each entry's history fields: the entries'
+// views (as entries.list shows them), rendered in one pass over the
+// (pinned) state rather than page by page, so git is asked for the
+// publication and the commit index is consulted once.
 func bundleHistory(ctx context.Context, e *engine.Engine, b *api.Bundle) error {
-	offset := 0
-	limit := 500
-	for {
-		l, err := e.List(ctx, &api.ListInput{Limit: &limit, Offset: offset})
-		if err != nil {
-			return err
-		}
-		for _, en := range l.Entries {
-			premises := en.Premises
-			if premises == nil {
-				premises = []api.Premise{}
-			}
-			b.History[en.ID] = &api.BundleHistory{
-				Verification: en.Verification, LastVerified: en.LastVerified, Since: en.Since,
-				SinceVerified: en.SinceVerified, Premises: premises, Failing: en.Failing, AmendedSince: en.AmendedSince,
-			}
-		}
-		if l.NextOffset == nil || *l.NextOffset <= offset {
-			return nil
-		}
-		offset = *l.NextOffset
+	st, err := e.Read(ctx)
+	if err != nil {
+		return err
 	}
+	views, err := e.Views(ctx, st, st.Snap.Entries)
+	if err != nil {
+		return err
+	}
+	for _, en := range views {
+		premises := en.Premises
+		if premises == nil {
+			premises = []api.Premise{}
+		}
+		b.History[en.ID] = &api.BundleHistory{
+			Verification: en.Verification, LastVerified: en.LastVerified, Since: en.Since,
+			SinceVerified: en.SinceVerified, Premises: premises, Failing: en.Failing, AmendedSince: en.AmendedSince,
+		}
+	}
+	return nil
 }
 
 // committedFiles returns the knowledge files and the configuration of an
@@ -305,6 +394,15 @@ func committedFiles(e *engine.Engine) (map[string]string, *api.BundleConfig) {
 
 // bundleSkipDirs are never walked (as the reader skips them).
 var bundleSkipDirs = map[string]bool{".git": true, "node_modules": true}
+
+// dirReader is a filesystem that lists a directory with the entries'
+// types as recorded in it (no stat each) and reads the files of one
+// directory relative to the open directory (the native working tree): one
+// path resolution per directory instead of one per file.
+type dirReader interface {
+	ReadDirTypes(dir string) ([]fs.DirEntry, error)
+	ReadFiles(dir string, names []string) ([][]byte, error)
+}
 
 // readKnowledge reads the knowledge files of k from the engine's
 // filesystem (the working tree natively). Symlinks and other non-regular
@@ -327,17 +425,30 @@ func readKnowledge(ctx context.Context, e *engine.Engine, k *engine.Knowledge) (
 			}
 		}
 	}
-	// Walked with directory listings, whose entries carry their lstat data:
-	// one stat and one read per file (a link is not followed, as before).
+	// Walked with directory listings, whose entries carry their type (a
+	// link is not followed, as before): natively no stat per file at all,
+	// elsewhere the listing's lstat data and one read per file.
+	dr, _ := fsys.(dirReader)
 	var walk func(dir string) error
 	walk = func(dir string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		infos, err := fsys.ReadDir(dir)
+		var err error
+		var infos []fs.DirEntry
+		if dr != nil {
+			infos, err = dr.ReadDirTypes(dir)
+		} else {
+			var fis []fs.FileInfo
+			fis, err = fsys.ReadDir(dir)
+			for _, fi := range fis {
+				infos = append(infos, fs.FileInfoToDirEntry(fi))
+			}
+		}
 		if err != nil {
 			return apierr.Wrap(apierr.OperationFailed, err, "reading %s", dir)
 		}
+		var names, rels []string
 		for _, fi := range infos {
 			rel := path.Join(dir, fi.Name())
 			if dir == "." {
@@ -350,12 +461,26 @@ func readKnowledge(ctx context.Context, e *engine.Engine, k *engine.Knowledge) (
 						return err
 					}
 				}
-			case fi.Mode().IsRegular():
+			case fi.Type().IsRegular():
 				if _, done := files[rel]; !done && k.Contains(rel) {
-					if err := add(rel); err != nil {
-						return err
-					}
+					names, rels = append(names, fi.Name()), append(rels, rel)
 				}
+			}
+		}
+		if dr != nil && len(names) > 0 {
+			data, err := dr.ReadFiles(dir, names)
+			if err != nil {
+				return apierr.Wrap(apierr.OperationFailed, err, "reading %s", dir)
+			}
+			for i, rel := range rels {
+				// The bytes are this map's alone: no copy into a string.
+				files[rel] = unsafe.String(unsafe.SliceData(data[i]), len(data[i]))
+			}
+			return nil
+		}
+		for _, rel := range rels {
+			if err := add(rel); err != nil {
+				return err
 			}
 		}
 		return nil

@@ -11,8 +11,9 @@
 package bundle
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -63,6 +64,9 @@ func Build(ctx context.Context, opts Options) (*Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c := native.BundleSnapshots(eng); c != nil {
+		ctx = worktree.WithSnapshotCache(ctx, c)
+	}
 	b, err := worktree.Bundle(ctx, eng, &api.BundleInput{Base: opts.Base, Head: opts.Head, Worktree: opts.Worktree})
 	if err != nil {
 		return nil, err
@@ -76,31 +80,44 @@ func Build(ctx context.Context, opts Options) (*Bundle, error) {
 // Marshal encodes b as indented JSON with a final newline. HTML-sensitive
 // characters (<, >, &) are escaped as \u003c…, so the document can be
 // inlined in a <script> element as it is.
+//
+// It is Encode into memory: the bytes of json.MarshalIndent(b, "", "  ")
+// and a newline, without encoding the whole document twice.
 func Marshal(b *Bundle) ([]byte, error) {
-	data, err := json.MarshalIndent(b, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	buf.Grow(len(b.Snapshot) + 1<<20)
+	if err := Encode(&buf, b); err != nil {
 		return nil, err
 	}
-	return append(data, '\n'), nil
+	return buf.Bytes(), nil
 }
 
 // WriteFile writes b to path atomically: a temporary file in the same
-// directory, then a rename.
+// directory, then a rename. It streams the document (Encode) and returns
+// its size.
 func WriteFile(path string, b *Bundle) (int, error) {
-	data, err := Marshal(b)
-	if err != nil {
-		return 0, err
-	}
-	return len(data), WriteAtomic(path, data)
+	n, err := WriteAtomicWith(path, func(w io.Writer) error { return Encode(w, b) })
+	return int(n), err
 }
 
 // WriteAtomic writes data to path through a temporary file in the same
 // directory and a rename, so readers never see a partial file.
 func WriteAtomic(path string, data []byte) error {
+	_, err := WriteAtomicWith(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+	return err
+}
+
+// WriteAtomicWith is WriteAtomic of what write writes (streamed into the
+// temporary file); it returns the number of bytes written. When write
+// fails, path is left as it was.
+func WriteAtomicWith(path string, write func(w io.Writer) error) (int64, error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return apierr.Wrap(apierr.OperationFailed, err, "writing %s", path)
+		return 0, apierr.Wrap(apierr.OperationFailed, err, "writing %s", path)
 	}
 	tmp := f.Name()
 	ok := false
@@ -110,18 +127,39 @@ func WriteAtomic(path string, data []byte) error {
 			os.Remove(tmp)
 		}
 	}()
-	if _, err := f.Write(data); err != nil {
-		return apierr.Wrap(apierr.OperationFailed, err, "writing %s", path)
+	cw := &countingWriter{w: f}
+	if err := write(cw); err != nil {
+		if cw.err != nil {
+			return 0, apierr.Wrap(apierr.OperationFailed, err, "writing %s", path)
+		}
+		return 0, err
 	}
 	if err := f.Chmod(0o644); err != nil {
-		return apierr.Wrap(apierr.OperationFailed, err, "writing %s", path)
+		return 0, apierr.Wrap(apierr.OperationFailed, err, "writing %s", path)
 	}
 	if err := f.Close(); err != nil {
-		return apierr.Wrap(apierr.OperationFailed, err, "writing %s", path)
+		return 0, apierr.Wrap(apierr.OperationFailed, err, "writing %s", path)
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return apierr.Wrap(apierr.OperationFailed, err, "writing %s", path)
+		return 0, apierr.Wrap(apierr.OperationFailed, err, "writing %s", path)
 	}
 	ok = true
-	return nil
+	return cw.n, nil
+}
+
+// countingWriter counts the bytes written and keeps the file's error
+// (so a failed write reads as a write error, not the encoder's).
+type countingWriter struct {
+	w   io.Writer
+	n   int64
+	err error
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
 }

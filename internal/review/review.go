@@ -68,10 +68,39 @@ func Missing(assets fs.FS) []string {
 			out = append(out, n)
 		}
 	}
-	if _, err := wasmGz(assets); err != nil {
+	if !hasWasm(assets) {
 		out = append(out, "engine/kontext.wasm.gz")
 	}
 	return out
+}
+
+// hasWasm reports whether assets hold the engine (kontext.wasm.gz, or
+// kontext.wasm to compress), without reading it.
+func hasWasm(assets fs.FS) bool {
+	for _, n := range []string{"engine/kontext.wasm.gz", "engine/kontext.wasm"} {
+		if _, err := fs.Stat(assets, n); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// copyWasmGz copies the gzip-compressed engine to w: kontext.wasm.gz as
+// it is stored (streamed, never held whole), or kontext.wasm compressed
+// now.
+func copyWasmGz(w io.Writer, assets fs.FS) error {
+	f, err := assets.Open("engine/kontext.wasm.gz")
+	if err != nil {
+		gz, err := wasmGz(assets)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(gz)
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(w, f)
+	return err
 }
 
 // wasmGz returns the gzip-compressed engine: kontext.wasm.gz, or

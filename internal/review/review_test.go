@@ -265,3 +265,31 @@ func TestIndexHTMLHasTheInlinedTags(t *testing.T) {
 		}
 	}
 }
+
+// WriteSingleFile streams the page SingleFile builds, byte for byte, and
+// refuses a bundle that could close its script.
+func TestWriteSingleFileEqualsSingleFile(t *testing.T) {
+	want, err := SingleFile(testAssets(t), []byte(bundleDoc+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	err = WriteSingleFile(&got, testAssets(t), func(w io.Writer) error {
+		for _, part := range []string{bundleDoc[:10], bundleDoc[10:]} { // written in parts, as an encoder does
+			if _, err := io.WriteString(w, part); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil || !bytes.Equal(got.Bytes(), want) {
+		t.Errorf("WriteSingleFile: %v; equal to SingleFile: %v", err, bytes.Equal(got.Bytes(), want))
+	}
+	err = WriteSingleFile(io.Discard, testAssets(t), func(w io.Writer) error {
+		_, err := io.WriteString(w, `{"files":{"x":"</script>"}}`)
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "HTML-safe") {
+		t.Errorf("a bundle holding </script>: %v", err)
+	}
+}

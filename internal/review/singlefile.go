@@ -1,9 +1,11 @@
 package review
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"io/fs"
 	"regexp"
 	"strings"
@@ -27,47 +29,95 @@ const (
 // bundleJSON must be JSON encoded with HTML escaping (encoding/json's
 // default: <, > and & as \u003c…), so it cannot close the script.
 func SingleFile(assets fs.FS, bundleJSON []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	err := WriteSingleFile(&buf, assets, func(w io.Writer) error {
+		_, err := w.Write(bytes.TrimSpace(bundleJSON))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// WriteSingleFile writes the page SingleFile builds to w, the bundle
+// written in its place by writeBundle (HTML-safe JSON, no surrounding
+// whitespace), so a large page is streamed to its file instead of being
+// assembled and copied in memory. A bundle holding '<' fails the write.
+func WriteSingleFile(w io.Writer, assets fs.FS, writeBundle func(w io.Writer) error) error {
 	if missing := Missing(assets); len(missing) > 0 {
-		return nil, fmt.Errorf("the console assets are not built into this binary (missing %s): run make build, or set KONTEXT_ASSETS to a kontext checkout", strings.Join(missing, ", "))
+		return fmt.Errorf("the console assets are not built into this binary (missing %s): run make build, or set KONTEXT_ASSETS to a kontext checkout", strings.Join(missing, ", "))
 	}
 	page, err := fs.ReadFile(assets, "web/index.html")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	css, err := fs.ReadFile(assets, "web/style.css")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	app, err := fs.ReadFile(assets, "web/app.js")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	gz, err := wasmGz(assets)
-	if err != nil {
-		return nil, err
-	}
-	if !htmlSafeJSON(bundleJSON) {
-		return nil, fmt.Errorf("the bundle is not HTML-safe JSON")
-	}
+	at := map[string]int{}
 	for _, tag := range []string{styleTag, scriptTag} {
 		if n := bytes.Count(page, []byte(tag)); n != 1 {
-			return nil, fmt.Errorf("web/index.html has %d of the tag %s, want exactly one: the one-file console replaces it", n, tag)
+			return fmt.Errorf("web/index.html has %d of the tag %s, want exactly one: the one-file console replaces it", n, tag)
 		}
+		at[tag] = bytes.Index(page, []byte(tag))
+	}
+	tags := []string{styleTag, scriptTag}
+	if at[scriptTag] < at[styleTag] {
+		tags[0], tags[1] = tags[1], tags[0]
 	}
 
-	var scripts bytes.Buffer
-	scripts.WriteString("<script>window.__KONTEXT_BUNDLE__ = ")
-	scripts.Write(bytes.TrimSpace(bundleJSON))
-	scripts.WriteString(";\nwindow.__KONTEXT_WASM_GZ_B64__ = \"")
-	scripts.WriteString(base64.StdEncoding.EncodeToString(gz))
-	scripts.WriteString("\";</script>\n<script type=\"module\">\n")
-	scripts.WriteString(scriptSafe(string(app)))
-	scripts.WriteString("\n</script>")
-	style := "<style>\n" + styleSafe(string(css)) + "\n</style>"
+	bw := bufio.NewWriterSize(w, 256<<10)
+	replace := map[string]func() error{
+		styleTag: func() error {
+			bw.WriteString("<style>\n")
+			bw.WriteString(styleSafe(string(css)))
+			bw.WriteString("\n</style>")
+			return nil
+		},
+		scriptTag: func() error {
+			bw.WriteString("<script>window.__KONTEXT_BUNDLE__ = ")
+			if err := writeBundle(htmlSafeWriter{bw}); err != nil {
+				return err
+			}
+			bw.WriteString(";\nwindow.__KONTEXT_WASM_GZ_B64__ = \"")
+			enc := base64.NewEncoder(base64.StdEncoding, bw)
+			if err := copyWasmGz(enc, assets); err != nil {
+				return err
+			}
+			enc.Close()
+			bw.WriteString("\";</script>\n<script type=\"module\">\n")
+			bw.WriteString(scriptSafe(string(app)))
+			bw.WriteString("\n</script>")
+			return nil
+		},
+	}
+	done := 0
+	for _, tag := range tags {
+		bw.Write(page[done:at[tag]])
+		if err := replace[tag](); err != nil {
+			return err
+		}
+		done = at[tag] + len(tag)
+	}
+	bw.Write(page[done:])
+	return bw.Flush()
+}
 
-	out := strings.Replace(string(page), styleTag, style, 1)
-	out = strings.Replace(out, scriptTag, scripts.String(), 1)
-	return []byte(out), nil
+// htmlSafeWriter refuses bytes that could end a script element: any '<'
+// (encoding/json escapes it as \u003c).
+type htmlSafeWriter struct{ w io.Writer }
+
+func (h htmlSafeWriter) Write(p []byte) (int, error) {
+	if bytes.IndexByte(p, '<') >= 0 {
+		return 0, fmt.Errorf("the bundle is not HTML-safe JSON")
+	}
+	return h.w.Write(p)
 }
 
 // scriptSafe keeps inlined JavaScript from ending its <script> element or
@@ -86,7 +136,3 @@ var (
 	scriptClose = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)</(script)`) })
 	styleClose  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)</(style)`) })
 )
-
-// htmlSafeJSON reports whether b contains nothing that could end a script
-// element: no '<' at all (encoding/json escapes it as \u003c).
-func htmlSafeJSON(b []byte) bool { return !bytes.ContainsRune(b, '<') }

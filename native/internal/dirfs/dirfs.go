@@ -6,6 +6,7 @@
 package dirfs
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -29,19 +30,24 @@ func New(fs billy.Filesystem, root string) billy.Filesystem {
 	return &FS{Filesystem: fs, root: root}
 }
 
+// openDir opens dir, resolved inside the root; abs is its path.
+func (f *FS) openDir(dir string) (d *os.File, abs string, err error) {
+	abs = f.root
+	if dir != "" && dir != "." && dir != "/" {
+		if abs, err = securejoin.SecureJoin(f.root, dir); err != nil {
+			return nil, "", err
+		}
+	}
+	d, err = os.Open(abs)
+	return d, abs, err
+}
+
 // ReadDir lists dir like the wrapped filesystem (entries sorted by name,
 // each with its lstat data; the directory resolved inside the root), with
 // one fstatat per entry. An entry removed between listing and stat is
 // left out.
 func (f *FS) ReadDir(dir string) ([]os.FileInfo, error) {
-	abs := f.root
-	if dir != "" && dir != "." && dir != "/" {
-		var err error
-		if abs, err = securejoin.SecureJoin(f.root, dir); err != nil {
-			return nil, err
-		}
-	}
-	d, err := os.Open(abs)
+	d, abs, err := f.openDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -63,4 +69,44 @@ func (f *FS) ReadDir(dir string) ([]os.FileInfo, error) {
 		infos = append(infos, fi)
 	}
 	return infos, nil
+}
+
+// ReadDirTypes lists dir (resolved inside the root) with each entry's
+// type as the directory itself records it (d_type): no stat per entry, for
+// a walk that only needs to tell files, directories and links apart. An
+// entry whose type the filesystem does not record is lstat'ed. Sorted by
+// name.
+func (f *FS) ReadDirTypes(dir string) ([]fs.DirEntry, error) {
+	d, abs, err := f.openDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	ents, err := d.ReadDir(-1)
+	if err != nil {
+		return nil, &os.PathError{Op: "readdir", Path: abs, Err: err}
+	}
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	return ents, nil
+}
+
+// ReadFiles reads the files names of dir (regular files ReadDir listed),
+// each opened relative to the open directory without following a link:
+// the directory is resolved inside the root once, not once per file, and
+// a file is one openat, fstat, read and close (a bundle reads every
+// knowledge file; resolving each path again was most of its cost). A
+// name that is no longer a regular file is an error.
+func (f *FS) ReadFiles(dir string, names []string) ([][]byte, error) {
+	d, abs, err := f.openDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	out := make([][]byte, len(names))
+	for i, name := range names {
+		if out[i], err = readAt(d, name); err != nil {
+			return nil, &os.PathError{Op: "read", Path: filepath.Join(abs, name), Err: err}
+		}
+	}
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package dirfs
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,12 +17,7 @@ import (
 func TestReadDirEqualsWrapped(t *testing.T) {
 	root := t.TempDir()
 	outside := t.TempDir()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := func(err error) { t.Helper(); mustOK(t, err) }
 	must(os.MkdirAll(filepath.Join(root, "a", "sub"), 0o755))
 	must(os.WriteFile(filepath.Join(root, "a", "x.md"), []byte("hello"), 0o644))
 	must(os.WriteFile(filepath.Join(root, "a", "b.md"), []byte("hi"), 0o600))
@@ -50,5 +46,56 @@ func TestReadDirEqualsWrapped(t *testing.T) {
 				t.Errorf("%q %s: stat data differs", dir, g.Name())
 			}
 		}
+	}
+}
+
+// ReadDirTypes lists what ReadDir lists with the same types, and
+// ReadFiles reads what the wrapped filesystem reads, refusing a link (not
+// followed) and a directory.
+func TestReadDirTypesAndReadFiles(t *testing.T) {
+	if !supported {
+		t.Skip("dirfs wraps nothing on this platform")
+	}
+	root := t.TempDir()
+	must := func(err error) { t.Helper(); mustOK(t, err) }
+	must(os.MkdirAll(filepath.Join(root, "a", "sub"), 0o755))
+	must(os.WriteFile(filepath.Join(root, "a", "x.md"), []byte("hello"), 0o644))
+	must(os.WriteFile(filepath.Join(root, "a", "empty.md"), nil, 0o644))
+	must(os.WriteFile(filepath.Join(root, "a", "big.md"), bytes.Repeat([]byte("0123456789"), 100000), 0o644))
+	must(os.Symlink("x.md", filepath.Join(root, "a", "link.md")))
+	f := New(osfs.New(root, osfs.WithBoundOS()), root).(*FS)
+	for _, dir := range []string{"", "a", "a/sub"} {
+		infos, err := f.ReadDir(dir)
+		must(err)
+		ents, err := f.ReadDirTypes(dir)
+		must(err)
+		if len(ents) != len(infos) {
+			t.Fatalf("%q: %d entries, ReadDir %d", dir, len(ents), len(infos))
+		}
+		for i := range infos {
+			if ents[i].Name() != infos[i].Name() || ents[i].Type() != infos[i].Mode().Type() {
+				t.Errorf("%q: %s %v, ReadDir %s %v", dir, ents[i].Name(), ents[i].Type(), infos[i].Name(), infos[i].Mode().Type())
+			}
+		}
+	}
+	got, err := f.ReadFiles("a", []string{"x.md", "empty.md", "big.md"})
+	must(err)
+	for i, name := range []string{"x.md", "empty.md", "big.md"} {
+		want, _ := os.ReadFile(filepath.Join(root, "a", name))
+		if !bytes.Equal(got[i], want) {
+			t.Errorf("%s: %d bytes, want %d", name, len(got[i]), len(want))
+		}
+	}
+	for _, name := range []string{"link.md", "sub", "missing.md"} {
+		if _, err := f.ReadFiles("a", []string{name}); err == nil {
+			t.Errorf("%s read", name)
+		}
+	}
+}
+
+func mustOK(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

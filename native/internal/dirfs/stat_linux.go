@@ -37,6 +37,50 @@ func lstatAt(d *os.File, name string) (os.FileInfo, error) {
 	return &info{name: name, sys: (*syscall.Stat_t)(unsafe.Pointer(&st))}, nil
 }
 
+// readAt reads the regular file name of the open directory d, not
+// following a link (O_NOFOLLOW) and refusing anything but a regular file.
+func readAt(d *os.File, name string) ([]byte, error) {
+	var fd int
+	for {
+		var err error
+		fd, err = unix.Openat(int(d.Fd()), name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NOCTTY, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		break
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, syscall.EINVAL
+	}
+	// One byte more than the size, so a file that grew shows as a short
+	// read of a full buffer and is read on (as os.ReadFile does).
+	buf := make([]byte, 0, st.Size+1)
+	for {
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+	}
+}
+
 type info struct {
 	name string
 	sys  *syscall.Stat_t

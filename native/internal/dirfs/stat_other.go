@@ -10,3 +10,5 @@ import (
 const supported = false
 
 func lstatAt(*os.File, string) (os.FileInfo, error) { return nil, errors.ErrUnsupported }
+
+func readAt(*os.File, string) ([]byte, error) { return nil, errors.ErrUnsupported }

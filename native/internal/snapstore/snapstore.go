@@ -45,29 +45,40 @@ func (f *File) LoadSnapshot() ([]byte, error) {
 // file after a crash fails its checksum and is rebuilt), and a repository
 // kontext may not write to (read-only clone) simply keeps none.
 func (f *File) SaveSnapshot(data []byte) error {
-	dir := filepath.Dir(f.Path)
+	if err := replace(f.Path, "snapshot-*.tmp", data); err != nil {
+		return err
+	}
+	prune(filepath.Dir(f.Path), f.Path)
+	return nil
+}
+
+// replace writes the parts to a temporary file (named by pattern) next to
+// path and renames it over path.
+func replace(path, pattern string, parts ...[]byte) error {
+	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "snapshot-*.tmp")
+	tmp, err := os.CreateTemp(dir, pattern)
 	if err != nil {
 		return err
 	}
 	tmp.Chmod(0o644) // readable like the rest of the git dir
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
+	for _, data := range parts {
+		if _, err := tmp.Write(data); err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			return err
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}
-	if err := os.Rename(tmp.Name(), f.Path); err != nil {
+	if err := os.Rename(tmp.Name(), path); err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}
-	prune(dir, f.Path)
 	return nil
 }
 
