@@ -172,6 +172,11 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 	linkDiags := make([][]entry.Diagnostic, len(sources))
 	errs := make([]error, len(sources))
 	parallel(len(sources), func(i int) { lists[i], skips[i], linkDiags[i], errs[i] = r.list(sources[i], sourceDirs) })
+	total := 0
+	for _, l := range lists {
+		total += len(l)
+	}
+	jobs, seen = make([]job, 0, total), make(map[string]bool, total)
 	for i, src := range sources {
 		if errs[i] != nil {
 			return nil, errs[i]

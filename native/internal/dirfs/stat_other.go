@@ -9,4 +9,6 @@ import (
 
 const supported = false
 
-func lstatAt(*os.File, string) (os.FileInfo, error) { return nil, errors.ErrUnsupported }
+type info struct{ os.FileInfo }
+
+func lstatAt(*os.File, string, *info) error { return errors.ErrUnsupported }
