@@ -445,6 +445,9 @@ func (r *Reader) list(src entry.Source, sourceDirs map[string]bool) ([]listed, [
 			return apierr.Wrap(apierr.OperationFailed, err, "reading %s", displayDir(display))
 		}
 		stack = append(stack, real)
+		if cap(out)-len(out) < len(infos) { // grown once per directory, not by doubling
+			out = append(make([]listed, 0, len(out)+len(infos)), out...)
+		}
 		for _, fi := range infos {
 			rel := path.Join(display, fi.Name())
 			if hasControl(fi.Name()) {

@@ -81,32 +81,28 @@ func (b *builder) encode(sets []Set) []byte {
 		return uint32(off), uint32(len(s))
 	}
 	out := make([]byte, 0, len(ixMagic)+4*hdrWords+setBytes*len(sets)+patBytes*npats+4*nnegs+globBytes*len(b.globs)+refBytes*nrefs+tabBytes*len(b.globs))
-	w := func(vs ...uint32) {
-		for _, v := range vs {
-			out = binary.LittleEndian.AppendUint32(out, v)
-		}
-	}
 	out = append(out, ixMagic...)
-	w(uint32(len(sets)), uint32(npats), uint32(nnegs), uint32(len(b.globs)), uint32(nrefs))
+	out = words(out, uint32(len(sets)), uint32(npats), uint32(nnegs), uint32(len(b.globs)), uint32(nrefs))
 	for _, t := range tabs {
-		w(uint32(len(t)))
+		out = words(out, uint32(len(t)))
 	}
 	heapAt := len(out)
-	w(0) // the heap's length, filled in at the end
+	out = words(out, 0) // the heap's length, filled in at the end
 	pe, ne := 0, 0
 	for si := range sets {
 		pe += len(sets[si].Patterns)
 		ne += len(b.negs[si])
-		w(uint32(int32(sets[si].Owner)), uint32(pe), uint32(ne))
+		out = words(out, uint32(int32(sets[si].Owner)), uint32(pe), uint32(ne))
 	}
 	for si := range sets {
 		for _, p := range sets[si].Patterns {
-			w(put(p.Raw))
+			off, n := put(p.Raw)
+			out = words(out, off, n)
 		}
 	}
 	for si := range sets {
 		for _, id := range b.negs[si] {
-			w(uint32(id))
+			out = words(out, uint32(id))
 		}
 	}
 	re := 0
@@ -119,11 +115,11 @@ func (b *builder) encode(sets []Set) []byte {
 			anchored = 1
 		}
 		re += len(b.refs[id])
-		w(off, n, uint32(len(m.prefix)), uint32(m.kind)|anchored<<8, uint32(re))
+		out = words(out, off, n, uint32(len(m.prefix)), uint32(m.kind)|anchored<<8, uint32(re))
 	}
 	for _, rs := range b.refs {
 		for _, r := range rs {
-			w(uint32(r.set), uint32(r.pat), uint32(r.spec))
+			out = words(out, uint32(r.set), uint32(r.pat), uint32(r.spec))
 		}
 	}
 	for t, ids := range tabs {
@@ -135,11 +131,22 @@ func (b *builder) encode(sets []Set) []byte {
 			if t == tabDeepExt || t == tabRootExt || t == tabLastSeg {
 				at = len(m.glob) - len(k) // a suffix
 			}
-			w(globOff[id]+uint32(at), uint32(len(k)), uint32(id))
+			out = words(out, globOff[id]+uint32(at), uint32(len(k)), uint32(id))
 		}
 	}
 	binary.LittleEndian.PutUint32(out[heapAt:], uint32(len(heap)))
 	return append(out, heap...)
+}
+
+// words appends vs little-endian. (Not inlined: one copy of the loop
+// keeps the WASM engine small.)
+//
+//go:noinline
+func words(b []byte, vs ...uint32) []byte {
+	for _, v := range vs {
+		b = binary.LittleEndian.AppendUint32(b, v)
+	}
+	return b
 }
 
 // DecodeIndex wraps an index AppendBinary wrote; data must be exactly one
