@@ -74,11 +74,18 @@ func (b *builder) encode(sets []Set) []byte {
 	for _, rs := range b.refs {
 		nrefs += len(rs)
 	}
+	// Each distinct string is stored once; a glob is usually its pattern's
+	// Raw (or the Raw after its "!").
 	var heap []byte
+	at := map[string]uint32{}
 	put := func(s string) (uint32, uint32) {
-		off := len(heap)
-		heap = append(heap, s...)
-		return uint32(off), uint32(len(s))
+		off, ok := at[s]
+		if !ok {
+			off = uint32(len(heap))
+			heap = append(heap, s...)
+			at[s] = off
+		}
+		return off, uint32(len(s))
 	}
 	out := make([]byte, 0, len(ixMagic)+4*hdrWords+setBytes*len(sets)+patBytes*npats+4*nnegs+globBytes*len(b.globs)+refBytes*nrefs+tabBytes*len(b.globs))
 	out = append(out, ixMagic...)
@@ -108,7 +115,11 @@ func (b *builder) encode(sets []Set) []byte {
 	re := 0
 	globOff := make([]uint32, len(b.globs))
 	for id, m := range b.globs {
-		off, n := put(m.glob)
+		neg, ok := at["!"+m.glob]
+		off, n := neg+1, uint32(len(m.glob)) // the negation's Raw after its "!"
+		if !ok {
+			off, n = put(m.glob)
+		}
 		globOff[id] = off
 		anchored := uint32(0)
 		if m.anchored {
