@@ -172,6 +172,11 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 	linkDiags := make([][]entry.Diagnostic, len(sources))
 	errs := make([]error, len(sources))
 	parallel(len(sources), func(i int) { lists[i], skips[i], linkDiags[i], errs[i] = r.list(sources[i], sourceDirs) })
+	total := 0
+	for _, l := range lists {
+		total += len(l)
+	}
+	jobs, seen = make([]job, 0, total), make(map[string]bool, total)
 	for i, src := range sources {
 		if errs[i] != nil {
 			return nil, errs[i]
@@ -440,6 +445,9 @@ func (r *Reader) list(src entry.Source, sourceDirs map[string]bool) ([]listed, [
 			return apierr.Wrap(apierr.OperationFailed, err, "reading %s", displayDir(display))
 		}
 		stack = append(stack, real)
+		if cap(out)-len(out) < len(infos) { // grown once per directory, not by doubling
+			out = append(make([]listed, 0, len(out)+len(infos)), out...)
+		}
 		for _, fi := range infos {
 			rel := path.Join(display, fi.Name())
 			if hasControl(fi.Name()) {

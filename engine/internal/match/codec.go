@@ -3,175 +3,266 @@ package match
 import (
 	"encoding/binary"
 	"errors"
+	"slices"
+	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// The compiled index in a compact binary form, so a process that finds the
-// knowledge base unchanged loads the index instead of compiling every
-// pattern again: the sets (owner, raw patterns, negative globs), the
-// distinct globs already split into matcher shapes, and which patterns use
-// each glob. The lookup structures (trie and buckets) are re-filed from
-// the globs on decode, in the order NewIndex files them — cheap (no glob
-// is parsed) and correct by construction, at first need: until then a
-// lookup tests every glob (Index.linear). Integers are uvarints, strings
-// a uvarint length and the bytes.
+// The stored index is the Index itself: a process that finds the knowledge
+// base unchanged wraps the bytes of its snapshot instead of compiling every
+// pattern again or building maps. All numbers are little-endian uint32:
+//
+//	"KXI\x01"  (format 1 of this layout; an index of another layout does not decode)
+//	header     sets, patterns, negations, globs, refs, the 7 probe table lengths, heap bytes
+//	sets       per set: owner, end of its patterns, end of its negations (cumulative)
+//	patterns   per pattern: Raw as heap offset, length
+//	negations  per negation: glob id
+//	globs      per distinct glob: heap offset, length, literal prefix length,
+//	           kind | anchored<<8, end of its refs (cumulative)
+//	refs       per positive pattern, grouped by glob: set, pattern index, specificity
+//	tables     per probe table, sorted by key: the key (keyOf) as heap offset,
+//	           length, and the glob id
+//	heap       the strings
+//
+// Decoding checks every count, offset and id against what it indexes, so a
+// corrupt index is an error, never a panic at lookup; it allocates nothing
+// per pattern. The tables' order is not re-checked: a wrong order can only
+// give a wrong answer, and the snapshot's CRC guards the bytes.
 
 var errIndex = errors.New("stored match index is truncated or corrupt")
 
+const (
+	ixMagic   = "KXI\x01"
+	hdrWords  = 5 + ntabs + 1
+	setBytes  = 12
+	patBytes  = 8
+	globBytes = 20
+	refBytes  = 12
+	tabBytes  = 12
+)
+
 // AppendBinary appends the encoded index to b.
-func (ix *Index) AppendBinary(b []byte) []byte {
-	w := ixWriter{b}
-	w.uint(uint64(ix.nsets))
-	for si := 0; si < ix.nsets; si++ {
-		w.uint(uint64(ix.owner[si]))
-		w.uint(uint64(len(ix.raws[si])))
-		for _, s := range ix.raws[si] {
-			w.str(s)
-		}
-		w.uint(uint64(len(ix.negs[si])))
-		for _, id := range ix.negs[si] {
-			w.uint(uint64(id))
+func (ix *Index) AppendBinary(b []byte) []byte { return append(b, ix.data...) }
+
+// builder holds the compiled sets NewIndex encodes.
+type builder struct {
+	globs []matcher
+	refs  [][]ref   // per glob: the positive patterns using it
+	negs  [][]int32 // per set: its negative globs
+}
+
+func (b *builder) encode(sets []Set) []byte {
+	var tabs [ntabs][]int32
+	for id := range b.globs {
+		if len(b.refs[id]) > 0 {
+			if t := tableOf(&b.globs[id]); t >= 0 {
+				tabs[t] = append(tabs[t], int32(id))
+			}
 		}
 	}
-	w.uint(uint64(len(ix.globs)))
-	for i, m := range ix.globs {
-		w.str(m.glob)
-		w.uint(uint64(m.kind))
-		anchored := uint64(0)
+	for t := range tabs {
+		slices.SortStableFunc(tabs[t], func(x, y int32) int {
+			return strings.Compare(keyOf(t, &b.globs[x]), keyOf(t, &b.globs[y]))
+		})
+	}
+	npats, nnegs, nrefs := 0, 0, 0
+	for si := range sets {
+		npats += len(sets[si].Patterns)
+		nnegs += len(b.negs[si])
+	}
+	for _, rs := range b.refs {
+		nrefs += len(rs)
+	}
+	// Each distinct string is stored once; a glob is usually its pattern's
+	// Raw (or the Raw after its "!").
+	var heap []byte
+	at := map[string]uint32{}
+	put := func(s string) (uint32, uint32) {
+		off, ok := at[s]
+		if !ok {
+			off = uint32(len(heap))
+			heap = append(heap, s...)
+			at[s] = off
+		}
+		return off, uint32(len(s))
+	}
+	out := make([]byte, 0, len(ixMagic)+4*hdrWords+setBytes*len(sets)+patBytes*npats+4*nnegs+globBytes*len(b.globs)+refBytes*nrefs+tabBytes*len(b.globs))
+	out = append(out, ixMagic...)
+	out = words(out, uint32(len(sets)), uint32(npats), uint32(nnegs), uint32(len(b.globs)), uint32(nrefs))
+	for _, t := range tabs {
+		out = words(out, uint32(len(t)))
+	}
+	heapAt := len(out)
+	out = words(out, 0) // the heap's length, filled in at the end
+	pe, ne := 0, 0
+	for si := range sets {
+		pe += len(sets[si].Patterns)
+		ne += len(b.negs[si])
+		out = words(out, uint32(int32(sets[si].Owner)), uint32(pe), uint32(ne))
+	}
+	for si := range sets {
+		for _, p := range sets[si].Patterns {
+			off, n := put(p.Raw)
+			out = words(out, off, n)
+		}
+	}
+	for si := range sets {
+		for _, id := range b.negs[si] {
+			out = words(out, uint32(id))
+		}
+	}
+	re := 0
+	globOff := make([]uint32, len(b.globs))
+	for id, m := range b.globs {
+		neg, ok := at["!"+m.glob]
+		off, n := neg+1, uint32(len(m.glob)) // the negation's Raw after its "!"
+		if !ok {
+			off, n = put(m.glob)
+		}
+		globOff[id] = off
+		anchored := uint32(0)
 		if m.anchored {
 			anchored = 1
 		}
-		w.uint(anchored)
-		w.str(m.prefix)
-		w.str(m.arg)
-		w.uint(uint64(len(ix.refs[i])))
-		for _, r := range ix.refs[i] {
-			w.uint(uint64(r.set))
-			w.uint(uint64(r.pat))
-			w.uint(uint64(r.spec))
+		re += len(b.refs[id])
+		out = words(out, off, n, uint32(len(m.prefix)), uint32(m.kind)|anchored<<8, uint32(re))
+	}
+	for _, rs := range b.refs {
+		for _, r := range rs {
+			out = words(out, uint32(r.set), uint32(r.pat), uint32(r.spec))
 		}
 	}
-	return w.b
+	for t, ids := range tabs {
+		for _, id := range ids {
+			// Every key is a substring of its glob (keyOf).
+			m := &b.globs[id]
+			k := keyOf(t, m)
+			at := strings.Index(m.glob, k)
+			if t == tabDeepExt || t == tabRootExt || t == tabLastSeg {
+				at = len(m.glob) - len(k) // a suffix
+			}
+			out = words(out, globOff[id]+uint32(at), uint32(len(k)), uint32(id))
+		}
+	}
+	binary.LittleEndian.PutUint32(out[heapAt:], uint32(len(heap)))
+	return append(out, heap...)
 }
 
-// DecodeIndex reads an index AppendBinary wrote; data must be exactly one
-// encoded index whose owners are below owners. Every owner, set, glob and
-// pattern number is checked, so a corrupt index is an error, never a panic
-// at lookup.
+// words appends vs little-endian. (Not inlined: one copy of the loop
+// keeps the WASM engine small.)
+//
+//go:noinline
+func words(b []byte, vs ...uint32) []byte {
+	for _, v := range vs {
+		b = binary.LittleEndian.AppendUint32(b, v)
+	}
+	return b
+}
+
+// DecodeIndex wraps an index AppendBinary wrote; data must be exactly one
+// encoded index whose owners are below owners (any owner when owners < 0).
 func DecodeIndex(data string, owners int) (*Index, error) {
-	r := ixReader{s: data}
-	n := r.count()
-	ix := &Index{
-		nsets: n, owner: make([]int32, n), raws: make([][]string, n), negs: make([][]int32, n),
-	}
-	for si := 0; si < n && r.err == nil; si++ {
-		ix.owner[si] = r.below(owners)
-		raws := make([]string, r.count())
-		for i := range raws {
-			raws[i] = r.str()
-		}
-		ix.raws[si] = raws
-		negs := make([]int32, r.count())
-		for i := range negs {
-			negs[i] = r.below(-1) // checked against the glob count below
-		}
-		ix.negs[si] = negs
-	}
-	g := r.count()
-	ix.globs = make([]matcher, g)
-	ix.refs = make([][]ref, g)
-	for i := 0; i < g && r.err == nil; i++ {
-		m := &ix.globs[i]
-		m.glob = r.str()
-		m.kind = kind(r.below(int(kindAnySeg) + 1))
-		m.anchored = r.below(2) == 1
-		m.prefix = r.str()
-		m.arg = r.str()
-		if m.kind == kindGlob && !doublestar.ValidatePattern(m.glob) {
-			return nil, errIndex
-		}
-		refs := make([]ref, r.count())
-		for k := 0; k < len(refs) && r.err == nil; k++ {
-			set := r.below(n)
-			if r.err != nil {
-				break
-			}
-			refs[k] = ref{set: set, pat: r.below(len(ix.raws[set])), spec: r.below(-1)}
-		}
-		ix.refs[i] = refs
-	}
-	if r.err != nil || r.s != "" {
+	if len(data) < len(ixMagic)+4*hdrWords || data[:len(ixMagic)] != ixMagic {
 		return nil, errIndex
 	}
-	for _, negs := range ix.negs {
-		for _, id := range negs {
-			if int(id) >= g || len(ix.refs[id]) > 0 {
-				return nil, errIndex // a negative glob is never a positive one
-			}
+	ix := &Index{data: data}
+	var h [hdrWords]uint64
+	for i := range h {
+		h[i] = uint64(le32(data, len(ixMagic)+4*i))
+	}
+	nsets, npats, nnegs, nglobs, nrefs, heapLen := h[0], h[1], h[2], h[3], h[4], h[hdrWords-1]
+	o := uint64(len(ixMagic) + 4*hdrWords)
+	at := func(n, size uint64) int { start := o; o += n * size; return int(start) }
+	ix.sets, ix.pats, ix.negs = at(nsets, setBytes), at(npats, patBytes), at(nnegs, 4)
+	ix.globs, ix.rf = at(nglobs, globBytes), at(nrefs, refBytes)
+	for t := range ix.tabs {
+		ix.tabs[t] = table{off: at(h[5+t], tabBytes), n: int(h[5+t])}
+	}
+	ix.heap = at(heapLen, 1)
+	if o != uint64(len(data)) {
+		return nil, errIndex
+	}
+	ix.nsets, ix.nglobs = int(nsets), int(nglobs)
+	inHeap := func(off, n uint32) bool { return uint64(off)+uint64(n) <= heapLen }
+
+	var pe, ne uint32
+	for si := range int32(nsets) {
+		owner := int32(le32(data, ix.sets+int(si)*setBytes))
+		p, n := le32(data, ix.sets+int(si)*setBytes+4), le32(data, ix.sets+int(si)*setBytes+8)
+		if (owners >= 0 && (owner < 0 || int(owner) >= owners)) || p < pe || n < ne {
+			return nil, errIndex
+		}
+		pe, ne = p, n
+	}
+	if uint64(pe) != npats || uint64(ne) != nnegs {
+		return nil, errIndex
+	}
+	for i := range int(npats) {
+		if !inHeap(le32(data, ix.pats+i*patBytes), le32(data, ix.pats+i*patBytes+4)) {
+			return nil, errIndex
 		}
 	}
-	// The globs are filed at first need (placeAll).
-	sets := make([]Set, n)
-	for si := range sets {
-		sets[si].Owner = int(ix.owner[si])
+	var re uint32
+	for id := range int(nglobs) {
+		g := ix.globs + id*globBytes
+		off, n, pl, ka, end := le32(data, g), le32(data, g+4), le32(data, g+8), le32(data, g+12), le32(data, g+16)
+		k, anchored := kind(ka&0xff), ka>>8
+		if !inHeap(off, n) || k > kindAnySeg || anchored > 1 || end < re {
+			return nil, errIndex
+		}
+		re = end
+		tail := n
+		switch {
+		case anchored == 1 && pl < n:
+			tail = n - pl - 1
+		case anchored == 1 || pl != 0:
+			return nil, errIndex
+		}
+		if tail < minTail[k] || (k == kindGlob && !doublestar.ValidatePattern(ix.str(off, n))) {
+			return nil, errIndex
+		}
 	}
-	ix.order = ownerOrder(sets)
-	ix.rank = make([]int32, n)
-	for r, si := range ix.order {
-		ix.rank[si] = int32(r)
+	if uint64(re) != nrefs {
+		return nil, errIndex
+	}
+	for i := range int(nrefs) {
+		r := ix.rf + i*refBytes
+		set, pat, spec := le32(data, r), le32(data, r+4), le32(data, r+8)
+		if uint64(set) >= nsets || spec > 1<<31-1 {
+			return nil, errIndex
+		}
+		end := le32(data, ix.sets+int(set)*setBytes+4)
+		start := uint32(0)
+		if set > 0 {
+			start = le32(data, ix.sets+int(set-1)*setBytes+4)
+		}
+		if pat >= end-start {
+			return nil, errIndex
+		}
+	}
+	for i := range int(nnegs) {
+		id := int(le32(data, ix.negs+i*4))
+		if uint64(id) >= nglobs {
+			return nil, errIndex
+		}
+		// A negative glob is never a positive one: it has no refs.
+		if end := le32(data, ix.globs+id*globBytes+16); id == 0 && end != 0 || id > 0 && end != le32(data, ix.globs+(id-1)*globBytes+16) {
+			return nil, errIndex
+		}
+	}
+	for t := range ix.tabs {
+		for i := range ix.tabs[t].n {
+			o := ix.tabs[t].off + i*tabBytes
+			if !inHeap(le32(data, o), le32(data, o+4)) || uint64(le32(data, o+8)) >= nglobs {
+				return nil, errIndex
+			}
+		}
 	}
 	ix.scratches.New = func() any { return newScratch(ix.nsets) }
 	return ix, nil
 }
 
-type ixWriter struct{ b []byte }
-
-func (w *ixWriter) uint(v uint64) { w.b = binary.AppendUvarint(w.b, v) }
-func (w *ixWriter) str(s string)  { w.uint(uint64(len(s))); w.b = append(w.b, s...) }
-
-type ixReader struct {
-	s   string
-	err error
-}
-
-func (r *ixReader) uint() uint64 {
-	var v uint64
-	for i := 0; i < len(r.s) && i < binary.MaxVarintLen64; i++ {
-		c := r.s[i]
-		if c < 0x80 {
-			r.s = r.s[i+1:]
-			return v | uint64(c)<<(7*i)
-		}
-		v |= uint64(c&0x7f) << (7 * i)
-	}
-	r.err, r.s = errIndex, ""
-	return 0
-}
-
-// below reads a number below limit (any int32 when limit < 0).
-func (r *ixReader) below(limit int) int32 {
-	v := r.uint()
-	if v > 1<<31-1 || (limit >= 0 && v >= uint64(limit)) {
-		r.err, r.s = errIndex, ""
-		return 0
-	}
-	return int32(v)
-}
-
-// count reads a length that must fit in what is left.
-func (r *ixReader) count() int {
-	v := r.uint()
-	if v > uint64(len(r.s)) {
-		r.err, r.s = errIndex, ""
-		return 0
-	}
-	return int(v)
-}
-
-func (r *ixReader) str() string {
-	n := r.count()
-	s := r.s[:n]
-	r.s = r.s[n:]
-	return s
-}
+// minTail is, per kind, the shortest tail (the glob after its prefix and
+// "/") its arg is cut from (Index.matcher): "**/*", "**/" "/**", "**/", "*".
+var minTail = [...]uint32{kindDeepSuffix: 4, kindAnySeg: 6, kindLastSeg: 3, kindSuffix: 1}

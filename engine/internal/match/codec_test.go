@@ -61,3 +61,22 @@ func FuzzIndexCodec(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodeIndexAllocatesNoPerPattern: wrapping a stored index costs the
+// same few allocations for 100 or 10,000 entries (nothing per set, glob or
+// pattern), so a warm whole-process call pays nothing for its size here.
+func TestDecodeIndexAllocatesNoPerPattern(t *testing.T) {
+	var allocs []float64
+	for _, n := range []int{100, 10000} {
+		sets, _ := GoverningWorkload(n, 1)
+		data := string(NewIndex(sets).AppendBinary(nil))
+		allocs = append(allocs, testing.AllocsPerRun(5, func() {
+			if _, err := DecodeIndex(data, n); err != nil {
+				t.Fatal(err)
+			}
+		}))
+	}
+	if allocs[0] != allocs[1] || allocs[1] > 4 {
+		t.Errorf("DecodeIndex allocations at 100 and 10,000 entries: %v", allocs)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -219,6 +218,80 @@ func extKey(s string) (string, bool) {
 	return s[dot+1:], true
 }
 
+// Index is the compiled governing matcher of one snapshot, kept as its
+// stored bytes (see codec.go): fixed-width tables of sets, patterns,
+// distinct globs and the patterns using them, plus sorted probe tables
+// that file each positive glob under the one string a matching path must
+// contain (the exact path, a literal prefix, an extension, a segment). A
+// lookup binary-searches those tables with the path's own strings and
+// tests only the globs it finds, so loading a stored index costs one
+// bounds check per record and no allocation per pattern. It is immutable
+// and safe for concurrent Lookup.
+type Index struct {
+	data string // the encoded index; every string an answer holds points into it
+
+	nsets, nglobs               int
+	sets, pats, negs, globs, rf int // byte offsets of the record tables
+	heap                        int // byte offset of the string heap
+	tabs                        [ntabs]table
+
+	scratches sync.Pool
+}
+
+// table is one sorted probe table: n glob ids from byte offset off.
+type table struct{ off, n int }
+
+// The probe tables: which string of a path finds a glob.
+const (
+	tabExact   = iota // no wildcard: the path itself
+	tabPrefix         // anchored: the path up to one of its "/" (or all of it)
+	tabDeepExt        // "**/*S", S with a '.': the last segment's extension
+	tabRootExt        // "*S", S with a '.': the extension of a path without "/"
+	tabLastSeg        // "**/X": the last segment
+	tabAnySeg         // "**/X/**": any segment
+	tabScan           // "**", "*S" and "**/*S" without '.', other globs: tested on every path
+	ntabs
+)
+
+// tableOf says where a positive glob is filed (-1: never matches).
+func tableOf(m *matcher) int {
+	switch {
+	case m.kind == kindNever:
+		return -1
+	case m.kind == kindExact:
+		return tabExact
+	case m.anchored:
+		return tabPrefix
+	case m.kind == kindDeepSuffix || m.kind == kindSuffix:
+		if _, ok := extKey(m.arg); !ok {
+			return tabScan
+		}
+		if m.kind == kindDeepSuffix {
+			return tabDeepExt
+		}
+		return tabRootExt
+	case m.kind == kindLastSeg:
+		return tabLastSeg
+	case m.kind == kindAnySeg:
+		return tabAnySeg
+	}
+	return tabScan
+}
+
+// keyOf is the string a glob is sorted and found by in table t.
+func keyOf(t int, m *matcher) string {
+	switch t {
+	case tabExact:
+		return m.glob
+	case tabPrefix:
+		return m.prefix
+	case tabDeepExt, tabRootExt:
+		ext, _ := extKey(m.arg)
+		return ext
+	}
+	return m.arg
+}
+
 // ref is one positive pattern using a distinct glob.
 type ref struct {
 	set  int32 // set position in the NewIndex input
@@ -226,186 +299,158 @@ type ref struct {
 	spec int32
 }
 
-type node struct {
-	children map[string]*node
-	under    []int32 // kindUnder globs: reaching the node is a match
-	tests    []int32 // other globs with this prefix
-}
-
-// Index is the compiled governing matcher of one snapshot: a literal-prefix
-// trie plus buckets for root-level globs, so a lookup tests only candidate
-// globs. It is immutable after NewIndex and safe for concurrent Lookup.
-type Index struct {
-	nsets int
-	owner []int32    // set position -> Owner
-	rank  []int32    // set position -> position in owner order
-	order []int32    // owner order -> set position
-	raws  [][]string // set position -> pattern Raw strings
-	negs  [][]int32  // set position -> its negative globs
-
-	globs []matcher
-	refs  [][]ref // per positive glob, in (set, pattern) order
-
-	exact     map[string][]int32 // exact globs by path
-	root      node               // anchored globs by literal prefix
-	all       []int32            // unanchored "**"
-	deepExt   map[string][]int32 // "**/*S" by extension of S
-	rootExt   map[string][]int32 // "*S" by extension of S
-	noExt     []int32            // "*S" and "**/*S" whose S has no '.'
-	lastSeg   map[string][]int32 // "**/X" by X
-	anySeg    map[string][]int32 // "**/X/**" by X
-	residual  []int32            // unanchored globs tested per path
-	scratches sync.Pool
-
-	// A decoded index files its globs into the trie and buckets at first
-	// need: filing costs far more than testing every glob against the one
-	// path a whole-process call asks about. Lookups test every positive
-	// glob (matchPath, the same decision the trie's candidates reach) until
-	// linearLimit paths have been asked in all, then the globs are filed.
-	placed    atomic.Bool
-	placeOnce sync.Once
-	scanned   atomic.Int64
-}
-
-// linearLimit is how many paths a decoded index answers by testing every
-// glob before it files them (filing one glob costs about as much as
-// testing a few dozen).
-const linearLimit = 16
-
-// placeAll files every positive glob (a decoded index, at first need).
-func (ix *Index) placeAll() {
-	ix.placeOnce.Do(func() {
-		ix.exact, ix.deepExt, ix.rootExt = map[string][]int32{}, map[string][]int32{}, map[string][]int32{}
-		ix.lastSeg, ix.anySeg = map[string][]int32{}, map[string][]int32{}
-		for id := range ix.globs {
-			if len(ix.refs[id]) > 0 {
-				ix.place(int32(id), &ix.globs[id])
-			}
-		}
-		ix.placed.Store(true)
-	})
-}
-
-// linear reports whether this lookup of n paths tests every glob instead
-// of walking the trie (filing the globs once the limit is passed).
-func (ix *Index) linear(n int) bool {
-	if ix.placed.Load() {
-		return false
-	}
-	if ix.scanned.Add(int64(n)) <= linearLimit {
-		return true
-	}
-	ix.placeAll()
-	return false
-}
-
-// scan feeds every positive glob matching path to hit, testing each: the
-// answer candidates gives, without the trie.
-func (ix *Index) scan(s *scratch, path string) {
-	for id := range ix.globs {
-		if len(ix.refs[id]) > 0 && ix.globs[id].matchPath(path) {
-			ix.hit(s, int32(id))
-		}
-	}
-}
-
 // NewIndex compiles the sets once per snapshot. Identical globs are compiled
 // once and shared by all patterns that use them.
 func NewIndex(sets []Set) *Index {
-	ix := &Index{
-		nsets:   len(sets),
-		owner:   make([]int32, len(sets)),
-		rank:    make([]int32, len(sets)),
-		raws:    make([][]string, len(sets)),
-		negs:    make([][]int32, len(sets)),
-		exact:   map[string][]int32{},
-		deepExt: map[string][]int32{},
-		rootExt: map[string][]int32{},
-		lastSeg: map[string][]int32{},
-		anySeg:  map[string][]int32{},
-	}
-	ix.order = ownerOrder(sets)
-	for r, si := range ix.order {
-		ix.rank[si] = int32(r)
-	}
+	b := builder{negs: make([][]int32, len(sets))}
 	posID := map[string]int32{}
 	negID := map[string]int32{}
 	for si := range sets {
-		ix.owner[si] = int32(sets[si].Owner)
-		raws := make([]string, len(sets[si].Patterns))
 		for pi, p := range sets[si].Patterns {
-			raws[pi] = p.Raw
+			ids := posID
 			if p.Negated {
-				id, ok := negID[p.Glob]
-				if !ok {
-					id = int32(len(ix.globs))
-					ix.globs = append(ix.globs, compileMatcher(p.Glob))
-					ix.refs = append(ix.refs, nil)
-					negID[p.Glob] = id
-				}
-				ix.negs[si] = append(ix.negs[si], id)
+				ids = negID
+			}
+			id, ok := ids[p.Glob]
+			if !ok {
+				id = int32(len(b.globs))
+				b.globs = append(b.globs, compileMatcher(p.Glob))
+				b.refs = append(b.refs, nil)
+				ids[p.Glob] = id
+			}
+			if p.Negated {
+				b.negs[si] = append(b.negs[si], id)
 				continue
 			}
-			id, ok := posID[p.Glob]
-			if !ok {
-				id = int32(len(ix.globs))
-				m := compileMatcher(p.Glob)
-				ix.globs = append(ix.globs, m)
-				ix.refs = append(ix.refs, nil)
-				posID[p.Glob] = id
-				ix.place(id, &m)
-			}
-			ix.refs[id] = append(ix.refs[id], ref{set: int32(si), pat: int32(pi), spec: int32(p.Specificity)})
+			b.refs[id] = append(b.refs[id], ref{set: int32(si), pat: int32(pi), spec: int32(p.Specificity)})
 		}
-		ix.raws[si] = raws
 	}
-	ix.scratches.New = func() any { return newScratch(ix.nsets) }
-	ix.placed.Store(true)
+	ix, err := DecodeIndex(string(b.encode(sets)), -1)
+	if err != nil {
+		panic(err) // NewIndex encoded an index it cannot decode
+	}
 	return ix
 }
 
-// place files a positive glob where lookups will find it.
-func (ix *Index) place(id int32, m *matcher) {
-	switch {
-	case m.kind == kindNever:
-	case m.kind == kindExact:
-		ix.exact[m.glob] = append(ix.exact[m.glob], id)
-	case m.anchored:
-		n := &ix.root
-		for seg := range strings.SplitSeq(m.prefix, "/") {
-			c := n.children[seg]
-			if c == nil {
-				if n.children == nil {
-					n.children = map[string]*node{}
-				}
-				c = &node{}
-				n.children[seg] = c
-			}
-			n = c
-		}
-		if m.kind == kindUnder {
-			n.under = append(n.under, id)
+// u32 reads the little-endian word at byte offset o. (Not inlined: its
+// dozens of call sites would grow the WASM engine more than it saves; the
+// decoding loops use le32.)
+//
+//go:noinline
+func (ix *Index) u32(o int) uint32 { return le32(ix.data, o) }
+
+func le32(s string, o int) uint32 {
+	s = s[o : o+4]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
+func (ix *Index) str(off, n uint32) string {
+	return ix.data[ix.heap+int(off) : ix.heap+int(off)+int(n)]
+}
+
+func (ix *Index) owner(si int32) int32 { return int32(ix.u32(ix.sets + int(si)*setBytes)) }
+
+// span is the range [start, end) of record si of a table whose records
+// store their cumulative end at byte offset at (its first record starts at 0).
+func (ix *Index) span(base, size, at int, si int32) (int, int) {
+	end := int(ix.u32(base + int(si)*size + at))
+	if si == 0 {
+		return 0, end
+	}
+	return int(ix.u32(base + int(si-1)*size + at)), end
+}
+
+// raw is the Raw string of pattern pat of set si.
+func (ix *Index) raw(si, pat int32) string {
+	start, _ := ix.span(ix.sets, setBytes, 4, si)
+	o := ix.pats + (start+int(pat))*patBytes
+	return ix.str(ix.u32(o), ix.u32(o+4))
+}
+
+// matcher is glob id as stored (decode checked every bound used here).
+func (ix *Index) matcher(id int32) matcher {
+	o := ix.globs + int(id)*globBytes
+	g := ix.str(ix.u32(o), ix.u32(o+4))
+	pl, ka := ix.u32(o+8), ix.u32(o+12)
+	m := matcher{glob: g, kind: kind(ka & 0xff), anchored: ka>>8 == 1}
+	tail := g
+	if m.anchored {
+		m.prefix, tail = g[:pl], g[pl+1:]
+	}
+	switch m.kind {
+	case kindDeepSuffix:
+		m.arg = tail[4:]
+	case kindAnySeg:
+		m.arg = tail[3 : len(tail)-3]
+	case kindLastSeg:
+		m.arg = tail[3:]
+	case kindSuffix:
+		m.arg = tail[1:]
+	}
+	return m
+}
+
+func (ix *Index) tableID(t, i int) int32 { return int32(ix.u32(ix.tabs[t].off + i*tabBytes + 8)) }
+
+// tableKey is the key of entry i of table t, stored with it so a binary
+// search reads no glob record.
+func (ix *Index) tableKey(t, i int) string {
+	o := ix.tabs[t].off + i*tabBytes
+	return ix.str(ix.u32(o), ix.u32(o+4))
+}
+
+// probe feeds every glob of table t filed under key k that matches path
+// to hit.
+func (ix *Index) probe(s *scratch, t int, k, path string) {
+	n := ix.tabs[t].n
+	lo, hi := 0, n
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if ix.tableKey(t, mid) < k {
+			lo = mid + 1
 		} else {
-			n.tests = append(n.tests, id)
+			hi = mid
 		}
-	case m.kind == kindUnder:
-		ix.all = append(ix.all, id)
-	case m.kind == kindDeepSuffix || m.kind == kindSuffix:
-		ext, ok := extKey(m.arg)
-		switch {
-		case !ok:
-			ix.noExt = append(ix.noExt, id)
-		case m.kind == kindDeepSuffix:
-			ix.deepExt[ext] = append(ix.deepExt[ext], id)
-		default:
-			ix.rootExt[ext] = append(ix.rootExt[ext], id)
+	}
+	for ; lo < n && ix.tableKey(t, lo) == k; lo++ {
+		id := ix.tableID(t, lo)
+		if m := ix.matcher(id); m.matchPath(path) {
+			ix.hit(s, id)
 		}
-	case m.kind == kindLastSeg:
-		ix.lastSeg[m.arg] = append(ix.lastSeg[m.arg], id)
-	case m.kind == kindAnySeg:
-		ix.anySeg[m.arg] = append(ix.anySeg[m.arg], id)
-	default:
-		ix.residual = append(ix.residual, id)
+	}
+}
+
+// candidates feeds every positive glob matching path to hit. matchPath
+// decides; the tables only select the globs that can match at all.
+func (ix *Index) candidates(s *scratch, path string) {
+	ix.probe(s, tabExact, path, path)
+	if ix.tabs[tabPrefix].n > 0 {
+		for i := 0; i < len(path); i++ {
+			if path[i] == '/' {
+				ix.probe(s, tabPrefix, path[:i], path)
+			}
+		}
+		ix.probe(s, tabPrefix, path, path)
+	}
+	last := lastSegment(path)
+	if ext, ok := extKey(last); ok {
+		ix.probe(s, tabDeepExt, ext, path)
+		if len(last) == len(path) { // "*S" only matches at the root
+			ix.probe(s, tabRootExt, ext, path)
+		}
+	}
+	ix.probe(s, tabLastSeg, last, path)
+	if ix.tabs[tabAnySeg].n > 0 {
+		// A segment repeated in the path hits again; hit is idempotent.
+		for seg := range strings.SplitSeq(path, "/") {
+			ix.probe(s, tabAnySeg, seg, path)
+		}
+	}
+	for i := range ix.tabs[tabScan].n {
+		id := ix.tableID(tabScan, i)
+		if m := ix.matcher(id); m.matchPath(path) {
+			ix.hit(s, id)
+		}
 	}
 }
 
@@ -420,7 +465,7 @@ type scratch struct {
 	lookGen  uint32
 	slotMark []uint32 // == lookGen: slot is valid for this lookup
 	slot     []int32  // set position -> its slot in this lookup
-	hitSets  []int32  // per slot: rank of the set (sorted at the end)
+	hitSets  []int32  // per slot: the set (sorted by owner at the end)
 	count    []int32  // per slot: matches
 	cursor   []int32  // per result: next free index in the match array
 	hits     []hitRec // every governed (set, path) in path order
@@ -453,20 +498,16 @@ func (s *scratch) nextPath() {
 // hit records every pattern using glob id as matching the current path,
 // keeping per set the most specific (ties: first written).
 func (ix *Index) hit(s *scratch, id int32) {
-	for _, r := range ix.refs[id] {
-		if s.pathMark[r.set] != s.pathGen {
-			s.pathMark[r.set] = s.pathGen
-			s.bestPat[r.set], s.bestSpec[r.set] = r.pat, r.spec
-			s.touched = append(s.touched, r.set)
-		} else if r.spec > s.bestSpec[r.set] || (r.spec == s.bestSpec[r.set] && r.pat < s.bestPat[r.set]) {
-			s.bestPat[r.set], s.bestSpec[r.set] = r.pat, r.spec
+	start, end := ix.span(ix.globs, globBytes, 16, id)
+	for o := ix.rf + start*refBytes; o < ix.rf+end*refBytes; o += refBytes {
+		set, pat, spec := int32(ix.u32(o)), int32(ix.u32(o+4)), int32(ix.u32(o+8))
+		if s.pathMark[set] != s.pathGen {
+			s.pathMark[set] = s.pathGen
+			s.bestPat[set], s.bestSpec[set] = pat, spec
+			s.touched = append(s.touched, set)
+		} else if spec > s.bestSpec[set] || (spec == s.bestSpec[set] && pat < s.bestPat[set]) {
+			s.bestPat[set], s.bestSpec[set] = pat, spec
 		}
-	}
-}
-
-func (ix *Index) hitAll(s *scratch, ids []int32) {
-	for _, id := range ids {
-		ix.hit(s, id)
 	}
 }
 
@@ -481,14 +522,9 @@ func (ix *Index) Lookup(paths []string) []Result {
 		s.lookGen = 1
 	}
 	s.hitSets, s.count, s.hits = s.hitSets[:0], s.count[:0], s.hits[:0]
-	linear := ix.linear(len(paths))
 	for pi, path := range paths {
 		s.nextPath()
-		if linear {
-			ix.scan(s, path)
-		} else {
-			ix.candidates(s, path)
-		}
+		ix.candidates(s, path)
 		for _, si := range s.touched {
 			if ix.excluded(si, path) {
 				continue
@@ -496,7 +532,7 @@ func (ix *Index) Lookup(paths []string) []Result {
 			if s.slotMark[si] != s.lookGen {
 				s.slotMark[si] = s.lookGen
 				s.slot[si] = int32(len(s.hitSets))
-				s.hitSets = append(s.hitSets, ix.rank[si])
+				s.hitSets = append(s.hitSets, si)
 				s.count = append(s.count, 0)
 			}
 			s.count[s.slot[si]]++
@@ -506,24 +542,29 @@ func (ix *Index) Lookup(paths []string) []Result {
 	if len(s.hits) == 0 {
 		return nil
 	}
-	// Lay the results out in owner order over one shared match array; slot
-	// is re-pointed from counting slot to result index.
-	slices.Sort(s.hitSets)
+	// Lay the results out in owner order (set order among equal owners)
+	// over one shared match array; slot is re-pointed from counting slot
+	// to result index.
+	slices.SortStableFunc(s.hitSets, func(a, b int32) int { // keys are distinct: stable only shares the sort's code
+		if c := cmp.Compare(ix.owner(a), ix.owner(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
 	out := make([]Result, len(s.hitSets))
 	all := make([]Match, len(s.hits))
 	s.cursor = slices.Grow(s.cursor[:0], len(out))[:len(out)]
 	off := int32(0)
-	for i, r := range s.hitSets {
-		si := ix.order[r]
+	for i, si := range s.hitSets {
 		n := s.count[s.slot[si]]
-		out[i].Owner = int(ix.owner[si])
+		out[i].Owner = int(ix.owner(si))
 		out[i].Matches = all[off : off+n : off+n]
 		s.slot[si], s.cursor[i] = int32(i), off
 		off += n
 	}
 	for _, h := range s.hits {
 		i := s.slot[h.set]
-		all[s.cursor[i]] = Match{Path: paths[h.path], Rule: ix.raws[h.set][h.pat], Specificity: int(h.spec)}
+		all[s.cursor[i]] = Match{Path: paths[h.path], Rule: ix.raw(h.set, h.pat), Specificity: int(h.spec)}
 		s.cursor[i]++
 		out[i].Specificity = max(out[i].Specificity, int(h.spec))
 	}
@@ -532,95 +573,11 @@ func (ix *Index) Lookup(paths []string) []Result {
 
 // excluded: negatives are only evaluated for sets with a positive hit.
 func (ix *Index) excluded(si int32, path string) bool {
-	for _, id := range ix.negs[si] {
-		if ix.globs[id].matchPath(path) {
+	start, end := ix.span(ix.sets, setBytes, 8, si)
+	for o := ix.negs + start*4; o < ix.negs+end*4; o += 4 {
+		if m := ix.matcher(int32(ix.u32(o))); m.matchPath(path) {
 			return true
 		}
 	}
 	return false
-}
-
-// candidates feeds every positive glob matching path to hit, testing only
-// the globs the trie and buckets select for it.
-func (ix *Index) candidates(s *scratch, path string) {
-	if ids, ok := ix.exact[path]; ok {
-		ix.hitAll(s, ids)
-	}
-	ix.hitAll(s, ix.all)
-
-	last := lastSegment(path)
-	if ext, ok := extKey(last); ok {
-		for _, id := range ix.deepExt[ext] {
-			if strings.HasSuffix(last, ix.globs[id].arg) {
-				ix.hit(s, id)
-			}
-		}
-		if len(last) == len(path) { // "*S" only matches at the root
-			for _, id := range ix.rootExt[ext] {
-				if strings.HasSuffix(path, ix.globs[id].arg) {
-					ix.hit(s, id)
-				}
-			}
-		}
-	}
-	for _, id := range ix.noExt {
-		if ix.globs[id].matchRem(path) {
-			ix.hit(s, id)
-		}
-	}
-	if ids, ok := ix.lastSeg[last]; ok {
-		ix.hitAll(s, ids)
-	}
-	if len(ix.anySeg) > 0 {
-		// A segment repeated in the path hits again; hit is idempotent.
-		for seg := range strings.SplitSeq(path, "/") {
-			if ids, ok := ix.anySeg[seg]; ok {
-				ix.hitAll(s, ids)
-			}
-		}
-	}
-	for _, id := range ix.residual {
-		if doublestar.MatchUnvalidated(ix.globs[id].glob, path) {
-			ix.hit(s, id)
-		}
-	}
-
-	// Walk the trie along the path's segments.
-	n := &ix.root
-	for start := 0; n.children != nil; {
-		end := strings.IndexByte(path[start:], '/')
-		if end < 0 {
-			end = len(path)
-		} else {
-			end += start
-		}
-		c := n.children[path[start:end]]
-		if c == nil {
-			return
-		}
-		n = c
-		ix.hitAll(s, n.under)
-		if end == len(path) {
-			// The path is the prefix itself: of the tests only a full glob
-			// whose tail can match nothing (e.g. "dir/**/") still matches.
-			for _, id := range n.tests {
-				if m := &ix.globs[id]; m.kind == kindGlob && doublestar.MatchUnvalidated(m.glob, path) {
-					ix.hit(s, id)
-				}
-			}
-			return
-		}
-		rem := path[end+1:]
-		for _, id := range n.tests {
-			m := &ix.globs[id]
-			if m.kind == kindGlob {
-				if doublestar.MatchUnvalidated(m.glob, path) {
-					ix.hit(s, id)
-				}
-			} else if m.matchRem(rem) {
-				ix.hit(s, id)
-			}
-		}
-		start = end + 1
-	}
 }

@@ -57,16 +57,17 @@ func (f *FS) ReadDir(dir string) ([]os.FileInfo, error) {
 		return nil, &os.PathError{Op: "readdir", Path: filepath.Join(abs), Err: err}
 	}
 	sort.Strings(names)
+	slab := make([]info, len(names)) // one allocation for the directory
 	infos := make([]os.FileInfo, 0, len(names))
-	for _, name := range names {
-		fi, err := lstatAt(d, name)
+	for i, name := range names {
+		err := lstatAt(d, name, &slab[i])
 		if os.IsNotExist(err) {
 			continue
 		}
 		if err != nil {
 			return nil, &os.PathError{Op: "lstat", Path: filepath.Join(abs, name), Err: err}
 		}
-		infos = append(infos, fi)
+		infos = append(infos, &slab[i])
 	}
 	return infos, nil
 }

@@ -9,6 +9,8 @@ import (
 
 const supported = false
 
-func lstatAt(*os.File, string) (os.FileInfo, error) { return nil, errors.ErrUnsupported }
+type info struct{ os.FileInfo }
+
+func lstatAt(*os.File, string, *info) error { return errors.ErrUnsupported }
 
 func readAt(*os.File, string) ([]byte, error) { return nil, errors.ErrUnsupported }
