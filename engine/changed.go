@@ -44,7 +44,7 @@ func changed(ctx context.Context, base, head *Engine) (*api.ChangedResult, error
 		return nil, err
 	}
 	res := &api.ChangedResult{Base: strp(bs.Head), Head: strp(hs.Head), Changes: []api.Change{}}
-	for _, h := range hs.Snap.Entries {
+	for _, h := range hs.Snap.Entries() {
 		hrev := hs.Snap.Blobs[h.File]
 		c := api.Change{ID: h.ID, Kind: h.Kind, Title: h.Title, File: h.File, Paths: nonNil(h.Paths),
 			Revision: hrev, Status: strp(h.Status), HeadRevision: strp(hrev)}
@@ -67,7 +67,7 @@ func changed(ctx context.Context, base, head *Engine) (*api.ChangedResult, error
 		}
 		res.Changes = append(res.Changes, c)
 	}
-	for _, b := range bs.Snap.Entries {
+	for _, b := range bs.Snap.Entries() {
 		if _, ok := hs.Snap.ByID(b.ID); ok {
 			continue
 		}

@@ -121,7 +121,7 @@ func runDrift(ctx context.Context, e *Engine, in *api.DriftInput) (*api.DriftRes
 	var dirtyHits = map[string][]string{}
 	if len(uncommitted) > 0 {
 		for _, r := range st.Snap.Governing().Lookup(uncommitted) {
-			id := st.Snap.Entries[r.Owner].ID
+			id := st.Snap.Entry(r.Owner).ID
 			for _, m := range r.Matches {
 				dirtyHits[id] = append(dirtyHits[id], m.Path)
 			}
@@ -129,7 +129,7 @@ func runDrift(ctx context.Context, e *Engine, in *api.DriftInput) (*api.DriftRes
 	}
 	byID := ledger.ByID(st.Snap.LedgerLines)
 	var candidates []*entry.Entry
-	for _, en := range st.Snap.Entries {
+	for _, en := range st.Snap.Entries() {
 		if kinds[en.Kind] && !entry.Inactive(en.Status) && len(en.Paths) > 0 {
 			candidates = append(candidates, en)
 		}

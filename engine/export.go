@@ -102,7 +102,7 @@ func runExport(ctx context.Context, e *Engine, in *api.ExportInput) (*api.Export
 			governs[r.Owner] = true
 		}
 		index := map[*entry.Entry]int{}
-		for i, en := range st.Snap.Entries {
+		for i, en := range st.Snap.Entries() {
 			index[en] = i
 		}
 		keep = func(en *entry.Entry) bool { return governs[index[en]] }
@@ -117,7 +117,7 @@ func runExport(ctx context.Context, e *Engine, in *api.ExportInput) (*api.Export
 			}
 		}
 	}
-	for _, en := range st.Snap.Entries {
+	for _, en := range st.Snap.Entries() {
 		if !authority(en) || en.Status == "proposed" || !keep(en) {
 			continue
 		}

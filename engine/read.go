@@ -84,7 +84,7 @@ func runList(ctx context.Context, e *Engine, in *api.ListInput) (*api.ListResult
 		}
 	}
 	var picked []*entry.Entry
-	for _, en := range st.Snap.Entries {
+	for _, en := range st.Snap.Entries() {
 		if in.ActiveOnly && entry.Inactive(en.Status) {
 			continue
 		}
@@ -184,7 +184,7 @@ func runSearch(ctx context.Context, e *Engine, in *api.SearchInput) (*api.Search
 	var hits []*entry.Entry
 	var scores []float64
 	for _, h := range st.Snap.Search().Search(in.Query) {
-		en := st.Snap.Entries[h.Doc]
+		en := st.Snap.Entries()[h.Doc]
 		if in.ActiveOnly && entry.Inactive(en.Status) {
 			continue
 		}
@@ -358,7 +358,7 @@ func (e *Engine) governingPage(ctx context.Context, st *State, paths, exclude []
 	}
 	var hits []hit
 	for _, r := range st.Snap.Governing().Lookup(paths) {
-		en := st.Snap.Entries[r.Owner]
+		en := st.Snap.Entry(r.Owner)
 		if excluded[en.ID] {
 			continue
 		}
@@ -466,7 +466,7 @@ func runRelated(ctx context.Context, e *Engine, in *api.RelatedInput) (*api.Rela
 			spec int
 		}
 		var hits []hit
-		for _, en := range st.Snap.Entries {
+		for _, en := range st.Snap.Entries() {
 			if rule, spec, ok := overlapping(en, patterns); ok {
 				hits = append(hits, hit{en, rule, spec})
 			}

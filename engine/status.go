@@ -23,8 +23,8 @@ func runStatus(ctx context.Context, e *Engine, _ *api.StatusInput) (*api.StatusR
 	res := &api.StatusResult{
 		Version: Version, APIVersion: APIVersion, Root: e.opts.Root, Revision: strp(st.Head),
 		Storage: st.Cfg.Storage, ConfigSource: src, Capabilities: e.capabilities(),
-		LLM:    api.LLMStatus{Reason: &reason},
-		Counts: map[string]map[string]int{}, ReviewDue: []string{}, Failing: []string{},
+		LLM:       api.LLMStatus{Reason: &reason},
+		ReviewDue: []string{}, Failing: []string{},
 		Diagnostics: len(st.Snap.Diagnostics), Snapshot: st.Snap.ID, BriefBudgetLines: st.Cfg.BudgetLines,
 	}
 	if e.opts.Models != nil {
@@ -35,23 +35,18 @@ func runStatus(ctx context.Context, e *Engine, _ *api.StatusInput) (*api.StatusR
 	for _, sk := range st.Snap.Skipped {
 		res.Skipped = append(res.Skipped, api.SkippedFile(sk))
 	}
-	if len(st.Snap.Entries) == 0 {
+	if st.Snap.Len() == 0 {
 		if err := e.adoptionHint(st, res); err != nil {
 			return nil, err
 		}
 	}
+	// The tally, not the entries: a warm status decodes no entry.
+	t := st.Snap.Tally()
+	res.Counts = t.Counts
 	today := e.Now().Format("2006-01-02")
-	for _, en := range st.Snap.Entries {
-		s := en.Status
-		if s == "" {
-			s = "none"
-		}
-		if res.Counts[en.Kind] == nil {
-			res.Counts[en.Kind] = map[string]int{}
-		}
-		res.Counts[en.Kind][s]++
-		if en.ReviewBy != "" && today > en.ReviewBy {
-			res.ReviewDue = append(res.ReviewDue, en.ID)
+	for _, r := range t.Reviews {
+		if today > r.By {
+			res.ReviewDue = append(res.ReviewDue, r.ID)
 		}
 	}
 	return res, nil

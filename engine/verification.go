@@ -141,14 +141,19 @@ func (l *lineage) need(st *State, ens []*entry.Entry) {
 	if len(want) == 0 {
 		return
 	}
-	// Every entry with a wanted id takes part (a duplicated id shares its
-	// hits, as it always did); inactive entries govern nothing.
+	// The snapshot's entry with each wanted id takes part (a read's ids are
+	// distinct; found by id, so a stored snapshot decodes only these);
+	// inactive entries govern nothing.
 	var sets []match.Set
-	for i, en := range st.Snap.Entries {
-		if !want[en.ID] || entry.Inactive(en.Status) {
+	var owners []*entry.Entry
+	for _, asked := range ens {
+		en, ok := st.Snap.ByID(asked.ID)
+		if !ok || !want[en.ID] || entry.Inactive(en.Status) {
 			continue
 		}
-		set := match.Set{Owner: i}
+		want[en.ID] = false // once
+		set := match.Set{Owner: len(owners)}
+		owners = append(owners, en)
 		for _, raw := range en.Paths {
 			if p, err := match.Compile(raw); err == nil {
 				set.Patterns = append(set.Patterns, p)
@@ -158,8 +163,8 @@ func (l *lineage) need(st *State, ens []*entry.Entry) {
 			sets = append(sets, set)
 		}
 	}
-	for id := range want {
-		l.scanned[id] = true
+	for _, en := range ens {
+		l.scanned[en.ID] = true
 	}
 	if len(sets) == 0 {
 		return
@@ -167,7 +172,7 @@ func (l *lineage) need(st *State, ens []*entry.Entry) {
 	ix := match.NewIndex(sets)
 	for _, cc := range l.code {
 		for _, r := range ix.Lookup(cc.code) {
-			id := st.Snap.Entries[r.Owner].ID
+			id := owners[r.Owner].ID
 			paths := make([]string, 0, len(r.Matches))
 			for _, m := range r.Matches {
 				paths = append(paths, m.Path)

@@ -198,7 +198,7 @@ func sameEntry(en *entry.Entry, edited string) error {
 func (e *draft) repair(ctx context.Context, st *engine.State, p *plan) (*api.RepairResult, error) {
 	res := &api.RepairResult{Repaired: []api.Repaired{}, Skipped: []api.Skipped{}, SupersedesRepaired: []api.SupersedeRepaired{}}
 	byID := ledger.ByID(st.Snap.LedgerLines)
-	for _, en := range st.Snap.Entries {
+	for _, en := range st.Snap.Entries() {
 		if entry.Inactive(en.Status) || en.ReadOnly {
 			continue
 		}
@@ -249,7 +249,7 @@ func (e *draft) migrateLegacy(st *engine.State, by string, p *plan, in *api.Conf
 	byID := ledger.ByID(st.Snap.LedgerLines)
 	out := &api.MigrateResult{Migrated: []api.LedgerRecord{}, Skipped: []api.Skipped{}}
 	var lines []string
-	for _, en := range st.Snap.Entries {
+	for _, en := range st.Snap.Entries() {
 		if entry.Inactive(en.Status) || en.Checked == "" || len(byID[en.ID]) > 0 {
 			continue
 		}

@@ -36,7 +36,7 @@ func (e *draft) namesOnRefs(ctx context.Context, dir string) []string {
 // naming.
 func datedLog(st *engine.State, dir string) bool {
 	dated := false
-	for _, en := range st.Snap.Entries {
+	for _, en := range st.Snap.Entries() {
 		if path.Dir(en.File) != dir || en.Style != entry.StyleADR {
 			continue
 		}

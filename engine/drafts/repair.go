@@ -24,12 +24,12 @@ import (
 // files with unstaged edits are skipped with a reason.
 func (e *draft) repairSupersedes(ctx context.Context, st *engine.State, p *plan, res *api.RepairResult) error {
 	byID := map[string]*entry.Entry{}
-	for _, en := range st.Snap.Entries {
+	for _, en := range st.Snap.Entries() {
 		byID[en.ID] = en
 	}
 	// olds[X] = the active entries that supersede X, in id order.
 	olds := map[string][]*entry.Entry{}
-	for _, newer := range st.Snap.Entries {
+	for _, newer := range st.Snap.Entries() {
 		if entry.Inactive(newer.Status) {
 			continue
 		}

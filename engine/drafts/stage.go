@@ -563,7 +563,7 @@ func nextADR(st *engine.State, fs interface {
 			consider(fi.Name())
 		}
 	}
-	for _, en := range st.Snap.Entries {
+	for _, en := range st.Snap.Entries() {
 		if path.Dir(en.File) == dir {
 			consider(path.Base(en.File))
 		}

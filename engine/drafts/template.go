@@ -48,7 +48,7 @@ func NewTemplate(ctx context.Context, e *engine.Engine, kind string) (*Template,
 	if kc.Style == entry.StyleADR {
 		style = "nygard"
 		newest := ""
-		for _, en := range st.Snap.Entries {
+		for _, en := range st.Snap.Entries() {
 			if en.Style == entry.StyleADR && en.Kind == k && strings.HasPrefix(en.File, kc.Dir+"/") && en.File > newest {
 				newest = en.File
 				if madrRE().MatchString(en.Markdown) {

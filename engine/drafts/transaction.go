@@ -259,7 +259,7 @@ func (e *draft) writeOpInput(ctx context.Context, op, operationID, fp string, in
 	after func(st *engine.State, res *api.StageResult) error) (any, error) {
 	return e.transact(ctx, op, operationID, fp, input, plan, func(st2 *engine.State, _ []change, target string, notes []string) (any, error) {
 		var en *entry.Entry
-		for _, x := range st2.Snap.Entries {
+		for _, x := range st2.Snap.Entries() {
 			if x.File == target {
 				en = x
 			}

@@ -195,7 +195,7 @@ func (e *draft) dirtyPaths(ctx context.Context, st *engine.State, en *entry.Entr
 	}
 	if len(governed) > 0 && len(en.Paths) > 0 {
 		for _, r := range st.Snap.Governing().Lookup(governed) {
-			if st.Snap.Entries[r.Owner] != en {
+			if st.Snap.Entry(r.Owner) != en {
 				continue
 			}
 			for _, m := range r.Matches {

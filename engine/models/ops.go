@@ -211,7 +211,7 @@ func runExtract(ctx context.Context, e *engine.Engine, in *api.ExtractInput) (*a
 		return nil, err
 	}
 	known := map[string]string{}
-	for _, en := range st.Snap.Entries {
+	for _, en := range st.Snap.Entries() {
 		if !entry.Inactive(en.Status) {
 			known[normTitle(en.Title)] = en.ID
 		}

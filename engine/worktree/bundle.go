@@ -246,7 +246,7 @@ func dropPrivate(ctx context.Context, head, base *engine.Engine, b *api.Bundle) 
 			return nil, nil, err
 		}
 		files, ids = map[string]bool{}, map[string]bool{}
-		for _, en := range st.Snap.Entries {
+		for _, en := range st.Snap.Entries() {
 			if en.Visibility == "private" {
 				files[en.File], ids[en.ID] = true, true
 			}
@@ -364,7 +364,7 @@ func bundleHistory(ctx context.Context, e *engine.Engine, b *api.Bundle) error {
 	if err != nil {
 		return err
 	}
-	views, err := e.Views(ctx, st, st.Snap.Entries)
+	views, err := e.Views(ctx, st, st.Snap.Entries())
 	if err != nil {
 		return err
 	}

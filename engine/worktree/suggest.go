@@ -46,7 +46,7 @@ func runSuggestPaths(ctx context.Context, e *engine.Engine, in *api.SuggestPaths
 	if in.All {
 		// Every active entry without paths: an inactive one governs
 		// nothing, whatever paths it gets (ask for it by id to see them).
-		for _, en := range st.Snap.Entries {
+		for _, en := range st.Snap.Entries() {
 			if len(en.Paths) == 0 && !entry.Inactive(en.Status) {
 				picked = append(picked, en)
 			}

@@ -262,14 +262,9 @@ func parseADR(b *builder, t string) {
 }
 
 // relationWords start the relation lines accepted outside a status section.
-var relationWords = map[string]bool{
-	"supersedes": true, "superseded": true, "replaces": true, "replaced": true,
-	"supercedes": true, "superceded": true,
-	"amends": true, "amended": true, "clarifies": true, "clarified": true,
-	"reverts": true, "reverted": true, "extends": true, "extended": true,
-	"relates": true, "related": true, "refines": true, "refined": true,
-	"deprecates": true, "deprecated": true, "depends": true,
-}
+const relationWords = "supersedes superseded replaces replaced supercedes superceded " +
+	"amends amended clarifies clarified reverts reverted extends extended " +
+	"relates related refines refined deprecates deprecated depends"
 
 // headingName returns a heading's lower-cased name without emoji, numbering
 // or trailing colon ("📌 Status:" → "status"), and the value of a
@@ -304,7 +299,7 @@ func statusCandidate(line string) (string, bool) {
 		return "", false
 	}
 	if rel, _, ok := parseRelation(s); ok {
-		if first, _, _ := strings.Cut(rel, " "); !knownStatuses[first] {
+		if first, _, _ := strings.Cut(rel, " "); !oneOf(knownStatuses, first) {
 			return "", false
 		}
 	}

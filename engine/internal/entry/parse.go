@@ -141,15 +141,23 @@ func (b *builder) warn(code string, line int, msg string) {
 	b.diags = append(b.diags, Diagnostic{File: b.rel, Line: line, Severity: "warning", Code: code, Message: msg})
 }
 
-// listKeys are the fields that are always arrays.
-var listKeys = map[string]bool{
-	"paths": true, "tags": true, "supersedes": true, "superseded_by": true, "extends": true, "commits": true,
-}
+// listKeys are the fields that are always arrays. (Word lists, not map
+// literals: a map is built by code at start-up, which grew the WASM engine.)
+const listKeys = "paths tags supersedes superseded_by extends commits"
 
 // scalarKeys are the known single-value fields.
-var scalarKeys = map[string]bool{
-	"id": true, "kind": true, "title": true, "status": true, "date": true, "summary": true,
-	"visibility": true, "review_by": true, "checked": true, "verify": true,
+const scalarKeys = "id kind title status date summary visibility review_by checked verify"
+
+// oneOf reports whether w is one of the space-separated words.
+func oneOf(words, w string) bool {
+	for words != "" {
+		var x string
+		x, words, _ = strings.Cut(words, " ")
+		if x == w {
+			return true
+		}
+	}
+	return false
 }
 
 // applyYAML stores one metadata field. In ADR files (adr) the id and kind
@@ -158,7 +166,7 @@ var scalarKeys = map[string]bool{
 func (b *builder) applyYAML(f yamlField, adr bool) error {
 	key := f.key
 	switch {
-	case listKeys[key]:
+	case oneOf(listKeys, key):
 		vals, ok, err := b.conv.strings(f.node)
 		if err != nil {
 			return err
@@ -168,7 +176,7 @@ func (b *builder) applyYAML(f yamlField, adr bool) error {
 		}
 		b.setList(key, vals, f.line)
 		return nil
-	case scalarKeys[key] && !(adr && (key == "id" || key == "kind")):
+	case oneOf(scalarKeys, key) && !(adr && (key == "id" || key == "kind")):
 		s, isNull, ok, err := b.conv.scalar(f.node)
 		if err != nil {
 			return err

@@ -21,7 +21,7 @@ func (r *relationLines) add(line string, strict, legacy bool) {
 	if !ok {
 		return
 	}
-	if first, _, _ := strings.Cut(rel, " "); strict && !relationWords[first] {
+	if first, _, _ := strings.Cut(rel, " "); strict && !oneOf(relationWords, first) {
 		return
 	}
 	switch rel {

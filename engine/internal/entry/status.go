@@ -33,17 +33,10 @@ var statusSynonyms = map[string]string{
 
 // knownStatuses are the words that end a status phrase right away, so
 // "Accepted on 2024-03-01 by the board" is simply accepted.
-var knownStatuses = map[string]bool{
-	"proposed": true, "accepted": true, "rejected": true, "superseded": true,
-	"deprecated": true, "active": true, "retired": true, "reverted": true, "obsolete": true,
-	"superceded": true,
-}
+const knownStatuses = "proposed accepted rejected superseded deprecated active retired reverted obsolete superceded"
 
 // stopWords end an unknown multi-word status ("Approved by the CTO" → approved).
-var stopWords = map[string]bool{
-	"by": true, "see": true, "since": true, "until": true, "as": true, "per": true,
-	"from": true, "via": true, "with": true, "and": true, "at": true, "for": true,
-}
+const stopWords = "by see since until as per from via with and at for"
 
 // CanonicalStatus turns a status as written into its canonical lower-case
 // word: leading emoji, bullets and emphasis are dropped, and so is everything
@@ -63,7 +56,7 @@ func CanonicalStatus(raw string) string {
 		}
 	}
 	first := words[0]
-	if knownStatuses[first] {
+	if oneOf(knownStatuses, first) {
 		if syn, ok := statusSynonyms[first]; ok {
 			return syn
 		}
@@ -71,7 +64,7 @@ func CanonicalStatus(raw string) string {
 	}
 	out := []string{first}
 	for _, w := range words[1:] {
-		if stopWords[w] || len(out) == 3 {
+		if oneOf(stopWords, w) || len(out) == 3 {
 			break
 		}
 		out = append(out, w)

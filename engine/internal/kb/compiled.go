@@ -1,10 +1,12 @@
 package kb
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-
 	"reflect"
+	"sort"
+	"strings"
 
 	"github.com/kontext/kontext/engine/internal/digest"
 	"github.com/kontext/kontext/engine/internal/entry"
@@ -58,8 +60,12 @@ func derived(e entry.Entry) entry.Entry {
 
 // encodeCompiled encodes s (read from inputs s.inputs) for the records
 // names (sorted, all stored, in file order); "" when an entry holds a
-// value the codec cannot store.
+// value the codec cannot store. A stored snapshot is saved again as it
+// was loaded (the same records: no file changed).
 func encodeCompiled(s *Snapshot, files map[string]*cached, names []string) string {
+	if l, ok := s.lazy.(*lazy); ok {
+		return l.compiled
+	}
 	if s.inputs == "" {
 		return ""
 	}
@@ -67,35 +73,36 @@ func encodeCompiled(s *Snapshot, files map[string]*cached, names []string) strin
 	for i, f := range names {
 		ordinal[f] = i
 	}
-	w := &entry.Encoder{Buf: make([]byte, 0, 256*len(s.Entries)+1024)}
+	es := s.entries
+	w := &entry.Encoder{Buf: make([]byte, 0, 256*len(es)+1024)}
 	w.String(s.inputs)
 	w.String(s.ID)
-	w.Uvarint(uint64(len(s.Entries)))
-	for _, e := range s.Entries {
-		c, ok := files[e.File]
-		if ok && c.raw == "" && c.entry != nil && reflect.DeepEqual(derived(*e), derived(*c.entry)) {
-			w.Buf = append(w.Buf, entryRef)
-			w.Uvarint(uint64(ordinal[e.File]))
-			for _, xs := range [][]string{e.Supersedes, e.SupersededBy, e.Paths, e.FilePaths} {
-				w.Strings(xs)
-			}
-			w.String(e.PathsSource)
-			entry.EncodeLinks(w, e.Links)
-			if reflect.DeepEqual(e.Extra, c.entry.Extra) {
-				w.Bool(false)
-			} else {
-				w.Bool(true)
-				if entry.EncodeExtra(w, e.Extra) != nil {
-					return ""
-				}
-			}
-			continue
-		}
-		w.Buf = append(w.Buf, entryWhole)
-		if entry.EncodeEntry(w, e) != nil {
+	w.Uvarint(uint64(len(es)))
+	// The table: where each entry starts (and where the last ends), then
+	// the entries in id order, so a read decodes only the entries it needs.
+	table := make([]byte, 0, 8*len(es)+4)
+	body := &entry.Encoder{Buf: make([]byte, 0, 256*len(es))}
+	for _, e := range es {
+		table = binary.LittleEndian.AppendUint32(table, uint32(len(body.Buf)))
+		body.String(e.ID)
+		if !encodeCompiledEntry(body, e, files, ordinal) {
 			return ""
 		}
 	}
+	table = binary.LittleEndian.AppendUint32(table, uint32(len(body.Buf)))
+	order := make([]int, len(es))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return es[order[a]].ID < es[order[b]].ID })
+	for _, i := range order {
+		table = binary.LittleEndian.AppendUint32(table, uint32(i))
+	}
+	w.String(string(table))
+	w.String(string(body.Buf))
+	t := &entry.Encoder{}
+	encodeTally(t, s.Tally())
+	w.String(string(t.Buf))
 	entry.EncodeDiagnostics(w, s.Diagnostics)
 	w.Uvarint(uint64(len(s.Skipped)))
 	for _, sk := range s.Skipped {
@@ -106,82 +113,145 @@ func encodeCompiled(s *Snapshot, files map[string]*cached, names []string) strin
 	return string(w.Buf)
 }
 
-// decodeCompiled decodes a compiled snapshot built from inputs; an error
-// when it was built from other inputs or does not decode. The caller
-// fills what comes from the inputs themselves (configuration, ledger,
-// overlay, HEAD, blob ids).
-func decodeCompiled(data, inputs string, recs []*cached) (*Snapshot, error) {
-	r := &entry.Decoder{Buf: data, Arena: true}
-	parse := &entry.Decoder{Arena: true}
-	if r.String() != inputs || r.Err != nil {
-		return nil, errBadSnapshot
+// encodeCompiledEntry appends e, as a reference to its file's stored
+// parse when it can; false when it holds a value the codec cannot store.
+func encodeCompiledEntry(w *entry.Encoder, e *entry.Entry, files map[string]*cached, ordinal map[string]int) bool {
+	c, ok := files[e.File]
+	if !ok || c.raw != "" || c.entry == nil || !reflect.DeepEqual(derived(*e), derived(*c.entry)) {
+		w.Buf = append(w.Buf, entryWhole)
+		return entry.EncodeEntry(w, e) == nil
 	}
-	s := &Snapshot{ID: r.String(), inputs: inputs}
-	n := r.Uvarint()
-	if n > uint64(len(r.Buf)) {
-		return nil, errBadSnapshot
+	w.Buf = append(w.Buf, entryRef)
+	w.Uvarint(uint64(ordinal[e.File]))
+	for _, xs := range [][]string{e.Supersedes, e.SupersededBy, e.Paths, e.FilePaths} {
+		w.Strings(xs)
 	}
-	slab := make([]entry.Entry, n) // one allocation for every entry
-	s.Entries = make([]*entry.Entry, n)
-	for i := range slab {
-		e := &slab[i]
-		switch mode, _ := r.Byte(); mode {
-		case entryWhole:
-			if !entry.DecodeEntryInto(r, e) {
-				return nil, errBadSnapshot
-			}
-		case entryRef:
-			k := r.Uvarint()
-			if k >= uint64(len(recs)) {
-				return nil, errBadSnapshot
-			}
-			switch c := recs[k]; {
-			case c.raw != "":
-				parse.Buf, parse.Err = c.raw, nil
-				if has, ok := decodeParse(parse, e, c.text); !has || !ok {
-					return nil, errBadSnapshot
-				}
-			case c.entry != nil:
-				*e = *c.entry
-			default:
-				return nil, errBadSnapshot
-			}
-			for _, p := range []*[]string{&e.Supersedes, &e.SupersededBy, &e.Paths, &e.FilePaths} {
-				*p = r.Strings()
-			}
-			e.PathsSource = r.String()
-			e.Links = entry.DecodeLinks(r)
-			if r.Bool() {
-				e.Extra = entry.DecodeExtra(r)
-			}
-			if r.Err != nil {
-				return nil, errBadSnapshot
-			}
-		default:
-			return nil, errBadSnapshot
+	w.String(e.PathsSource)
+	entry.EncodeLinks(w, e.Links)
+	if reflect.DeepEqual(e.Extra, c.entry.Extra) {
+		w.Bool(false)
+		return true
+	}
+	w.Bool(true)
+	return entry.EncodeExtra(w, e.Extra) == nil
+}
+
+func encodeTally(w *entry.Encoder, t Tally) {
+	var keys []string
+	for kind, m := range t.Counts {
+		for status := range m {
+			keys = append(keys, kind+"\x00"+status)
 		}
-		s.Entries[i] = e
 	}
+	sort.Strings(keys) // the same entries give the same bytes
+	w.Uvarint(uint64(len(keys)))
+	for _, k := range keys {
+		kind, status, _ := strings.Cut(k, "\x00")
+		w.String(kind)
+		w.String(status)
+		w.Uvarint(uint64(t.Counts[kind][status]))
+	}
+	w.Uvarint(uint64(len(t.Reviews)))
+	for _, r := range t.Reviews {
+		w.String(r.ID)
+		w.String(r.By)
+	}
+}
+
+// parts are a compiled part's entry count, table, entries and tally,
+// still encoded.
+type parts struct {
+	n                  int
+	table, body, tally string
+}
+
+// decodeCompiled decodes a compiled snapshot built from inputs, all but
+// its entries; an error when it was built from other inputs or does not
+// decode. The caller fills the entries from p and what comes from the
+// inputs themselves (configuration, ledger, overlay, HEAD, blob ids).
+func decodeCompiled(data, inputs string) (s *Snapshot, p parts, err error) {
+	r := &entry.Decoder{Buf: data}
+	if r.String() != inputs || r.Err != nil {
+		return nil, p, errBadSnapshot
+	}
+	s = &Snapshot{ID: r.String(), inputs: inputs}
+	n := r.Uvarint()
+	p = parts{table: r.String(), body: r.String(), tally: r.String()}
+	if r.Err != nil || n > uint64(len(p.table)) {
+		return nil, p, errBadSnapshot
+	}
+	p.n = int(n)
 	s.Diagnostics = entry.DecodeDiagnostics(r)
 	k := r.Uvarint()
 	if k > uint64(len(r.Buf)) {
-		return nil, errBadSnapshot
+		return nil, p, errBadSnapshot
 	}
 	for i := uint64(0); i < k; i++ {
 		s.Skipped = append(s.Skipped, Skipped{File: r.String(), Reason: r.String()})
 	}
-	if n == 0 {
-		s.Entries = nil // as a read that found none
-	}
 	ix := r.String()
 	if r.Err != nil || len(r.Buf) != 0 {
-		return nil, errBadSnapshot
+		return nil, p, errBadSnapshot
 	}
-	index, err := match.DecodeIndex(ix, len(s.Entries))
+	index, err := match.DecodeIndex(ix, p.n)
 	if err != nil {
-		return nil, errBadSnapshot
+		return nil, p, errBadSnapshot
 	}
 	s.index = index
 	s.matchOnce.Do(func() {}) // the index is loaded: never built again
-	return s, nil
+	return s, p, nil
+}
+
+// decodeAll decodes every entry of p into s; false when one does not
+// decode.
+func decodeAll(s *Snapshot, p parts, recs []*cached) bool {
+	if p.n == 0 {
+		return p.body == "" // no entries: nil, as a read that found none
+	}
+	slab := make([]entry.Entry, p.n) // one allocation for every entry
+	s.entries = make([]*entry.Entry, p.n)
+	r, parse := &entry.Decoder{Buf: p.body, Arena: true}, &entry.Decoder{Arena: true}
+	for i := range slab {
+		id := r.String()
+		if !decodeCompiledEntry(r, &slab[i], recs, parse) || slab[i].ID != id {
+			return false
+		}
+		s.entries[i] = &slab[i]
+	}
+	return len(r.Buf) == 0
+}
+
+// decodeCompiledEntry reads one entry of the compiled part (after its id)
+// into e.
+func decodeCompiledEntry(r *entry.Decoder, e *entry.Entry, recs []*cached, parse *entry.Decoder) bool {
+	switch mode, _ := r.Byte(); mode {
+	case entryWhole:
+		return entry.DecodeEntryInto(r, e)
+	case entryRef:
+		k := r.Uvarint()
+		if k >= uint64(len(recs)) {
+			return false
+		}
+		switch c := recs[k]; {
+		case c.raw != "":
+			parse.Buf, parse.Err = c.raw, nil
+			if has, ok := decodeParse(parse, e, c.text); !has || !ok {
+				return false
+			}
+		case c.entry != nil:
+			*e = *c.entry
+		default:
+			return false
+		}
+		for _, p := range []*[]string{&e.Supersedes, &e.SupersededBy, &e.Paths, &e.FilePaths} {
+			*p = r.Strings()
+		}
+		e.PathsSource = r.String()
+		e.Links = entry.DecodeLinks(r)
+		if r.Bool() {
+			e.Extra = entry.DecodeExtra(r)
+		}
+		return r.Err == nil
+	}
+	return false
 }

@@ -109,7 +109,6 @@ func (r *Reader) Forget(paths ...string) {
 type Snapshot struct {
 	Config      *config.Config
 	ConfigText  []byte // nil for defaults
-	Entries     []*entry.Entry
 	Diagnostics []entry.Diagnostic
 	Blobs       map[string]string // file → git blob id of its content, for every record file read
 	Ledger      []byte            // nil when absent
@@ -118,6 +117,13 @@ type Snapshot struct {
 	Head        string            // HEAD commit the read saw ("" without one)
 	Skipped     []Skipped         // Markdown files of the sources that are not records
 	ID          string            // the snapshot id
+
+	// entries: use Entries, Entry and Len. A stored snapshot (lazy) decodes
+	// an entry when it is first asked for, all of them at the first
+	// Entries.
+	entries []*entry.Entry
+	lazy    lazyEntries
+	tally   *Tally // a native stored snapshot's (the others count their entries)
 
 	// byID is built by a read, or at first use for a decoded snapshot (a
 	// warm governing looks up no id): use ids().
@@ -338,7 +344,7 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 			continue
 		}
 		s.byID[e.ID] = e
-		s.Entries = append(s.Entries, e)
+		s.entries = append(s.entries, e)
 	}
 	s.Diagnostics = append(s.Diagnostics, cfg.Diagnostics...)
 	s.Diagnostics = append(s.Diagnostics, ledgerProblems(s, cfg, ledger)...)
@@ -351,8 +357,8 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		s.Diagnostics = append(s.Diagnostics, diags...)
 	}
 	applyOverlay(s, cfg.Overlay(), ov)
-	linkRecords(s.Entries, &s.Diagnostics)
-	sortEntries(s.Entries)
+	linkRecords(s.entries, &s.Diagnostics)
+	sortEntries(s.entries)
 	sort.SliceStable(s.Diagnostics, func(i, j int) bool {
 		a, b := s.Diagnostics[i], s.Diagnostics[j]
 		if a.File != b.File {
@@ -714,14 +720,77 @@ func clone(e *entry.Entry) *entry.Entry {
 	return &c
 }
 
+// NewSnapshot is a snapshot of entries alone (tests build states with it).
+func NewSnapshot(entries []*entry.Entry) *Snapshot { return &Snapshot{entries: entries} }
+
+// Entries are every entry, sorted by kind and id. (Not inlined: it is
+// called in many places, and each copy grew the WASM engine.)
+//
+//go:noinline
+func (s *Snapshot) Entries() []*entry.Entry {
+	if s.lazy != nil {
+		return s.lazy.every()
+	}
+	return s.entries
+}
+
+// Len is the number of entries.
+func (s *Snapshot) Len() int {
+	if s.lazy != nil {
+		return s.lazy.len()
+	}
+	return len(s.entries)
+}
+
+// Entry is Entries()[i], decoding only that entry of a stored snapshot.
+func (s *Snapshot) Entry(i int) *entry.Entry {
+	if s.lazy != nil {
+		return s.lazy.entry(i)
+	}
+	return s.entries[i]
+}
+
+// Tally is what status reports about the entries; a native stored
+// snapshot keeps it, so a warm status decodes no entry.
+type Tally struct {
+	Counts  map[string]map[string]int // kind → status ("none" for none) → entries
+	Reviews []Review                  // the entries with a review date, in entry order
+}
+
+// Review is an entry's review date.
+type Review struct{ ID, By string }
+
+// Tally counts the entries by kind and status.
+func (s *Snapshot) Tally() Tally {
+	if s.tally != nil {
+		return *s.tally
+	}
+	t := Tally{Counts: map[string]map[string]int{}}
+	for _, e := range s.entries {
+		st := e.Status
+		if st == "" {
+			st = "none"
+		}
+		if t.Counts[e.Kind] == nil {
+			t.Counts[e.Kind] = map[string]int{}
+		}
+		t.Counts[e.Kind][st]++
+		if e.ReviewBy != "" {
+			t.Reviews = append(t.Reviews, Review{e.ID, e.ReviewBy})
+		}
+	}
+	return t
+}
+
 // ids is the entries by id, built at first use for a decoded snapshot.
 func (s *Snapshot) ids() map[string]*entry.Entry {
 	s.byIDOnce.Do(func() {
 		if s.byID != nil {
 			return
 		}
-		m := make(map[string]*entry.Entry, len(s.Entries))
-		for _, e := range s.Entries {
+		es := s.Entries()
+		m := make(map[string]*entry.Entry, len(es))
+		for _, e := range es {
 			m[e.ID] = e
 		}
 		s.byID = m

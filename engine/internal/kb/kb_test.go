@@ -90,8 +90,8 @@ func TestCacheAndDuplicates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s1.Entries) != 1 || len(s1.Diagnostics) != 1 || s1.Diagnostics[0].Code != "duplicate_id" || s1.Diagnostics[0].File != ".ai/learnings/a.md" {
-		t.Fatalf("duplicate: %+v %+v", s1.Entries, s1.Diagnostics)
+	if len(s1.Entries()) != 1 || len(s1.Diagnostics) != 1 || s1.Diagnostics[0].Code != "duplicate_id" || s1.Diagnostics[0].File != ".ai/learnings/a.md" {
+		t.Fatalf("duplicate: %+v %+v", s1.Entries(), s1.Diagnostics)
 	}
 	s2, _ := r.Read("")
 	if s2 != s1 {

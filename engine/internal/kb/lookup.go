@@ -10,8 +10,13 @@ import (
 	"github.com/kontext/kontext/engine/internal/search"
 )
 
-// ByID returns the entry with exactly this id.
+// ByID returns the entry with exactly this id. (Not inlined, as Entries.)
+//
+//go:noinline
 func (s *Snapshot) ByID(id string) (*entry.Entry, bool) {
+	if s.lazy != nil {
+		return s.lazy.byID(id)
+	}
 	e, ok := s.ids()[id]
 	return e, ok
 }
@@ -24,18 +29,18 @@ func (s *Snapshot) Lookup(ref string) (*entry.Entry, error) {
 	if ref == "" {
 		return nil, apierr.Invalid("id is empty; pass an entry id, id prefix, ADR number or file path")
 	}
-	if e, ok := s.ids()[ref]; ok {
+	if e, ok := s.ByID(ref); ok {
 		return e, nil
 	}
 	file := strings.TrimPrefix(strings.TrimPrefix(ref, "./"), "/")
-	for _, e := range s.Entries {
+	for _, e := range s.Entries() {
 		if e.File == file {
 			return e, nil
 		}
 	}
 	if n, ok := entry.ParseADRNumber(ref); ok {
 		var hits []*entry.Entry
-		for _, e := range s.Entries {
+		for _, e := range s.Entries() {
 			if e.HasADRNumber && e.ADRNumber == n {
 				hits = append(hits, e)
 			}
@@ -48,7 +53,7 @@ func (s *Snapshot) Lookup(ref string) (*entry.Entry, error) {
 		}
 	}
 	var hits []*entry.Entry
-	for _, e := range s.Entries {
+	for _, e := range s.Entries() {
 		if strings.HasPrefix(e.ID, ref) {
 			hits = append(hits, e)
 		}
@@ -74,10 +79,10 @@ func ambiguous(ref string, hits []*entry.Entry) error {
 }
 
 // Governing returns the match index over the active entries' patterns;
-// Set.Owner indexes s.Entries. It is built once per snapshot.
+// Set.Owner indexes Entries. It is built once per snapshot.
 func (s *Snapshot) Governing() *match.Index {
 	s.matchOnce.Do(func() {
-		for i, e := range s.Entries {
+		for i, e := range s.entries {
 			if entry.Inactive(e.Status) {
 				continue
 			}
@@ -97,9 +102,9 @@ func (s *Snapshot) Governing() *match.Index {
 }
 
 // Search returns the BM25F index over all entries; Hit.Doc indexes
-// s.Entries. It is built once per snapshot.
+// Entries. It is built once per snapshot.
 func (s *Snapshot) Search() *search.Index {
-	s.searchOnce.Do(func() { s.search = buildSearch(s.Entries) })
+	s.searchOnce.Do(func() { s.search = buildSearch(s.Entries()) })
 	return s.search
 }
 
@@ -108,7 +113,7 @@ func (s *Snapshot) Search() *search.Index {
 // returned. Its Hit.Doc indexes ActiveEntries.
 func (s *Snapshot) ActiveSearch() (*search.Index, []*entry.Entry) {
 	s.activeOnce.Do(func() {
-		for _, e := range s.Entries {
+		for _, e := range s.Entries() {
 			if !entry.Inactive(e.Status) {
 				s.activeEntries = append(s.activeEntries, e)
 			}

@@ -112,14 +112,14 @@ func lineOfKey(text []byte, key string) int {
 // applyOverlay adds the overlay's globs to the entries it names and marks
 // every entry's paths_source; a key naming no entry is a warning.
 func applyOverlay(s *Snapshot, file string, o *Overlay) {
-	for _, e := range s.Entries {
+	for _, e := range s.entries {
 		e.PathsSource = PathsFromFile
 	}
 	if o == nil {
 		return
 	}
-	byFile := make(map[string]*entry.Entry, len(s.Entries))
-	for _, e := range s.Entries {
+	byFile := make(map[string]*entry.Entry, len(s.entries))
+	for _, e := range s.entries {
 		byFile[e.File] = e
 	}
 	for _, k := range o.Keys {

@@ -51,7 +51,7 @@ type PortableStore interface {
 // another version is ignored (and rebuilt), never trusted.
 const (
 	snapshotMagic   = "KONTEXTSNAP\x00"
-	snapshotVersion = 2
+	snapshotVersion = 3
 )
 
 // SetStore makes the reader load its parse cache from s (once, before the
@@ -169,16 +169,18 @@ func (storePersist) save(r *Reader, s *Snapshot) {
 
 // fast answers a read from the stored compiled snapshot when it was built
 // from exactly these inputs; nil when it was not (or does not decode).
+// Every entry is decoded (and so checked); storePersist.fast decodes them
+// when asked for instead.
 func (readPersist) fast(r *Reader, inputs string) *Snapshot {
 	if r.compiled == "" {
 		return nil
 	}
-	s, err := decodeCompiled(r.compiled, inputs, r.recs)
-	if err != nil {
-		r.compiled = ""
-		return nil
+	s, p, err := decodeCompiled(r.compiled, inputs)
+	if err == nil && decodeAll(s, p, r.recs) {
+		return s
 	}
-	return s
+	r.compiled = ""
+	return nil
 }
 
 // A stored parse starts with its mode: no entry, an entry, or (portable

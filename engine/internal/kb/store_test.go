@@ -47,7 +47,14 @@ func answer(t *testing.T, s *Snapshot) string {
 	for m := 0; m < 10; m++ {
 		paths = append(paths, fmt.Sprintf("src/m%d/a.go", m))
 	}
-	b, err := json.Marshal(map[string]any{"id": s.ID, "entries": s.Entries, "diags": s.Diagnostics, "skipped": s.Skipped, "blobs": s.Blobs,
+	// Entry by entry first (a stored snapshot decodes each on its own),
+	// last first, and the tally, before every entry is decoded at once.
+	one := make([]any, s.Len())
+	for i := s.Len() - 1; i >= 0; i-- {
+		one[i] = s.Entry(i)
+	}
+	tally := s.Tally()
+	b, err := json.Marshal(map[string]any{"id": s.ID, "one by one": one, "tally": tally, "entries": s.Entries(), "diags": s.Diagnostics, "skipped": s.Skipped, "blobs": s.Blobs,
 		"governing": s.Governing().Lookup(paths), "ledger": s.LedgerLines, "overlay": s.Overlay})
 	if err != nil {
 		t.Fatal(err)

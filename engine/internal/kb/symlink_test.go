@@ -59,7 +59,7 @@ func TestSymlinksOnDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[string]*entry.Entry{}
-	for _, e := range s.Entries {
+	for _, e := range s.Entries() {
 		got[e.File] = e
 	}
 	root1 := got["AGENTS.md"]
@@ -105,7 +105,7 @@ func TestSymlinksOnDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	title := ""
-	for _, e := range s2.Entries {
+	for _, e := range s2.Entries() {
 		if e.File == "api/AGENTS.md" {
 			title = e.Title
 		}

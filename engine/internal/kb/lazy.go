@@ -1,0 +1,155 @@
+package kb
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/kontext/kontext/engine/internal/entry"
+)
+
+// A native read answered from the stored compiled part decodes only the
+// entries its answer shows: governing the few its match index names, get
+// the one its id names (found through the stored id order), status none
+// (its counts are stored). An operation over every entry (list, search,
+// drift, export) decodes them all, once. Only storePersist (SetStore)
+// makes one, so the WASM engine, which reads portable snapshots whole,
+// links none of it.
+
+// lazyEntries are a stored snapshot's entries, decoded when asked for.
+type lazyEntries interface {
+	len() int
+	entry(i int) *entry.Entry
+	every() []*entry.Entry
+	byID(id string) (*entry.Entry, bool)
+}
+
+// fast answers from the stored compiled part without decoding an entry;
+// a portable snapshot (another program's) is decoded and checked whole.
+func (storePersist) fast(r *Reader, inputs string) *Snapshot {
+	if _, portable := r.store.(PortableStore); portable {
+		return readPersist{}.fast(r, inputs)
+	}
+	s, p, err := decodeCompiled(r.compiled, inputs)
+	if err == nil {
+		var t Tally
+		if s.lazy, t, err = newLazy(r, p); err == nil {
+			s.tally = &t
+			return s
+		}
+	}
+	r.compiled = ""
+	return nil
+}
+
+// lazy holds a stored snapshot's entries, decoded one at a time.
+type lazy struct {
+	compiled string  // the whole compiled part, saved again as it is
+	rd       *Reader // its mutex guards slots and the records (which change only under it)
+	recs     []*cached
+	table    string         // u32 × (n+1): where entry i starts in body; then u32 × n: the entries in id order
+	body     string         // each entry: its id, then as decodeCompiledEntry reads it
+	slots    []*entry.Entry // the entries decoded so far
+	once     sync.Once      // decodes all of them, into decoded
+	decoded  []*entry.Entry
+}
+
+// newLazy checks p's table (not its entries: each is checked when it is
+// decoded) and decodes its tally.
+func newLazy(r *Reader, p parts) (*lazy, Tally, error) {
+	l := &lazy{compiled: r.compiled, rd: r, recs: r.recs, table: p.table, body: p.body, slots: make([]*entry.Entry, p.n)}
+	if len(p.table) != 8*p.n+4 || l.at(0) != 0 || l.at(p.n) != len(p.body) {
+		return nil, Tally{}, errBadSnapshot
+	}
+	for i := 0; i < p.n; i++ {
+		if l.at(i) > l.at(i+1) || l.at(p.n+1+i) >= p.n {
+			return nil, Tally{}, errBadSnapshot
+		}
+	}
+	d := &entry.Decoder{Buf: p.tally}
+	t := Tally{Counts: map[string]map[string]int{}}
+	for k := d.Uvarint(); k > 0 && d.Err == nil; k-- {
+		kind, status := d.String(), d.String()
+		if t.Counts[kind] == nil {
+			t.Counts[kind] = map[string]int{}
+		}
+		t.Counts[kind][status] = int(d.Uvarint())
+	}
+	for k := d.Uvarint(); k > 0 && d.Err == nil; k-- {
+		t.Reviews = append(t.Reviews, Review{ID: d.String(), By: d.String()})
+	}
+	if d.Err != nil || len(d.Buf) != 0 {
+		return nil, Tally{}, errBadSnapshot
+	}
+	return l, t, nil
+}
+
+// at is the table's i-th number.
+func (l *lazy) at(i int) int {
+	t := l.table[4*i : 4*i+4]
+	return int(t[0]) | int(t[1])<<8 | int(t[2])<<16 | int(t[3])<<24
+}
+
+func (l *lazy) len() int { return len(l.slots) }
+
+// id is entry i's id, read without decoding the entry.
+func (l *lazy) id(i int) string {
+	r := &entry.Decoder{Buf: l.body[l.at(i):l.at(i+1)]}
+	return r.String()
+}
+
+// byID finds the entry with this id in the stored id order (a read's ids
+// are distinct) and decodes only it.
+func (l *lazy) byID(id string) (*entry.Entry, bool) {
+	n := len(l.slots)
+	k := sort.Search(n, func(k int) bool { return l.id(l.at(n+1+k)) >= id })
+	if k < n && l.id(l.at(n+1+k)) == id {
+		return l.entry(l.at(n + 1 + k)), true
+	}
+	return nil, false
+}
+
+// entry decodes entry i.
+func (l *lazy) entry(i int) *entry.Entry {
+	l.rd.mu.Lock()
+	defer l.rd.mu.Unlock()
+	return l.decode(i, &entry.Entry{}, &entry.Decoder{}, &entry.Decoder{})
+}
+
+// every is all the entries, decoded once.
+func (l *lazy) every() []*entry.Entry {
+	l.once.Do(func() {
+		l.rd.mu.Lock()
+		defer l.rd.mu.Unlock()
+		if len(l.slots) == 0 {
+			return // nil, as a read that found none
+		}
+		slab := make([]entry.Entry, len(l.slots)) // one allocation for every entry
+		r, parse := &entry.Decoder{Arena: true}, &entry.Decoder{Arena: true}
+		l.decoded = make([]*entry.Entry, len(l.slots))
+		for i := range l.decoded {
+			l.decoded[i] = l.decode(i, &slab[i], r, parse)
+		}
+	})
+	return l.decoded
+}
+
+// decode decodes entry i into into (once), with the decoders r and parse
+// (Arena set to decode many). Lock l.rd.mu around it.
+func (l *lazy) decode(i int, into *entry.Entry, r, parse *entry.Decoder) *entry.Entry {
+	if e := l.slots[i]; e != nil {
+		return e
+	}
+	r.Buf, r.Err = l.body[l.at(i):l.at(i+1)], nil
+	id := r.String()
+	if !decodeCompiledEntry(r, into, l.recs, parse) || len(r.Buf) != 0 || into.ID != id {
+		// A snapshot this program wrote (its key and CRC match) always
+		// decodes; should one not, the answer names the entry and the
+		// store keeps the parses only, so the next read rebuilds the
+		// compiled part from them.
+		*into = entry.Entry{ID: id}
+		l.rd.compiled, l.rd.last = "", nil
+		l.rd.persist.save(l.rd, nil)
+	}
+	l.slots[i] = into
+	return into
+}
