@@ -161,7 +161,7 @@ release:
 generate:
 	$(GO) generate ./engine
 
-bench: wasm assets node-deps
+bench: web assets node-deps
 	$(GO) run ./bench
 
 # Crash and race proof of the writes (not part of make test, which runs a
