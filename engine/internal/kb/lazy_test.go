@@ -196,19 +196,7 @@ func TestLazyEntriesConcurrent(t *testing.T) {
 // made to match) is rejected and rebuilt, never a panic or a wrong entry.
 func TestLazyTableCorrupt(t *testing.T) {
 	dir := lazyCorpus(t, 12)
-	fs := osfs.New(dir, osfs.WithBoundOS())
-	fresh, err := NewReader(fs).Read("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := answer(t, fresh)
-	store := &memStore{}
-	w := NewReader(fs)
-	w.SetStore(store)
-	if _, err := w.Read(""); err != nil {
-		t.Fatal(err)
-	}
-	good := append([]byte(nil), store.data...)
+	fs, want, store, good := storedFresh(t, dir)
 	st, err := decodeSnapshot(good, "test")
 	if err != nil || st.compiled == "" {
 		t.Fatalf("no compiled part: %v", err)

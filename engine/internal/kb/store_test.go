@@ -274,19 +274,7 @@ func TestStoredSnapshotCorrupt(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	fs := osfs.New(dir, osfs.WithBoundOS())
-	fresh, err := NewReader(fs).Read("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := answer(t, fresh)
-	store := &memStore{}
-	r := NewReader(fs)
-	r.SetStore(store)
-	if _, err := r.Read(""); err != nil {
-		t.Fatal(err)
-	}
-	good := append([]byte(nil), store.data...)
+	fs, want, store, good := storedFresh(t, dir)
 	if st, err := decodeSnapshot(good, "test"); err != nil || len(st.files) != 5 || st.compiled == "" {
 		t.Fatalf("stored snapshot does not decode: %v (%d files, compiled %t)", err, len(st.files), st.compiled != "")
 	}
@@ -386,4 +374,22 @@ func TestPortableStore(t *testing.T) {
 	if answer(t, got) != answer(t, fresh) {
 		t.Fatal("a portable snapshot of other content answers differently from a parse")
 	}
+}
+
+// storedFresh reads dir fresh (the answer to compare with), then once more
+// through a memory store, and returns the stored bytes as written.
+func storedFresh(t *testing.T, dir string) (billy.Filesystem, string, *memStore, []byte) {
+	t.Helper()
+	fs := osfs.New(dir, osfs.WithBoundOS())
+	fresh, err := NewReader(fs).Read("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := &memStore{}
+	r := NewReader(fs)
+	r.SetStore(store)
+	if _, err := r.Read(""); err != nil {
+		t.Fatal(err)
+	}
+	return fs, answer(t, fresh), store, append([]byte(nil), store.data...)
 }
