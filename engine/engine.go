@@ -137,6 +137,38 @@ func (e *Engine) UseSnapshotStore(s SnapshotStore) { e.reader.SetStore(s) }
 // that change files of an in-memory filesystem call it.
 func (e *Engine) Forget(paths ...string) { e.reader.Forget(paths...) }
 
+// Revalidate makes the next read of an Immutable engine list and stat
+// every file again, keeping the parses whose stat data still match: a
+// file-system monitor calls it when one of the watched files may have
+// changed.
+func (e *Engine) Revalidate() { e.reader.Revalidate() }
+
+// ShareKnowledge makes e read the knowledge base through from's reader (its
+// parse cache, immutability and snapshot store): an engine opened for one
+// request answers from a long-lived warm one. Both must be over the same
+// root.
+func (e *Engine) ShareKnowledge(from *Engine) { e.reader = from.reader }
+
+// KnowledgeInputs reads the knowledge base and returns what the read
+// depends on, relative to the root: the source directories (or single
+// files) and the other files (the configuration candidates, the ledger,
+// the path overlay). A file-system monitor watches them.
+func (e *Engine) KnowledgeInputs(ctx context.Context) (sources, files []string, err error) {
+	st, err := e.Read(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, s := range st.Cfg.Sources() {
+		sources = append(sources, s.Dir)
+	}
+	files = append(config.Candidates(), st.Cfg.Ledger(), st.Cfg.Overlay())
+	return sources, files, nil
+}
+
+// ConfigFiles are the committed configuration files in lookup order (the
+// first that exists is read).
+func ConfigFiles() []string { return config.Candidates() }
+
 // SetRevision changes publication.revision of a Snapshot surface.
 func (e *Engine) SetRevision(rev string) { e.opts.Revision = rev }
 
