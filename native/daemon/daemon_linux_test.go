@@ -212,7 +212,9 @@ func TestIdleExit(t *testing.T) {
 	root := t.TempDir()
 	testrepo.Git(t, root, "init", "-q")
 	done := make(chan error, 1)
-	go func() { done <- Run(context.Background(), Config{Dir: root, Idle: 50 * time.Millisecond, Tick: 10 * time.Millisecond}) }()
+	go func() {
+		done <- Run(context.Background(), Config{Dir: root, Idle: 50 * time.Millisecond, Tick: 10 * time.Millisecond})
+	}()
 	// Run returns by itself: the test waits on it (a hang fails by the
 	// test timeout, not by a clock here).
 	if err := <-done; err != nil {

@@ -241,14 +241,15 @@ func (s *server) request(ctx context.Context, req *Request) ([]byte, error) {
 	if e.Options().Root != s.root {
 		return nil, errors.New("the request is for another repository")
 	}
-	e.ShareKnowledge(s.warm)
+	engine.ShareKnowledge(e, s.warm)
 	return e.Request(ctx, req.Op, []byte(req.Input)), nil
 }
 
 // sync reads every queued event: a change to a watched file makes the
-// next read stat every file again; a change to the tree's shape or the
-// configuration rebuilds the watches first (watch, then read, so nothing
-// changes unseen between the two).
+// warm engine read again, stating every file (the snapshot store's
+// validation, as a process without a daemon does); a change to the
+// tree's shape or the configuration rebuilds the watches first (watch,
+// then read, so nothing changes unseen between the two).
 func (s *server) sync(ctx context.Context) error {
 	for i := 0; ; i++ {
 		if err := s.watch.drain(); err != nil {
@@ -261,7 +262,7 @@ func (s *server) sync(ctx context.Context) error {
 			return errors.New("the knowledge tree keeps changing")
 		}
 		s.watch.rebuild = false
-		s.warm.Revalidate()
+		engine.SetImmutable(s.warm, false) // the inputs from a fresh read
 		if err := s.watch.watchAll(ctx, s.warm); err != nil {
 			s.watch.rebuild = true
 			return err
@@ -269,8 +270,15 @@ func (s *server) sync(ctx context.Context) error {
 		s.watch.stale = true // files read before their watch existed
 	}
 	if s.watch.stale {
-		s.warm.Revalidate()
+		// One read with every file stated; until it succeeds, every
+		// request reads like that (an invalid configuration answers
+		// its error each time).
+		engine.SetImmutable(s.warm, false)
+		if _, err := s.warm.Read(ctx); err != nil {
+			return nil
+		}
 		s.watch.stale = false
+		engine.SetImmutable(s.warm, true)
 	}
 	return nil
 }

@@ -141,7 +141,7 @@ func (w *watcher) watchAll(ctx context.Context, e *engine.Engine) error {
 			return err
 		}
 	}
-	sources, files, err := e.KnowledgeInputs(ctx)
+	sources, files, err := engine.KnowledgeInputs(ctx, e)
 	if err != nil {
 		return err
 	}

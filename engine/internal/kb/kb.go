@@ -70,10 +70,6 @@ type Reader struct {
 	// immutable: the files change only through Forget, so a read after the
 	// first answers the last snapshot without listing anything.
 	immutable bool
-	// revalidations counts Revalidate calls; validated is the count the
-	// last successful read started after. An immutable reader lists and
-	// stats again while they differ.
-	revalidations, validated uint64
 }
 
 // NewReader returns a Reader over fs, whose root is the repository root.
@@ -107,16 +103,6 @@ func (r *Reader) Forget(paths ...string) {
 	}
 	r.last = nil
 	r.compiled = ""
-}
-
-// Revalidate makes the next read of an immutable reader list and stat
-// every file again, as a mutable reader does on each read: parses whose
-// stat data still match are kept, and an unchanged tree answers the same
-// snapshot. A file-system monitor calls it when something may have changed.
-func (r *Reader) Revalidate() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.revalidations++
 }
 
 // Snapshot is one consistent read of the knowledge base.
@@ -159,22 +145,15 @@ type Snapshot struct {
 
 // Read reads the knowledge base with head as the HEAD commit id. An invalid
 // configuration is an invalid_input error.
-func (r *Reader) Read(head string) (snap *Snapshot, err error) {
-	r.mu.Lock()
-	last, gen, current := r.last, r.revalidations, r.validated == r.revalidations
-	r.mu.Unlock()
-	if r.immutable && last != nil && last.Head == head && current {
-		return last, nil // nothing is listed again until Forget or Revalidate
-	}
-	// A read that succeeds validated every file after the Revalidate calls
-	// made before it started (the lock is held until it returns).
-	defer func() {
-		if err == nil {
-			r.mu.Lock()
-			r.validated = max(r.validated, gen)
-			r.mu.Unlock()
+func (r *Reader) Read(head string) (*Snapshot, error) {
+	if r.immutable {
+		r.mu.Lock()
+		last := r.last
+		r.mu.Unlock()
+		if last != nil && last.Head == head {
+			return last, nil // nothing is listed again until Forget
 		}
-	}()
+	}
 	cfg, cfgText, err := r.readConfig()
 	if err != nil {
 		return nil, err
