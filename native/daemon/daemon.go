@@ -21,6 +21,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -133,6 +134,26 @@ func Fingerprint(binaryKey string, environ []string) string {
 
 // ClientFingerprint is this process's Fingerprint.
 func ClientFingerprint() string { return Fingerprint(snapstore.BinaryKey(), os.Environ()) }
+
+// Config configures Run.
+type Config struct {
+	Dir  string        // a directory of the repository
+	Idle time.Duration // exit after this long without a request (0: DefaultIdle)
+	// Tick is how often the daemon checks its idle time, its git dir and
+	// its socket (0: one second).
+	Tick time.Duration
+	// Ready is called once the socket answers.
+	Ready func(Info)
+	// Environ is the environment clients must match (nil: os.Environ()).
+	Environ []string
+}
+
+// ErrRunning is returned by Run when a daemon already serves the repository.
+type ErrRunning struct{ PID int }
+
+func (e *ErrRunning) Error() string {
+	return fmt.Sprintf("a kontext daemon already serves this repository (pid %d)", e.PID)
+}
 
 // Request is one line a client sends.
 type Request struct {

@@ -207,38 +207,40 @@ func TestForwardableAreReads(t *testing.T) {
 	}
 }
 
-func TestIdleExit(t *testing.T) {
+// runUntilExit starts a daemon over a fresh repository whose exit the test
+// causes, calls cause once it serves, and waits for Run to return by
+// itself (a hang fails by the test timeout, not by a clock here).
+func runUntilExit(t *testing.T, cfg Config, cause func(root string)) string {
 	testrepo.Env(t)
 	root := t.TempDir()
 	testrepo.Git(t, root, "init", "-q")
 	done := make(chan error, 1)
-	go func() {
-		done <- Run(context.Background(), Config{Dir: root, Idle: 50 * time.Millisecond, Tick: 10 * time.Millisecond})
-	}()
-	// Run returns by itself: the test waits on it (a hang fails by the
-	// test timeout, not by a clock here).
+	ready := make(chan struct{})
+	cfg.Dir, cfg.Tick, cfg.Ready = root, 10*time.Millisecond, func(Info) { close(ready) }
+	go func() { done <- Run(context.Background(), cfg) }()
+	select {
+	case <-ready:
+		cause(root)
+	case err := <-done:
+		t.Fatalf("Run: %v", err)
+	}
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+	return root
+}
+
+func TestIdleExit(t *testing.T) {
+	root := runUntilExit(t, Config{Idle: 50 * time.Millisecond}, func(string) {})
 	if _, err := os.Stat(PathsOf(filepath.Join(root, ".git")).Socket); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the socket is left behind: %v", err)
 	}
 }
 
 func TestGitDirGoneExit(t *testing.T) {
-	testrepo.Env(t)
-	root := t.TempDir()
-	testrepo.Git(t, root, "init", "-q")
-	done := make(chan error, 1)
-	ready := make(chan struct{})
-	go func() {
-		done <- Run(context.Background(), Config{Dir: root, Tick: 10 * time.Millisecond, Ready: func(Info) { close(ready) }})
-	}()
-	<-ready
-	if err := os.RemoveAll(filepath.Join(root, ".git")); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	runUntilExit(t, Config{}, func(root string) {
+		if err := os.RemoveAll(filepath.Join(root, ".git")); err != nil {
+			t.Error(err)
+		}
+	})
 }

@@ -23,26 +23,6 @@ import (
 	"github.com/kontext/kontext/native/internal/snapstore"
 )
 
-// Config configures Run.
-type Config struct {
-	Dir  string        // a directory of the repository
-	Idle time.Duration // exit after this long without a request (0: DefaultIdle)
-	// Tick is how often the daemon checks its idle time, its git dir and
-	// its socket (0: one second).
-	Tick time.Duration
-	// Ready is called once the socket answers.
-	Ready func(Info)
-	// Environ is the environment clients must match (nil: os.Environ()).
-	Environ []string
-}
-
-// ErrRunning is returned by Run when a daemon already serves the repository.
-type ErrRunning struct{ PID int }
-
-func (e *ErrRunning) Error() string {
-	return fmt.Sprintf("a kontext daemon already serves this repository (pid %d)", e.PID)
-}
-
 // maxRequest bounds one request line (the API's stdin limit plus room).
 const maxRequest = 4 << 20
 

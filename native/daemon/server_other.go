@@ -4,27 +4,9 @@ package daemon
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"os"
-	"time"
 )
-
-// Config configures Run.
-type Config struct {
-	Dir     string
-	Idle    time.Duration
-	Tick    time.Duration
-	Ready   func(Info)
-	Environ []string
-}
-
-// ErrRunning is returned by Run when a daemon already serves the repository.
-type ErrRunning struct{ PID int }
-
-func (e *ErrRunning) Error() string {
-	return fmt.Sprintf("a kontext daemon already serves this repository (pid %d)", e.PID)
-}
 
 // Run reports that the platform has no monitor.
 func Run(context.Context, Config) error { return ErrNotSupported }
