@@ -77,6 +77,10 @@ type Options struct {
 	Person bool
 	// Application is <name> when KONTEXT_APPLICATION is unset ("" = "api").
 	Application string
+	// Immutable: the knowledge files are read once and answered from memory
+	// until Engine.Revalidate (a file-system monitor that sees every change
+	// calls it); see engine.Options.Immutable.
+	Immutable bool
 }
 
 // Open returns an engine over the worktree containing dir. A directory
@@ -102,7 +106,7 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 	}
 	// The write operations are passed in here, explicitly: the engine
 	// itself never links them (the WASM build has none).
-	opts := engine.Options{Root: abs, Now: now, Surface: engine.Native, Operations: Operations(), RelatedModel: models.Related, RelatedCache: models.CachedRelated}
+	opts := engine.Options{Root: abs, Now: now, Surface: engine.Native, Operations: Operations(), RelatedModel: models.Related, RelatedCache: models.CachedRelated, Immutable: o.Immutable}
 	gitDir := ""
 	repo, err := gogit.Open(abs)
 	switch {

@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/native"
+	"github.com/kontext/kontext/native/daemon"
 )
 
 // maxStdin is the largest input read from stdin (2 MiB).
@@ -72,11 +75,34 @@ func request(ctx context.Context, g *factory, op string, input []byte) []byte {
 	if err != nil {
 		return engine.ErrorEnvelope(err)
 	}
+	if env, ok := forward(g, dir, op, input); ok {
+		return env
+	}
 	e, err := native.OpenWith(dir, native.Options{Progress: g.prog.engineProgress()})
 	if err != nil {
 		return engine.ErrorEnvelope(err)
 	}
 	return e.Request(ctx, op, input)
+}
+
+// forward asks the repository's daemon (kontext daemon start) to answer a
+// read-only request from memory. It opens no engine and reads no git
+// state first: a stat per directory up to the git dir and one connect
+// decide. Any doubt (no daemon, another build or environment, a fallback
+// reply, a timeout) returns ok false and the request runs here.
+func forward(g *factory, dir, op string, input []byte) ([]byte, bool) {
+	if !daemon.Forwardable(op) || g.progress != "" || os.Getenv("KONTEXT_DAEMON") == "off" {
+		return nil, false
+	}
+	gitDir := daemon.FindGitDir(dir)
+	if gitDir == "" {
+		return nil, false
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, false
+	}
+	return daemon.Forward(gitDir, abs, op, input, daemon.ClientFingerprint())
 }
 
 // envelopeError is the error of a failed envelope (for the progress

@@ -34,6 +34,7 @@ func TestScripts(t *testing.T) {
 			} {
 				env.Setenv(k, v)
 			}
+			daemonSetup(env)
 			return edgeSetup(env)
 		},
 		Condition: edgeCondition,
@@ -49,7 +50,11 @@ func TestScripts(t *testing.T) {
 					ts.Fatalf("demo-repo.sh: %v\n%s", err, out)
 				}
 			},
-			"http": cmdHTTP,
+			"http":             cmdHTTP,
+			"kontext-same":     cmdKontextSame,
+			"kontext-unserved": cmdKontextUnserved,
+			"daemon-kill":      cmdDaemonKill,
+			"daemon-gone":      cmdDaemonGone,
 			// fits N fails unless every line of the last command's stdout
 			// is at most N runes wide (colour sequences not counted).
 			"fits": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -105,6 +105,10 @@ var (
 // kontext (whose parser may read differently) ignores the old snapshot.
 func (f *File) Key() string { return binaryKey() }
 
+// BinaryKey is Key without a store: it names this binary (a file-system
+// monitor and its clients must be the same build).
+func BinaryKey() string { return binaryKey() }
+
 func binaryKey() string {
 	keyOnce.Do(func() {
 		key = "unknown"

@@ -1,0 +1,381 @@
+package daemon
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/native"
+	"github.com/kontext/kontext/native/internal/snapstore"
+)
+
+// maxRequest bounds one request line (the API's stdin limit plus room).
+const maxRequest = 4 << 20
+
+type server struct {
+	root, gitDir string
+	paths        Paths
+	key          string
+	idle         time.Duration
+	warm         *engine.Engine
+	watch        *watcher
+	since        time.Time
+
+	mu       sync.Mutex // one request at a time: drain, then answer
+	last     atomic.Int64
+	served   atomic.Int64
+	fallback atomic.Int64
+	stop     chan struct{}
+	stopOnce sync.Once
+}
+
+// Run serves the repository containing cfg.Dir until ctx ends, a client
+// asks it to stop, it has been idle for cfg.Idle, or its git dir or socket
+// disappears.
+func Run(ctx context.Context, cfg Config) error {
+	warm, err := native.OpenWith(cfg.Dir, native.Options{Immutable: true})
+	if err != nil {
+		return err
+	}
+	g, ok := warm.Options().Git.(interface{ GitDir() string })
+	if !ok || g.GitDir() == "" {
+		return errors.New("kontext daemon needs a git repository (it keeps its socket in the git dir)")
+	}
+	s := &server{root: warm.Options().Root, gitDir: g.GitDir(), paths: PathsOf(g.GitDir()), warm: warm, idle: cfg.Idle, since: time.Now().UTC(), stop: make(chan struct{})}
+	if s.idle <= 0 {
+		s.idle = DefaultIdle
+	}
+	environ := cfg.Environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	s.key = Fingerprint(snapstore.BinaryKey(), environ)
+	for _, d := range []string{s.root, s.gitDir} {
+		if err := localFS(d); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(s.paths.Dir, 0o755); err != nil {
+		return err
+	}
+	unlock, err := lock(s.paths.Lock)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if s.watch, err = newWatcher(s.root); err != nil {
+		return err
+	}
+	defer s.watch.close()
+	// The first read: watches first, then the warm read the requests share.
+	if err := s.sync(ctx); err != nil {
+		return fmt.Errorf("watching the knowledge files: %w", err)
+	}
+	if _, err := warm.Read(ctx); err != nil {
+		return err
+	}
+	os.Remove(s.paths.Socket) // a dead daemon's: the lock says none runs
+	old := unix.Umask(0o077)  // the socket is created 0600
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: s.paths.Socket, Net: "unix"})
+	unix.Umask(old)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", s.paths.Socket, err)
+	}
+	ln.SetUnlinkOnClose(false) // removed below, only while it is still ours
+	sockID := fileID(s.paths.Socket)
+	defer func() {
+		ln.Close()
+		if fileID(s.paths.Socket) == sockID {
+			os.Remove(s.paths.Socket)
+		}
+	}()
+	s.last.Store(time.Now().UnixNano())
+	if cfg.Ready != nil {
+		cfg.Ready(s.info())
+	}
+	go s.accept(ctx, ln)
+	tick := cfg.Tick
+	if tick <= 0 {
+		tick = time.Second
+	}
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.stop:
+			return nil
+		case <-t.C:
+		}
+		if time.Since(time.Unix(0, s.last.Load())) >= s.idle {
+			return nil // idle: orphan daemons do not accumulate
+		}
+		if _, err := os.Stat(s.gitDir); err != nil {
+			return nil // the repository is gone
+		}
+		if fileID(s.paths.Socket) != sockID {
+			return nil // another daemon or a person took the socket's place
+		}
+	}
+}
+
+func fileID(p string) uint64 {
+	var st unix.Stat_t
+	if unix.Lstat(p, &st) != nil {
+		return 0
+	}
+	return st.Ino
+}
+
+func (s *server) accept(ctx context.Context, ln *net.UnixListener) {
+	for {
+		c, err := ln.AcceptUnix()
+		if err != nil {
+			return // closed
+		}
+		go s.handle(ctx, c)
+	}
+}
+
+func (s *server) handle(ctx context.Context, c *net.UnixConn) {
+	defer c.Close()
+	if checkPeer(c) != nil {
+		return // another user: no answer at all
+	}
+	c.SetDeadline(time.Now().Add(time.Minute))
+	line, err := bufio.NewReaderSize(io.LimitReader(c, maxRequest), 64<<10).ReadBytes('\n')
+	if err != nil {
+		return
+	}
+	var req Request
+	var rep Reply
+	if json.Unmarshal(line, &req) != nil || req.V != protocol {
+		rep.Fallback = "protocol"
+	} else {
+		rep = s.answer(ctx, &req)
+	}
+	out, _ := json.Marshal(rep)
+	c.Write(append(out, '\n'))
+}
+
+func (s *server) answer(ctx context.Context, req *Request) Reply {
+	s.last.Store(time.Now().UnixNano())
+	switch req.Op {
+	case "daemon.status":
+		info := s.info()
+		return Reply{Status: &info}
+	case "daemon.stop":
+		info := s.info()
+		s.stopOnce.Do(func() { close(s.stop) })
+		return Reply{Status: &info}
+	}
+	why := ""
+	switch {
+	case req.Key != s.key:
+		why = "the client is another build or runs in another environment"
+	case !Forwardable(req.Op):
+		why = req.Op + " is not answered by the daemon"
+	}
+	if why == "" {
+		env, err := s.request(ctx, req)
+		if err == nil {
+			s.served.Add(1)
+			return Reply{Envelope: string(env)}
+		}
+		why = err.Error()
+	}
+	s.fallback.Add(1)
+	return Reply{Fallback: why}
+}
+
+// request answers one API request: every event queued before it arrived
+// is read first.
+func (s *server) request(ctx context.Context, req *Request) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.sync(ctx); err != nil {
+		return nil, err
+	}
+	if s.watch.degraded != "" {
+		return nil, errors.New(s.watch.degraded)
+	}
+	e, err := native.OpenWith(req.Dir, native.Options{})
+	if err != nil {
+		return nil, err // the local run says it the same way
+	}
+	if e.Options().Root != s.root {
+		return nil, errors.New("the request is for another repository")
+	}
+	engine.ShareKnowledge(e, s.warm)
+	return e.Request(ctx, req.Op, []byte(req.Input)), nil
+}
+
+// sync reads every queued event: a change to a watched file makes the
+// warm engine read again, stating every file (the snapshot store's
+// validation, as a process without a daemon does); a change to the
+// tree's shape or the configuration rebuilds the watches first (watch,
+// then read, so nothing changes unseen between the two).
+func (s *server) sync(ctx context.Context) error {
+	for i := 0; ; i++ {
+		if err := s.watch.drain(); err != nil {
+			return err
+		}
+		if !s.watch.rebuild {
+			break
+		}
+		if i == 3 {
+			return errors.New("the knowledge tree keeps changing")
+		}
+		s.watch.rebuild = false
+		engine.SetImmutable(s.warm, false) // the inputs from a fresh read
+		if err := s.watch.watchAll(ctx, s.warm); err != nil {
+			s.watch.rebuild = true
+			return err
+		}
+		s.watch.stale = true // files read before their watch existed
+	}
+	if s.watch.stale {
+		// One read with every file stated; until it succeeds, every
+		// request reads like that (an invalid configuration answers
+		// its error each time).
+		engine.SetImmutable(s.warm, false)
+		if _, err := s.warm.Read(ctx); err != nil {
+			return nil
+		}
+		s.watch.stale = false
+		engine.SetImmutable(s.warm, true)
+	}
+	return nil
+}
+
+func (s *server) info() Info {
+	return Info{PID: os.Getpid(), Root: s.root, Socket: s.paths.Socket, Since: s.since, Requests: s.served.Load(),
+		Fallbacks: s.fallback.Load(), WatchedDirs: s.watch.count(), Idle: s.idle.String(), Degraded: s.watch.degradedNow()}
+}
+
+// checkPeer refuses a connection whose other end is another user.
+func checkPeer(c net.Conn) error {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return errors.New("not a Unix socket")
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var cred *unix.Ucred
+	var cerr error
+	if err := raw.Control(func(fd uintptr) { cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED) }); err != nil {
+		return err
+	}
+	if cerr != nil {
+		return cerr
+	}
+	if int(cred.Uid) != os.Getuid() {
+		return errors.New("the other end of the socket is another user")
+	}
+	return nil
+}
+
+// lock takes the daemon lock (one daemon per repository) and writes the
+// pid into it.
+func lock(p string) (func(), error) {
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		data, _ := io.ReadAll(f)
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+			return nil, &ErrRunning{PID: pid}
+		}
+		return nil, err
+	}
+	f.Truncate(0)
+	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return func() { f.Close() }, nil
+}
+
+// RunningPID returns the pid of the daemon holding gitDir's lock, 0 when
+// none does.
+func RunningPID(gitDir string) int {
+	p := PathsOf(gitDir).Lock
+	f, err := os.Open(p)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	if unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB) == nil {
+		unix.Flock(int(f.Fd()), unix.LOCK_UN)
+		return 0 // nobody holds it
+	}
+	data, _ := io.ReadAll(f)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	return pid
+}
+
+// Network and user-space file systems do not report every change through
+// inotify (another machine's writes, a FUSE daemon's own): like git's
+// fsmonitor, the daemon refuses them.
+var remoteFS = map[int64]string{
+	0x6969:     "NFS",
+	0x517b:     "SMB",
+	0xff534d42: "CIFS",
+	0xfe534d42: "SMB2",
+	0x65735546: "FUSE",
+	0x5346414f: "AFS",
+	0x73757245: "Coda",
+	0x01021997: "9P",
+	0x00c36400: "Ceph",
+	0x013111a8: "IBRIX",
+	0x47504653: "GPFS",
+	0x0bd00bd0: "Lustre",
+	0x564c:     "NCP",
+}
+
+func localFS(dir string) error {
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		return err
+	}
+	if name, ok := remoteFS[int64(st.Type)]; ok {
+		return fmt.Errorf("%s is on a %s file system, where inotify does not see every change: kontext daemon runs only on local file systems", dir, name)
+	}
+	return nil
+}
+
+// Spawn starts `exe args…` as a daemon: a session of its own, stdin from
+// /dev/null, stdout and stderr appended to logPath.
+func Spawn(exe string, args []string, logPath string) (*os.Process, error) {
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil, err
+	}
+	defer null.Close()
+	log, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close()
+	return os.StartProcess(exe, args, &os.ProcAttr{Files: []*os.File{null, log, log}, Sys: &syscall.SysProcAttr{Setsid: true}})
+}
+
+// Supported reports whether this platform has the monitor.
+const Supported = true

@@ -1,0 +1,24 @@
+//go:build !linux
+
+package daemon
+
+import (
+	"context"
+	"net"
+	"os"
+)
+
+// Run reports that the platform has no monitor.
+func Run(context.Context, Config) error { return ErrNotSupported }
+
+// RunningPID is 0: no daemon runs here.
+func RunningPID(string) int { return 0 }
+
+// Spawn reports that the platform has no monitor.
+func Spawn(string, []string, string) (*os.Process, error) { return nil, ErrNotSupported }
+
+// checkPeer: no daemon serves here, so nothing is trusted.
+func checkPeer(net.Conn) error { return ErrNotSupported }
+
+// Supported reports whether this platform has the monitor.
+const Supported = false
