@@ -51,7 +51,7 @@ type PortableStore interface {
 // another version is ignored (and rebuilt), never trusted.
 const (
 	snapshotMagic   = "KONTEXTSNAP\x00"
-	snapshotVersion = 3
+	snapshotVersion = 4
 )
 
 // SetStore makes the reader load its parse cache from s (once, before the
@@ -74,6 +74,11 @@ type persister interface {
 	load(r *Reader)
 	save(r *Reader, s *Snapshot)
 	fast(r *Reader, inputs string) *Snapshot
+	// clean reports, for a reader whose records are still the stored
+	// table, whether every listed file is one of its rows, unchanged and
+	// not racy, and no row is missing: then the blob ids are looked up in
+	// the table. nil otherwise.
+	clean(r *Reader, lists [][]job, total int) interface{ blob(string) string }
 }
 
 // storePersist persists the parse cache through the reader's Store.
@@ -85,6 +90,8 @@ type storePersist struct{ readPersist }
 type readPersist struct{}
 
 func (readPersist) save(r *Reader, _ *Snapshot) { r.dirty = false }
+
+func (readPersist) clean(*Reader, [][]job, int) interface{ blob(string) string } { return nil }
 
 // Seed gives the reader, before its first read, the parses another
 // reader holds, as a PortableStore would: each is used only for a file
@@ -127,6 +134,9 @@ func srcKey(src entry.Source, target string) string {
 // stored bytes (absent, truncated, corrupt, another version) leaves the
 // cache empty: the read parses everything and the next save replaces it.
 // The parses themselves stay encoded until a read needs them.
+//
+// The records stay in the stored table until a read needs them
+// (ensureFiles): a native warm read validates the table in place.
 func (readPersist) load(r *Reader) {
 	r.loaded = true
 	data, err := r.store.LoadSnapshot()
@@ -138,12 +148,7 @@ func (readPersist) load(r *Reader) {
 		r.dirty = true
 		return
 	}
-	if _, portable := r.store.(PortableStore); portable {
-		for _, c := range st.files {
-			c.portable, c.racy = true, true
-		}
-	}
-	r.files, r.compiled, r.recs = st.files, st.compiled, st.recs
+	r.tab, r.files, r.recs, r.compiled = st.tab, nil, nil, st.compiled
 }
 
 // save writes the parse cache and the compiled form of s (the read that
@@ -154,6 +159,7 @@ func (storePersist) save(r *Reader, s *Snapshot) {
 		r.dirty = false
 		return
 	}
+	r.ensureFiles()
 	stamp := time.Now()
 	_, portable := r.store.(PortableStore)
 	if portable {
@@ -175,8 +181,9 @@ func (readPersist) fast(r *Reader, inputs string) *Snapshot {
 	if r.compiled == "" {
 		return nil
 	}
+	r.ensureFiles()
 	s, p, err := decodeCompiled(r.compiled, inputs)
-	if err == nil && decodeAll(s, p, r.recs) {
+	if err == nil && decodeAll(s, p, func(k int) *cached { return r.recs[k] }, len(r.recs)) {
 		return s
 	}
 	r.compiled = ""
@@ -263,6 +270,9 @@ func (c *cached) decode() bool {
 	if c.raw == "" {
 		return true
 	}
+	if !c.intact() {
+		return false
+	}
 	r := &entry.Decoder{Buf: c.raw}
 	e := &entry.Entry{}
 	has, ok := decodeParse(r, e, c.text)
@@ -280,6 +290,31 @@ func (c *cached) decode() bool {
 	return true
 }
 
+// A stored snapshot keeps what validates a file apart from its parse:
+// rows of fixed width, one per file in path order, then the strings they
+// point to, the compiled part, a CRC of all that, and only then the
+// parses, each with its own CRC. A warm call so touches the rows and the
+// strings (about 130 bytes a file), never the parses it does not decode.
+const (
+	rowBytes = 60
+	rowPath  = 0  // u32 offset, u32 length into the strings
+	rowKey   = 8  // the source key (stored once for all its files)
+	rowBlob  = 16 // the git blob id ("" for a file too large to parse)
+	rowSize  = 24
+	rowMod   = 32 // Unix ns
+	rowID    = 40
+	rowRaw   = 48 // u32 offset, u32 length into the parses, u32 CRC-32 of the parse
+)
+
+// encodeSnapshot encodes files (the parse cache) and the compiled form of
+// s into one buffer, allocated once at its final size.
+// intact reports whether the stored parse still has its stored CRC.
+//
+//go:noinline
+func (c *cached) intact() bool {
+	return crc32.ChecksumIEEE(unsafe.Slice(unsafe.StringData(c.raw), len(c.raw))) == c.sum
+}
+
 func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp time.Time, portable bool) []byte {
 	names := make([]string, 0, len(files))
 	for f, c := range files {
@@ -288,7 +323,41 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 		}
 	}
 	sort.Strings(names)
-	w := &entry.Encoder{Buf: make([]byte, 0, 64+len(names)*1024)}
+	// First the parses (a missing one is encoded now), and the sizes.
+	parses := make([]string, len(names))
+	sums := make([]uint32, len(names))
+	keys := map[string]uint32{} // each source key is stored once
+	n, strs, plen := 0, 0, 0
+	for i, f := range names {
+		c := files[f]
+		parse, sum := c.raw, c.sum // a stored parse keeps its stored CRC: a corrupt one stays detectable
+		if portable && parse != "" && parse[0] == parseEntry && c.decode() {
+			parse = "" // a seed's parse: stored again without the file's text
+		}
+		if parse == "" {
+			var ok bool
+			if parse, ok = encodeParse(c, portable); !ok {
+				names[i] = "" // not storable: parsed again next time
+				continue
+			}
+			sum = crc32.ChecksumIEEE(unsafe.Slice(unsafe.StringData(parse), len(parse)))
+		}
+		if _, ok := keys[c.key]; !ok {
+			keys[c.key] = 0
+			strs += len(c.key)
+		}
+		parses[i], sums[i] = parse, sum
+		n++
+		strs += len(f) + len(c.blob)
+		plen += len(parse)
+	}
+	// The compiled snapshot, only when every file was stored: it stands
+	// for exactly the rows.
+	compiled := ""
+	if s != nil && n == len(names) && len(names) == len(files) {
+		compiled = encodeCompiled(s, files, names)
+	}
+	w := &entry.Encoder{Buf: make([]byte, 0, 64+len(key)+6*binary.MaxVarintLen64+n*rowBytes+strs+len(compiled)+4+plen)}
 	w.Buf = append(w.Buf, snapshotMagic...)
 	w.Uvarint(snapshotVersion)
 	w.String(key)
@@ -297,97 +366,152 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 	} else {
 		w.Varint(stamp.UnixNano())
 	}
-	count := len(w.Buf)
-	w.Buf = append(w.Buf, 0, 0, 0, 0) // the record count, patched below
-	n := 0
-	for _, f := range names {
+	w.Uvarint(uint64(n))
+	w.Uvarint(uint64(plen))
+	w.Uvarint(uint64(n * rowBytes))
+	rows := len(w.Buf)
+	w.Buf = w.Buf[:rows+n*rowBytes]
+	w.Uvarint(uint64(strs))
+	base := len(w.Buf)
+	put := func(at int, s string) { // s's place in the strings, at the row's field at
+		binary.LittleEndian.PutUint32(w.Buf[at:], uint32(len(w.Buf)-base))
+		binary.LittleEndian.PutUint32(w.Buf[at+4:], uint32(len(s)))
+		w.Buf = append(w.Buf, s...)
+	}
+	at, poff := rows, 0
+	for i, f := range names {
+		if f == "" {
+			continue
+		}
 		c := files[f]
-		parse := c.raw
-		if portable && parse != "" && parse[0] == parseEntry && c.decode() {
-			parse = "" // a seed's parse: stored again without the file's text
-		}
-		if parse == "" {
-			var ok bool
-			if parse, ok = encodeParse(c, portable); !ok {
-				continue // not storable: parsed again next time
-			}
-		}
 		mod, id := c.mod.UnixNano(), c.id
 		if portable {
 			mod, id = 0, 0
 		}
-		w.String(f)
-		w.String(c.key)
-		w.Varint(c.size)
-		w.Varint(mod)
-		w.Uvarint(id)
-		w.String(c.blob)
-		w.String(parse)
-		n++
-	}
-	binary.LittleEndian.PutUint32(w.Buf[count:], uint32(n))
-	// The compiled snapshot, only when every file was stored: it stands
-	// for exactly the records above.
-	compiled := ""
-	if s != nil && n == len(names) && len(names) == len(files) {
-		compiled = encodeCompiled(s, files, names)
+		put(at+rowPath, f)
+		if k := keys[c.key]; k != 0 {
+			binary.LittleEndian.PutUint32(w.Buf[at+rowKey:], k-1)
+			binary.LittleEndian.PutUint32(w.Buf[at+rowKey+4:], uint32(len(c.key)))
+		} else {
+			keys[c.key] = uint32(len(w.Buf)-base) + 1
+			put(at+rowKey, c.key)
+		}
+		put(at+rowBlob, c.blob)
+		binary.LittleEndian.PutUint64(w.Buf[at+rowSize:], uint64(c.size))
+		binary.LittleEndian.PutUint64(w.Buf[at+rowMod:], uint64(mod))
+		binary.LittleEndian.PutUint64(w.Buf[at+rowID:], id)
+		binary.LittleEndian.PutUint32(w.Buf[at+rowRaw:], uint32(poff))
+		binary.LittleEndian.PutUint32(w.Buf[at+rowRaw+4:], uint32(len(parses[i])))
+		binary.LittleEndian.PutUint32(w.Buf[at+rowRaw+8:], sums[i])
+		poff += len(parses[i])
+		at += rowBytes
 	}
 	w.String(compiled)
-	return binary.LittleEndian.AppendUint32(w.Buf, crc32.ChecksumIEEE(w.Buf))
+	w.Buf = binary.LittleEndian.AppendUint32(w.Buf, crc32.ChecksumIEEE(w.Buf))
+	for _, p := range parses {
+		w.Buf = append(w.Buf, p...)
+	}
+	return w.Buf
 }
 
 var errBadSnapshot = errors.New("stored snapshot is corrupt or of another version")
 
-// stored is a decoded snapshot file: the per-file records (their parses
-// still encoded) and the compiled snapshot, still encoded.
+// stored is a decoded snapshot file: its validation table, used in place,
+// and the compiled snapshot, still encoded.
 type stored struct {
-	files    map[string]*cached
-	recs     []*cached // the records in file order (the compiled part refers to them by position)
+	tab      *table
 	compiled string
 }
 
+// table is a stored snapshot's rows, strings and parses, read in place.
+// (Its accessors are not inlined: the WASM engine's size.)
+type table struct {
+	rows, strs, parses string
+	n                  int
+	racyFrom           int64     // a file modified at or after this (Unix ns) is racy
+	_                  [0]func() // not comparable: no generated equality
+}
+
+//go:noinline
+func (t *table) u32(i, f int) int {
+	b := t.rows[i*rowBytes+f : i*rowBytes+f+4]
+	return int(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24)
+}
+
+//go:noinline
+func (t *table) u64(i, f int) uint64 { return uint64(t.u32(i, f)) | uint64(t.u32(i, f+4))<<32 }
+
+// str is row i's string field f.
+//
+//go:noinline
+func (t *table) str(i, f int) string {
+	off := t.u32(i, f)
+	return t.strs[off : off+t.u32(i, f+4)]
+}
+
+// rec is row i as a parse cache record, its parse still encoded.
+func (t *table) rec(i int) cached {
+	c := cached{key: t.str(i, rowKey), size: int64(t.u64(i, rowSize)), mod: time.Unix(0, int64(t.u64(i, rowMod))), id: t.u64(i, rowID), blob: t.str(i, rowBlob)}
+	off := t.u32(i, rowRaw)
+	c.raw, c.sum = t.parses[off:off+t.u32(i, rowRaw+4)], uint32(t.u32(i, rowRaw+8))
+	c.racy = int64(t.u64(i, rowMod)) >= t.racyFrom
+	return c
+}
+
+// materialize is the parse cache the table holds: a record per row, in
+// one allocation, and the rows in order (the compiled part refers to them
+// by position).
+func (t *table) materialize(portable bool) (map[string]*cached, []*cached) {
+	files := make(map[string]*cached, t.n)
+	order := make([]*cached, t.n)
+	recs := make([]cached, t.n)
+	for i := range recs {
+		recs[i] = t.rec(i)
+		if portable {
+			recs[i].portable, recs[i].racy = true, true
+		}
+		files[t.str(i, rowPath)] = &recs[i]
+		order[i] = &recs[i]
+	}
+	return files, order
+}
+
+// decodeSnapshot checks data's header, rows, strings and compiled part
+// (their CRC, and that every row points inside the strings and the parses
+// and the rows are in path order); the parses are checked one by one when
+// decoded.
 func decodeSnapshot(data []byte, key string) (stored, error) {
 	if len(data) < len(snapshotMagic)+8 || string(data[:len(snapshotMagic)]) != snapshotMagic {
 		return stored{}, errBadSnapshot
 	}
-	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
-	if crc32.ChecksumIEEE(body) != sum {
-		return stored{}, errBadSnapshot
-	}
 	// No copy: every decoded string is a slice of the loaded bytes, which
 	// the store hands over (LoadSnapshot) and nothing changes afterwards.
-	rest := body[len(snapshotMagic):]
-	r := &entry.Decoder{Buf: unsafe.String(unsafe.SliceData(rest), len(rest))}
+	all := unsafe.String(unsafe.SliceData(data), len(data))
+	r := &entry.Decoder{Buf: all[len(snapshotMagic):]}
 	if r.Uvarint() != snapshotVersion || r.String() != key {
 		return stored{}, errBadSnapshot
 	}
 	stamp := time.Unix(0, r.Varint())
-	if len(r.Buf) < 4 {
+	n, plen := r.Uvarint(), r.Uvarint()
+	t := &table{rows: r.String(), strs: r.String(), racyFrom: stamp.Truncate(time.Second).UnixNano()}
+	compiled := r.String()
+	if r.Err != nil || len(r.Buf) < 4 || uint64(len(t.rows)) != n*rowBytes || uint64(len(r.Buf)-4) != plen {
 		return stored{}, errBadSnapshot
 	}
-	n := binary.LittleEndian.Uint32([]byte(r.Buf[:4]))
-	r.Buf = r.Buf[4:]
-	if uint64(n) > uint64(len(r.Buf)) {
+	head := len(data) - len(r.Buf)
+	if crc32.ChecksumIEEE(data[:head]) != binary.LittleEndian.Uint32(data[head:]) {
 		return stored{}, errBadSnapshot
 	}
-	racyFrom := stamp.Truncate(time.Second)
-	files := make(map[string]*cached, n)
-	order := make([]*cached, n)
-	recs := make([]cached, n) // one allocation for every record
-	for i := uint32(0); i < n; i++ {
-		f := r.String()
-		c := &recs[i]
-		*c = cached{key: r.String(), size: r.Varint(), mod: time.Unix(0, r.Varint()), id: r.Uvarint(), blob: r.String(), raw: r.String()}
-		if r.Err != nil || c.raw == "" {
+	t.n, t.parses = int(n), all[head+4:]
+	for i := 0; i < t.n; i++ {
+		for _, f := range [...]int{rowPath, rowKey, rowBlob} {
+			if t.u32(i, f)+t.u32(i, f+4) > len(t.strs) {
+				return stored{}, errBadSnapshot
+			}
+		}
+		if t.u32(i, rowRaw+4) == 0 || t.u32(i, rowRaw)+t.u32(i, rowRaw+4) > len(t.parses) || (i > 0 && t.str(i-1, rowPath) >= t.str(i, rowPath)) {
 			return stored{}, errBadSnapshot
 		}
-		c.racy = !c.mod.Before(racyFrom)
-		files[f] = c
-		order[i] = c
 	}
-	compiled := r.String()
-	if r.Err != nil || len(r.Buf) != 0 {
-		return stored{}, errBadSnapshot
-	}
-	return stored{files: files, recs: order, compiled: compiled}, nil
+	return stored{tab: t, compiled: compiled}, nil
 }

@@ -1,8 +1,10 @@
 package kb
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -54,12 +56,48 @@ func answer(t *testing.T, s *Snapshot) string {
 		one[i] = s.Entry(i)
 	}
 	tally := s.Tally()
-	b, err := json.Marshal(map[string]any{"id": s.ID, "one by one": one, "tally": tally, "entries": s.Entries(), "diags": s.Diagnostics, "skipped": s.Skipped, "blobs": s.Blobs,
+	b, err := json.Marshal(map[string]any{"id": s.ID, "one by one": one, "tally": tally, "entries": s.Entries(), "diags": s.Diagnostics, "skipped": s.Skipped, "blobs": blobsOf(s),
 		"governing": s.Governing().Lookup(paths), "ledger": s.LedgerLines, "overlay": s.Overlay})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// blobsOf is every blob id s knows, by file (a stored snapshot's from
+// its table).
+func blobsOf(s *Snapshot) map[string]string {
+	tb, ok := s.blobsFrom.(tableBlobs)
+	if !ok {
+		return s.blobs
+	}
+	t := tb.table
+	m := map[string]string{}
+	for i := 0; i < t.n; i++ {
+		if b := t.str(i, rowBlob); b != "" {
+			m[t.str(i, rowPath)] = b
+			if s.Blob(t.str(i, rowPath)) != b {
+				panic("Blob differs from the table")
+			}
+		}
+	}
+	return m
+}
+
+// layout is where a stored snapshot's compiled part and CRC sit.
+func layout(t *testing.T, data []byte) (compiled, crc int) {
+	t.Helper()
+	st, err := decodeSnapshot(data, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	crc = len(data) - len(st.tab.parses) - 4
+	return crc - len(st.compiled), crc
+}
+
+// resum makes data's CRC match its (edited) bytes again.
+func resum(t *testing.T, data []byte, crc int) {
+	binary.LittleEndian.PutUint32(data[crc:], crc32.ChecksumIEEE(data[:crc]))
 }
 
 func entryText(i, v int) string {
@@ -275,13 +313,26 @@ func TestStoredSnapshotCorrupt(t *testing.T) {
 		}
 	}
 	fs, want, store, good := storedFresh(t, dir)
-	if st, err := decodeSnapshot(good, "test"); err != nil || len(st.files) != 5 || st.compiled == "" {
-		t.Fatalf("stored snapshot does not decode: %v (%d files, compiled %t)", err, len(st.files), st.compiled != "")
+	if st, err := decodeSnapshot(good, "test"); err != nil || st.tab.n != 5 || st.compiled == "" {
+		t.Fatalf("stored snapshot does not decode: %v (%d files, compiled %t)", err, st.tab.n, st.compiled != "")
 	}
-	flipped := append([]byte(nil), good...)
-	flipped[len(flipped)/2] ^= 0x40
+	// A flipped bit anywhere before the parses fails the CRC checked at
+	// load; the parses are checked one by one (TestStoredParseCorrupt).
+	compiled, crc := layout(t, good)
+	st, _ := decodeSnapshot(good, "test")
+	strs := compiled - len(st.tab.strs)
+	flip := func(i int, b byte) []byte {
+		d := append([]byte(nil), good...)
+		d[i] ^= b
+		return d
+	}
+	oldVersion := append([]byte(nil), good...)
+	oldVersion[len(snapshotMagic)] = snapshotVersion - 1
 	for name, data := range map[string][]byte{
-		"truncated": good[:len(good)/2], "bit flipped": flipped, "empty": {}, "garbage": []byte("not a snapshot at all, really"),
+		"truncated": good[:len(good)/2], "one byte short": good[:len(good)-1], "empty": {}, "garbage": []byte("not a snapshot at all, really"),
+		"bit flipped in the rows": flip(strs-len(st.tab.rows)/2, 0x40), "bit flipped in a path": flip(strs+2, 0x01),
+		"bit flipped in the compiled part": flip(crc-len(st.compiled)/2, 0x08), "CRC flipped": flip(crc+1, 0x80),
+		"old version": oldVersion,
 	} {
 		if _, err := decodeSnapshot(data, "test"); err == nil {
 			t.Errorf("%s snapshot decodes", name)
