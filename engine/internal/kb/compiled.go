@@ -233,10 +233,7 @@ func decodeCompiledEntry(r *entry.Decoder, e *entry.Entry, rec func(int) *cached
 			return false
 		}
 		switch c := rec(int(k)); {
-		case c.raw != "":
-			if !c.intact() {
-				return false
-			}
+		case c.raw != "": // intact: see materialize and lazy.rec
 			parse.Buf, parse.Err = c.raw, nil
 			if has, ok := decodeParse(parse, e, c.text); !has || !ok {
 				return false

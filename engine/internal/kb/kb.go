@@ -56,12 +56,15 @@ type cached struct {
 // Reader reads knowledge bases from one filesystem and keeps a per-file
 // parse cache between reads. It is safe for concurrent use.
 type Reader struct {
-	fs       billy.Filesystem
-	roots    []string // absolute spellings of the root, for absolute link targets
-	linkSig  string   // the link diagnostics of the last read
-	mu       sync.Mutex
-	files    map[string]*cached // nil while tab holds them: see ensureFiles
-	tab      *table             // the stored snapshot's records, still in place
+	fs      billy.Filesystem
+	roots   []string // absolute spellings of the root, for absolute link targets
+	linkSig string   // the link diagnostics of the last read
+	mu      sync.Mutex
+	files   map[string]*cached // nil while tab holds them: see ensureFiles
+	tab     *table             // the stored snapshot's records, still in place
+	// clean (set by SetStore) tells whether the listings match tab, so
+	// the read needs no records: see warm.go.
+	clean    func(r *Reader, lists [][]job, total int) interface{ blob(string) string }
 	last     *Snapshot
 	store    Store // nil: the parse cache lives only as long as the reader
 	persist  persister
@@ -194,15 +197,79 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 	linkSig := fmt.Sprint(linkDiags) // a new or fixed broken link changes the answer too
 	// A stored table that every listed file matches (unchanged, not racy,
 	// none deleted) needs no records: blobsFrom looks blob ids up in it.
-	var blobsFrom interface{ blob(string) string }
-	if r.tab != nil {
-		blobsFrom = r.persist.clean(r, lists, total)
-	}
-	// Otherwise (or once the stored compiled part turns out stale) the
+	// Otherwise (or once its compiled part turns out stale: again) the
 	// listings are joined and looked up in the parse cache.
-	var w work
+	tryClean := r.tab != nil && r.clean != nil
+again:
+	var blobsFrom interface{ blob(string) string }
+	if tryClean {
+		blobsFrom = r.clean(r, lists, total)
+	}
+	var jobs []job
+	var aliases map[string][]string
+	var results []*cached
+	var misses []int
+	var kept map[string]bool
+	deleted := false
 	if blobsFrom == nil {
-		w = r.join(lists, total)
+		r.ensureFiles()
+		jobs = make([]job, 0, total)
+		seen := make(map[string]bool, total)
+		for _, l := range lists {
+			for _, j := range l {
+				if !seen[j.path] {
+					seen[j.path] = true
+					jobs = append(jobs, j)
+				}
+			}
+		}
+		jobs, aliases = mergeLinks(jobs)
+		kept = make(map[string]bool, len(jobs)) // the cache keeps exactly these
+		for _, j := range jobs {
+			kept[j.path] = true
+		}
+		results = make([]*cached, len(jobs))
+		var racy []int
+		for i, j := range jobs {
+			switch c := r.hit(j); {
+			case c == nil:
+				misses = append(misses, i)
+			case c.racy:
+				racy = append(racy, i)
+				results[i] = c
+			default:
+				results[i] = c
+			}
+		}
+		// A racy hit is trusted only when its content still hashes to the
+		// recorded blob; otherwise it is parsed again like a miss.
+		fresh := make([]bool, len(racy))
+		settled := time.Now().Truncate(time.Second) // taken before the reads
+		parallel(len(racy), func(k int) { fresh[k] = r.recheck(jobs[racy[k]], results[racy[k]]) })
+		for k, i := range racy {
+			c := results[i]
+			if fresh[k] && c.portable {
+				// Its content is the recorded one: from now on it is this
+				// filesystem's file, judged by its stat data.
+				c.portable, c.mod, c.id = false, jobs[i].info.ModTime(), r.store.FileID(jobs[i].info)
+				r.dirty = true
+			}
+			switch {
+			case !fresh[k]:
+				results[i] = nil // parsed again below, once
+				misses = append(misses, i)
+			case c.mod.Before(settled):
+				// Checked after its second ended: the next process trusts
+				// it without reading it again.
+				c.racy = false
+				r.dirty = true
+			}
+		}
+		for f := range r.files {
+			if !kept[f] {
+				deleted = true
+			}
+		}
 	}
 	ledger, err := readOptional(r.fs, cfg.Ledger())
 	if err != nil {
@@ -214,9 +281,9 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 	}
 	var inputs string
 	if r.persist != nil {
-		inputs = readInputs(head, cfgText, ledger, overlay, linkSig, s.listSkipped, w.aliases)
+		inputs = readInputs(head, cfgText, ledger, overlay, linkSig, s.listSkipped, aliases)
 	}
-	unchanged := len(w.misses) == 0 && !w.deleted && r.last != nil && r.last.Head == head && string(r.last.ConfigText) == string(cfgText) &&
+	unchanged := len(misses) == 0 && !deleted && r.last != nil && r.last.Head == head && string(r.last.ConfigText) == string(cfgText) &&
 		r.last.listSkipped == s.listSkipped && r.linkSig == linkSig
 	r.linkSig = linkSig
 	if unchanged && string(ledger) == string(r.last.Ledger) && string(overlay) == string(r.last.Overlay) {
@@ -227,14 +294,14 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 	}
 	// Without a miss or a deleted file, the stored compiled snapshot
 	// answers when it was built from the same other inputs.
-	if len(w.misses) == 0 && !w.deleted && r.persist != nil {
+	if len(misses) == 0 && !deleted && r.persist != nil {
 		if fast := r.persist.fast(r, inputs); fast != nil {
 			fast.Config, fast.ConfigText, fast.Head, fast.listSkipped = cfg, cfgText, head, s.listSkipped
 			if fast.blobsFrom = blobsFrom; blobsFrom == nil {
-				fast.blobs = make(map[string]string, len(w.jobs))
-				for i, j := range w.jobs {
-					if w.results[i].blob != "" {
-						fast.blobs[j.path] = w.results[i].blob
+				fast.blobs = make(map[string]string, len(jobs))
+				for i, j := range jobs {
+					if results[i].blob != "" {
+						fast.blobs[j.path] = results[i].blob
 					}
 				}
 			}
@@ -248,9 +315,9 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		}
 	}
 	if blobsFrom != nil { // the compiled part is stale (HEAD, configuration...)
-		w = r.join(lists, total)
+		tryClean = false
+		goto again
 	}
-	jobs, aliases, results, misses, kept, deleted := w.jobs, w.aliases, w.results, w.misses, w.kept, w.deleted
 	// The stored parses of unchanged files are decoded now; one that does
 	// not decode is parsed again.
 	for i := range jobs {
@@ -341,94 +408,19 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 	return s, nil
 }
 
-// work is a read's files looked up in the parse cache: jobs the listings
-// joined (a file two sources list once, links merged), results the usable
-// records (a racy one checked against its content), misses the jobs to
-// parse, kept the files listed; deleted tells a record no longer listed.
-type work struct {
-	jobs    []job
-	aliases map[string][]string
-	results []*cached
-	misses  []int
-	kept    map[string]bool
-	deleted bool
-}
-
-// join joins the listings and looks each file up in the parse cache.
-func (r *Reader) join(lists [][]job, total int) work {
-	r.ensureFiles()
-	jobs := make([]job, 0, total)
-	seen := make(map[string]bool, total)
-	for _, l := range lists {
-		for _, j := range l {
-			if !seen[j.path] {
-				seen[j.path] = true
-				jobs = append(jobs, j)
-			}
-		}
-	}
-	jobs, aliases := mergeLinks(jobs)
-	kept := make(map[string]bool, len(jobs)) // the cache keeps exactly these
-	for _, j := range jobs {
-		kept[j.path] = true
-	}
-	results := make([]*cached, len(jobs))
-	var misses []int
-	var racy []int
-	for i, j := range jobs {
-		switch c := r.hit(j); {
-		case c == nil:
-			misses = append(misses, i)
-		case c.racy:
-			racy = append(racy, i)
-			results[i] = c
-		default:
-			results[i] = c
-		}
-	}
-	// A racy hit is trusted only when its content still hashes to the
-	// recorded blob; otherwise it is parsed again like a miss.
-	fresh := make([]bool, len(racy))
-	settled := time.Now().Truncate(time.Second) // taken before the reads
-	parallel(len(racy), func(k int) { fresh[k] = r.recheck(jobs[racy[k]], results[racy[k]]) })
-	for k, i := range racy {
-		c := results[i]
-		if fresh[k] && c.portable {
-			// Its content is the recorded one: from now on it is this
-			// filesystem's file, judged by its stat data.
-			c.portable, c.mod, c.id = false, jobs[i].info.ModTime(), r.store.FileID(jobs[i].info)
-			r.dirty = true
-		}
-		switch {
-		case !fresh[k]:
-			results[i] = nil // parsed again below, once
-			misses = append(misses, i)
-		case c.mod.Before(settled):
-			// Checked after its second ended: the next process trusts
-			// it without reading it again.
-			c.racy = false
-			r.dirty = true
-		}
-	}
-	deleted := false
-	for f := range r.files {
-		if !kept[f] {
-			deleted = true
-		}
-	}
-	return work{jobs, aliases, results, misses, kept, deleted}
-}
-
 // ensureFiles builds the parse cache from the stored table, when the
 // table still holds it.
 //
 //go:noinline
 func (r *Reader) ensureFiles() {
-	if r.tab != nil {
-		_, portable := r.store.(PortableStore)
-		r.files, r.recs = r.tab.materialize(portable)
-		r.tab = nil
+	if r.tab == nil {
+		return
 	}
+	_, portable := r.store.(PortableStore)
+	if r.files, r.recs = r.tab.materialize(portable); r.files == nil {
+		r.files, r.compiled, r.dirty = map[string]*cached{}, "", true // rebuilt
+	}
+	r.tab = nil
 }
 
 // ledgerProblems parses the ledger into s and returns its malformed lines

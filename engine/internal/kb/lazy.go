@@ -173,7 +173,7 @@ func (l *lazy) rec(k int) *cached {
 		if c := l.recs[k]; c.raw == "" || c.intact() {
 			return c
 		}
-	} else if l.scratch = l.tab.rec(k); l.scratch.intact() {
+	} else if l.tab.row(k, &l.scratch) != "" && l.scratch.intact() {
 		return &l.scratch // read before the next rec: decodeCompiledEntry keeps none of it
 	}
 	return l.reparse(k)
@@ -189,7 +189,9 @@ func (l *lazy) reparse(k int) *cached {
 	r := l.rd
 	var file, key string
 	if l.tab != nil {
-		file, key = l.tab.str(k, rowPath), l.tab.str(k, rowKey)
+		var c cached
+		file = l.tab.row(k, &c)
+		key = c.key
 	} else {
 		for f, c := range r.files {
 			if c == l.recs[k] {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -64,6 +65,7 @@ func (r *Reader) SetStore(s Store) {
 	defer r.mu.Unlock()
 	r.store = s
 	r.persist = storePersist{}
+	r.clean = clean
 	r.loaded = false
 }
 
@@ -74,11 +76,6 @@ type persister interface {
 	load(r *Reader)
 	save(r *Reader, s *Snapshot)
 	fast(r *Reader, inputs string) *Snapshot
-	// clean reports, for a reader whose records are still the stored
-	// table, whether every listed file is one of its rows, unchanged and
-	// not racy, and no row is missing: then the blob ids are looked up in
-	// the table. nil otherwise.
-	clean(r *Reader, lists [][]job, total int) interface{ blob(string) string }
 }
 
 // storePersist persists the parse cache through the reader's Store.
@@ -90,8 +87,6 @@ type storePersist struct{ readPersist }
 type readPersist struct{}
 
 func (readPersist) save(r *Reader, _ *Snapshot) { r.dirty = false }
-
-func (readPersist) clean(*Reader, [][]job, int) interface{ blob(string) string } { return nil }
 
 // Seed gives the reader, before its first read, the parses another
 // reader holds, as a PortableStore would: each is used only for a file
@@ -143,12 +138,12 @@ func (readPersist) load(r *Reader) {
 	if err != nil || data == nil {
 		return
 	}
-	st, err := decodeSnapshot(data, r.store.Key())
+	t, err := decodeSnapshot(data, r.store.Key())
 	if err != nil {
 		r.dirty = true
 		return
 	}
-	r.tab, r.files, r.recs, r.compiled = st.tab, nil, nil, st.compiled
+	r.tab, r.files, r.recs, r.compiled = t, nil, nil, t.compiled
 }
 
 // save writes the parse cache and the compiled form of s (the read that
@@ -270,9 +265,6 @@ func (c *cached) decode() bool {
 	if c.raw == "" {
 		return true
 	}
-	if !c.intact() {
-		return false
-	}
 	r := &entry.Decoder{Buf: c.raw}
 	e := &entry.Entry{}
 	has, ok := decodeParse(r, e, c.text)
@@ -290,31 +282,19 @@ func (c *cached) decode() bool {
 	return true
 }
 
-// A stored snapshot keeps what validates a file apart from its parse:
-// rows of fixed width, one per file in path order, then the strings they
-// point to, the compiled part, a CRC of all that, and only then the
-// parses, each with its own CRC. A warm call so touches the rows and the
-// strings (about 130 bytes a file), never the parses it does not decode.
-const (
-	rowBytes = 60
-	rowPath  = 0  // u32 offset, u32 length into the strings
-	rowKey   = 8  // the source key (stored once for all its files)
-	rowBlob  = 16 // the git blob id ("" for a file too large to parse)
-	rowSize  = 24
-	rowMod   = 32 // Unix ns
-	rowID    = 40
-	rowRaw   = 48 // u32 offset, u32 length into the parses, u32 CRC-32 of the parse
-)
+// A stored snapshot keeps what validates a file apart from its parse: the
+// rows, one per file in path order (path, source key by number, stat data,
+// blob id, the parse's length and CRC), then the compiled part, a CRC of
+// all that, and only then the parses, back to back. A warm call so reads
+// the rows (about 100 bytes a file), never a parse it does not decode.
 
-// encodeSnapshot encodes files (the parse cache) and the compiled form of
-// s into one buffer, allocated once at its final size.
 // intact reports whether the stored parse still has its stored CRC.
-//
-//go:noinline
 func (c *cached) intact() bool {
 	return crc32.ChecksumIEEE(unsafe.Slice(unsafe.StringData(c.raw), len(c.raw))) == c.sum
 }
 
+// encodeSnapshot encodes files (the parse cache) and the compiled form of
+// s into one buffer.
 func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp time.Time, portable bool) []byte {
 	names := make([]string, 0, len(files))
 	for f, c := range files {
@@ -323,11 +303,13 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 		}
 	}
 	sort.Strings(names)
-	// First the parses (a missing one is encoded now), and the sizes.
+	// The parses first (a missing one is encoded now): the rows give
+	// their lengths.
 	parses := make([]string, len(names))
 	sums := make([]uint32, len(names))
-	keys := map[string]uint32{} // each source key is stored once
-	n, strs, plen := 0, 0, 0
+	keys := map[string]uint64{} // each source key is stored once
+	var keyList []string
+	n, plen := 0, 0
 	for i, f := range names {
 		c := files[f]
 		parse, sum := c.raw, c.sum // a stored parse keeps its stored CRC: a corrupt one stays detectable
@@ -343,12 +325,11 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 			sum = crc32.ChecksumIEEE(unsafe.Slice(unsafe.StringData(parse), len(parse)))
 		}
 		if _, ok := keys[c.key]; !ok {
-			keys[c.key] = 0
-			strs += len(c.key)
+			keys[c.key] = uint64(len(keyList))
+			keyList = append(keyList, c.key)
 		}
 		parses[i], sums[i] = parse, sum
 		n++
-		strs += len(f) + len(c.blob)
 		plen += len(parse)
 	}
 	// The compiled snapshot, only when every file was stored: it stands
@@ -357,7 +338,26 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 	if s != nil && n == len(names) && len(names) == len(files) {
 		compiled = encodeCompiled(s, files, names)
 	}
-	w := &entry.Encoder{Buf: make([]byte, 0, 64+len(key)+6*binary.MaxVarintLen64+n*rowBytes+strs+len(compiled)+4+plen)}
+	rows := &entry.Encoder{Buf: make([]byte, 0, n*128)}
+	for i, f := range names {
+		if f == "" {
+			continue
+		}
+		c := files[f]
+		mod, id := c.mod.UnixNano(), c.id
+		if portable {
+			mod, id = 0, 0
+		}
+		rows.String(f)
+		rows.Uvarint(keys[c.key])
+		rows.Varint(c.size)
+		rows.Varint(mod)
+		rows.Uvarint(id)
+		rows.String(c.blob)
+		rows.Uvarint(uint64(len(parses[i])))
+		rows.Buf = binary.LittleEndian.AppendUint32(rows.Buf, sums[i])
+	}
+	w := &entry.Encoder{Buf: make([]byte, 0, 256+len(key)+len(keyList)*64+len(rows.Buf)+len(compiled)+plen)}
 	w.Buf = append(w.Buf, snapshotMagic...)
 	w.Uvarint(snapshotVersion)
 	w.String(key)
@@ -368,44 +368,8 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 	}
 	w.Uvarint(uint64(n))
 	w.Uvarint(uint64(plen))
-	w.Uvarint(uint64(n * rowBytes))
-	rows := len(w.Buf)
-	w.Buf = w.Buf[:rows+n*rowBytes]
-	w.Uvarint(uint64(strs))
-	base := len(w.Buf)
-	put := func(at int, s string) { // s's place in the strings, at the row's field at
-		binary.LittleEndian.PutUint32(w.Buf[at:], uint32(len(w.Buf)-base))
-		binary.LittleEndian.PutUint32(w.Buf[at+4:], uint32(len(s)))
-		w.Buf = append(w.Buf, s...)
-	}
-	at, poff := rows, 0
-	for i, f := range names {
-		if f == "" {
-			continue
-		}
-		c := files[f]
-		mod, id := c.mod.UnixNano(), c.id
-		if portable {
-			mod, id = 0, 0
-		}
-		put(at+rowPath, f)
-		if k := keys[c.key]; k != 0 {
-			binary.LittleEndian.PutUint32(w.Buf[at+rowKey:], k-1)
-			binary.LittleEndian.PutUint32(w.Buf[at+rowKey+4:], uint32(len(c.key)))
-		} else {
-			keys[c.key] = uint32(len(w.Buf)-base) + 1
-			put(at+rowKey, c.key)
-		}
-		put(at+rowBlob, c.blob)
-		binary.LittleEndian.PutUint64(w.Buf[at+rowSize:], uint64(c.size))
-		binary.LittleEndian.PutUint64(w.Buf[at+rowMod:], uint64(mod))
-		binary.LittleEndian.PutUint64(w.Buf[at+rowID:], id)
-		binary.LittleEndian.PutUint32(w.Buf[at+rowRaw:], uint32(poff))
-		binary.LittleEndian.PutUint32(w.Buf[at+rowRaw+4:], uint32(len(parses[i])))
-		binary.LittleEndian.PutUint32(w.Buf[at+rowRaw+8:], sums[i])
-		poff += len(parses[i])
-		at += rowBytes
-	}
+	w.Strings(keyList)
+	w.String(string(rows.Buf))
 	w.String(compiled)
 	w.Buf = binary.LittleEndian.AppendUint32(w.Buf, crc32.ChecksumIEEE(w.Buf))
 	for _, p := range parses {
@@ -416,102 +380,91 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 
 var errBadSnapshot = errors.New("stored snapshot is corrupt or of another version")
 
-// stored is a decoded snapshot file: its validation table, used in place,
-// and the compiled snapshot, still encoded.
-type stored struct {
-	tab      *table
-	compiled string
-}
-
-// table is a stored snapshot's rows, strings and parses, read in place.
-// (Its accessors are not inlined: the WASM engine's size.)
+// table is a stored snapshot's rows and parses, read in place, and its
+// compiled part, still encoded.
 type table struct {
-	rows, strs, parses string
-	n                  int
-	racyFrom           int64     // a file modified at or after this (Unix ns) is racy
-	_                  [0]func() // not comparable: no generated equality
+	rows, parses, compiled string
+	keys                   []string
+	n                      int
+	racyFrom               int64 // a file modified at or after this (Unix ns) is racy
+	// Where each row and its parse start: built at first use by a native
+	// read that looks rows up (index).
+	once       sync.Once
+	at, parsAt []uint32
 }
 
-//go:noinline
-func (t *table) u32(i, f int) int {
-	b := t.rows[i*rowBytes+f : i*rowBytes+f+4]
-	return int(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24)
+// next decodes the row at d into c (all but its parse) and returns the
+// file's path ("" when the row does not decode) and its parse's length.
+func (t *table) next(d *entry.Decoder, c *cached) (string, int) {
+	path := d.String()
+	k := d.Uvarint()
+	size, mod, id, blob, plen := d.Varint(), d.Varint(), d.Uvarint(), d.String(), int(d.Uvarint())
+	if d.Err != nil || len(d.Buf) < 4 || k >= uint64(len(t.keys)) || plen <= 0 {
+		return "", 0
+	}
+	*c = cached{key: t.keys[k], size: size, mod: time.Unix(0, mod), id: id, blob: blob, racy: mod >= t.racyFrom,
+		sum: uint32(d.Buf[0]) | uint32(d.Buf[1])<<8 | uint32(d.Buf[2])<<16 | uint32(d.Buf[3])<<24}
+	d.Buf = d.Buf[4:]
+	return path, plen
 }
 
-//go:noinline
-func (t *table) u64(i, f int) uint64 { return uint64(t.u32(i, f)) | uint64(t.u32(i, f+4))<<32 }
-
-// str is row i's string field f.
-//
-//go:noinline
-func (t *table) str(i, f int) string {
-	off := t.u32(i, f)
-	return t.strs[off : off+t.u32(i, f+4)]
-}
-
-// rec is row i as a parse cache record, its parse still encoded.
-func (t *table) rec(i int) cached {
-	c := cached{key: t.str(i, rowKey), size: int64(t.u64(i, rowSize)), mod: time.Unix(0, int64(t.u64(i, rowMod))), id: t.u64(i, rowID), blob: t.str(i, rowBlob)}
-	off := t.u32(i, rowRaw)
-	c.raw, c.sum = t.parses[off:off+t.u32(i, rowRaw+4)], uint32(t.u32(i, rowRaw+8))
-	c.racy = int64(t.u64(i, rowMod)) >= t.racyFrom
-	return c
-}
-
-// materialize is the parse cache the table holds: a record per row, in
-// one allocation, and the rows in order (the compiled part refers to them
-// by position).
+// materialize is the parse cache the rows hold: a record per row, in one
+// allocation, and the rows in order (the compiled part refers to them by
+// position); nil when a row does not decode. A record whose parse fails
+// its CRC is left out (its file is parsed again) and its position holds
+// an empty record, which no compiled entry decodes from.
 func (t *table) materialize(portable bool) (map[string]*cached, []*cached) {
 	files := make(map[string]*cached, t.n)
 	order := make([]*cached, t.n)
 	recs := make([]cached, t.n)
+	d := &entry.Decoder{Buf: t.rows}
+	off := 0
 	for i := range recs {
-		recs[i] = t.rec(i)
-		if portable {
-			recs[i].portable, recs[i].racy = true, true
+		c := &recs[i]
+		f, plen := t.next(d, c)
+		if f == "" || off+plen > len(t.parses) {
+			return nil, nil
 		}
-		files[t.str(i, rowPath)] = &recs[i]
-		order[i] = &recs[i]
+		c.raw, c.portable, c.racy = t.parses[off:off+plen], portable, c.racy || portable
+		off += plen
+		order[i] = c
+		if !c.intact() {
+			order[i] = &cached{}
+			continue
+		}
+		files[f] = c
+	}
+	if len(d.Buf) != 0 || off != len(t.parses) {
+		return nil, nil
 	}
 	return files, order
 }
 
-// decodeSnapshot checks data's header, rows, strings and compiled part
-// (their CRC, and that every row points inside the strings and the parses
-// and the rows are in path order); the parses are checked one by one when
-// decoded.
-func decodeSnapshot(data []byte, key string) (stored, error) {
+// decodeSnapshot checks data's header, keys, rows and compiled part
+// against their CRC; the rows are decoded when a read walks them, each
+// parse when it is decoded (its own CRC).
+func decodeSnapshot(data []byte, key string) (*table, error) {
 	if len(data) < len(snapshotMagic)+8 || string(data[:len(snapshotMagic)]) != snapshotMagic {
-		return stored{}, errBadSnapshot
+		return nil, errBadSnapshot
 	}
 	// No copy: every decoded string is a slice of the loaded bytes, which
 	// the store hands over (LoadSnapshot) and nothing changes afterwards.
 	all := unsafe.String(unsafe.SliceData(data), len(data))
 	r := &entry.Decoder{Buf: all[len(snapshotMagic):]}
 	if r.Uvarint() != snapshotVersion || r.String() != key {
-		return stored{}, errBadSnapshot
+		return nil, errBadSnapshot
 	}
 	stamp := time.Unix(0, r.Varint())
 	n, plen := r.Uvarint(), r.Uvarint()
-	t := &table{rows: r.String(), strs: r.String(), racyFrom: stamp.Truncate(time.Second).UnixNano()}
-	compiled := r.String()
-	if r.Err != nil || len(r.Buf) < 4 || uint64(len(t.rows)) != n*rowBytes || uint64(len(r.Buf)-4) != plen {
-		return stored{}, errBadSnapshot
+	t := &table{keys: r.Strings(), rows: r.String(), racyFrom: stamp.Truncate(time.Second).UnixNano()}
+	t.compiled = r.String()
+	if r.Err != nil || len(r.Buf) < 4 || n > uint64(len(t.rows)) || uint64(len(r.Buf)-4) != plen {
+		return nil, errBadSnapshot
 	}
 	head := len(data) - len(r.Buf)
 	if crc32.ChecksumIEEE(data[:head]) != binary.LittleEndian.Uint32(data[head:]) {
-		return stored{}, errBadSnapshot
+		return nil, errBadSnapshot
 	}
 	t.n, t.parses = int(n), all[head+4:]
-	for i := 0; i < t.n; i++ {
-		for _, f := range [...]int{rowPath, rowKey, rowBlob} {
-			if t.u32(i, f)+t.u32(i, f+4) > len(t.strs) {
-				return stored{}, errBadSnapshot
-			}
-		}
-		if t.u32(i, rowRaw+4) == 0 || t.u32(i, rowRaw)+t.u32(i, rowRaw+4) > len(t.parses) || (i > 0 && t.str(i-1, rowPath) >= t.str(i, rowPath)) {
-			return stored{}, errBadSnapshot
-		}
-	}
-	return stored{tab: t, compiled: compiled}, nil
+	return t, nil
 }

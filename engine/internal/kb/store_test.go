@@ -71,12 +71,12 @@ func blobsOf(s *Snapshot) map[string]string {
 	if !ok {
 		return s.blobs
 	}
-	t := tb.table
 	m := map[string]string{}
-	for i := 0; i < t.n; i++ {
-		if b := t.str(i, rowBlob); b != "" {
-			m[t.str(i, rowPath)] = b
-			if s.Blob(t.str(i, rowPath)) != b {
+	for i := 0; i < tb.n; i++ {
+		var c cached
+		if f := tb.row(i, &c); c.blob != "" {
+			m[f] = c.blob
+			if s.Blob(f) != c.blob {
 				panic("Blob differs from the table")
 			}
 		}
@@ -91,7 +91,7 @@ func layout(t *testing.T, data []byte) (compiled, crc int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	crc = len(data) - len(st.tab.parses) - 4
+	crc = len(data) - len(st.parses) - 4 // the parses follow the CRC
 	return crc - len(st.compiled), crc
 }
 
@@ -313,14 +313,14 @@ func TestStoredSnapshotCorrupt(t *testing.T) {
 		}
 	}
 	fs, want, store, good := storedFresh(t, dir)
-	if st, err := decodeSnapshot(good, "test"); err != nil || st.tab.n != 5 || st.compiled == "" {
-		t.Fatalf("stored snapshot does not decode: %v (%d files, compiled %t)", err, st.tab.n, st.compiled != "")
+	if st, err := decodeSnapshot(good, "test"); err != nil || st.n != 5 || st.compiled == "" {
+		t.Fatalf("stored snapshot does not decode: %v (%d files, compiled %t)", err, st.n, st.compiled != "")
 	}
 	// A flipped bit anywhere before the parses fails the CRC checked at
 	// load; the parses are checked one by one (TestStoredParseCorrupt).
 	compiled, crc := layout(t, good)
 	st, _ := decodeSnapshot(good, "test")
-	strs := compiled - len(st.tab.strs)
+	rows := compiled - len(binary.AppendUvarint(nil, uint64(len(st.compiled)))) - len(st.rows)
 	flip := func(i int, b byte) []byte {
 		d := append([]byte(nil), good...)
 		d[i] ^= b
@@ -330,7 +330,7 @@ func TestStoredSnapshotCorrupt(t *testing.T) {
 	oldVersion[len(snapshotMagic)] = snapshotVersion - 1
 	for name, data := range map[string][]byte{
 		"truncated": good[:len(good)/2], "one byte short": good[:len(good)-1], "empty": {}, "garbage": []byte("not a snapshot at all, really"),
-		"bit flipped in the rows": flip(strs-len(st.tab.rows)/2, 0x40), "bit flipped in a path": flip(strs+2, 0x01),
+		"bit flipped in the rows": flip(rows+len(st.rows)/2, 0x40), "bit flipped in a path": flip(rows+2, 0x01),
 		"bit flipped in the compiled part": flip(crc-len(st.compiled)/2, 0x08), "CRC flipped": flip(crc+1, 0x80),
 		"old version": oldVersion,
 	} {

@@ -7,69 +7,88 @@ import (
 	"github.com/kontext/kontext/engine/internal/entry"
 )
 
-// A native warm read validates the listing against the stored table in
+// A native warm read validates the listings against the stored rows in
 // place: no record, map or per-file allocation unless a file changed.
-// Only storePersist (SetStore) reaches this code, so the WASM engine links
-// none of it.
+// Only SetStore installs this code, so the WASM engine links none of it.
 
-// clean walks the listings (total files, distinct, each sorted, so almost
-// always in the table's order) along the rows: the listings and the table
-// hold the same number of files, and each listed file is a row with the
-// same size, modification time, inode and source, not racy. The listed
-// paths are distinct, so every row is then listed: nothing was deleted.
-func (storePersist) clean(r *Reader, lists [][]job, total int) interface{ blob(string) string } {
+// clean walks the listings (total files, each sorted by path) in the
+// order of their first paths along the rows: the rows and the listings
+// hold the same number of files, each listed file is the next row (paths
+// increasing), with the same size, modification time, inode and source,
+// not racy. The listed paths are distinct, so every row is then listed:
+// nothing was deleted. nil otherwise (the read's slow path decides): also
+// for links (mergeLinks may alias them), a file two sources list, a
+// portable table (checked by content) or rows that do not decode.
+func clean(r *Reader, lists [][]job, total int) interface{ blob(string) string } {
 	t := r.tab
 	if _, portable := r.store.(PortableStore); portable || total != t.n || hasDuplicate(lists) {
-		return nil // a portable table is checked by content (the reader's slow path)
+		return nil
 	}
-	next := 0
-	for _, jobs := range lists {
-		if !t.match(r, jobs, &next) {
-			return nil
+	order := make([][]job, 0, len(lists))
+	for _, l := range lists {
+		if len(l) > 0 {
+			order = append(order, l)
 		}
+	}
+	sort.Slice(order, func(a, b int) bool { return order[a][0].path < order[b][0].path })
+	d := &entry.Decoder{Buf: t.rows}
+	prev := ""
+	var c cached
+	for _, jobs := range order {
+		for _, j := range jobs {
+			f, _ := t.next(d, &c)
+			mod := j.info.ModTime()
+			if f != j.path || f <= prev || j.target != "" || c.size != j.info.Size() || mod.IsZero() || !c.mod.Equal(mod) || c.racy ||
+				c.id != r.store.FileID(j.info) || !keyIs(c.key, j.src, j.target) {
+				return nil
+			}
+			prev = f
+		}
+	}
+	if len(d.Buf) != 0 {
+		return nil
 	}
 	return tableBlobs{t}
 }
 
-// match checks jobs against the rows from *next on (see clean).
-func (t *table) match(r *Reader, jobs []job, next *int) bool {
-	for _, j := range jobs {
-		if j.target != "" {
-			return false // a link: mergeLinks may alias it (the reader's slow path)
+// index finds where each row and its parse start (once; rows that
+// decoded in clean decode here).
+func (t *table) index() {
+	t.once.Do(func() {
+		t.at, t.parsAt = make([]uint32, t.n), make([]uint32, t.n)
+		d := &entry.Decoder{Buf: t.rows}
+		off := 0
+		var c cached
+		for i := 0; i < t.n; i++ {
+			t.at[i], t.parsAt[i] = uint32(len(t.rows)-len(d.Buf)), uint32(off)
+			_, plen := t.next(d, &c)
+			off += plen
 		}
-		i := *next
-		if i >= t.n || t.str(i, rowPath) != j.path {
-			if i = t.find(j.path); i < 0 {
-				return false
-			}
-		}
-		*next = i + 1
-		mod, stored := j.info.ModTime(), int64(t.u64(i, rowMod))
-		if int64(t.u64(i, rowSize)) != j.info.Size() || mod.IsZero() || stored != mod.UnixNano() || stored >= t.racyFrom ||
-			t.u64(i, rowID) != r.store.FileID(j.info) || !keyIs(t.str(i, rowKey), j.src, j.target) {
-			return false
-		}
-	}
-	return true
+	})
 }
 
-// find is the row of path p, -1 when there is none.
-func (t *table) find(p string) int {
-	i := sort.Search(t.n, func(i int) bool { return t.str(i, rowPath) >= p })
-	if i < t.n && t.str(i, rowPath) == p {
-		return i
+// row decodes row i into c (its parse too) and returns the file's path;
+// "" when it does not decode or its parse lies outside the parses.
+func (t *table) row(i int, c *cached) string {
+	t.index()
+	f, plen := t.next(&entry.Decoder{Buf: t.rows[t.at[i]:]}, c)
+	if off := int(t.parsAt[i]); f != "" && off+plen <= len(t.parses) {
+		c.raw = t.parses[off : off+plen]
+		return f
 	}
-	return -1
+	return ""
 }
 
-// tableBlobs looks blob ids up in a table. (A type of its own: a method
-// of table named like the interface's would link it into the WASM engine.)
+// tableBlobs looks blob ids up in a table whose rows clean walked (so in
+// path order).
 type tableBlobs struct{ *table }
 
 // blob is file's blob id as its row records it.
 func (t tableBlobs) blob(file string) string {
-	if i := t.find(file); i >= 0 {
-		return t.str(i, rowBlob)
+	var c cached
+	i := sort.Search(t.n, func(i int) bool { return t.row(i, &c) >= file })
+	if i < t.n && t.row(i, &c) == file {
+		return c.blob
 	}
 	return ""
 }
