@@ -97,6 +97,20 @@ func processRows(root, bin, tmp string) ([]row, []string) {
 		notes = append(notes, fmt.Sprintf("floor at 10,000 entries: a Go process listing the knowledge directories with one lstat per file %s vs `git rev-parse HEAD` %s (%.1f× wall, %.1f× CPU) — below this no stat-validated call can go",
 			ms(fl), ms(ref), ratio, cpu))
 	}
+	// The start-up floor: what any Go process, and kontext before it reads
+	// anything, costs next to git here (the machine's process start and
+	// page faults move every whole-process ratio).
+	if hello, err := buildHello(tmp); err == nil {
+		dir := filepath.Join(tmp, "process-1000")
+		_, queries := benchcorpus.Governing(1000)
+		ref := []string{"git", "-C", dir, "check-attr", "-a", queries[0]}
+		h, hr, hratio, _ := pairs(15, []string{hello}, ref)
+		v, vr, vratio, _ := pairs(15, []string{bin, "--version"}, ref)
+		notes = append(notes, fmt.Sprintf("start-up floor at 1,000 entries: a Go program that does nothing %s vs `git check-attr -a` %s (%.2f×); `kontext --version` (start-up and the chosen dependencies' package initialisation, reading nothing) %s vs %s (%.2f×)",
+			ms(h), ms(hr), hratio, ms(v), ms(vr), vratio))
+	} else {
+		notes = append(notes, "start-up floor not measured: "+err.Error())
+	}
 	notes = append(notes, fmt.Sprintf("whole-process growth 1,000 → 10,000 entries: governing %.1f×, status %.1f× (check-attr %.1f×)",
 		pts[10000].gov/pts[1000].gov, pts[10000].st/pts[1000].st, pts[10000].govRef/pts[1000].govRef))
 	return rows, notes
@@ -211,4 +225,26 @@ func bundleRows(bin, tmp, root string) ([]row, []string) {
 		}
 	}
 	return rows, notes
+}
+
+// buildHello builds a Go program that only exits, for the start-up floor.
+func buildHello(tmp string) (string, error) {
+	dir := filepath.Join(tmp, "hello")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module hello\n\ngo 1.22\n"), 0o644); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, "hello")
+	cmd := exec.Command("go", "build", "-trimpath", "-o", out, ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=", "GOWORK=off")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v: %s", err, msg)
+	}
+	return out, nil
 }

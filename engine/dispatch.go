@@ -90,7 +90,7 @@ func Table(rows ...Operation) []Operation { return append(readOperations(), rows
 // through Options.Operations (a native opener passes them), so a build
 // that never imports those packages (the WASM) links none of their code.
 func readOperations() []Operation {
-	return []Operation{
+	rows := []Operation{
 		Op("status", Subset, runStatus),
 		Op("api.describe", Subset, runDescribe).Returning(&api.DescribeResult{}, &api.DescribeOneResult{}),
 		Op("entries.list", Subset, runList),
@@ -98,10 +98,18 @@ func readOperations() []Operation {
 		Op("entries.search", Subset, runSearch),
 		Op("entries.governing", Subset, runGoverning),
 		Op("entries.related", Subset, runRelated),
-		Op("entries.drift", NeedsHistory, runDrift),
-		Op("entries.changed", NeedsHistory, runChanged),
-		Op("entries.export", NeedsHistory, runExport),
 	}
+	// The history reads: the WASM engine serves none of them (no Subset),
+	// and leaving the rows out drops their code from it; isPlanned still
+	// knows the names, so asking for one answers the same unsupported error.
+	if nativeBuild {
+		rows = append(rows,
+			Op("entries.drift", NeedsHistory, runDrift),
+			Op("entries.changed", NeedsHistory, runChanged),
+			Op("entries.export", NeedsHistory, runExport),
+		)
+	}
+	return rows
 }
 
 // planned are operations of the API that this version does not implement

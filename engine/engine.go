@@ -47,7 +47,7 @@ const (
 type Options struct {
 	FS      billy.Filesystem // the working tree; its root is the repository root
 	Git     Git              // nil when there is no git repository
-	History History          // nil without git history (history-derived fields stay null)
+	History History          // nil without git history (history-derived fields stay null); Git and History are ignored under js/wasm
 	Writer  Writer           // nil where nothing may be written (write operations are unsupported)
 	Runner  Runner           // native only: runs pinned verify commands
 	Trust   Trust            // native only: the user's verify pins (nil: nothing is pinned)
@@ -156,7 +156,7 @@ func (e *Engine) Read(ctx context.Context) (*State, error) {
 		return st, nil
 	}
 	head := ""
-	if e.opts.Git != nil {
+	if nativeBuild && e.opts.Git != nil {
 		h, err := e.opts.Git.Head(ctx)
 		if err != nil {
 			return nil, err

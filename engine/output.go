@@ -31,7 +31,7 @@ func (e *Engine) Publish(ctx context.Context, st *State, files []string) error {
 		return nil
 	}
 	sort.Strings(todo)
-	if e.opts.Git == nil {
+	if !nativeBuild || e.opts.Git == nil {
 		for _, f := range todo {
 			st.Pub[f] = api.Publication{State: "snapshot", Revision: strp(st.Head), BlobHash: strp(e.blob(st, f))}
 		}
@@ -87,7 +87,7 @@ func (e *Engine) views(ctx context.Context, st *State, ens []*entry.Entry, histo
 		return nil, err
 	}
 	var lin *lineage
-	if history {
+	if history && nativeBuild {
 		var err error
 		if lin, err = e.lineage(ctx, st); err != nil {
 			return nil, err

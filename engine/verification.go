@@ -51,7 +51,7 @@ type lineageCache struct {
 // lineage returns the history of st's snapshot, or nil when the engine has
 // no history or the repository no commits.
 func (e *Engine) lineage(ctx context.Context, st *State) (*lineage, error) {
-	if e.opts.History == nil || st.Head == "" {
+	if !nativeBuild || e.opts.History == nil || st.Head == "" {
 		return nil, nil
 	}
 	c := &e.lineageCache
@@ -362,7 +362,7 @@ func (e *Engine) verify(ctx context.Context, st *State, lin *lineage, en *entry.
 	if newestVerify != nil && newestVerify.FailedVerify() {
 		v.Failing = true
 	}
-	if lin == nil || entry.Inactive(en.Status) || len(en.Paths) == 0 {
+	if !nativeBuild || lin == nil || entry.Inactive(en.Status) || len(en.Paths) == 0 {
 		return nil
 	}
 	// since: from the newest look that is not a failed verify.

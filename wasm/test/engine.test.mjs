@@ -160,7 +160,7 @@ test("open takes strings, bytes and a Map alike (files travel packed), and updat
 test("errors", () => {
   const kb = engine.open({ files, now: NOW });
   fails(kb.request("no.such.op", {}), "unsupported_operation");
-  for (const op of ["setup", "entries.drift", "drafts.capture"]) {
+  for (const op of ["setup", "entries.drift", "entries.changed", "entries.export", "drafts.capture"]) {
     const err = fails(kb.request(op, {}), "unsupported_operation");
     assert.match(err.message, /native CLI: kontext api/);
   }
