@@ -219,8 +219,8 @@ func (l *lazy) reparse(k int) *cached {
 		c.key, c.id = key, r.store.FileID(fi)
 		c.racy = !c.mod.Before(time.Now().Truncate(time.Second))
 		r.ensureFiles()
-		if old := r.files[file]; old != nil && old.raw != "" && !old.intact() {
-			r.files[file] = c
+		if old := r.files[file]; old == nil || (old.raw != "" && !old.intact()) {
+			r.files[file] = c // (ensureFiles leaves a corrupt parse out)
 		}
 		r.compiled, r.last, r.dirty = "", nil, true
 		r.persist.save(r, nil)
