@@ -500,8 +500,18 @@ func (r *Reader) list(srcp *entry.Source, sourceDirs map[string]bool) ([]job, []
 		if cap(out)-len(out) < len(infos) { // grown once per directory, not by doubling
 			out = append(make([]job, 0, len(out)+len(infos)), out...)
 		}
+		// path.Join(display, name), without cleaning each file's path
+		// again when display is clean (a listed name holds no "/" and is
+		// never "." or "..").
+		prefix, clean := display+"/", path.Clean(display) == display
+		if display == "" || display == "." {
+			prefix, clean = "", true
+		}
 		for _, fi := range infos {
-			rel := path.Join(display, fi.Name())
+			rel := prefix + fi.Name()
+			if !clean {
+				rel = path.Join(display, fi.Name())
+			}
 			if hasControl(fi.Name()) {
 				// git quotes such names and no tree lookup accepts them: one file must not
 				// fail the whole read, so it is a diagnostic and the rest is read.
