@@ -309,7 +309,7 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 	sums := make([]uint32, len(names))
 	keys := map[string]uint64{} // each source key is stored once
 	var keyList []string
-	n, plen := 0, 0
+	n, plen, rowsCap := 0, 0, 0
 	for i, f := range names {
 		c := files[f]
 		parse, sum := c.raw, c.sum // a stored parse keeps its stored CRC: a corrupt one stays detectable
@@ -331,6 +331,7 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 		parses[i], sums[i] = parse, sum
 		n++
 		plen += len(parse)
+		rowsCap += len(f) + len(c.blob) + 48 // the numbers take at most 45 bytes
 	}
 	// The compiled snapshot, only when every file was stored: it stands
 	// for exactly the rows.
@@ -338,26 +339,7 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 	if s != nil && n == len(names) && len(names) == len(files) {
 		compiled = encodeCompiled(s, files, names)
 	}
-	rows := &entry.Encoder{Buf: make([]byte, 0, n*128)}
-	for i, f := range names {
-		if f == "" {
-			continue
-		}
-		c := files[f]
-		mod, id := c.mod.UnixNano(), c.id
-		if portable {
-			mod, id = 0, 0
-		}
-		rows.String(f)
-		rows.Uvarint(keys[c.key])
-		rows.Varint(c.size)
-		rows.Varint(mod)
-		rows.Uvarint(id)
-		rows.String(c.blob)
-		rows.Uvarint(uint64(len(parses[i])))
-		rows.Buf = binary.LittleEndian.AppendUint32(rows.Buf, sums[i])
-	}
-	w := &entry.Encoder{Buf: make([]byte, 0, 256+len(key)+len(keyList)*64+len(rows.Buf)+len(compiled)+plen)}
+	w := &entry.Encoder{Buf: make([]byte, 0, 256+len(key)+len(keyList)*64+rowsCap+len(compiled)+plen)}
 	w.Buf = append(w.Buf, snapshotMagic...)
 	w.Uvarint(snapshotVersion)
 	w.String(key)
@@ -369,7 +351,28 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 	w.Uvarint(uint64(n))
 	w.Uvarint(uint64(plen))
 	w.Strings(keyList)
-	w.String(string(rows.Buf))
+	// The rows go straight into the buffer, their length (u32) patched.
+	at := len(w.Buf)
+	w.Buf = append(w.Buf, 0, 0, 0, 0)
+	for i, f := range names {
+		if f == "" {
+			continue
+		}
+		c := files[f]
+		mod, id := c.mod.UnixNano(), c.id
+		if portable {
+			mod, id = 0, 0
+		}
+		w.String(f)
+		w.Uvarint(keys[c.key])
+		w.Varint(c.size)
+		w.Varint(mod)
+		w.Uvarint(id)
+		w.String(c.blob)
+		w.Uvarint(uint64(len(parses[i])))
+		w.Buf = binary.LittleEndian.AppendUint32(w.Buf, sums[i])
+	}
+	binary.LittleEndian.PutUint32(w.Buf[at:], uint32(len(w.Buf)-at-4))
 	w.String(compiled)
 	w.Buf = binary.LittleEndian.AppendUint32(w.Buf, crc32.ChecksumIEEE(w.Buf))
 	for _, p := range parses {
@@ -456,7 +459,15 @@ func decodeSnapshot(data []byte, key string) (*table, error) {
 	}
 	stamp := time.Unix(0, r.Varint())
 	n, plen := r.Uvarint(), r.Uvarint()
-	t := &table{keys: r.Strings(), rows: r.String(), racyFrom: stamp.Truncate(time.Second).UnixNano()}
+	t := &table{keys: r.Strings(), racyFrom: stamp.Truncate(time.Second).UnixNano()}
+	if len(r.Buf) < 4 {
+		return nil, errBadSnapshot
+	}
+	rows := int(binary.LittleEndian.Uint32([]byte(r.Buf[:4])))
+	if rows > len(r.Buf)-4 {
+		return nil, errBadSnapshot
+	}
+	t.rows, r.Buf = r.Buf[4:4+rows], r.Buf[4+rows:]
 	t.compiled = r.String()
 	if r.Err != nil || len(r.Buf) < 4 || n > uint64(len(t.rows)) || uint64(len(r.Buf)-4) != plen {
 		return nil, errBadSnapshot
