@@ -43,6 +43,7 @@ type cached struct {
 	sum  uint32 // raw's CRC-32 as stored, checked when raw is decoded
 	blob string
 	raw  string // the stored parse, still encoded ("" once decoded): see decode
+	kept string // the stored parse once decoded: saved again as it is, not encoded again
 	// portable: loaded from a PortableStore and not yet checked against the
 	// file's content (its time and identity are another machine's).
 	portable bool

@@ -278,7 +278,7 @@ func (c *cached) decode() bool {
 	if r.Err != nil || len(r.Buf) != 0 {
 		return false
 	}
-	c.entry, c.diags, c.raw, c.text = e, diags, "", ""
+	c.entry, c.diags, c.kept, c.raw, c.text = e, diags, c.raw, "", ""
 	return true
 }
 
@@ -313,6 +313,9 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 	for i, f := range names {
 		c := files[f]
 		parse, sum := c.raw, c.sum // a stored parse keeps its stored CRC: a corrupt one stays detectable
+		if parse == "" {
+			parse = c.kept // decoded, so intact
+		}
 		if portable && parse != "" && parse[0] == parseEntry && c.decode() {
 			parse = "" // a seed's parse: stored again without the file's text
 		}

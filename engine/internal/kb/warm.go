@@ -110,23 +110,20 @@ func keyIs(k string, src *entry.Source, target string) bool {
 	return k == ""
 }
 
-// hasDuplicate reports whether two listings hold one file.
+// hasDuplicate reports whether two listings (each sorted) hold one file.
+// Listings of distinct directories cover disjoint ranges of paths: only
+// overlapping ones are searched.
 func hasDuplicate(lists [][]job) bool {
-	for i, l := range lists {
-		for _, j := range l {
-			if i > 0 && listedBefore(lists[:i], j.path) {
-				return true
+	for i, a := range lists {
+		for _, b := range lists[:i] {
+			if len(a) == 0 || len(b) == 0 || a[len(a)-1].path < b[0].path || b[len(b)-1].path < a[0].path {
+				continue
 			}
-		}
-	}
-	return false
-}
-
-// listedBefore reports whether one of lists (each sorted) holds file.
-func listedBefore(lists [][]job, file string) bool {
-	for _, l := range lists {
-		if _, found := sort.Find(len(l), func(k int) int { return strings.Compare(file, l[k].path) }); found {
-			return true
+			for _, j := range a {
+				if _, found := sort.Find(len(b), func(k int) int { return strings.Compare(j.path, b[k].path) }); found {
+					return true
+				}
+			}
 		}
 	}
 	return false

@@ -187,3 +187,30 @@ func TestStoredParseCorrupt(t *testing.T) {
 		}
 	}
 }
+
+// TestHasDuplicate: a file two listings hold is found, whether or not
+// their ranges of paths overlap elsewhere.
+func TestHasDuplicate(t *testing.T) {
+	l := func(paths ...string) []job {
+		var out []job
+		for _, p := range paths {
+			out = append(out, job{listed: listed{path: p}})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		lists [][]job
+		want  bool
+	}{
+		{[][]job{l("a/1", "a/2"), l("b/1")}, false},
+		{[][]job{l("b/1"), nil, l("a/1", "a/2")}, false},
+		{[][]job{l("a/1", "c/1"), l("b/1", "b/2")}, false},
+		{[][]job{l("a/1", "c/1"), l("b/1", "c/1")}, true},
+		{[][]job{l("x"), l("a", "x", "z")}, true},
+		{[][]job{l("a", "m"), l("b"), l("m")}, true},
+	} {
+		if got := hasDuplicate(c.lists); got != c.want {
+			t.Errorf("hasDuplicate(%v) = %t, want %t", c.lists, got, c.want)
+		}
+	}
+}
