@@ -95,6 +95,7 @@ func (readPersist) save(r *Reader, _ *Snapshot) { r.dirty = false }
 // read here is dropped, never stored.
 func (r *Reader) Seed(from *Reader) {
 	from.mu.Lock()
+	from.ensureFiles() // a warm native reader holds them in its stored rows
 	seeds := make(map[string]*cached, len(from.files))
 	for f, c := range from.files {
 		if c.size >= 0 && c.blob != "" {
@@ -116,6 +117,7 @@ func (r *Reader) SetReadOnlyStore(s Store) {
 	defer r.mu.Unlock()
 	r.store = s
 	r.persist = readPersist{}
+	r.clean = nil
 	r.loaded = false
 }
 

@@ -337,14 +337,7 @@ func TestStoredSnapshotCorrupt(t *testing.T) {
 		if _, err := decodeSnapshot(data, "test"); err == nil {
 			t.Errorf("%s snapshot decodes", name)
 		}
-		store.data = data
-		r := NewReader(fs)
-		r.SetStore(store)
-		s, err := r.Read("")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := answer(t, s); got != want {
+		if _, s := readStored(t, fs, store, data, ""); answer(t, s) != want {
 			t.Errorf("%s snapshot: answer differs from a fresh parse", name)
 		}
 		if _, err := decodeSnapshot(store.data, "test"); err != nil {
@@ -425,6 +418,19 @@ func TestPortableStore(t *testing.T) {
 	if answer(t, got) != answer(t, fresh) {
 		t.Fatal("a portable snapshot of other content answers differently from a parse")
 	}
+}
+
+// readStored reads fs as a new process does, from the stored bytes data.
+func readStored(t *testing.T, fs billy.Filesystem, store *memStore, data []byte, head string) (*Reader, *Snapshot) {
+	t.Helper()
+	store.data = data
+	r := NewReader(fs)
+	r.SetStore(store)
+	s, err := r.Read(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, s
 }
 
 // storedFresh reads dir fresh (the answer to compare with), then once more

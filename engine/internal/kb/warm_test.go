@@ -38,21 +38,12 @@ func TestWarmReadInPlace(t *testing.T) {
 	dir := agedCorpus(t, 30)
 	fs := osfs.New(dir, osfs.WithBoundOS())
 	store := &memStore{}
-	w := NewReader(fs)
-	w.SetStore(store)
-	if _, err := w.Read(""); err != nil {
-		t.Fatal(err)
-	}
+	readStored(t, fs, store, nil, "")
 	rng := rand.New(rand.NewSource(5))
 	past := time.Now().Add(-30 * time.Minute)
 	dirs := []string{"decisions", "conventions", "learnings"}
 	for step := 0; step < 40; step++ {
-		r := NewReader(fs)
-		r.SetStore(store)
-		s, err := r.Read("")
-		if err != nil {
-			t.Fatal(err)
-		}
+		r, s := readStored(t, fs, store, store.data, "")
 		fresh, err := NewReader(fs).Read("")
 		if err != nil {
 			t.Fatal(err)
@@ -151,13 +142,7 @@ func TestStoredParseCorrupt(t *testing.T) {
 		}
 		// A warm read: the compiled part answers, the corrupt parse is
 		// met when its entry is decoded.
-		store.data = bad
-		r := NewReader(fs)
-		r.SetStore(store)
-		s, err := r.Read("")
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, s := readStored(t, fs, store, bad, "")
 		if got := answer(t, s); got != want {
 			t.Fatalf("parse %d corrupt: the warm read answers\n%s\nwant\n%s", k, got, want)
 		}
@@ -173,14 +158,8 @@ func TestStoredParseCorrupt(t *testing.T) {
 			t.Fatalf("parse %d corrupt: the read after the repair answers differently (%v)", k, err)
 		}
 		// A read that rebuilds the compiled part decodes every parse.
-		store.data = bad
-		r = NewReader(fs)
-		r.SetStore(store)
-		if s, err = r.Read("other"); err != nil {
-			t.Fatal(err)
-		}
-		if got := answer(t, s); got != wantOther {
-			t.Fatalf("parse %d corrupt: the rebuilding read answers\n%s\nwant\n%s", k, got, wantOther)
+		if _, s = readStored(t, fs, store, bad, "other"); answer(t, s) != wantOther {
+			t.Fatalf("parse %d corrupt: the rebuilding read answers differently from a fresh parse", k)
 		}
 		if after := parses(store.data); fmt.Sprint(after) != fmt.Sprint(before) {
 			t.Fatalf("parse %d corrupt: the rebuilt parses differ from the good ones", k)
