@@ -45,7 +45,7 @@ func changed(ctx context.Context, base, head *Engine) (*api.ChangedResult, error
 	}
 	res := &api.ChangedResult{Base: strp(bs.Head), Head: strp(hs.Head), Changes: []api.Change{}}
 	for _, h := range hs.Snap.Entries() {
-		hrev := hs.Snap.Blobs[h.File]
+		hrev := hs.Snap.Blob(h.File)
 		c := api.Change{ID: h.ID, Kind: h.Kind, Title: h.Title, File: h.File, Paths: nonNil(h.Paths),
 			Revision: hrev, Status: strp(h.Status), HeadRevision: strp(hrev)}
 		b, ok := bs.Snap.ByID(h.ID)
@@ -63,7 +63,7 @@ func changed(ctx context.Context, base, head *Engine) (*api.ChangedResult, error
 			continue
 		}
 		if ok {
-			c.BaseRevision = strp(bs.Snap.Blobs[b.File])
+			c.BaseRevision = strp(bs.Snap.Blob(b.File))
 		}
 		res.Changes = append(res.Changes, c)
 	}
@@ -71,7 +71,7 @@ func changed(ctx context.Context, base, head *Engine) (*api.ChangedResult, error
 		if _, ok := hs.Snap.ByID(b.ID); ok {
 			continue
 		}
-		brev := bs.Snap.Blobs[b.File]
+		brev := bs.Snap.Blob(b.File)
 		res.Changes = append(res.Changes, api.Change{ID: b.ID, Kind: b.Kind, Title: b.Title, File: b.File,
 			Paths: nonNil(b.Paths), Revision: brev, Status: strp(b.Status), Change: "deprecated", Removed: true,
 			BaseRevision: strp(brev)})

@@ -122,7 +122,7 @@ func runExport(ctx context.Context, e *Engine, in *api.ExportInput) (*api.Export
 			continue
 		}
 		x := api.ExportEntry{ID: en.ID, Kind: en.Kind, Title: en.Title, Status: strp(en.Status), File: en.File,
-			Paths: nonNil(en.Paths), Markdown: en.Markdown, Blob: st.Snap.Blobs[en.File], Checked: strp(en.Checked),
+			Paths: nonNil(en.Paths), Markdown: en.Markdown, Blob: st.Snap.Blob(en.File), Checked: strp(en.Checked),
 			Date: strp(en.Date), Verify: strp(en.Verify), ReviewBy: strp(en.ReviewBy), Supersedes: nonNil(en.Supersedes),
 			Commits: nonNil(en.Commits), Extra: en.Extra}
 		if a, ok := authors[en.File]; ok && a != "" {

@@ -68,7 +68,7 @@ func (e *Engine) blob(st *State, file string) string {
 	if file == st.Cfg.Overlay() && st.Snap.Overlay != nil {
 		return blobOf(st.Snap.Overlay)
 	}
-	return st.Snap.Blobs[file]
+	return st.Snap.Blob(file)
 }
 
 // Views publishes and renders entries in order.
@@ -137,7 +137,7 @@ func (e *Engine) View(st *State, en *entry.Entry) *api.Entry {
 		Supersedes: nonNil(en.Supersedes), SupersededBy: nonNil(en.SupersededBy),
 		Extends: nonNil(en.Extends), Commits: nonNil(en.Commits),
 		File: en.File, Markdown: en.Markdown, Style: en.Style,
-		Revision: st.Snap.Blobs[en.File], Publication: st.Pub[en.File], Extra: en.Extra,
+		Revision: st.Snap.Blob(en.File), Publication: st.Pub[en.File], Extra: en.Extra,
 		Premises: e.premises(st, en), Links: []api.Link{},
 	}
 	for _, l := range en.Links {

@@ -450,7 +450,7 @@ func runRelated(ctx context.Context, e *Engine, in *api.RelatedInput) (*api.Rela
 		}
 		seen[en.ID] = true
 		res.Candidates = append(res.Candidates, api.Candidate{ID: en.ID, Title: en.Title, Kind: en.Kind, Status: strp(en.Status),
-			Reason: reason, Label: "related, check", Revision: st.Snap.Blobs[en.File]})
+			Reason: reason, Label: "related, check", Revision: st.Snap.Blob(en.File)})
 	}
 	if strings.TrimSpace(in.Text) != "" {
 		ix, active := st.Snap.ActiveSearch()

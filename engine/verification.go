@@ -442,7 +442,7 @@ func (e *Engine) amendedSince(ctx context.Context, st *State, en *entry.Entry, c
 	if err != nil || !ok {
 		return false, err // not committed yet at the look: nothing to compare
 	}
-	if kb.BlobID(data) == st.Snap.Blobs[en.File] {
+	if kb.BlobID(data) == st.Snap.Blob(en.File) {
 		return false, nil
 	}
 	src := entry.Source{Kind: en.Kind, Style: en.Style}

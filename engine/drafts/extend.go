@@ -73,7 +73,7 @@ func runExtend(ctx context.Context, e *draft, in *api.ExtendInput) (*api.ExtendR
 		notes = append(notes, "llm is accepted for compatibility: a model never writes into an entry, so the text was added as written")
 	}
 	return &api.ExtendResult{Entry: view, OldBody: oldBody, AsWritten: true, Notes: notes,
-		Amends: api.StageAmends{ID: en.ID, Revision: st.Snap.Blobs[en.File]}}, nil
+		Amends: api.StageAmends{ID: en.ID, Revision: st.Snap.Blob(en.File)}}, nil
 }
 
 // amendableKind refuses entries that are not amended: decisions change by

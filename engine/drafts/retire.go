@@ -129,7 +129,7 @@ func (e *draft) editable(ctx context.Context, st *engine.State, ref, rev string)
 // id, its 12-hex prefix, or a full commit sha in which the file's blob is
 // the current one.
 func (e *draft) checkRevision(ctx context.Context, st *engine.State, en *entry.Entry, rev string) error {
-	cur := st.Snap.Blobs[en.File]
+	cur := st.Snap.Blob(en.File)
 	r := strings.ToLower(strings.TrimSpace(rev))
 	hex := r != ""
 	for _, c := range r {

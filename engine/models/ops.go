@@ -304,7 +304,7 @@ func runRevise(ctx context.Context, e *engine.Engine, in *api.ReviseInput) (*api
 	if en.Kind == "decision" {
 		d.Status = "proposed"
 	}
-	return &api.ReviseResult{Entry: d, Replaces: api.StageAmends{ID: en.ID, Revision: st.Snap.Blobs[en.File]},
+	return &api.ReviseResult{Entry: d, Replaces: api.StageAmends{ID: en.ID, Revision: st.Snap.Blob(en.File)},
 		Notes: append(prefixed("model: ", a.Notes), "nothing is written: stage the replacement with drafts.stage {entry} (it supersedes "+en.ID+")"), Model: use}, nil
 }
 

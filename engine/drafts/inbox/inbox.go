@@ -629,7 +629,7 @@ func runInboxChallenge(ctx context.Context, e *box, in *api.InboxChallengeInput)
 		if err != nil {
 			return err
 		}
-		blob := st.Snap.Blobs[en.File]
+		blob := st.Snap.Blob(en.File)
 		extra := map[string]any{"against": en.ID, "against_revision": strp(st.Head), "against_blob": strp(blob), "because": because}
 		title := "Challenge: " + en.Title
 		if utf8.RuneCountInString(title) > inboxMaxTitle {

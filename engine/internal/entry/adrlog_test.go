@@ -1,7 +1,9 @@
 package entry
 
 import (
+	"path"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -140,6 +142,32 @@ func TestSkipReasonAndPlaceholders(t *testing.T) {
 		e, _ := Parse(c.file, []byte(c.in), decisionADR)
 		if e == nil || e.IsTemplate() != c.tmpl {
 			t.Errorf("%s %q: template %v want %v", c.file, c.in, e != nil && e.IsTemplate(), c.tmpl)
+		}
+	}
+}
+
+// TestSkipTemplateDirSegments: the folder walk of SkipReason (written not
+// to allocate) says what splitting the path says.
+func TestSkipTemplateDirSegments(t *testing.T) {
+	split := func(rel string, src Source) bool {
+		inner := strings.TrimPrefix(rel, strings.TrimSuffix(src.Dir, "/")+"/")
+		if src.Dir == "" || src.Dir == "." {
+			inner = rel
+		}
+		for _, seg := range strings.Split(path.Dir(inner), "/") {
+			if s := strings.ToLower(seg); s == "templates" || s == "template" {
+				return true
+			}
+		}
+		return false
+	}
+	for _, dir := range []string{"", ".", "/", "docs/adr", "docs/adr/", "templates", "a/Templates"} {
+		for _, rel := range []string{"x.md", "docs/adr/x.md", "docs/adr/templates/x.md", "docs/adr/Template/y/x.md", "templates/x.md",
+			"templates/a/x.md", "a/Templates/x.md", "a/Templates/templates/x.md", "docs/adr/", "/x.md", "docs/adrx/templates/x.md", "a//templates/x.md"} {
+			src := Source{Dir: dir, Style: StyleFrontmatter}
+			if got, want := SkipReason(rel, src) == SkipTemplateDir, split(rel, src); got != want {
+				t.Errorf("SkipReason(%q, dir %q) under a templates folder: %t, want %t", rel, dir, got, want)
+			}
 		}
 	}
 }

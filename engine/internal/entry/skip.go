@@ -34,11 +34,16 @@ func SkipReason(rel string, src Source) string {
 	if src.Style != StyleADR && src.Style != StyleFrontmatter && src.Style != "" {
 		return ""
 	}
-	inner := strings.TrimPrefix(rel, strings.TrimSuffix(src.Dir, "/")+"/")
-	if src.Dir == "" || src.Dir == "." {
-		inner = rel
+	// Each folder below the source directory, without allocating: this
+	// runs for every file of every listing.
+	inner := rel
+	if dir := strings.TrimSuffix(src.Dir, "/"); src.Dir != "" && src.Dir != "." &&
+		len(rel) > len(dir) && rel[len(dir)] == '/' && rel[:len(dir)] == dir {
+		inner = rel[len(dir)+1:]
 	}
-	for _, seg := range strings.Split(path.Dir(inner), "/") {
+	for rest, more := path.Dir(inner), true; more; {
+		var seg string
+		seg, rest, more = strings.Cut(rest, "/")
 		if s := strings.ToLower(seg); s == "templates" || s == "template" {
 			return SkipTemplateDir
 		}

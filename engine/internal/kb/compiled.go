@@ -202,9 +202,9 @@ func decodeCompiled(data, inputs string) (s *Snapshot, p parts, err error) {
 	return s, p, nil
 }
 
-// decodeAll decodes every entry of p into s; false when one does not
-// decode.
-func decodeAll(s *Snapshot, p parts, recs []*cached) bool {
+// decodeAll decodes every entry of p into s (rec gives the n stored
+// records by position); false when one does not decode.
+func decodeAll(s *Snapshot, p parts, rec func(int) *cached, n int) bool {
 	if p.n == 0 {
 		return p.body == "" // no entries: nil, as a read that found none
 	}
@@ -213,7 +213,7 @@ func decodeAll(s *Snapshot, p parts, recs []*cached) bool {
 	r, parse := &entry.Decoder{Buf: p.body, Arena: true}, &entry.Decoder{Arena: true}
 	for i := range slab {
 		id := r.String()
-		if !decodeCompiledEntry(r, &slab[i], recs, parse) || slab[i].ID != id {
+		if !decodeCompiledEntry(r, &slab[i], rec, n, parse) || slab[i].ID != id {
 			return false
 		}
 		s.entries[i] = &slab[i]
@@ -222,18 +222,18 @@ func decodeAll(s *Snapshot, p parts, recs []*cached) bool {
 }
 
 // decodeCompiledEntry reads one entry of the compiled part (after its id)
-// into e.
-func decodeCompiledEntry(r *entry.Decoder, e *entry.Entry, recs []*cached, parse *entry.Decoder) bool {
+// into e; rec gives the n stored records by position.
+func decodeCompiledEntry(r *entry.Decoder, e *entry.Entry, rec func(int) *cached, n int, parse *entry.Decoder) bool {
 	switch mode, _ := r.Byte(); mode {
 	case entryWhole:
 		return entry.DecodeEntryInto(r, e)
 	case entryRef:
 		k := r.Uvarint()
-		if k >= uint64(len(recs)) {
+		if k >= uint64(n) {
 			return false
 		}
-		switch c := recs[k]; {
-		case c.raw != "":
+		switch c := rec(int(k)); {
+		case c.raw != "": // intact: see materialize and lazy.rec
 			parse.Buf, parse.Err = c.raw, nil
 			if has, ok := decodeParse(parse, e, c.text); !has || !ok {
 				return false

@@ -40,8 +40,10 @@ type cached struct {
 	mod  time.Time
 	id   uint64 // the store's file identity (inode), 0 without a store
 	racy bool   // modified no earlier than the second its parse was recorded: re-hash before trusting
+	sum  uint32 // raw's CRC-32 as stored, checked when raw is decoded
 	blob string
 	raw  string // the stored parse, still encoded ("" once decoded): see decode
+	kept string // the stored parse once decoded: saved again as it is, not encoded again
 	// portable: loaded from a PortableStore and not yet checked against the
 	// file's content (its time and identity are another machine's).
 	portable bool
@@ -55,11 +57,15 @@ type cached struct {
 // Reader reads knowledge bases from one filesystem and keeps a per-file
 // parse cache between reads. It is safe for concurrent use.
 type Reader struct {
-	fs       billy.Filesystem
-	roots    []string // absolute spellings of the root, for absolute link targets
-	linkSig  string   // the link diagnostics of the last read
-	mu       sync.Mutex
-	files    map[string]*cached
+	fs      billy.Filesystem
+	roots   []string // absolute spellings of the root, for absolute link targets
+	linkSig string   // the link diagnostics of the last read
+	mu      sync.Mutex
+	files   map[string]*cached // nil while tab holds them: see ensureFiles
+	tab     *table             // the stored snapshot's records, still in place
+	// clean (set by SetStore) tells whether the listings match tab, so
+	// the read needs no records: see warm.go.
+	clean    func(r *Reader, lists [][]job, total int) interface{ blob(string) string }
 	last     *Snapshot
 	store    Store // nil: the parse cache lives only as long as the reader
 	persist  persister
@@ -96,8 +102,9 @@ func (r *Reader) Forget(paths ...string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(paths) == 0 {
-		r.files = map[string]*cached{}
+		r.files, r.tab = map[string]*cached{}, nil
 	}
+	r.ensureFiles()
 	for _, p := range paths {
 		delete(r.files, p)
 	}
@@ -110,7 +117,6 @@ type Snapshot struct {
 	Config      *config.Config
 	ConfigText  []byte // nil for defaults
 	Diagnostics []entry.Diagnostic
-	Blobs       map[string]string // file → git blob id of its content, for every record file read
 	Ledger      []byte            // nil when absent
 	Overlay     []byte            // the path overlay's text; nil when absent
 	LedgerLines []*ledgerpkg.Line // the well-formed ledger lines, in file order
@@ -123,7 +129,10 @@ type Snapshot struct {
 	// Entries.
 	entries []*entry.Entry
 	lazy    lazyEntries
-	tally   *Tally // a native stored snapshot's (the others count their entries)
+	// blobs: use Blob. A stored snapshot looks them up in its table (blobsFrom).
+	blobs     map[string]string // file → git blob id of its content, for every record file read
+	blobsFrom interface{ blob(file string) string }
+	tally     *Tally // a native stored snapshot's (the others count their entries)
 
 	// byID is built by a read, or at first use for a decoded snapshot (a
 	// warm governing looks up no id): use ids().
@@ -163,90 +172,104 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 	if r.persist != nil && !r.loaded {
 		r.persist.load(r)
 	}
-	s := &Snapshot{Config: cfg, ConfigText: cfgText, Blobs: map[string]string{}, Head: head, byID: map[string]*entry.Entry{}}
+	s := &Snapshot{Config: cfg, ConfigText: cfgText, blobs: map[string]string{}, Head: head, byID: map[string]*entry.Entry{}}
 	sources := cfg.Sources()
 	sourceDirs := map[string]bool{}
 	for _, src := range sources {
 		sourceDirs[src.Dir] = true
 	}
 	// List every source first, then parse the cache misses in parallel.
-	var jobs []job
-	seen := map[string]bool{}
 	// Sources are listed in parallel: on a warm cache the stats are the cost.
-	lists := make([][]listed, len(sources))
+	lists := make([][]job, len(sources))
 	skips := make([][]Skipped, len(sources))
 	linkDiags := make([][]entry.Diagnostic, len(sources))
 	errs := make([]error, len(sources))
-	parallel(len(sources), func(i int) { lists[i], skips[i], linkDiags[i], errs[i] = r.list(sources[i], sourceDirs) })
+	parallel(len(sources), func(i int) { lists[i], skips[i], linkDiags[i], errs[i] = r.list(&sources[i], sourceDirs) })
 	total := 0
-	for _, l := range lists {
-		total += len(l)
-	}
-	jobs, seen = make([]job, 0, total), make(map[string]bool, total)
-	for i, src := range sources {
+	for i := range sources {
 		if errs[i] != nil {
 			return nil, errs[i]
 		}
 		s.Skipped = append(s.Skipped, skips[i]...)
 		s.listSkipped += fmt.Sprint(skips[i])
-		for _, fi := range lists[i] {
-			if !seen[fi.path] {
-				seen[fi.path] = true
-				jobs = append(jobs, job{fi, src})
-			}
-		}
 		s.Diagnostics = append(s.Diagnostics, linkDiags[i]...)
-	}
-	jobs, aliases := mergeLinks(jobs)
-	kept := make(map[string]bool, len(jobs)) // the cache keeps exactly these
-	for _, j := range jobs {
-		kept[j.path] = true
+		total += len(lists[i])
 	}
 	linkSig := fmt.Sprint(linkDiags) // a new or fixed broken link changes the answer too
-	results := make([]*cached, len(jobs))
+	// A stored table that every listed file matches (unchanged, not racy,
+	// none deleted) needs no records: blobsFrom looks blob ids up in it.
+	// Otherwise (or once its compiled part turns out stale: again) the
+	// listings are joined and looked up in the parse cache.
+	tryClean := r.tab != nil && r.clean != nil
+again:
+	var blobsFrom interface{ blob(string) string }
+	if tryClean {
+		blobsFrom = r.clean(r, lists, total)
+	}
+	var jobs []job
+	var aliases map[string][]string
+	var results []*cached
 	var misses []int
-	var racy []int
-	for i, j := range jobs {
-		switch c := r.hit(j); {
-		case c == nil:
-			misses = append(misses, i)
-		case c.racy:
-			racy = append(racy, i)
-			results[i] = c
-		default:
-			results[i] = c
-		}
-	}
-	// A racy hit is trusted only when its content still hashes to the
-	// recorded blob; otherwise it is parsed again like a miss.
-	fresh := make([]bool, len(racy))
-	settled := time.Now().Truncate(time.Second) // taken before the reads
-	parallel(len(racy), func(k int) { fresh[k] = r.recheck(jobs[racy[k]], results[racy[k]]) })
-	for k, i := range racy {
-		c := results[i]
-		if fresh[k] && c.portable {
-			// Its content is the recorded one: from now on it is this
-			// filesystem's file, judged by its stat data.
-			c.portable, c.mod, c.id = false, jobs[i].info.ModTime(), r.store.FileID(jobs[i].info)
-			r.dirty = true
-		}
-		switch {
-		case !fresh[k]:
-			results[i] = nil // parsed again below, once
-			misses = append(misses, i)
-		case c.mod.Before(settled):
-			// Checked after its second ended: the next process trusts
-			// it without reading it again.
-			c.racy = false
-			r.dirty = true
-		}
-	}
-	// Without a miss or a deleted file, the stored compiled snapshot
-	// answers when it was built from the same other inputs.
+	var kept map[string]bool
 	deleted := false
-	for f := range r.files {
-		if !kept[f] {
-			deleted = true
+	if blobsFrom == nil {
+		r.ensureFiles()
+		jobs = make([]job, 0, total)
+		seen := make(map[string]bool, total)
+		for _, l := range lists {
+			for _, j := range l {
+				if !seen[j.path] {
+					seen[j.path] = true
+					jobs = append(jobs, j)
+				}
+			}
+		}
+		jobs, aliases = mergeLinks(jobs)
+		kept = make(map[string]bool, len(jobs)) // the cache keeps exactly these
+		for _, j := range jobs {
+			kept[j.path] = true
+		}
+		results = make([]*cached, len(jobs))
+		var racy []int
+		for i, j := range jobs {
+			switch c := r.hit(j); {
+			case c == nil:
+				misses = append(misses, i)
+			case c.racy:
+				racy = append(racy, i)
+				results[i] = c
+			default:
+				results[i] = c
+			}
+		}
+		// A racy hit is trusted only when its content still hashes to the
+		// recorded blob; otherwise it is parsed again like a miss.
+		fresh := make([]bool, len(racy))
+		settled := time.Now().Truncate(time.Second) // taken before the reads
+		parallel(len(racy), func(k int) { fresh[k] = r.recheck(jobs[racy[k]], results[racy[k]]) })
+		for k, i := range racy {
+			c := results[i]
+			if fresh[k] && c.portable {
+				// Its content is the recorded one: from now on it is this
+				// filesystem's file, judged by its stat data.
+				c.portable, c.mod, c.id = false, jobs[i].info.ModTime(), r.store.FileID(jobs[i].info)
+				r.dirty = true
+			}
+			switch {
+			case !fresh[k]:
+				results[i] = nil // parsed again below, once
+				misses = append(misses, i)
+			case c.mod.Before(settled):
+				// Checked after its second ended: the next process trusts
+				// it without reading it again.
+				c.racy = false
+				r.dirty = true
+			}
+		}
+		for f := range r.files {
+			if !kept[f] {
+				deleted = true
+			}
 		}
 	}
 	ledger, err := readOptional(r.fs, cfg.Ledger())
@@ -270,13 +293,17 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		}
 		return r.last, nil // nothing changed: keep the snapshot and its compiled indexes
 	}
+	// Without a miss or a deleted file, the stored compiled snapshot
+	// answers when it was built from the same other inputs.
 	if len(misses) == 0 && !deleted && r.persist != nil {
 		if fast := r.persist.fast(r, inputs); fast != nil {
 			fast.Config, fast.ConfigText, fast.Head, fast.listSkipped = cfg, cfgText, head, s.listSkipped
-			fast.Blobs = make(map[string]string, len(jobs))
-			for i, j := range jobs {
-				if results[i].blob != "" {
-					fast.Blobs[j.path] = results[i].blob
+			if fast.blobsFrom = blobsFrom; blobsFrom == nil {
+				fast.blobs = make(map[string]string, len(jobs))
+				for i, j := range jobs {
+					if results[i].blob != "" {
+						fast.blobs[j.path] = results[i].blob
+					}
 				}
 			}
 			ledgerProblems(fast, cfg, ledger) // its diagnostics are stored already
@@ -287,6 +314,10 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 			r.last = fast
 			return fast, nil
 		}
+	}
+	if blobsFrom != nil { // the compiled part is stale (HEAD, configuration...)
+		tryClean = false
+		goto again
 	}
 	// The stored parses of unchanged files are decoded now; one that does
 	// not decode is parsed again.
@@ -299,11 +330,11 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 	now := time.Now()
 	parallel(len(misses), func(k int) {
 		j := jobs[misses[k]]
-		results[misses[k]] = r.parse(j.path, j.target, j.info, j.src)
+		results[misses[k]] = r.parse(j.path, j.target, j.info, *j.src)
 	})
 	for k, i := range misses {
 		c := results[misses[k]]
-		c.key = srcKey(jobs[i].src, jobs[i].target)
+		c.key = srcKey(*jobs[i].src, jobs[i].target)
 		if r.store != nil {
 			c.id = r.store.FileID(jobs[i].info)
 			c.racy = !c.mod.Before(now.Truncate(time.Second))
@@ -324,7 +355,7 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 	for i, j := range jobs {
 		f, c := j.path, results[i]
 		if c.blob != "" {
-			s.Blobs[f] = c.blob
+			s.blobs[f] = c.blob
 		}
 		if c.entry != nil && c.entry.IsTemplate() {
 			s.Skipped = append(s.Skipped, Skipped{File: f, Reason: entry.SkipPlaceholder})
@@ -378,6 +409,21 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 	return s, nil
 }
 
+// ensureFiles builds the parse cache from the stored table, when the
+// table still holds it.
+//
+//go:noinline
+func (r *Reader) ensureFiles() {
+	if r.tab == nil {
+		return
+	}
+	_, portable := r.store.(PortableStore)
+	if r.files, r.recs = r.tab.materialize(portable); r.files == nil {
+		r.files, r.compiled, r.dirty = map[string]*cached{}, "", true // rebuilt
+	}
+	r.tab = nil
+}
+
 // ledgerProblems parses the ledger into s and returns its malformed lines
 // as diagnostics.
 func ledgerProblems(s *Snapshot, cfg *config.Config, ledger []byte) []entry.Diagnostic {
@@ -426,7 +472,7 @@ type listed struct {
 // job is one file to read, with its source.
 type job struct {
 	listed
-	src entry.Source
+	src *entry.Source
 }
 
 // list returns the record files of src, sorted, skipping directories that
@@ -434,8 +480,9 @@ type job struct {
 // stat data of the parse cache, so an unchanged file costs no extra stat.
 // Symlinks are followed only inside the repository; the others come back
 // as diagnostics. Markdown files that are not records come back as skipped.
-func (r *Reader) list(src entry.Source, sourceDirs map[string]bool) ([]listed, []Skipped, []entry.Diagnostic, error) {
-	var out []listed
+func (r *Reader) list(srcp *entry.Source, sourceDirs map[string]bool) ([]job, []Skipped, []entry.Diagnostic, error) {
+	src := *srcp
+	var out []job
 	var skipped []Skipped
 	var diags []entry.Diagnostic
 	// display is the path as listed (where links sit), real the same
@@ -452,10 +499,20 @@ func (r *Reader) list(src entry.Source, sourceDirs map[string]bool) ([]listed, [
 		}
 		stack = append(stack, real)
 		if cap(out)-len(out) < len(infos) { // grown once per directory, not by doubling
-			out = append(make([]listed, 0, len(out)+len(infos)), out...)
+			out = append(make([]job, 0, len(out)+len(infos)), out...)
+		}
+		// path.Join(display, name), without cleaning each file's path
+		// again when display is clean (a listed name holds no "/" and is
+		// never "." or "..").
+		prefix, clean := display+"/", path.Clean(display) == display
+		if display == "" || display == "." {
+			prefix, clean = "", true
 		}
 		for _, fi := range infos {
-			rel := path.Join(display, fi.Name())
+			rel := prefix + fi.Name()
+			if !clean {
+				rel = path.Join(display, fi.Name())
+			}
 			if hasControl(fi.Name()) {
 				// git quotes such names and no tree lookup accepts them: one file must not
 				// fail the whole read, so it is a diagnostic and the rest is read.
@@ -466,7 +523,7 @@ func (r *Reader) list(src entry.Source, sourceDirs map[string]bool) ([]listed, [
 				continue
 			}
 			if isLink(fi) {
-				if err := r.followLink(rel, src, stack, walk, &out, &diags); err != nil {
+				if err := r.followLink(rel, srcp, stack, walk, &out, &diags); err != nil {
 					return err
 				}
 				continue
@@ -481,7 +538,7 @@ func (r *Reader) list(src entry.Source, sourceDirs map[string]bool) ([]listed, [
 				continue
 			}
 			if fi.Mode().IsRegular() && entry.IsRecordFile(rel, src) {
-				l := listed{path: rel, info: fi}
+				l := job{listed{path: rel, info: fi}, srcp}
 				if real != display {
 					l.target = path.Join(real, fi.Name())
 				}
@@ -502,7 +559,7 @@ func (r *Reader) list(src entry.Source, sourceDirs map[string]bool) ([]listed, [
 	if fi, err := r.fs.Stat(link.FSPath(real)); err == nil && fi.Mode().IsRegular() {
 		// A source may name one file, such as the legacy .cursorrules.
 		if entry.IsRecordFile(src.Dir, src) {
-			l := listed{path: src.Dir, info: fi}
+			l := job{listed{path: src.Dir, info: fi}, srcp}
 			if real != src.Dir {
 				l.target = real
 			}
@@ -521,7 +578,7 @@ func (r *Reader) list(src entry.Source, sourceDirs map[string]bool) ([]listed, [
 // store, its file identity) and its source are unchanged.
 func (r *Reader) hit(j job) *cached {
 	c, ok := r.files[j.path]
-	if !ok || c.size != j.info.Size() || c.key != srcKey(j.src, j.target) {
+	if !ok || c.size != j.info.Size() || c.key != srcKey(*j.src, j.target) {
 		return nil
 	}
 	if c.portable {
@@ -667,13 +724,13 @@ func snapshotID(s *Snapshot) string {
 	h := digest.NewSHA256()
 	fmt.Fprintf(h, "kontext-snapshot-1\x00config\x00%d\x00", len(s.ConfigText))
 	h.Write(s.ConfigText)
-	files := make([]string, 0, len(s.Blobs))
-	for f := range s.Blobs {
+	files := make([]string, 0, len(s.blobs))
+	for f := range s.blobs {
 		files = append(files, f)
 	}
 	sort.Strings(files)
 	for _, f := range files {
-		fmt.Fprintf(h, "file\x00%s\x00%s\n", f, s.Blobs[f])
+		fmt.Fprintf(h, "file\x00%s\x00%s\n", f, s.blobs[f])
 	}
 	fmt.Fprintf(h, "ledger\x00%s\x00head\x00%s", BlobID(s.Ledger), s.Head)
 	if s.Overlay != nil {
@@ -748,6 +805,18 @@ func (s *Snapshot) Entry(i int) *entry.Entry {
 		return s.lazy.entry(i)
 	}
 	return s.entries[i]
+}
+
+// Blob is the git blob id of file's content as read ("" for a file that
+// is not a record file or was too large to read). (Not inlined: the WASM
+// engine's size.)
+//
+//go:noinline
+func (s *Snapshot) Blob(file string) string {
+	if s.blobsFrom != nil {
+		return s.blobsFrom.blob(file)
+	}
+	return s.blobs[file]
 }
 
 // Tally is what status reports about the entries; a native stored

@@ -2,9 +2,12 @@ package kb
 
 import (
 	"sort"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/kontext/kontext/engine/internal/entry"
+	"github.com/kontext/kontext/engine/internal/link"
 )
 
 // A native read answered from the stored compiled part decodes only the
@@ -32,7 +35,9 @@ func (storePersist) fast(r *Reader, inputs string) *Snapshot {
 	s, p, err := decodeCompiled(r.compiled, inputs)
 	if err == nil {
 		var t Tally
-		if s.lazy, t, err = newLazy(r, p); err == nil {
+		var l *lazy
+		if l, t, err = newLazy(r, p); err == nil {
+			s.lazy, l.snap = l, s
 			s.tally = &t
 			return s
 		}
@@ -46,6 +51,9 @@ type lazy struct {
 	compiled string  // the whole compiled part, saved again as it is
 	rd       *Reader // its mutex guards slots and the records (which change only under it)
 	recs     []*cached
+	tab      *table    // the stored rows, when the reader had not built records (recs is nil then)
+	snap     *Snapshot // its configuration names the sources, to parse a file whose stored parse is corrupt
+	scratch  cached
 	table    string         // u32 × (n+1): where entry i starts in body; then u32 × n: the entries in id order
 	body     string         // each entry: its id, then as decodeCompiledEntry reads it
 	slots    []*entry.Entry // the entries decoded so far
@@ -56,7 +64,7 @@ type lazy struct {
 // newLazy checks p's table (not its entries: each is checked when it is
 // decoded) and decodes its tally.
 func newLazy(r *Reader, p parts) (*lazy, Tally, error) {
-	l := &lazy{compiled: r.compiled, rd: r, recs: r.recs, table: p.table, body: p.body, slots: make([]*entry.Entry, p.n)}
+	l := &lazy{compiled: r.compiled, rd: r, recs: r.recs, tab: r.tab, table: p.table, body: p.body, slots: make([]*entry.Entry, p.n)}
 	if len(p.table) != 8*p.n+4 || l.at(0) != 0 || l.at(p.n) != len(p.body) {
 		return nil, Tally{}, errBadSnapshot
 	}
@@ -141,7 +149,11 @@ func (l *lazy) decode(i int, into *entry.Entry, r, parse *entry.Decoder) *entry.
 	}
 	r.Buf, r.Err = l.body[l.at(i):l.at(i+1)], nil
 	id := r.String()
-	if !decodeCompiledEntry(r, into, l.recs, parse) || len(r.Buf) != 0 || into.ID != id {
+	n := len(l.recs)
+	if l.tab != nil {
+		n = l.tab.n
+	}
+	if !decodeCompiledEntry(r, into, l.rec, n, parse) || len(r.Buf) != 0 || into.ID != id {
 		// A snapshot this program wrote (its key and CRC match) always
 		// decodes; should one not, the answer names the entry and the
 		// store keeps the parses only, so the next read rebuilds the
@@ -152,4 +164,67 @@ func (l *lazy) decode(i int, into *entry.Entry, r, parse *entry.Decoder) *entry.
 	}
 	l.slots[i] = into
 	return into
+}
+
+// rec is stored record k, its parse intact: one whose CRC fails is parsed
+// again from its file (reparse). Lock l.rd.mu around it.
+func (l *lazy) rec(k int) *cached {
+	if l.tab == nil {
+		if c := l.recs[k]; c.raw == "" || c.intact() {
+			return c
+		}
+	} else if l.tab.row(k, &l.scratch) != "" && l.scratch.intact() {
+		return &l.scratch // read before the next rec: decodeCompiledEntry keeps none of it
+	}
+	return l.reparse(k)
+}
+
+// reparse parses file k again, its stored parse being corrupt, and hands
+// the fresh record to the reader, which saves its records at once without
+// the compiled part: the next read builds that again. The content is
+// checked against nothing: the file, listed unchanged a moment ago, is
+// what the stored parse was made from (had it changed since, this entry
+// is its new parse, as a read a moment later would give).
+func (l *lazy) reparse(k int) *cached {
+	r := l.rd
+	var file, key string
+	if l.tab != nil {
+		var c cached
+		file = l.tab.row(k, &c)
+		key = c.key
+	} else {
+		for f, c := range r.files {
+			if c == l.recs[k] {
+				file, key = f, c.key
+			}
+		}
+	}
+	parts := strings.SplitN(key, "\x00", 4)
+	if len(parts) != 4 || l.snap == nil || l.snap.Config == nil {
+		return &cached{}
+	}
+	for _, src := range l.snap.Config.Sources() {
+		if src.Kind != parts[0] || src.Style != parts[1] || src.Dir != parts[2] {
+			continue
+		}
+		from := file
+		if parts[3] != "" {
+			from = parts[3]
+		}
+		fi, err := r.fs.Stat(link.FSPath(from))
+		if err != nil {
+			return &cached{}
+		}
+		c := r.parse(file, parts[3], fi, src)
+		c.key, c.id = key, r.store.FileID(fi)
+		c.racy = !c.mod.Before(time.Now().Truncate(time.Second))
+		r.ensureFiles()
+		if old := r.files[file]; old == nil || (old.raw != "" && !old.intact()) {
+			r.files[file] = c // (ensureFiles leaves a corrupt parse out)
+		}
+		r.compiled, r.last, r.dirty = "", nil, true
+		r.persist.save(r, nil)
+		return c
+	}
+	return &cached{}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"hash/crc32"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -202,7 +201,7 @@ func TestLazyTableCorrupt(t *testing.T) {
 		t.Fatalf("no compiled part: %v", err)
 	}
 	// Where the table sits in the file: after the inputs, id and count.
-	at := len(good) - 4 - len(st.compiled)
+	at, crc := layout(t, good)
 	d := &entry.Decoder{Buf: st.compiled}
 	_, _ = d.String(), d.String() // inputs, snapshot id
 	n := int(d.Uvarint())
@@ -216,7 +215,7 @@ func TestLazyTableCorrupt(t *testing.T) {
 	} {
 		data := append([]byte(nil), good...)
 		edit(data)
-		binary.LittleEndian.PutUint32(data[len(data)-4:], crc32.ChecksumIEEE(data[:len(data)-4]))
+		resum(t, data, crc)
 		store.data = data
 		r := NewReader(fs)
 		r.SetStore(store)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -51,7 +52,7 @@ type PortableStore interface {
 // another version is ignored (and rebuilt), never trusted.
 const (
 	snapshotMagic   = "KONTEXTSNAP\x00"
-	snapshotVersion = 3
+	snapshotVersion = 4
 )
 
 // SetStore makes the reader load its parse cache from s (once, before the
@@ -64,6 +65,7 @@ func (r *Reader) SetStore(s Store) {
 	defer r.mu.Unlock()
 	r.store = s
 	r.persist = storePersist{}
+	r.clean = clean
 	r.loaded = false
 }
 
@@ -93,6 +95,7 @@ func (readPersist) save(r *Reader, _ *Snapshot) { r.dirty = false }
 // read here is dropped, never stored.
 func (r *Reader) Seed(from *Reader) {
 	from.mu.Lock()
+	from.ensureFiles() // a warm native reader holds them in its stored rows
 	seeds := make(map[string]*cached, len(from.files))
 	for f, c := range from.files {
 		if c.size >= 0 && c.blob != "" {
@@ -114,6 +117,7 @@ func (r *Reader) SetReadOnlyStore(s Store) {
 	defer r.mu.Unlock()
 	r.store = s
 	r.persist = readPersist{}
+	r.clean = nil
 	r.loaded = false
 }
 
@@ -127,23 +131,21 @@ func srcKey(src entry.Source, target string) string {
 // stored bytes (absent, truncated, corrupt, another version) leaves the
 // cache empty: the read parses everything and the next save replaces it.
 // The parses themselves stay encoded until a read needs them.
+//
+// The records stay in the stored table until a read needs them
+// (ensureFiles): a native warm read validates the table in place.
 func (readPersist) load(r *Reader) {
 	r.loaded = true
 	data, err := r.store.LoadSnapshot()
 	if err != nil || data == nil {
 		return
 	}
-	st, err := decodeSnapshot(data, r.store.Key())
+	t, err := decodeSnapshot(data, r.store.Key())
 	if err != nil {
 		r.dirty = true
 		return
 	}
-	if _, portable := r.store.(PortableStore); portable {
-		for _, c := range st.files {
-			c.portable, c.racy = true, true
-		}
-	}
-	r.files, r.compiled, r.recs = st.files, st.compiled, st.recs
+	r.tab, r.files, r.recs, r.compiled = t, nil, nil, t.compiled
 }
 
 // save writes the parse cache and the compiled form of s (the read that
@@ -154,6 +156,7 @@ func (storePersist) save(r *Reader, s *Snapshot) {
 		r.dirty = false
 		return
 	}
+	r.ensureFiles()
 	stamp := time.Now()
 	_, portable := r.store.(PortableStore)
 	if portable {
@@ -175,8 +178,9 @@ func (readPersist) fast(r *Reader, inputs string) *Snapshot {
 	if r.compiled == "" {
 		return nil
 	}
+	r.ensureFiles()
 	s, p, err := decodeCompiled(r.compiled, inputs)
-	if err == nil && decodeAll(s, p, r.recs) {
+	if err == nil && decodeAll(s, p, func(k int) *cached { return r.recs[k] }, len(r.recs)) {
 		return s
 	}
 	r.compiled = ""
@@ -276,10 +280,23 @@ func (c *cached) decode() bool {
 	if r.Err != nil || len(r.Buf) != 0 {
 		return false
 	}
-	c.entry, c.diags, c.raw, c.text = e, diags, "", ""
+	c.entry, c.diags, c.kept, c.raw, c.text = e, diags, c.raw, "", ""
 	return true
 }
 
+// A stored snapshot keeps what validates a file apart from its parse: the
+// rows, one per file in path order (path, source key by number, stat data,
+// blob id, the parse's length and CRC), then the compiled part, a CRC of
+// all that, and only then the parses, back to back. A warm call so reads
+// the rows (about 100 bytes a file), never a parse it does not decode.
+
+// intact reports whether the stored parse still has its stored CRC.
+func (c *cached) intact() bool {
+	return crc32.ChecksumIEEE(unsafe.Slice(unsafe.StringData(c.raw), len(c.raw))) == c.sum
+}
+
+// encodeSnapshot encodes files (the parse cache) and the compiled form of
+// s into one buffer.
 func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp time.Time, portable bool) []byte {
 	names := make([]string, 0, len(files))
 	for f, c := range files {
@@ -288,7 +305,46 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 		}
 	}
 	sort.Strings(names)
-	w := &entry.Encoder{Buf: make([]byte, 0, 64+len(names)*1024)}
+	// The parses first (a missing one is encoded now): the rows give
+	// their lengths.
+	parses := make([]string, len(names))
+	sums := make([]uint32, len(names))
+	keys := map[string]uint64{} // each source key is stored once
+	var keyList []string
+	n, plen, rowsCap := 0, 0, 0
+	for i, f := range names {
+		c := files[f]
+		parse, sum := c.raw, c.sum // a stored parse keeps its stored CRC: a corrupt one stays detectable
+		if parse == "" {
+			parse = c.kept // decoded, so intact
+		}
+		if portable && parse != "" && parse[0] == parseEntry && c.decode() {
+			parse = "" // a seed's parse: stored again without the file's text
+		}
+		if parse == "" {
+			var ok bool
+			if parse, ok = encodeParse(c, portable); !ok {
+				names[i] = "" // not storable: parsed again next time
+				continue
+			}
+			sum = crc32.ChecksumIEEE(unsafe.Slice(unsafe.StringData(parse), len(parse)))
+		}
+		if _, ok := keys[c.key]; !ok {
+			keys[c.key] = uint64(len(keyList))
+			keyList = append(keyList, c.key)
+		}
+		parses[i], sums[i] = parse, sum
+		n++
+		plen += len(parse)
+		rowsCap += len(f) + len(c.blob) + 48 // the numbers take at most 45 bytes
+	}
+	// The compiled snapshot, only when every file was stored: it stands
+	// for exactly the rows.
+	compiled := ""
+	if s != nil && n == len(names) && len(names) == len(files) {
+		compiled = encodeCompiled(s, files, names)
+	}
+	w := &entry.Encoder{Buf: make([]byte, 0, 256+len(key)+len(keyList)*64+rowsCap+len(compiled)+plen)}
 	w.Buf = append(w.Buf, snapshotMagic...)
 	w.Uvarint(snapshotVersion)
 	w.String(key)
@@ -297,97 +353,134 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 	} else {
 		w.Varint(stamp.UnixNano())
 	}
-	count := len(w.Buf)
-	w.Buf = append(w.Buf, 0, 0, 0, 0) // the record count, patched below
-	n := 0
-	for _, f := range names {
+	w.Uvarint(uint64(n))
+	w.Uvarint(uint64(plen))
+	w.Strings(keyList)
+	// The rows go straight into the buffer, their length (u32) patched.
+	at := len(w.Buf)
+	w.Buf = append(w.Buf, 0, 0, 0, 0)
+	for i, f := range names {
+		if f == "" {
+			continue
+		}
 		c := files[f]
-		parse := c.raw
-		if portable && parse != "" && parse[0] == parseEntry && c.decode() {
-			parse = "" // a seed's parse: stored again without the file's text
-		}
-		if parse == "" {
-			var ok bool
-			if parse, ok = encodeParse(c, portable); !ok {
-				continue // not storable: parsed again next time
-			}
-		}
 		mod, id := c.mod.UnixNano(), c.id
 		if portable {
 			mod, id = 0, 0
 		}
 		w.String(f)
-		w.String(c.key)
+		w.Uvarint(keys[c.key])
 		w.Varint(c.size)
 		w.Varint(mod)
 		w.Uvarint(id)
 		w.String(c.blob)
-		w.String(parse)
-		n++
+		w.Uvarint(uint64(len(parses[i])))
+		w.Buf = binary.LittleEndian.AppendUint32(w.Buf, sums[i])
 	}
-	binary.LittleEndian.PutUint32(w.Buf[count:], uint32(n))
-	// The compiled snapshot, only when every file was stored: it stands
-	// for exactly the records above.
-	compiled := ""
-	if s != nil && n == len(names) && len(names) == len(files) {
-		compiled = encodeCompiled(s, files, names)
-	}
+	binary.LittleEndian.PutUint32(w.Buf[at:], uint32(len(w.Buf)-at-4))
 	w.String(compiled)
-	return binary.LittleEndian.AppendUint32(w.Buf, crc32.ChecksumIEEE(w.Buf))
+	w.Buf = binary.LittleEndian.AppendUint32(w.Buf, crc32.ChecksumIEEE(w.Buf))
+	for _, p := range parses {
+		w.Buf = append(w.Buf, p...)
+	}
+	return w.Buf
 }
 
 var errBadSnapshot = errors.New("stored snapshot is corrupt or of another version")
 
-// stored is a decoded snapshot file: the per-file records (their parses
-// still encoded) and the compiled snapshot, still encoded.
-type stored struct {
-	files    map[string]*cached
-	recs     []*cached // the records in file order (the compiled part refers to them by position)
-	compiled string
+// table is a stored snapshot's rows and parses, read in place, and its
+// compiled part, still encoded.
+type table struct {
+	rows, parses, compiled string
+	keys                   []string
+	n                      int
+	racyFrom               int64 // a file modified at or after this (Unix ns) is racy
+	// Where each row and its parse start: built at first use by a native
+	// read that looks rows up (index).
+	once       sync.Once
+	at, parsAt []uint32
 }
 
-func decodeSnapshot(data []byte, key string) (stored, error) {
-	if len(data) < len(snapshotMagic)+8 || string(data[:len(snapshotMagic)]) != snapshotMagic {
-		return stored{}, errBadSnapshot
+// next decodes the row at d into c (all but its parse) and returns the
+// file's path ("" when the row does not decode) and its parse's length.
+func (t *table) next(d *entry.Decoder, c *cached) (string, int) {
+	path := d.String()
+	k := d.Uvarint()
+	size, mod, id, blob, plen := d.Varint(), d.Varint(), d.Uvarint(), d.String(), int(d.Uvarint())
+	if d.Err != nil || len(d.Buf) < 4 || k >= uint64(len(t.keys)) || plen <= 0 {
+		return "", 0
 	}
-	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
-	if crc32.ChecksumIEEE(body) != sum {
-		return stored{}, errBadSnapshot
+	*c = cached{key: t.keys[k], size: size, mod: time.Unix(0, mod), id: id, blob: blob, racy: mod >= t.racyFrom,
+		sum: uint32(d.Buf[0]) | uint32(d.Buf[1])<<8 | uint32(d.Buf[2])<<16 | uint32(d.Buf[3])<<24}
+	d.Buf = d.Buf[4:]
+	return path, plen
+}
+
+// materialize is the parse cache the rows hold: a record per row, in one
+// allocation, and the rows in order (the compiled part refers to them by
+// position); nil when a row does not decode. A record whose parse fails
+// its CRC is left out (its file is parsed again) and its position holds
+// an empty record, which no compiled entry decodes from.
+func (t *table) materialize(portable bool) (map[string]*cached, []*cached) {
+	files := make(map[string]*cached, t.n)
+	order := make([]*cached, t.n)
+	recs := make([]cached, t.n)
+	d := &entry.Decoder{Buf: t.rows}
+	off := 0
+	for i := range recs {
+		c := &recs[i]
+		f, plen := t.next(d, c)
+		if f == "" || off+plen > len(t.parses) {
+			return nil, nil
+		}
+		c.raw, c.portable, c.racy = t.parses[off:off+plen], portable, c.racy || portable
+		off += plen
+		order[i] = c
+		if !c.intact() {
+			order[i] = &cached{}
+			continue
+		}
+		files[f] = c
+	}
+	if len(d.Buf) != 0 || off != len(t.parses) {
+		return nil, nil
+	}
+	return files, order
+}
+
+// decodeSnapshot checks data's header, keys, rows and compiled part
+// against their CRC; the rows are decoded when a read walks them, each
+// parse when it is decoded (its own CRC).
+func decodeSnapshot(data []byte, key string) (*table, error) {
+	if len(data) < len(snapshotMagic)+8 || string(data[:len(snapshotMagic)]) != snapshotMagic {
+		return nil, errBadSnapshot
 	}
 	// No copy: every decoded string is a slice of the loaded bytes, which
 	// the store hands over (LoadSnapshot) and nothing changes afterwards.
-	rest := body[len(snapshotMagic):]
-	r := &entry.Decoder{Buf: unsafe.String(unsafe.SliceData(rest), len(rest))}
+	all := unsafe.String(unsafe.SliceData(data), len(data))
+	r := &entry.Decoder{Buf: all[len(snapshotMagic):]}
 	if r.Uvarint() != snapshotVersion || r.String() != key {
-		return stored{}, errBadSnapshot
+		return nil, errBadSnapshot
 	}
 	stamp := time.Unix(0, r.Varint())
+	n, plen := r.Uvarint(), r.Uvarint()
+	t := &table{keys: r.Strings(), racyFrom: stamp.Truncate(time.Second).UnixNano()}
 	if len(r.Buf) < 4 {
-		return stored{}, errBadSnapshot
+		return nil, errBadSnapshot
 	}
-	n := binary.LittleEndian.Uint32([]byte(r.Buf[:4]))
-	r.Buf = r.Buf[4:]
-	if uint64(n) > uint64(len(r.Buf)) {
-		return stored{}, errBadSnapshot
+	rows := int(binary.LittleEndian.Uint32([]byte(r.Buf[:4])))
+	if rows > len(r.Buf)-4 {
+		return nil, errBadSnapshot
 	}
-	racyFrom := stamp.Truncate(time.Second)
-	files := make(map[string]*cached, n)
-	order := make([]*cached, n)
-	recs := make([]cached, n) // one allocation for every record
-	for i := uint32(0); i < n; i++ {
-		f := r.String()
-		c := &recs[i]
-		*c = cached{key: r.String(), size: r.Varint(), mod: time.Unix(0, r.Varint()), id: r.Uvarint(), blob: r.String(), raw: r.String()}
-		if r.Err != nil || c.raw == "" {
-			return stored{}, errBadSnapshot
-		}
-		c.racy = !c.mod.Before(racyFrom)
-		files[f] = c
-		order[i] = c
+	t.rows, r.Buf = r.Buf[4:4+rows], r.Buf[4+rows:]
+	t.compiled = r.String()
+	if r.Err != nil || len(r.Buf) < 4 || n > uint64(len(t.rows)) || uint64(len(r.Buf)-4) != plen {
+		return nil, errBadSnapshot
 	}
-	compiled := r.String()
-	if r.Err != nil || len(r.Buf) != 0 {
-		return stored{}, errBadSnapshot
+	head := len(data) - len(r.Buf)
+	if crc32.ChecksumIEEE(data[:head]) != binary.LittleEndian.Uint32(data[head:]) {
+		return nil, errBadSnapshot
 	}
-	return stored{files: files, recs: order, compiled: compiled}, nil
+	t.n, t.parses = int(n), all[head+4:]
+	return t, nil
 }

@@ -1,8 +1,10 @@
 package kb
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -54,12 +56,48 @@ func answer(t *testing.T, s *Snapshot) string {
 		one[i] = s.Entry(i)
 	}
 	tally := s.Tally()
-	b, err := json.Marshal(map[string]any{"id": s.ID, "one by one": one, "tally": tally, "entries": s.Entries(), "diags": s.Diagnostics, "skipped": s.Skipped, "blobs": s.Blobs,
+	b, err := json.Marshal(map[string]any{"id": s.ID, "one by one": one, "tally": tally, "entries": s.Entries(), "diags": s.Diagnostics, "skipped": s.Skipped, "blobs": blobsOf(s),
 		"governing": s.Governing().Lookup(paths), "ledger": s.LedgerLines, "overlay": s.Overlay})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// blobsOf is every blob id s knows, by file (a stored snapshot's from
+// its table).
+func blobsOf(s *Snapshot) map[string]string {
+	tb, ok := s.blobsFrom.(tableBlobs)
+	if !ok {
+		return s.blobs
+	}
+	m := map[string]string{}
+	for i := 0; i < tb.n; i++ {
+		var c cached
+		if f := tb.row(i, &c); c.blob != "" {
+			m[f] = c.blob
+			if s.Blob(f) != c.blob {
+				panic("Blob differs from the table")
+			}
+		}
+	}
+	return m
+}
+
+// layout is where a stored snapshot's compiled part and CRC sit.
+func layout(t *testing.T, data []byte) (compiled, crc int) {
+	t.Helper()
+	st, err := decodeSnapshot(data, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	crc = len(data) - len(st.parses) - 4 // the parses follow the CRC
+	return crc - len(st.compiled), crc
+}
+
+// resum makes data's CRC match its (edited) bytes again.
+func resum(t *testing.T, data []byte, crc int) {
+	binary.LittleEndian.PutUint32(data[crc:], crc32.ChecksumIEEE(data[:crc]))
 }
 
 func entryText(i, v int) string {
@@ -275,25 +313,31 @@ func TestStoredSnapshotCorrupt(t *testing.T) {
 		}
 	}
 	fs, want, store, good := storedFresh(t, dir)
-	if st, err := decodeSnapshot(good, "test"); err != nil || len(st.files) != 5 || st.compiled == "" {
-		t.Fatalf("stored snapshot does not decode: %v (%d files, compiled %t)", err, len(st.files), st.compiled != "")
+	if st, err := decodeSnapshot(good, "test"); err != nil || st.n != 5 || st.compiled == "" {
+		t.Fatalf("stored snapshot does not decode: %v (%d files, compiled %t)", err, st.n, st.compiled != "")
 	}
-	flipped := append([]byte(nil), good...)
-	flipped[len(flipped)/2] ^= 0x40
+	// A flipped bit anywhere before the parses fails the CRC checked at
+	// load; the parses are checked one by one (TestStoredParseCorrupt).
+	compiled, crc := layout(t, good)
+	st, _ := decodeSnapshot(good, "test")
+	rows := compiled - len(binary.AppendUvarint(nil, uint64(len(st.compiled)))) - len(st.rows)
+	flip := func(i int, b byte) []byte {
+		d := append([]byte(nil), good...)
+		d[i] ^= b
+		return d
+	}
+	oldVersion := append([]byte(nil), good...)
+	oldVersion[len(snapshotMagic)] = snapshotVersion - 1
 	for name, data := range map[string][]byte{
-		"truncated": good[:len(good)/2], "bit flipped": flipped, "empty": {}, "garbage": []byte("not a snapshot at all, really"),
+		"truncated": good[:len(good)/2], "one byte short": good[:len(good)-1], "empty": {}, "garbage": []byte("not a snapshot at all, really"),
+		"bit flipped in the rows": flip(rows+len(st.rows)/2, 0x40), "bit flipped in a path": flip(rows+2, 0x01),
+		"bit flipped in the compiled part": flip(crc-len(st.compiled)/2, 0x08), "CRC flipped": flip(crc+1, 0x80),
+		"old version": oldVersion,
 	} {
 		if _, err := decodeSnapshot(data, "test"); err == nil {
 			t.Errorf("%s snapshot decodes", name)
 		}
-		store.data = data
-		r := NewReader(fs)
-		r.SetStore(store)
-		s, err := r.Read("")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := answer(t, s); got != want {
+		if _, s := readStored(t, fs, store, data, ""); answer(t, s) != want {
 			t.Errorf("%s snapshot: answer differs from a fresh parse", name)
 		}
 		if _, err := decodeSnapshot(store.data, "test"); err != nil {
@@ -374,6 +418,19 @@ func TestPortableStore(t *testing.T) {
 	if answer(t, got) != answer(t, fresh) {
 		t.Fatal("a portable snapshot of other content answers differently from a parse")
 	}
+}
+
+// readStored reads fs as a new process does, from the stored bytes data.
+func readStored(t *testing.T, fs billy.Filesystem, store *memStore, data []byte, head string) (*Reader, *Snapshot) {
+	t.Helper()
+	store.data = data
+	r := NewReader(fs)
+	r.SetStore(store)
+	s, err := r.Read(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, s
 }
 
 // storedFresh reads dir fresh (the answer to compare with), then once more

@@ -34,7 +34,8 @@ func linkDiag(err error) (entry.Diagnostic, bool) {
 // with the target's content; a directory link is walked (walk is called
 // with the link's path and the target dir). A link that cannot be read is
 // a diagnostic when it could have been a knowledge file or directory.
-func (r *Reader) followLink(rel string, src entry.Source, stack []string, walk func(display, real string, stack []string) error, out *[]listed, diags *[]entry.Diagnostic) error {
+func (r *Reader) followLink(rel string, srcp *entry.Source, stack []string, walk func(display, real string, stack []string) error, out *[]job, diags *[]entry.Diagnostic) error {
+	src := *srcp
 	target, fi, err := r.resolver().Resolve(rel)
 	if err != nil {
 		if d, ok := linkDiag(err); ok {
@@ -59,7 +60,7 @@ func (r *Reader) followLink(rel string, src entry.Source, stack []string, walk f
 		return walk(rel, target, stack)
 	}
 	if fi.Mode().IsRegular() && entry.IsRecordFile(rel, src) {
-		*out = append(*out, listed{path: rel, info: fi, target: target})
+		*out = append(*out, job{listed{path: rel, info: fi, target: target}, srcp})
 	}
 	return nil
 }

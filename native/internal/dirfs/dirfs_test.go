@@ -2,6 +2,7 @@ package dirfs
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -24,9 +25,15 @@ func TestReadDirEqualsWrapped(t *testing.T) {
 	must(os.Symlink("x.md", filepath.Join(root, "a", "link.md")))
 	must(os.WriteFile(filepath.Join(outside, "secret.md"), []byte("s"), 0o644))
 	must(os.Symlink(outside, filepath.Join(root, "out")))
+	// A directory large enough that its stats are split over goroutines.
+	must(os.MkdirAll(filepath.Join(root, "big", "d"), 0o755))
+	for i := 0; i < 2*parallelFrom+3; i++ {
+		must(os.WriteFile(filepath.Join(root, "big", fmt.Sprintf("f-%04d.md", i)), make([]byte, i%7), 0o644))
+	}
+	must(os.Symlink("f-0001.md", filepath.Join(root, "big", "f-0500-link.md")))
 	base := osfs.New(root, osfs.WithBoundOS())
 	fs := New(base, root)
-	for _, dir := range []string{"", ".", "a", "a/sub", "out", "missing"} {
+	for _, dir := range []string{"", ".", "a", "a/sub", "out", "missing", "big"} {
 		want, werr := base.ReadDir(dir)
 		got, gerr := fs.ReadDir(dir)
 		if (werr == nil) != (gerr == nil) {

@@ -85,6 +85,9 @@ type info struct {
 	uid, gid     uint32
 }
 
+// present tells a stat'ed entry from one gone since the listing (left zero).
+func (i *info) present() bool { return i.name != "" }
+
 func (i *info) Name() string       { return i.name }
 func (i *info) Size() int64        { return i.size }
 func (i *info) ModTime() time.Time { return time.Unix(0, i.mtime) }

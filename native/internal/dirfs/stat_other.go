@@ -14,3 +14,5 @@ type info struct{ os.FileInfo }
 func lstatAt(*os.File, string, *info) error { return errors.ErrUnsupported }
 
 func readAt(*os.File, string) ([]byte, error) { return nil, errors.ErrUnsupported }
+
+func (i *info) present() bool { return i.FileInfo != nil }

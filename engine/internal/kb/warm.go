@@ -1,0 +1,130 @@
+package kb
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/kontext/kontext/engine/internal/entry"
+)
+
+// A native warm read validates the listings against the stored rows in
+// place: no record, map or per-file allocation unless a file changed.
+// Only SetStore installs this code, so the WASM engine links none of it.
+
+// clean walks the listings (total files, each sorted by path) in the
+// order of their first paths along the rows: the rows and the listings
+// hold the same number of files, each listed file is the next row (paths
+// increasing), with the same size, modification time, inode and source,
+// not racy. The listed paths are distinct, so every row is then listed:
+// nothing was deleted. nil otherwise (the read's slow path decides): also
+// for links (mergeLinks may alias them), a file two sources list, a
+// portable table (checked by content) or rows that do not decode.
+func clean(r *Reader, lists [][]job, total int) interface{ blob(string) string } {
+	t := r.tab
+	if _, portable := r.store.(PortableStore); portable || total != t.n || hasDuplicate(lists) {
+		return nil
+	}
+	order := make([][]job, 0, len(lists))
+	for _, l := range lists {
+		if len(l) > 0 {
+			order = append(order, l)
+		}
+	}
+	sort.Slice(order, func(a, b int) bool { return order[a][0].path < order[b][0].path })
+	d := &entry.Decoder{Buf: t.rows}
+	prev := ""
+	var c cached
+	for _, jobs := range order {
+		for _, j := range jobs {
+			f, _ := t.next(d, &c)
+			mod := j.info.ModTime()
+			if f != j.path || f <= prev || j.target != "" || c.size != j.info.Size() || mod.IsZero() || !c.mod.Equal(mod) || c.racy ||
+				c.id != r.store.FileID(j.info) || !keyIs(c.key, j.src, j.target) {
+				return nil
+			}
+			prev = f
+		}
+	}
+	if len(d.Buf) != 0 {
+		return nil
+	}
+	return tableBlobs{t}
+}
+
+// index finds where each row and its parse start (once; rows that
+// decoded in clean decode here).
+func (t *table) index() {
+	t.once.Do(func() {
+		t.at, t.parsAt = make([]uint32, t.n), make([]uint32, t.n)
+		d := &entry.Decoder{Buf: t.rows}
+		off := 0
+		var c cached
+		for i := 0; i < t.n; i++ {
+			t.at[i], t.parsAt[i] = uint32(len(t.rows)-len(d.Buf)), uint32(off)
+			_, plen := t.next(d, &c)
+			off += plen
+		}
+	})
+}
+
+// row decodes row i into c (its parse too) and returns the file's path;
+// "" when it does not decode or its parse lies outside the parses.
+func (t *table) row(i int, c *cached) string {
+	t.index()
+	f, plen := t.next(&entry.Decoder{Buf: t.rows[t.at[i]:]}, c)
+	if off := int(t.parsAt[i]); f != "" && off+plen <= len(t.parses) {
+		c.raw = t.parses[off : off+plen]
+		return f
+	}
+	return ""
+}
+
+// tableBlobs looks blob ids up in a table whose rows clean walked (so in
+// path order).
+type tableBlobs struct{ *table }
+
+// blob is file's blob id as its row records it.
+func (t tableBlobs) blob(file string) string {
+	var c cached
+	i := sort.Search(t.n, func(i int) bool { return t.row(i, &c) >= file })
+	if i < t.n && t.row(i, &c) == file {
+		return c.blob
+	}
+	return ""
+}
+
+// keyIs reports whether k is srcKey(*src, target), without building it.
+func keyIs(k string, src *entry.Source, target string) bool {
+	for i, part := range [...]string{src.Kind, src.Style, src.Dir, target} {
+		if len(k) < len(part) || k[:len(part)] != part {
+			return false
+		}
+		k = k[len(part):]
+		if i < 3 {
+			if k == "" || k[0] != 0 {
+				return false
+			}
+			k = k[1:]
+		}
+	}
+	return k == ""
+}
+
+// hasDuplicate reports whether two listings (each sorted) hold one file.
+// Listings of distinct directories cover disjoint ranges of paths: only
+// overlapping ones are searched.
+func hasDuplicate(lists [][]job) bool {
+	for i, a := range lists {
+		for _, b := range lists[:i] {
+			if len(a) == 0 || len(b) == 0 || a[len(a)-1].path < b[0].path || b[len(b)-1].path < a[0].path {
+				continue
+			}
+			for _, j := range a {
+				if _, found := sort.Find(len(b), func(k int) int { return strings.Compare(j.path, b[k].path) }); found {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
