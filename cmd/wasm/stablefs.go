@@ -24,10 +24,18 @@ type stableFS struct {
 	mu    sync.Mutex
 	clock int64
 	mod   map[string]time.Time
+	// opened: the files open was given, which have the time opened
+	// until they are first written (touch gives later times), so open
+	// records no time per file.
+	opened    map[string][]byte
+	ownOpened bool
 }
 
-func newStableFS(fs billy.Filesystem) *stableFS {
-	return &stableFS{Filesystem: fs, mod: map[string]time.Time{}}
+// opened is the time of a file as open gave it.
+var opened = time.Unix(1, 0)
+
+func newStableFS(fs *packedFS) *stableFS {
+	return &stableFS{Filesystem: fs, mod: map[string]time.Time{}, opened: fs.files}
 }
 
 func key(name string) string { return path.Clean(strings.TrimPrefix(name, "/")) }
@@ -67,17 +75,33 @@ func (s *stableFS) forget(name string) {
 			delete(s.mod, p)
 		}
 	}
+	for p := range s.opened {
+		if p == k || strings.HasPrefix(p, k+"/") {
+			if !s.ownOpened { // the packed filesystem's own map
+				own := make(map[string][]byte, len(s.opened))
+				for q, text := range s.opened {
+					own[q] = text
+				}
+				s.opened, s.ownOpened = own, true
+			}
+			delete(s.opened, p)
+		}
+	}
 }
 
 func (s *stableFS) info(name string, fi os.FileInfo) os.FileInfo {
 	if fi == nil || fi.IsDir() {
 		return fi
 	}
+	k := key(name)
 	s.mu.Lock()
-	t, ok := s.mod[key(name)]
+	t, ok := s.mod[k]
 	s.mu.Unlock()
 	if !ok {
-		return fi // unknown to stableFS: memfs's ever-changing time, never cached
+		if _, ok = s.opened[k]; !ok {
+			return fi // unknown to stableFS: memfs's ever-changing time, never cached
+		}
+		t = opened
 	}
 	return stableInfo{fi, t}
 }
