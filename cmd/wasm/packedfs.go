@@ -61,6 +61,9 @@ func (p *packedFS) toMemfs() (billy.Filesystem, error) {
 }
 
 func packedKey(name string) string {
+	if isClean(name) {
+		return name
+	}
 	k := path.Clean(strings.TrimPrefix(name, "/"))
 	if k == "" || k == "/" {
 		return "."

@@ -38,7 +38,12 @@ func newStableFS(fs *packedFS) *stableFS {
 	return &stableFS{Filesystem: fs, mod: map[string]time.Time{}, opened: fs.files}
 }
 
-func key(name string) string { return path.Clean(strings.TrimPrefix(name, "/")) }
+func key(name string) string {
+	if isClean(name) { // what the engine asks for, nearly always
+		return name
+	}
+	return path.Clean(strings.TrimPrefix(name, "/"))
+}
 
 // writable replaces a read-only packedFS by a memfs holding its files,
 // before the first write.
@@ -93,15 +98,20 @@ func (s *stableFS) info(name string, fi os.FileInfo) os.FileInfo {
 	if fi == nil || fi.IsDir() {
 		return fi
 	}
-	k := key(name)
+	return s.infoKey(key(name), fi)
+}
+
+// infoKey is info of a file whose key is k.
+func (s *stableFS) infoKey(k string, fi os.FileInfo) os.FileInfo {
 	s.mu.Lock()
 	t, ok := s.mod[k]
+	if !ok {
+		_, ok = s.opened[k]
+		t = opened
+	}
 	s.mu.Unlock()
 	if !ok {
-		if _, ok = s.opened[k]; !ok {
-			return fi // unknown to stableFS: memfs's ever-changing time, never cached
-		}
-		t = opened
+		return fi // unknown to stableFS: memfs's ever-changing time, never cached
 	}
 	return stableInfo{fi, t}
 }
@@ -118,8 +128,14 @@ func (s *stableFS) Lstat(name string) (os.FileInfo, error) {
 
 func (s *stableFS) ReadDir(dir string) ([]os.FileInfo, error) {
 	infos, err := s.Filesystem.ReadDir(dir)
+	prefix := key(dir) + "/" // a listed name is one clean element
+	if prefix == "./" {
+		prefix = ""
+	}
 	for i, fi := range infos {
-		infos[i] = s.info(path.Join(dir, fi.Name()), fi)
+		if fi != nil && !fi.IsDir() {
+			infos[i] = s.infoKey(prefix+fi.Name(), fi)
+		}
 	}
 	return infos, err
 }
