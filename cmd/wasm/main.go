@@ -86,11 +86,14 @@ func main() {
 	select {}
 }
 
-// gcHeld: the collector is off, from an open to the end of the next call
-// (the first answer, normally), and gcPercent is its setting to restore.
-// Opening and the first answer run while the page or the worker waits,
-// and the collector would only trace what they still hold; the memory of
-// a wasm instance never shrinks, so it is on again for everything after.
+// gcHeld: the collector is off, from an open with a compiled snapshot to
+// the end of the next call (the first answer, normally), and gcPercent is
+// its setting to restore. Opening and the first answer run while the page
+// or the worker waits, and from a snapshot they make little garbage: the
+// collector would only trace what they still hold. Without a snapshot the
+// first read parses every file, and collecting lets the parser reuse
+// memory (a wasm instance's memory never shrinks; fresh pages cost page
+// faults); after the first answer it is on again for everything.
 var (
 	gcHeld    bool
 	gcPercent int
@@ -374,15 +377,13 @@ func open(args []js.Value) (any, error) {
 	if err := decode(doc, "open input", &in); err != nil {
 		return nil, err
 	}
-	// open runs while the page or the worker waits for its first answer:
-	// the collector would only trace what open and the first read still
-	// hold. Memory of a wasm instance never shrinks, so the collector is
-	// back at its default when open returns (the first read collects).
-	holdGC()
 	defer clear(staged) // whatever open did not claim
 	snap, err := bytesArg(args, 1, "snapshot")
 	if err != nil {
 		return nil, err
+	}
+	if snap != nil {
+		holdGC()
 	}
 	// The JSON's files first, then the packed ones: for a name given
 	// twice the packed text wins.
