@@ -142,6 +142,9 @@ func InputTypes(rows ...Operation) map[string]any {
 // serves reports whether this engine's surface serves op.
 func (e *Engine) serves(op *Operation) bool { return e.opts.Surface == Native || op.needs&Subset != 0 }
 
+// Capabilities is status.capabilities, without reading the knowledge base.
+func (e *Engine) Capabilities() []string { return e.capabilities() }
+
 // capabilities lists what this surface really supports: its operations,
 // plus the history capability strings where git history is at hand.
 func (e *Engine) capabilities() []string {

@@ -312,6 +312,9 @@ func (l *lineage) since(en *entry.Entry, lk look) *api.Since {
 
 // ParseLookTime reads a checked value (YYYY-MM-DD or RFC 3339).
 func ParseLookTime(s string) (time.Time, bool) {
+	if s == "" { // most entries: no time.Parse (and its two errors) per entry shown
+		return time.Time{}, false
+	}
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t.UTC(), true
 	}

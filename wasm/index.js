@@ -55,11 +55,13 @@ async function instantiate(src, imports) {
   if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) {
     return (await WebAssembly.instantiate(await gunzipIfNeeded(src), imports)).instance;
   }
-  if (typeof Response !== "undefined" && src instanceof Response) {
-    return instantiate(await src.arrayBuffer(), imports);
-  }
   if (typeof src === "string" || src instanceof URL) {
     return instantiate(await fetchBytes(src), imports);
+  }
+  // Checked last: in Node the first touch of the global Response loads
+  // the fetch implementation (tens of milliseconds on a cold process).
+  if (typeof Response !== "undefined" && src instanceof Response) {
+    return instantiate(await src.arrayBuffer(), imports);
   }
   throw new TypeError("loadEngine: wasm must be a WebAssembly.Module, bytes, a URL or a Response");
 }
@@ -107,21 +109,23 @@ function fileSet(files) {
 
 const encoder = new TextEncoder();
 
+const nonASCII = /[^\x00-\x7f]/;
+
 // packFiles packs a file set for open: per file a little-endian u32 path
 // length and u32 text length, then the path's and the text's UTF-8 bytes.
 // One buffer instead of JSON: decoding megabytes of JSON strings is the
-// slowest part of opening a bundle in WASM.
-function packFiles(files) {
-  if (files == null) return new Uint8Array(0);
-  const entries = files instanceof Map ? [...files.entries()] : Object.entries(files);
+// slowest part of opening a bundle in WASM. alloc(n) gives the buffer (n:
+// an upper bound); returns the bytes written.
+function packFiles(files, alloc) {
+  const entries = files == null ? [] : files instanceof Map ? [...files.entries()] : Object.entries(files);
   let max = 0;
   for (const e of entries) {
     // bytes are read as UTF-8 text (invalid sequences become U+FFFD), as update() reads them
     if (typeof e[1] !== "string") e[1] = decoder.decode(e[1]);
-    max += 8 + (e[0].length + e[1].length) * 3;
+    max += 8 + utf8Max(e[0]) + utf8Max(e[1]);
   }
-  const buf = new Uint8Array(max);
-  const view = new DataView(buf.buffer);
+  const buf = alloc(max);
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   let at = 0;
   for (const [name, value] of entries) {
     const head = at;
@@ -133,22 +137,28 @@ function packFiles(files) {
     view.setUint32(head, p, true);
     view.setUint32(head + 4, t, true);
   }
-  return buf.subarray(0, at);
+  return at;
 }
 
-// base64Bytes decodes a bundle's snapshot; text that is not base64 gives
-// null (the files are then parsed, as without a snapshot).
-function base64Bytes(text) {
-  if (typeof text !== "string") return null;
+// utf8Max bounds the UTF-8 size of s: exact for ASCII (nearly every file).
+function utf8Max(s) {
+  return nonASCII.test(s) ? s.length * 3 : s.length;
+}
+
+// base64Into decodes a bundle's snapshot into alloc(n) (n: an upper bound)
+// and returns the bytes written; text that is not base64 gives -1 (the
+// files are then parsed, as without a snapshot).
+function base64Into(text, alloc) {
+  if (typeof text !== "string") return -1;
   try {
-    if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(text);
-    if (isNode) return new Uint8Array(Buffer.from(text, "base64"));
+    const buf = alloc(Math.ceil(text.length / 4) * 3);
+    if (typeof buf.setFromBase64 === "function") return buf.setFromBase64(text).written;
+    if (isNode) return Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).write(text, "base64");
     const bin = atob(text);
-    const out = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-    return out;
+    for (let i = 0; i < bin.length; i++) buf[i] = bin.charCodeAt(i);
+    return bin.length;
   } catch {
-    return null;
+    return -1;
   }
 }
 
@@ -167,6 +177,17 @@ class Engine {
   constructor(api, go) {
     this.#api = api;
     this.#go = go;
+  }
+
+  // #stage allocates n bytes in the engine's memory for the next open.
+  #stage(n) {
+    return unwrap(this.#api.stage(n)).address;
+  }
+
+  // #staged is the Uint8Array over n bytes at address; valid until the
+  // next call into the engine (the memory may grow and move).
+  #staged(address, n) {
+    return new Uint8Array(this.#go._inst.exports.mem.buffer, address, n);
   }
 
   /** True when the Go runtime has exited (every call then fails). */
@@ -196,8 +217,17 @@ class Engine {
     if (revision != null) input.revision = revision;
     if (immutable) input.immutable = true;
     if (now != null) input.now = now instanceof Date ? now.toISOString().replace(/\.\d{3}Z$/, "Z") : now;
-    const snap = snapshot == null ? null : base64Bytes(snapshot);
-    const { handle } = unwrap(this.#api.open(JSON.stringify(input), snap, packFiles(files)));
+    // The snapshot and the files are written straight into the engine's
+    // memory (stage), not into JS buffers the engine would copy.
+    let snap = null;
+    if (snapshot != null) {
+      let address = 0;
+      const n = base64Into(snapshot, (max) => this.#staged((address = this.#stage(max)), max));
+      if (n >= 0) snap = [address, n];
+    }
+    let address = 0;
+    const n = packFiles(files, (max) => this.#staged((address = this.#stage(max)), max));
+    const { handle } = unwrap(this.#api.open(JSON.stringify(input), snap, [address, n]));
     return new KnowledgeBase(this.#api, handle);
   }
 

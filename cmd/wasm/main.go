@@ -15,12 +15,14 @@ import (
 	"errors"
 	"os"
 	"path"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall/js"
 	"time"
+	"unsafe"
 
 	"github.com/go-git/go-billy/v5/memfs"
 	"github.com/go-git/go-billy/v5/util"
@@ -58,6 +60,7 @@ func init() {
 		{"inspect", inspect},
 		{"render", render},
 		{"layout", layout},
+		{"stage", stage},
 	}
 }
 
@@ -83,8 +86,37 @@ func main() {
 	select {}
 }
 
+// gcHeld: the collector is off, from an open with a compiled snapshot to
+// the end of the next call (the first answer, normally), and gcPercent is
+// its setting to restore. Opening and the first answer run while the page
+// or the worker waits, and from a snapshot they make little garbage: the
+// collector would only trace what they still hold. Without a snapshot the
+// first read parses every file, and collecting lets the parser reuse
+// memory (a wasm instance's memory never shrinks; fresh pages cost page
+// faults); after the first answer it is on again for everything.
+var (
+	gcHeld    bool
+	gcPercent int
+)
+
+func holdGC() {
+	if !gcHeld {
+		gcPercent, gcHeld = debug.SetGCPercent(-1), true
+	}
+}
+
+func releaseGC() {
+	if gcHeld {
+		debug.SetGCPercent(gcPercent)
+		gcHeld = false
+	}
+}
+
 // call runs f and encodes its answer; a panic becomes operation_failed.
 func call(f function, args []js.Value) (out []byte) {
+	if gcHeld && f.name != "open" {
+		defer releaseGC()
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			out = engine.ErrorEnvelope(apierr.New(apierr.OperationFailed, "internal error in %s: %v; please report it with the input", f.name, r))
@@ -92,6 +124,7 @@ func call(f function, args []js.Value) (out []byte) {
 	}()
 	res, err := f.run(args)
 	if err != nil {
+		releaseGC() // a refused open: no first answer follows
 		return engine.ErrorEnvelope(err)
 	}
 	if raw, ok := res.([]byte); ok { // already an envelope
@@ -180,6 +213,9 @@ func decode(doc []byte, name string, v any) error {
 // cleanPath makes a file name of the file set repo-relative; it refuses
 // absolute paths and paths that leave the root.
 func cleanPath(p string) (string, error) {
+	if isClean(p) {
+		return p, nil
+	}
 	q := strings.ReplaceAll(p, "\\", "/")
 	if strings.HasPrefix(q, "/") {
 		return "", apierr.Invalid("file %q must be relative to the knowledge base root", p)
@@ -189,6 +225,26 @@ func cleanPath(p string) (string, error) {
 		return "", apierr.Invalid("file %q is not a file inside the knowledge base", p)
 	}
 	return q, nil
+}
+
+// isClean reports whether p is already a clean relative path (no empty,
+// "." or ".." element, no backslash): cleanPath returns it unchanged.
+func isClean(p string) bool {
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			if p[i] == '\\' {
+				return false
+			}
+			continue
+		}
+		switch p[start:i] {
+		case "", ".", "..":
+			return false
+		}
+		start = i + 1
+	}
+	return true
 }
 
 func sortedKeys(m map[string]string) []string {
@@ -216,10 +272,10 @@ func writeFiles(fs *stableFS, files map[string]string) ([]string, error) {
 	return written, nil
 }
 
-// packedFiles adds the files packed in buf to files: for each file a
+// packedFiles calls add for each file packed in buf: for each file a
 // little-endian u32 path length, u32 text length, the path's and the
 // text's UTF-8 bytes. The texts are slices of buf.
-func packedFiles(buf []byte, files map[string][]byte) error {
+func packedFiles(buf []byte, add func(name string, text []byte) error) error {
 	for len(buf) > 0 {
 		if len(buf) < 8 {
 			return apierr.Invalid("open: the packed files are truncated")
@@ -229,7 +285,9 @@ func packedFiles(buf []byte, files map[string][]byte) error {
 		if uint64(pl)+uint64(tl) > uint64(len(buf)) {
 			return apierr.Invalid("open: the packed files are truncated")
 		}
-		files[string(buf[:pl])] = buf[pl : pl+tl : pl+tl]
+		if err := add(string(buf[:pl]), buf[pl:pl+tl:pl+tl]); err != nil {
+			return err
+		}
 		buf = buf[pl+tl:]
 	}
 	return nil
@@ -237,6 +295,56 @@ func packedFiles(buf []byte, files map[string][]byte) error {
 
 func le32(b []byte) uint32 {
 	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
+
+// staged holds the buffers stage allocated, by address, until open
+// claims them.
+var staged = map[int][]byte{}
+
+// StageResult is stage's result.
+type StageResult struct {
+	Address int `json:"address"`
+}
+
+// stage(n) allocates n bytes in the instance's memory for the next open and
+// returns their address: the package decodes the snapshot and packs the
+// files straight into them (a Uint8Array over the memory at that address)
+// instead of into a JS buffer that open would copy, which for a large
+// bundle is tens of megabytes of fresh pages. The Go collector never moves
+// memory, and staged keeps the buffer alive until open takes it.
+func stage(args []js.Value) (any, error) {
+	v := arg(args, 0)
+	if v.Type() != js.TypeNumber || v.Float() < 0 || v.Float() > 1<<31 || v.Float() != float64(v.Int()) {
+		return nil, apierr.Invalid("stage: the size must be a byte count, got %s", v.Type())
+	}
+	buf := make([]byte, v.Int()+1) // +1: every buffer has its own address
+	addr := int(uintptr(unsafe.Pointer(unsafe.SliceData(buf))))
+	staged[addr] = buf[:v.Int()]
+	return &StageResult{Address: addr}, nil
+}
+
+// bytesArg is argument i of open as bytes: a Uint8Array (copied) or
+// [address, length] of a buffer stage allocated (claimed); nil when
+// absent.
+func bytesArg(args []js.Value, i int, name string) ([]byte, error) {
+	v := arg(args, i)
+	if v.Type() != js.TypeObject {
+		return nil, nil
+	}
+	if v.InstanceOf(js.Global().Get("Uint8Array")) {
+		buf := make([]byte, v.Length())
+		js.CopyBytesToGo(buf, v)
+		return buf, nil
+	}
+	if v.InstanceOf(js.Global().Get("Array")) && v.Length() == 2 {
+		buf, ok := staged[v.Index(0).Int()]
+		n := v.Index(1).Int()
+		if ok && n >= 0 && n <= len(buf) {
+			delete(staged, v.Index(0).Int())
+			return buf[:n:n], nil
+		}
+	}
+	return nil, apierr.Invalid("open: %s must be a Uint8Array or a staged buffer [address, length]", name)
 }
 
 type openInput struct {
@@ -255,11 +363,11 @@ type OpenResult struct {
 
 // open(inputJSON, snapshot?, files?) loads a file set {files, revision?,
 // now?, immutable?} into a new knowledge base and returns its handle.
-// snapshot (a Uint8Array) is a bundle's compiled snapshot, used wherever
-// the files are the ones it was built from. files (a Uint8Array, see
-// packedFiles) carries the file texts packed; the package sends them that
-// way, not in the JSON, because decoding megabytes of JSON strings is the
-// slowest part of opening a bundle in WASM.
+// snapshot is a bundle's compiled snapshot, used wherever the files are
+// the ones it was built from. files (see packedFiles) carries the file
+// texts packed; the package sends them that way, not in the JSON, because
+// decoding megabytes of JSON strings is the slowest part of opening a
+// bundle in WASM. Both are bytes (see bytesArg); the package stages them.
 func open(args []js.Value) (any, error) {
 	doc, err := jsonArg(args, 0, "open input")
 	if err != nil {
@@ -269,35 +377,47 @@ func open(args []js.Value) (any, error) {
 	if err := decode(doc, "open input", &in); err != nil {
 		return nil, err
 	}
-	raw := make(map[string][]byte, len(in.Files))
-	for name, text := range in.Files {
-		raw[name] = []byte(text)
+	defer clear(staged) // whatever open did not claim
+	snap, err := bytesArg(args, 1, "snapshot")
+	if err != nil {
+		return nil, err
 	}
-	if v := arg(args, 2); v.Type() == js.TypeObject && v.InstanceOf(js.Global().Get("Uint8Array")) {
-		buf := make([]byte, v.Length())
-		js.CopyBytesToGo(buf, v)
-		if err := packedFiles(buf, raw); err != nil {
-			return nil, err
-		}
+	if snap != nil {
+		holdGC()
 	}
-	names := make([]string, 0, len(raw))
-	for name := range raw {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	files := make(map[string][]byte, len(raw))
-	for _, name := range names {
+	// The JSON's files first, then the packed ones: for a name given
+	// twice the packed text wins.
+	files := map[string][]byte{}
+	var names []string
+	add := func(name string, text []byte) error {
 		p, err := cleanPath(name)
 		if err != nil {
+			return err
+		}
+		if _, dup := files[p]; !dup {
+			names = append(names, p)
+		}
+		files[p] = text
+		return nil
+	}
+	for _, name := range sortedKeys(in.Files) {
+		if err := add(name, []byte(in.Files[name])); err != nil {
 			return nil, err
 		}
-		files[p] = raw[name]
 	}
-	fs := newStableFS(newPackedFS(files))
-	for _, name := range names {
-		p, _ := cleanPath(name)
-		fs.touch(p)
+	buf, err := bytesArg(args, 2, "files")
+	if err != nil {
+		return nil, err
 	}
+	if err := packedFiles(buf, add); err != nil {
+		return nil, err
+	}
+	// The package packs a bundle's files in its sorted order: usually one
+	// pass.
+	if !sort.StringsAreSorted(names) {
+		sort.Strings(names)
+	}
+	fs := newStableFS(newPackedFS(files, names))
 	opts := engine.Options{FS: fs, Surface: engine.Snapshot, Immutable: in.Immutable}
 	if in.Revision != nil {
 		opts.Revision = *in.Revision
@@ -310,9 +430,7 @@ func open(args []js.Value) (any, error) {
 		opts.Now = func() time.Time { return t }
 	}
 	k := &kb{fs: fs, e: engine.New(opts)}
-	if v := arg(args, 1); v.Type() == js.TypeObject && v.InstanceOf(js.Global().Get("Uint8Array")) {
-		snap := make([]byte, v.Length())
-		js.CopyBytesToGo(snap, v)
+	if snap != nil {
 		k.e.UsePortableSnapshot(snap)
 	}
 	mu.Lock()
@@ -525,13 +643,10 @@ type ABIResult struct {
 // abi() describes the table: its version, the engine version, the
 // operations request serves and the functions of the table.
 func abi(_ []js.Value) (any, error) {
+	// Capabilities, not Status: ready (the first abi) reads no files.
 	e := engine.New(engine.Options{FS: memfs.New(), Surface: engine.Snapshot})
-	st, err := e.Status(context.Background())
-	if err != nil {
-		return nil, err
-	}
 	out := &ABIResult{ABI: ABI, Version: engine.Version, Operations: []string{}}
-	for _, c := range st.Capabilities {
+	for _, c := range e.Capabilities() {
 		if _, op := engine.InputSchema(c); op { // capability strings such as entries.cursor are not operations
 			out.Operations = append(out.Operations, c)
 		}

@@ -28,13 +28,10 @@ type packedFS struct {
 	dirs  map[string][]os.FileInfo // directory → its entries, sorted by name
 }
 
-func newPackedFS(files map[string][]byte) *packedFS {
+// newPackedFS lists files (names: its keys, best sorted, so that the
+// directory listings need no sorting).
+func newPackedFS(files map[string][]byte, names []string) *packedFS {
 	p := &packedFS{files: files, dirs: map[string][]os.FileInfo{".": nil}}
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
 	for _, name := range names {
 		child := packedInfo{name: path.Base(name), size: int64(len(files[name]))}
 		for dir := path.Dir(name); ; dir = path.Dir(dir) {
@@ -64,6 +61,9 @@ func (p *packedFS) toMemfs() (billy.Filesystem, error) {
 }
 
 func packedKey(name string) string {
+	if isClean(name) {
+		return name
+	}
 	k := path.Clean(strings.TrimPrefix(name, "/"))
 	if k == "" || k == "/" {
 		return "."

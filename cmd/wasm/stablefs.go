@@ -24,13 +24,26 @@ type stableFS struct {
 	mu    sync.Mutex
 	clock int64
 	mod   map[string]time.Time
+	// opened: the files open was given, which have the time opened
+	// until they are first written (touch gives later times), so open
+	// records no time per file.
+	opened    map[string][]byte
+	ownOpened bool
 }
 
-func newStableFS(fs billy.Filesystem) *stableFS {
-	return &stableFS{Filesystem: fs, mod: map[string]time.Time{}}
+// opened is the time of a file as open gave it.
+var opened = time.Unix(1, 0)
+
+func newStableFS(fs *packedFS) *stableFS {
+	return &stableFS{Filesystem: fs, mod: map[string]time.Time{}, opened: fs.files}
 }
 
-func key(name string) string { return path.Clean(strings.TrimPrefix(name, "/")) }
+func key(name string) string {
+	if isClean(name) { // what the engine asks for, nearly always
+		return name
+	}
+	return path.Clean(strings.TrimPrefix(name, "/"))
+}
 
 // writable replaces a read-only packedFS by a memfs holding its files,
 // before the first write.
@@ -67,14 +80,35 @@ func (s *stableFS) forget(name string) {
 			delete(s.mod, p)
 		}
 	}
+	for p := range s.opened {
+		if p == k || strings.HasPrefix(p, k+"/") {
+			if !s.ownOpened { // the packed filesystem's own map
+				own := make(map[string][]byte, len(s.opened))
+				for q, text := range s.opened {
+					own[q] = text
+				}
+				s.opened, s.ownOpened = own, true
+			}
+			delete(s.opened, p)
+		}
+	}
 }
 
 func (s *stableFS) info(name string, fi os.FileInfo) os.FileInfo {
 	if fi == nil || fi.IsDir() {
 		return fi
 	}
+	return s.infoKey(key(name), fi)
+}
+
+// infoKey is info of a file whose key is k.
+func (s *stableFS) infoKey(k string, fi os.FileInfo) os.FileInfo {
 	s.mu.Lock()
-	t, ok := s.mod[key(name)]
+	t, ok := s.mod[k]
+	if !ok {
+		_, ok = s.opened[k]
+		t = opened
+	}
 	s.mu.Unlock()
 	if !ok {
 		return fi // unknown to stableFS: memfs's ever-changing time, never cached
@@ -94,8 +128,14 @@ func (s *stableFS) Lstat(name string) (os.FileInfo, error) {
 
 func (s *stableFS) ReadDir(dir string) ([]os.FileInfo, error) {
 	infos, err := s.Filesystem.ReadDir(dir)
+	prefix := key(dir) + "/" // a listed name is one clean element
+	if prefix == "./" {
+		prefix = ""
+	}
 	for i, fi := range infos {
-		infos[i] = s.info(path.Join(dir, fi.Name()), fi)
+		if fi != nil && !fi.IsDir() {
+			infos[i] = s.infoKey(prefix+fi.Name(), fi)
+		}
 	}
 	return infos, err
 }

@@ -53,7 +53,7 @@ test("abi", () => {
   assert.equal(abi.abi, 1);
   assert.match(abi.version, /^\d+\.\d+\.\d+/);
   assert.deepEqual(abi.operations, READ_SUBSET);
-  assert.deepEqual(abi.functions, ["abi", "open", "update", "close", "request", "changed", "inspect", "render", "layout"]);
+  assert.deepEqual(abi.functions, ["abi", "open", "update", "close", "request", "changed", "inspect", "render", "layout", "stage"]);
 });
 
 test("render: entry Markdown to safe HTML", () => {
@@ -155,6 +155,23 @@ test("open takes strings, bytes and a Map alike (files travel packed), and updat
   assert.ok(gov(asBytes).includes("unicode"));
   assert.throws(() => engine.open({ files: { "a/../../x.md": "x" } }), (e) => e instanceof KontextError && e.code === "invalid_input");
   for (const kb of [asString, asBytes, asMap]) kb.close();
+});
+
+test("open: unclean names open like their clean form; an opened file rewritten at the same size is read again", () => {
+  const entry = (glob) => `---\nstatus: accepted\npaths: ["${glob}"]\n---\n# Same size\n\nBody.\n`;
+  const name = ".ai/decisions/same-size.md";
+  const gov = (kb, path) => ok(kb.request("entries.governing", { paths: [path] })).entries.map((e) => e.id);
+  const clean = engine.open({ files: { ...files, [name]: entry("src/aaa/**") }, now: NOW });
+  for (const alias of ["./.ai/decisions/same-size.md", ".ai//decisions/same-size.md", ".ai\\decisions\\same-size.md"]) {
+    const kb = engine.open({ files: { ...files, [alias]: entry("src/aaa/**") }, now: NOW });
+    assert.deepEqual(kb.request("entries.list", {}), clean.request("entries.list", {}), alias);
+    kb.close();
+  }
+  assert.ok(gov(clean, "src/aaa/x.go").includes("same-size"));
+  clean.update({ files: { [name]: entry("src/bbb/**") } });
+  assert.ok(!gov(clean, "src/aaa/x.go").includes("same-size"));
+  assert.ok(gov(clean, "src/bbb/x.go").includes("same-size"));
+  clean.close();
 });
 
 test("errors", () => {

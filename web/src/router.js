@@ -1,7 +1,7 @@
 // Routing on the URL fragment: #entry=<id>, #file=<path>, or the overview.
 
 import { $, h, clear } from "./dom.js";
-import { state, minSpecificity } from "./state.js";
+import { state, minSpecificity, collate } from "./state.js";
 import { showEntry } from "./views/entry.js";
 import { govItem } from "./views/overview.js";
 
@@ -12,7 +12,7 @@ export function showFile(path) {
   const r = state.head.request("entries.governing", { paths: [path], min_specificity: minSpecificity() });
   const list = [];
   if (r.ok) for (const e of r.result.entries) for (const m of e.matches || []) if (m.path === path) list.push({ entry: e, rule: m.rule, specificity: m.specificity });
-  list.sort((a, b) => b.specificity - a.specificity || a.entry.id.localeCompare(b.entry.id));
+  list.sort((a, b) => b.specificity - a.specificity || collate(a.entry.id, b.entry.id));
   view.append(
     h("button.close.secondary", { type: "button", "aria-label": "Close file", text: "Close", onclick: closeView }),
     h("h2", { id: "file-view-title", tabindex: "-1" }, "Governing ", h("code", { text: path })),

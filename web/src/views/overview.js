@@ -3,7 +3,7 @@
 
 import { $, h, clear, entryLink, fileHref, short } from "../dom.js";
 import { renderDiff } from "../diff.js";
-import { NARROW, state, governingByPath, minSpecificity, hist, failingIds } from "../state.js";
+import { NARROW, state, governingByPath, minSpecificity, hist, failingIds, collate } from "../state.js";
 import { fillFilters, renderResults } from "./search.js";
 import { route } from "../router.js";
 
@@ -122,7 +122,7 @@ export function renderChanges() {
     return;
   }
   const order = { added: 0, revised: 1, superseded: 2, deprecated: 3 };
-  const changes = [...state.changes].sort((a, b) => (order[a.change] ?? 9) - (order[b.change] ?? 9) || a.id.localeCompare(b.id));
+  const changes = [...state.changes].sort((a, b) => (order[a.change] ?? 9) - (order[b.change] ?? 9) || collate(a.id, b.id));
   for (const c of changes) {
     const baseEntry = state.baseById.get(c.id);
     const headEntry = state.byId.get(c.id);

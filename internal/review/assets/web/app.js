@@ -109,6 +109,7 @@ function normalisePaths(list) {
   }
   return out;
 }
+var collate = new Intl.Collator().compare;
 function governingByPath(min) {
   const by = new Map(state.paths.map((p) => [p, []]));
   for (const e of state.governing) {
@@ -118,7 +119,7 @@ function governingByPath(min) {
       by.get(m.path).push({ entry: e, rule: m.rule, specificity: m.specificity });
     }
   }
-  for (const list of by.values()) list.sort((a, b) => b.specificity - a.specificity || a.entry.id.localeCompare(b.entry.id));
+  for (const list of by.values()) list.sort((a, b) => b.specificity - a.specificity || collate(a.entry.id, b.entry.id));
   return by;
 }
 function minSpecificity() {
@@ -743,11 +744,11 @@ async function instantiate(src, imports) {
   if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) {
     return (await WebAssembly.instantiate(await gunzipIfNeeded(src), imports)).instance;
   }
-  if (typeof Response !== "undefined" && src instanceof Response) {
-    return instantiate(await src.arrayBuffer(), imports);
-  }
   if (typeof src === "string" || src instanceof URL) {
     return instantiate(await fetchBytes(src), imports);
+  }
+  if (typeof Response !== "undefined" && src instanceof Response) {
+    return instantiate(await src.arrayBuffer(), imports);
   }
   throw new TypeError("loadEngine: wasm must be a WebAssembly.Module, bytes, a URL or a Response");
 }
@@ -789,16 +790,16 @@ function fileSet(files) {
   return out;
 }
 var encoder = new TextEncoder();
-function packFiles(files) {
-  if (files == null) return new Uint8Array(0);
-  const entries = files instanceof Map ? [...files.entries()] : Object.entries(files);
+var nonASCII = /[^\x00-\x7f]/;
+function packFiles(files, alloc) {
+  const entries = files == null ? [] : files instanceof Map ? [...files.entries()] : Object.entries(files);
   let max = 0;
   for (const e of entries) {
     if (typeof e[1] !== "string") e[1] = decoder.decode(e[1]);
-    max += 8 + (e[0].length + e[1].length) * 3;
+    max += 8 + utf8Max(e[0]) + utf8Max(e[1]);
   }
-  const buf = new Uint8Array(max);
-  const view = new DataView(buf.buffer);
+  const buf = alloc(max);
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   let at = 0;
   for (const [name, value] of entries) {
     const head = at;
@@ -810,19 +811,22 @@ function packFiles(files) {
     view.setUint32(head, p, true);
     view.setUint32(head + 4, t, true);
   }
-  return buf.subarray(0, at);
+  return at;
 }
-function base64Bytes(text) {
-  if (typeof text !== "string") return null;
+function utf8Max(s) {
+  return nonASCII.test(s) ? s.length * 3 : s.length;
+}
+function base64Into(text, alloc) {
+  if (typeof text !== "string") return -1;
   try {
-    if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(text);
-    if (isNode) return new Uint8Array(Buffer.from(text, "base64"));
+    const buf = alloc(Math.ceil(text.length / 4) * 3);
+    if (typeof buf.setFromBase64 === "function") return buf.setFromBase64(text).written;
+    if (isNode) return Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).write(text, "base64");
     const bin = atob(text);
-    const out = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-    return out;
+    for (let i = 0; i < bin.length; i++) buf[i] = bin.charCodeAt(i);
+    return bin.length;
   } catch {
-    return null;
+    return -1;
   }
 }
 function unwrap(raw) {
@@ -838,6 +842,15 @@ var Engine = class {
   constructor(api, go) {
     this.#api = api;
     this.#go = go;
+  }
+  // #stage allocates n bytes in the engine's memory for the next open.
+  #stage(n) {
+    return unwrap(this.#api.stage(n)).address;
+  }
+  // #staged is the Uint8Array over n bytes at address; valid until the
+  // next call into the engine (the memory may grow and move).
+  #staged(address, n) {
+    return new Uint8Array(this.#go._inst.exports.mem.buffer, address, n);
   }
   /** True when the Go runtime has exited (every call then fails). */
   get exited() {
@@ -863,8 +876,15 @@ var Engine = class {
     if (revision != null) input.revision = revision;
     if (immutable) input.immutable = true;
     if (now != null) input.now = now instanceof Date ? now.toISOString().replace(/\.\d{3}Z$/, "Z") : now;
-    const snap = snapshot == null ? null : base64Bytes(snapshot);
-    const { handle } = unwrap(this.#api.open(JSON.stringify(input), snap, packFiles(files)));
+    let snap = null;
+    if (snapshot != null) {
+      let address2 = 0;
+      const n2 = base64Into(snapshot, (max) => this.#staged(address2 = this.#stage(max), max));
+      if (n2 >= 0) snap = [address2, n2];
+    }
+    let address = 0;
+    const n = packFiles(files, (max) => this.#staged(address = this.#stage(max), max));
+    const { handle } = unwrap(this.#api.open(JSON.stringify(input), snap, [address, n]));
     return new KnowledgeBase(this.#api, handle);
   }
   /** entries.changed between two open knowledge bases: the parsed envelope. */
@@ -1438,7 +1458,7 @@ function showFile(path) {
   if (r.ok) {
     for (const e of r.result.entries) for (const m of e.matches || []) if (m.path === path) list.push({ entry: e, rule: m.rule, specificity: m.specificity });
   }
-  list.sort((a, b) => b.specificity - a.specificity || a.entry.id.localeCompare(b.entry.id));
+  list.sort((a, b) => b.specificity - a.specificity || collate(a.entry.id, b.entry.id));
   view.append(
     h("button.close.secondary", { type: "button", "aria-label": "Close file", text: "Close", onclick: closeView }),
     h("h2", { id: "file-view-title", tabindex: "-1" }, "Governing ", h("code", { text: path })),
@@ -1589,7 +1609,7 @@ function renderChanges() {
     return;
   }
   const order = { added: 0, revised: 1, superseded: 2, deprecated: 3 };
-  const changes = [...state.changes].sort((a, b) => (order[a.change] ?? 9) - (order[b.change] ?? 9) || a.id.localeCompare(b.id));
+  const changes = [...state.changes].sort((a, b) => (order[a.change] ?? 9) - (order[b.change] ?? 9) || collate(a.id, b.id));
   for (const c of changes) {
     const baseEntry = state.baseById.get(c.id);
     const headEntry = state.byId.get(c.id);
