@@ -2,9 +2,8 @@ package engine
 
 import (
 	"context"
-	"regexp"
 	"sort"
-	"sync"
+	"strings"
 
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
@@ -80,9 +79,27 @@ func changed(ctx context.Context, base, head *Engine) (*api.ChangedResult, error
 	return res, nil
 }
 
-// checkedLine is a frontmatter (or ADR metadata) line recording a look.
-var checkedLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^checked:[^\n]*(\n|$)`) })
-
-// withoutChecked is an entry's text without its checked line(s): a change
-// of only checked is not a revision.
-func withoutChecked(md string) string { return checkedLine().ReplaceAllString(md, "") }
+// withoutChecked is an entry's text without its checked line(s) — the
+// frontmatter (or ADR metadata) lines recording a look, each starting with
+// "checked:" — so a change of only checked is not a revision. A line scan,
+// not a regexp: the review console compares every entry of a change this
+// way, and in WASM the regexp was a twentieth of opening a review.
+func withoutChecked(md string) string {
+	if !strings.HasPrefix(md, "checked:") && !strings.Contains(md, "\nchecked:") {
+		return md
+	}
+	var b strings.Builder
+	b.Grow(len(md))
+	for rest := md; rest != ""; {
+		line := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i+1], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		if !strings.HasPrefix(line, "checked:") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}

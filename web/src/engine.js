@@ -55,7 +55,10 @@ export function openBundle(bundle) {
     if (bundle.config && typeof bundle.config.path === "string" && typeof bundle.config.text === "string" && !(bundle.config.path in bfiles)) {
       bfiles[bundle.config.path] = bundle.config.text;
     }
-    base = state.engine.open({ files: bfiles, revision: repo.base || null, immutable: true });
+    // The head's snapshot serves the base too: each stored parse is used
+    // only where the base file's content is the one it was parsed from
+    // (most of a review's files are unchanged), the rest is parsed.
+    base = state.engine.open({ files: bfiles, revision: repo.base || null, snapshot, immutable: true });
   }
   if (state.head) state.head.close();
   if (state.base) state.base.close();

@@ -1110,7 +1110,7 @@ function openBundle(bundle) {
     if (bundle.config && typeof bundle.config.path === "string" && typeof bundle.config.text === "string" && !(bundle.config.path in bfiles)) {
       bfiles[bundle.config.path] = bundle.config.text;
     }
-    base = state.engine.open({ files: bfiles, revision: repo.base || null, immutable: true });
+    base = state.engine.open({ files: bfiles, revision: repo.base || null, snapshot, immutable: true });
   }
   if (state.head) state.head.close();
   if (state.base) state.base.close();
