@@ -46,21 +46,15 @@ func main() {
 	var rows []row
 	var notes []string
 	if *processOnly {
-		tmp, err := os.MkdirTemp("", "kontext-bench-")
-		check(err)
+		tmp, bin := workspace(root)
 		defer os.RemoveAll(tmp)
-		bin := filepath.Join(tmp, "kontext")
-		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
 		rows, notes = processRows(root, bin, tmp)
 		fmt.Print(render(rows, notes))
 		return
 	}
 	if *consoleOnly {
-		tmp, err := os.MkdirTemp("", "kontext-bench-")
-		check(err)
+		tmp, bin := workspace(root)
 		defer os.RemoveAll(tmp)
-		bin := filepath.Join(tmp, "kontext")
-		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
 		demo := filepath.Join(tmp, "demo")
 		run(root, "bash", "build/demo-repo.sh", demo)
 		rows, notes = consoleRows(root, bin, demo, tmp)
@@ -68,11 +62,8 @@ func main() {
 		return
 	}
 	if *bundleOnly {
-		tmp, err := os.MkdirTemp("", "kontext-bench-")
-		check(err)
+		tmp, bin := workspace(root)
 		defer os.RemoveAll(tmp)
-		bin := filepath.Join(tmp, "kontext")
-		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
 		for _, n := range []int{1000, 10000} {
 			dir := filepath.Join(tmp, fmt.Sprintf("process-%d", n))
 			check(os.MkdirAll(dir, 0o755))
@@ -92,11 +83,8 @@ func main() {
 		return
 	}
 	if *mcpOnly {
-		tmp, err := os.MkdirTemp("", "kontext-bench-")
-		check(err)
+		tmp, bin := workspace(root)
 		defer os.RemoveAll(tmp)
-		bin := filepath.Join(tmp, "kontext")
-		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
 		demo := filepath.Join(tmp, "demo")
 		run(root, "bash", "build/demo-repo.sh", demo)
 		rows, notes = mcpRows(bin, demo, tmp)
@@ -104,21 +92,15 @@ func main() {
 		return
 	}
 	if *prOnly {
-		tmp, err := os.MkdirTemp("", "kontext-bench-")
-		check(err)
+		tmp, bin := workspace(root)
 		defer os.RemoveAll(tmp)
-		bin := filepath.Join(tmp, "kontext")
-		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
 		rows, notes = prRows(bin, tmp)
 		fmt.Print(render(rows, notes))
 		return
 	}
 	if *largeOnly {
-		tmp, err := os.MkdirTemp("", "kontext-bench-")
-		check(err)
+		tmp, bin := workspace(root)
 		defer os.RemoveAll(tmp)
-		bin := filepath.Join(tmp, "kontext")
-		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
 		cache := benchCache()
 		check(os.MkdirAll(cache, 0o755))
 		rows, notes = largeHistoryRows(bin, cache)
@@ -161,11 +143,8 @@ func main() {
 	notes = append(notes, fmt.Sprintf("parse growth 1,000 → 10,000 files: cold %.1f×, warm list %.1f×", p10["cold-ms"]/p1["cold-ms"], p10["warm-list-ms"]/p1["warm-list-ms"]))
 
 	// Whole-process `kontext api status` vs `git rev-parse HEAD` on the demo.
-	tmp, err := os.MkdirTemp("", "kontext-bench-")
-	check(err)
+	tmp, bin := workspace(root)
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "kontext")
-	run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext") // as make build does
 	demo := filepath.Join(tmp, "demo")
 	run(root, "bash", "build/demo-repo.sh", demo)
 	ours, ref := sideBySide(31,
@@ -470,4 +449,14 @@ func consoleBundle(bin, tmp string) string {
 	file := filepath.Join(tmp, "console-1000.json")
 	run(dir, bin, "bundle", "--base", "HEAD~1", "-o", file)
 	return file
+}
+
+// workspace makes the run's temporary directory and builds kontext into
+// it as make build does (static, trimmed paths).
+func workspace(root string) (tmp, bin string) {
+	tmp, err := os.MkdirTemp("", "kontext-bench-")
+	check(err)
+	bin = filepath.Join(tmp, "kontext")
+	run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
+	return tmp, bin
 }
