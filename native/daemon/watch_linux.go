@@ -163,6 +163,7 @@ func (w *watcher) watchAll(ctx context.Context, e *engine.Engine) error {
 			}
 		}
 	}
+	b.checkLinks()
 	w.mu.Lock()
 	for wd := range w.watches {
 		if b.next[wd] == nil {
@@ -179,6 +180,7 @@ func (w *watcher) watchAll(ctx context.Context, e *engine.Engine) error {
 type building struct {
 	w        *watcher
 	next     map[int]*dirWatch
+	links    []string // the symbolic links met on the way and in the trees
 	degraded string
 }
 
@@ -270,12 +272,49 @@ func (b *building) walk(dir string) error {
 	return nil
 }
 
-// linked records a symbolic link in the knowledge tree: the reader follows
-// links inside the repository, whose targets are not watched, so every
-// request falls back while one is there.
-func (b *building) linked(p string) {
-	if b.degraded == "" {
-		rel, _ := filepath.Rel(b.w.root, p)
-		b.degraded = "the knowledge tree holds a symbolic link (" + filepath.ToSlash(rel) + "): its target is not watched, so requests run in the client"
+// linked records a symbolic link met on the way to an input or in a
+// source's tree; checkLinks decides once every watch is set.
+func (b *building) linked(p string) { b.links = append(b.links, p) }
+
+// checkLinks keeps the daemon answering while every link it met resolves
+// to a file or directory inside a tree it watches whole (a link within
+// the knowledge tree, or a repository's AGENTS.md tree holding a
+// framework's version links): a change behind such a link is an event of
+// a watched directory, and retargeting the link is an event of its own.
+// Any other link (dangling, leaving the repository, into a skipped or
+// unwatched directory) has a target no watch sees, so every request falls
+// back while it is there.
+func (b *building) checkLinks() {
+	if len(b.links) == 0 {
+		return
+	}
+	// The trees were walked along real directories (never through a
+	// link), so a watched path is real once the root's own links are
+	// resolved.
+	realRoot, err := filepath.EvalSymlinks(b.w.root)
+	if err != nil {
+		realRoot = b.w.root
+	}
+	whole := map[string]bool{}
+	for _, d := range b.next {
+		if d.all {
+			whole[realRoot+strings.TrimPrefix(d.path, b.w.root)] = true
+		}
+	}
+	for _, p := range b.links {
+		dir := ""
+		if t, err := filepath.EvalSymlinks(p); err == nil {
+			if fi, err := os.Stat(t); err == nil {
+				dir = t
+				if !fi.IsDir() {
+					dir = filepath.Dir(t)
+				}
+			}
+		}
+		if !whole[dir] {
+			rel, _ := filepath.Rel(b.w.root, p)
+			b.degraded = "the knowledge tree holds a symbolic link (" + filepath.ToSlash(rel) + ") whose target is not in a watched tree, so requests run in the client"
+			return
+		}
 	}
 }
