@@ -55,6 +55,10 @@ func TestDaemonAnswersEqualLocal(t *testing.T) {
 		p := fmt.Sprintf(".ai/conventions/c%02d.md", i)
 		files[p] = entryText(fmt.Sprintf("Convention %d", i), fmt.Sprintf("src/m%d/**", i%3))
 	}
+	// The target of the links step 6 makes: in a watched tree, never
+	// renamed or deleted by the other steps (so a link never dangles).
+	const target = ".ai/conventions/target.md"
+	files[target] = entryText("Linked to", "src/m1/**")
 	testrepo.Write(t, root, files)
 	testrepo.Git(t, root, "add", "-A")
 	testrepo.Git(t, root, "commit", "-qm", "init")
@@ -64,13 +68,15 @@ func TestDaemonAnswersEqualLocal(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
 	var live []string
 	for p := range files {
-		live = append(live, p)
+		if p != target {
+			live = append(live, p)
+		}
 	}
 	slices.Sort(live)
 	dirs := []string{".ai/conventions", ".ai/learnings", ".ai/decisions"}
 	n := 0
 	step := func() string {
-		switch k := rng.IntN(7); {
+		switch k := rng.IntN(8); {
 		case k == 0 || len(live) == 0: // a new file, maybe in a new directory
 			d := dirs[rng.IntN(len(dirs))]
 			if rng.IntN(2) == 0 {
@@ -134,6 +140,22 @@ func TestDaemonAnswersEqualLocal(t *testing.T) {
 				}
 			}
 			return "move dir " + from
+		case k == 6: // a link to the target (a link inside a watched tree), or an edit of the target
+			if rng.IntN(2) == 0 {
+				data, _ := os.ReadFile(filepath.Join(root, target))
+				os.WriteFile(filepath.Join(root, target), append(data, fmt.Sprintf("Edit %d.\n", n)...), 0o644)
+				n++
+				return "edit the link target"
+			}
+			d := dirs[rng.IntN(len(dirs))]
+			rel, _ := filepath.Rel(d, target)
+			n++
+			p := filepath.Join(d, fmt.Sprintf("link%d.md", n))
+			os.MkdirAll(filepath.Join(root, d), 0o755) // a source directory no file was added to yet
+			if err := os.Symlink(rel, filepath.Join(root, p)); err != nil {
+				t.Fatal(err)
+			}
+			return "link " + p
 		default: // stage everything: publication states change
 			testrepo.Git(t, root, "add", "-A")
 			return "git add"
