@@ -12,6 +12,7 @@ import (
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/native"
 	"github.com/kontext/kontext/native/daemon"
+	"github.com/kontext/kontext/native/relay"
 )
 
 // maxStdin is the largest input read from stdin (2 MiB).
@@ -78,7 +79,7 @@ func request(ctx context.Context, g *factory, op string, input []byte) []byte {
 	if env, ok := forward(g, dir, op, input); ok {
 		return env
 	}
-	e, err := native.OpenWith(dir, native.Options{Progress: g.prog.engineProgress()})
+	e, err := g.host.openEngine(dir, native.Options{Progress: g.prog.engineProgress()})
 	if err != nil {
 		return engine.ErrorEnvelope(err)
 	}
@@ -91,10 +92,10 @@ func request(ctx context.Context, g *factory, op string, input []byte) []byte {
 // decide. Any doubt (no daemon, another build or environment, a fallback
 // reply, a timeout) returns ok false and the request runs here.
 func forward(g *factory, dir, op string, input []byte) ([]byte, bool) {
-	if !daemon.Forwardable(op) || g.progress != "" || os.Getenv("KONTEXT_DAEMON") == "off" {
+	if g.host.daemon || !daemon.Forwardable(op) || g.progress != "" || os.Getenv("KONTEXT_DAEMON") == "off" {
 		return nil, false
 	}
-	gitDir := daemon.FindGitDir(dir)
+	gitDir := relay.FindGitDir(dir)
 	if gitDir == "" {
 		return nil, false
 	}
@@ -102,7 +103,7 @@ func forward(g *factory, dir, op string, input []byte) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	return daemon.Forward(gitDir, abs, op, input, daemon.ClientFingerprint())
+	return daemon.Forward(gitDir, abs, op, input, relay.ClientFingerprint())
 }
 
 // envelopeError is the error of a failed envelope (for the progress

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,16 +15,17 @@ import (
 
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/native/daemon"
+	"github.com/kontext/kontext/native/relay"
 )
 
 // daemonResult is the --json answer of every daemon subcommand.
 type daemonResult struct {
 	Running bool `json:"running"`
 	// Started: this call started it; Stopped: this call stopped it.
-	Started bool         `json:"started,omitempty"`
-	Stopped bool         `json:"stopped,omitempty"`
-	GitDir  string       `json:"git_dir"`
-	Daemon  *daemon.Info `json:"daemon,omitempty"`
+	Started bool        `json:"started,omitempty"`
+	Stopped bool        `json:"stopped,omitempty"`
+	GitDir  string      `json:"git_dir"`
+	Daemon  *relay.Info `json:"daemon,omitempty"`
 }
 
 // runDaemonCmd is `kontext daemon start|run|stop|status`: the opt-in
@@ -43,13 +45,16 @@ func runDaemonCmd(ctx context.Context, g *factory, args []string) int {
 	if *idle <= 0 {
 		return usageErr(g, stderr, "--idle %s is not a positive duration", *idle)
 	}
-	gitDir := daemon.FindGitDir(g.dir)
 	sub := pos[0]
 	switch sub {
 	case "start", "run", "stop", "status":
 	default:
 		return usageErr(g, stderr, "kontext daemon %s: unknown subcommand (start, run, stop or status)", sub)
 	}
+	if !daemon.Supported {
+		return fail(g, stderr, apierr.New(apierr.UnsupportedOperation, "%s", relay.ErrNotSupported))
+	}
+	gitDir := relay.FindGitDir(g.dir)
 	if gitDir == "" {
 		return fail(g, stderr, apierr.Invalid("kontext daemon needs a git repository: %s is not inside one", g.dir))
 	}
@@ -72,10 +77,7 @@ func runDaemonCmd(ctx context.Context, g *factory, args []string) int {
 			}
 		}
 	case "run":
-		if !daemon.Supported {
-			return fail(g, stderr, apierr.New(apierr.UnsupportedOperation, "%s", daemon.ErrNotSupported))
-		}
-		err := daemon.Run(ctx, daemon.Config{Dir: g.dir, Idle: *idle, Ready: func(info daemon.Info) {
+		err := daemon.Run(ctx, daemon.Config{Dir: g.dir, Idle: *idle, Command: handedOver, Ready: func(info relay.Info) {
 			fmt.Fprintf(stderr, "kontext daemon: serving %s on %s (pid %d)\n", info.Root, info.Socket, info.PID)
 		}})
 		if err != nil {
@@ -83,9 +85,6 @@ func runDaemonCmd(ctx context.Context, g *factory, args []string) int {
 		}
 		return exitOK
 	case "start":
-		if !daemon.Supported {
-			return fail(g, stderr, apierr.New(apierr.UnsupportedOperation, "%s", daemon.ErrNotSupported))
-		}
 		info, started, err := startDaemon(g, gitDir, *idle)
 		if err != nil {
 			return fail(g, stderr, err)
@@ -116,6 +115,9 @@ func runDaemonCmd(ctx context.Context, g *factory, args []string) int {
 			if d.Degraded != "" {
 				fmt.Fprintf(w, "  note:     %s\n", d.Degraded)
 			}
+			if d.LastFallback != "" {
+				fmt.Fprintf(w, "  last run in the client: %s\n", d.LastFallback)
+			}
 		}
 	})
 }
@@ -132,7 +134,7 @@ func daemonErr(err error) error {
 // startDaemon starts `kontext daemon run` in a session of its own and
 // waits until its socket answers; a daemon already running is reported
 // instead (started false).
-func startDaemon(g *factory, gitDir string, idle time.Duration) (*daemon.Info, bool, error) {
+func startDaemon(g *factory, gitDir string, idle time.Duration) (*relay.Info, bool, error) {
 	if info, err := daemon.Status(gitDir); err == nil {
 		return info, false, nil
 	}
@@ -215,4 +217,39 @@ func waitGone(pid int) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// daemonCommands are the commands a daemon runs for a client (relay):
+// reads whose output depends on nothing of the client but its command
+// line, working directory, environment (the fingerprint) and $COLUMNS.
+// The client hands over only when neither stdout nor stderr is a
+// terminal, so no output is formatted for one.
+var daemonCommands = map[string]bool{"governing": true, "status": true, "list": true, "show": true, "search": true, "api": true}
+
+// handedOver runs, inside the daemon, a command line a client handed over
+// before it initialised; the output is what the client's own run would
+// print. Anything else is declined and runs in the client.
+func handedOver(ctx context.Context, inv *daemon.Invocation) (out *daemon.Output, err error) {
+	probe := &factory{dir: ".", color: "auto"}
+	rest, version, help, perr := parseGlobals(probe, inv.Args)
+	if perr != nil || version || help || len(rest) == 0 || !daemonCommands[rest[0]] || probe.progress != "" {
+		return nil, daemon.ErrDecline
+	}
+	for _, a := range rest[1:] {
+		if a == "-" || a == "-h" || a == "--help" || a == "-help" || a == "--" {
+			return nil, daemon.ErrDecline // stdin, help, or arguments the probe did not see
+		}
+	}
+	if rest[0] == "api" && (len(rest) < 2 || !daemon.Forwardable(rest[1])) {
+		return nil, daemon.ErrDecline
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("the command failed in the daemon: %v", r)
+		}
+	}()
+	var stdout, stderr bytes.Buffer
+	code := runIn(ctx, inv.Args, Streams(strings.NewReader(""), &stdout, &stderr),
+		host{cwd: inv.Cwd, columns: inv.Columns, open: inv.Open, daemon: true})
+	return &daemon.Output{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Code: code}, nil
 }

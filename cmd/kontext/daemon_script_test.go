@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/kontext/kontext/native/daemon"
+	"github.com/kontext/kontext/native/relay"
 )
 
 // daemonSetup kills, when a script ends, every daemon it left running
@@ -40,25 +42,64 @@ func daemonCounts(ts *testscript.TestScript, dir string) (served, fallbacks int6
 	return res.Daemon.Requests, res.Daemon.Fallbacks, res.Daemon.Degraded
 }
 
-// kontext-same DIR OP INPUT runs `kontext -C DIR api OP INPUT` through the
-// daemon and locally (KONTEXT_DAEMON=off): both must print the same bytes
-// and exit alike, and the daemon must have answered (or, while it says it
-// is degraded, not). stdout is the daemon's answer.
-func cmdKontextSame(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 3 || neg {
-		ts.Fatalf("usage: kontext-same DIR OP INPUT")
+// kontextArgs is the command line of kontext-same and kontext-unserved:
+// DIR ARGS… is `kontext -C DIR ARGS…` ("-" for DIR: no -C, in the
+// script's directory).
+func kontextArgs(ts *testscript.TestScript, args []string) []string {
+	if len(args) < 2 {
+		ts.Fatalf("usage: DIR ARGS…")
 	}
-	dir := args[0]
+	if args[0] == "-" {
+		return args[1:]
+	}
+	return append([]string{"-C", args[0]}, args[1:]...)
+}
+
+// daemonDir is the directory whose daemon kontext-same asks for counts.
+func daemonDir(args []string) string {
+	if args[0] == "-" {
+		return "."
+	}
+	return args[0]
+}
+
+// daemon-mark DIR notes how many requests DIR's daemon served;
+// daemon-answered DIR checks it served one more since (for command lines
+// kontext-same cannot run, such as one reading stdin).
+func cmdDaemonMark(ts *testscript.TestScript, neg bool, args []string) {
+	served, _, _ := daemonCounts(ts, args[0])
+	ts.Check(os.WriteFile(ts.MkAbs(".daemon-mark"), []byte(fmt.Sprint(served)), 0o644))
+}
+
+func cmdDaemonAnswered(ts *testscript.TestScript, neg bool, args []string) {
+	served, _, _ := daemonCounts(ts, args[0])
+	mark := ts.ReadFile(".daemon-mark")
+	if got := fmt.Sprint(served - 1); (got == mark) == neg {
+		ts.Fatalf("the daemon served %d requests, %s before", served, mark)
+	}
+}
+
+// kontext-same DIR ARGS… runs the kontext command line through the
+// daemon and locally (KONTEXT_DAEMON=off): both must print the same bytes
+// on stdout and stderr and exit alike, and the daemon must have answered
+// (or, while it says it is degraded, not). stdout and stderr are the
+// daemon's answer.
+func cmdKontextSame(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("usage: kontext-same DIR ARGS…")
+	}
+	argv := kontextArgs(ts, args)
+	dir := daemonDir(args)
 	ts.Setenv("KONTEXT_DAEMON", "off")
-	localErr := ts.Exec("kontext", "-C", dir, "api", args[1], args[2])
-	local := ts.ReadFile("stdout")
+	localErr := ts.Exec("kontext", argv...)
+	local, localStderr := ts.ReadFile("stdout"), ts.ReadFile("stderr")
 	ts.Setenv("KONTEXT_DAEMON", "")
 	before, _, _ := daemonCounts(ts, dir)
-	viaErr := ts.Exec("kontext", "-C", dir, "api", args[1], args[2])
-	via := ts.ReadFile("stdout")
+	viaErr := ts.Exec("kontext", argv...)
+	via, viaStderr := ts.ReadFile("stdout"), ts.ReadFile("stderr")
 	after, _, degraded := daemonCounts(ts, dir)
-	if via != local || (localErr == nil) != (viaErr == nil) {
-		ts.Fatalf("the daemon answered\n%s(%v)\nthe local run\n%s(%v)", via, viaErr, local, localErr)
+	if via != local || viaStderr != localStderr || fmt.Sprint(localErr) != fmt.Sprint(viaErr) {
+		ts.Fatalf("the daemon answered\n%s%s(%v)\nthe local run\n%s%s(%v)", via, viaStderr, viaErr, local, localStderr, localErr)
 	}
 	switch {
 	case degraded == "" && after != before+1:
@@ -66,34 +107,37 @@ func cmdKontextSame(ts *testscript.TestScript, neg bool, args []string) {
 	case degraded != "" && after != before:
 		ts.Fatalf("a degraded daemon answered (%s)", degraded)
 	}
-	// stdout is the answer again (daemonCounts replaced it).
+	// stdout and stderr are the answer again (daemonCounts replaced them).
 	ts.Setenv("KONTEXT_DAEMON", "off")
-	ts.Check(ts.Exec("kontext", "-C", dir, "api", args[1], args[2]))
+	ts.Exec("kontext", argv...)
 	ts.Setenv("KONTEXT_DAEMON", "")
 }
 
-// kontext-unserved DIR OP INPUT runs `kontext -C DIR api OP INPUT` and
-// checks the daemon did not answer it; stdout is the answer.
+// kontext-unserved DIR ARGS… runs the kontext command line and
+// checks the daemon did not answer it; its stdout is copied to
+// unserved.out.
 func cmdKontextUnserved(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 3 || neg {
-		ts.Fatalf("usage: kontext-unserved DIR OP INPUT")
+	if neg {
+		ts.Fatalf("usage: kontext-unserved DIR ARGS…")
 	}
-	before, _, _ := daemonCounts(ts, args[0])
-	err := ts.Exec("kontext", "-C", args[0], "api", args[1], args[2])
+	argv := kontextArgs(ts, args)
+	dir := daemonDir(args)
+	before, _, _ := daemonCounts(ts, dir)
+	err := ts.Exec("kontext", argv...)
 	out := ts.ReadFile("stdout")
-	after, _, _ := daemonCounts(ts, args[0])
+	after, _, _ := daemonCounts(ts, dir)
 	if after != before {
-		ts.Fatalf("the daemon answered %s", args[1])
+		ts.Fatalf("the daemon answered %v", args[1:])
 	}
 	ts.Check(os.WriteFile(ts.MkAbs("unserved.out"), []byte(out), 0o644))
 	if err != nil {
-		ts.Logf("%s: %v", args[1], err)
+		ts.Logf("%v: %v", args[1:], err)
 	}
 }
 
 // daemonPID is the pid holding DIR's daemon lock (fatal when none).
 func daemonPID(ts *testscript.TestScript, dir string) int {
-	gitDir := daemon.FindGitDir(ts.MkAbs(dir))
+	gitDir := relay.FindGitDir(ts.MkAbs(dir))
 	pid := daemon.RunningPID(gitDir)
 	if pid == 0 {
 		ts.Fatalf("no daemon holds the lock of %s", gitDir)

@@ -10,11 +10,16 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/native"
+	// relay answers an invocation a daemon serves while the program is
+	// still initialising (before the packages below it): see its doc.
+	_ "github.com/kontext/kontext/native/relay"
 )
 
 // Exit codes (README "The human CLI").
@@ -46,8 +51,29 @@ type factory struct {
 	prog    *reporter
 
 	io     IOStreams
+	host   host
 	eng    *engine.Engine
 	engErr error
+}
+
+// host is what an invocation takes from its process besides the command
+// line and streams. A daemon runs a client's invocation (relay) with the
+// client's working directory and $COLUMNS, and engines over its warm read.
+type host struct {
+	cwd     string // absolute; "" is the process's working directory
+	columns string // $COLUMNS
+	// open opens an engine (nil: native.OpenWith).
+	open func(dir string, o native.Options) (*engine.Engine, error)
+	// daemon: the invocation runs inside a daemon (never forwarded again).
+	daemon bool
+}
+
+// openEngine opens the engine of dir the invocation's way.
+func (h host) openEngine(dir string, o native.Options) (*engine.Engine, error) {
+	if h.open != nil {
+		return h.open(dir, o)
+	}
+	return native.OpenWith(dir, o)
 }
 
 type command struct {
@@ -146,14 +172,23 @@ func main() {
 	os.Exit(code)
 }
 
+// run is one invocation in this process.
 func run(ctx context.Context, args []string, streams IOStreams) int {
+	return runIn(ctx, args, streams, host{columns: os.Getenv("COLUMNS")})
+}
+
+// runIn is one invocation on the host h.
+func runIn(ctx context.Context, args []string, streams IOStreams, h host) int {
 	stdout, stderr := streams.Out, streams.ErrOut
-	g := &factory{dir: ".", color: "auto", io: streams}
+	g := &factory{dir: ".", color: "auto", io: streams, host: h}
 	rest, version, help, err := parseGlobals(g, args)
 	if err != nil {
 		fmt.Fprintf(stderr, "kontext: %v\n", err)
 		shortUsage(stderr)
 		return exitUsage
+	}
+	if h.cwd != "" && !filepath.IsAbs(g.dir) {
+		g.dir = filepath.Join(h.cwd, g.dir)
 	}
 	if version && g.json {
 		return runVersionCmd(ctx, g, nil) // --version --json: the version object

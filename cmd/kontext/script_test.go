@@ -55,6 +55,8 @@ func TestScripts(t *testing.T) {
 			"kontext-unserved": cmdKontextUnserved,
 			"daemon-kill":      cmdDaemonKill,
 			"daemon-gone":      cmdDaemonGone,
+			"daemon-mark":      cmdDaemonMark,
+			"daemon-answered":  cmdDaemonAnswered,
 			// fits N fails unless every line of the last command's stdout
 			// is at most N runes wide (colour sequences not counted).
 			"fits": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -165,7 +164,7 @@ func columns(g *factory, terminal int) int {
 	if g.wide {
 		return 0
 	}
-	if v, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && v > 0 {
+	if v, err := strconv.Atoi(g.host.columns); err == nil && v > 0 {
 		return max(v, 20)
 	}
 	return terminal

@@ -4,7 +4,8 @@
 // knowledge files changed since it last read them. It is what git's
 // fsmonitor daemon is for huge repositories: the one way under the
 // whole-process floor of validating a stored snapshot with one stat per
-// knowledge file.
+// knowledge file. Package relay is its client: the protocol, and the
+// early hand-over of whole command lines (Config.Command runs them).
 //
 // It is never wrong rather than fast: the client falls back to answering
 // in its own process on any doubt (no daemon, a stale socket, another
@@ -17,29 +18,22 @@ package daemon
 
 import (
 	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
-	"github.com/kontext/kontext/native/internal/snapstore"
+	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/native"
+	"github.com/kontext/kontext/native/relay"
 )
-
-// ErrNotSupported is returned where the platform has no monitor.
-var ErrNotSupported = errors.New("kontext daemon is not supported on this platform (it needs Linux inotify)")
 
 // DefaultIdle is how long a daemon waits for a request before it exits.
 const DefaultIdle = 30 * time.Minute
-
-// protocol is the version of the socket protocol.
-const protocol = 1
 
 // forwardable are the operations a daemon answers: reads that take no
 // lock, run no process and ask no model (entries.related may, with llm).
@@ -63,78 +57,6 @@ func PathsOf(gitDir string) Paths {
 	return Paths{GitDir: gitDir, Dir: d, Socket: filepath.Join(d, "daemon.sock"), Lock: filepath.Join(d, "daemon.lock"), Log: filepath.Join(d, "daemon.log")}
 }
 
-// FindGitDir returns the git dir of the worktree containing dir (walking
-// up as git does, following a ".git" file), "" outside git. It costs one
-// stat per level and reads nothing else: the client calls it before
-// deciding whether to open an engine at all.
-func FindGitDir(dir string) string {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return ""
-	}
-	for d := abs; ; {
-		p := filepath.Join(d, ".git")
-		if fi, err := os.Stat(p); err == nil {
-			if fi.IsDir() {
-				return p
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return ""
-			}
-			g, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
-			if !ok {
-				return ""
-			}
-			g = strings.TrimSpace(g)
-			if !filepath.IsAbs(g) {
-				g = filepath.Join(d, g)
-			}
-			return g
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return ""
-		}
-		d = parent
-	}
-}
-
-// ignoredEnv are variables that change between shells but never an
-// answer; every other variable is part of the fingerprint.
-var ignoredEnv = map[string]bool{
-	"PWD": true, "OLDPWD": true, "SHLVL": true, "_": true, "TERM": true, "COLORTERM": true,
-	"COLUMNS": true, "LINES": true, "TERM_PROGRAM": true, "TERM_PROGRAM_VERSION": true,
-	"TERM_SESSION_ID": true, "WINDOWID": true, "TMUX_PANE": true, "PS1": true, "PS2": true,
-	"PROMPT_COMMAND": true, "LS_COLORS": true, "KONTEXT_DAEMON": true,
-}
-
-// Fingerprint names everything of this process besides the request that
-// can change an answer: the binary (the snapshot store's key: a rebuilt
-// kontext never talks to an old daemon) and the environment (KONTEXT_*,
-// GIT_*, HOME, XDG_*, PATH and whatever a model selection may name: all
-// of it, less a few variables of the shell session).
-func Fingerprint(binaryKey string, environ []string) string {
-	env := make([]string, 0, len(environ))
-	for _, kv := range environ {
-		k, _, _ := strings.Cut(kv, "=")
-		if !ignoredEnv[k] {
-			env = append(env, kv)
-		}
-	}
-	slices.Sort(env)
-	h := sha256.New()
-	h.Write([]byte(binaryKey))
-	for _, kv := range env {
-		h.Write([]byte{0})
-		h.Write([]byte(kv))
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// ClientFingerprint is this process's Fingerprint.
-func ClientFingerprint() string { return Fingerprint(snapstore.BinaryKey(), os.Environ()) }
-
 // Config configures Run.
 type Config struct {
 	Dir  string        // a directory of the repository
@@ -143,10 +65,35 @@ type Config struct {
 	// its socket (0: one second).
 	Tick time.Duration
 	// Ready is called once the socket answers.
-	Ready func(Info)
+	Ready func(relay.Info)
 	// Environ is the environment clients must match (nil: os.Environ()).
 	Environ []string
+	// Command runs a command line a client handed over (relay); nil: the
+	// daemon answers API requests only. It returns ErrDecline for a
+	// command it does not run in a daemon.
+	Command func(ctx context.Context, inv *Invocation) (*Output, error)
 }
+
+// Invocation is a command line a client handed over.
+type Invocation struct {
+	Args    []string // without the program name
+	Cwd     string   // the client's working directory (absolute)
+	Columns string   // the client's $COLUMNS
+	// Open opens the engine of the repository containing dir, sharing the
+	// daemon's warm read. It fails for another repository than the
+	// daemon's; any failure makes the client run the command itself.
+	Open func(dir string, o native.Options) (*engine.Engine, error)
+}
+
+// Output is what an invocation printed and its exit code.
+type Output struct {
+	Stdout, Stderr []byte
+	Code           int
+}
+
+// ErrDecline is Config.Command's answer for a command line it does not run
+// in a daemon (a write, a terminal dialogue, stdin): the client runs it.
+var ErrDecline = errors.New("the command is not run by the daemon")
 
 // ErrRunning is returned by Run when a daemon already serves the repository.
 type ErrRunning struct{ PID int }
@@ -155,51 +102,12 @@ func (e *ErrRunning) Error() string {
 	return fmt.Sprintf("a kontext daemon already serves this repository (pid %d)", e.PID)
 }
 
-// Request is one line a client sends.
-type Request struct {
-	V     int    `json:"v"`
-	Op    string `json:"op"` // an API operation, or daemon.status / daemon.stop
-	Key   string `json:"key,omitempty"`
-	Dir   string `json:"dir,omitempty"` // absolute: the client's target dir
-	Input string `json:"input,omitempty"`
-}
-
-// Reply is the one line a daemon answers.
-type Reply struct {
-	// Envelope is the API answer, byte for byte what the local engine prints.
-	Envelope string `json:"envelope,omitempty"`
-	// Fallback says why the daemon did not answer: run locally.
-	Fallback string `json:"fallback,omitempty"`
-	Status   *Info  `json:"status,omitempty"`
-}
-
-// Info is what `kontext daemon status` reports.
-type Info struct {
-	PID         int       `json:"pid"`
-	Root        string    `json:"repo"`
-	Socket      string    `json:"socket"`
-	Since       time.Time `json:"since"`
-	Requests    int64     `json:"requests_served"`
-	Fallbacks   int64     `json:"fallbacks"`
-	WatchedDirs int       `json:"watched_dirs"`
-	Idle        string    `json:"idle_exit"`
-	// Degraded says why every request falls back now ("" when none).
-	Degraded string `json:"degraded,omitempty"`
-}
-
-// Timeouts of the client: a daemon that does not answer in time is
-// skipped (the request runs locally).
-var (
-	dialTimeout  = 2 * time.Second
-	replyTimeout = 5 * time.Second
-)
-
 // Forward sends op to the daemon of the repository whose git dir is
 // gitDir and returns the envelope it answered; ok is false when it did
 // not (no daemon, a fallback, any error): the caller runs the request
 // itself. dir is the absolute directory the request addresses.
 func Forward(gitDir, dir, op string, input []byte, fingerprint string) (env []byte, ok bool) {
-	rep, err := call(PathsOf(gitDir).Socket, Request{V: protocol, Op: op, Key: fingerprint, Dir: dir, Input: string(input)})
+	rep, err := call(PathsOf(gitDir).Socket, &relay.Request{V: relay.Protocol, Op: op, Key: fingerprint, Dir: dir, Input: string(input)})
 	if err != nil || rep.Fallback != "" || rep.Envelope == "" {
 		return nil, false
 	}
@@ -207,8 +115,8 @@ func Forward(gitDir, dir, op string, input []byte, fingerprint string) (env []by
 }
 
 // Status asks the daemon of gitDir how it is; an error when none answers.
-func Status(gitDir string) (*Info, error) {
-	rep, err := call(PathsOf(gitDir).Socket, Request{V: protocol, Op: "daemon.status"})
+func Status(gitDir string) (*relay.Info, error) {
+	rep, err := call(PathsOf(gitDir).Socket, &relay.Request{V: relay.Protocol, Op: "daemon.status"})
 	if err != nil {
 		return nil, err
 	}
@@ -219,16 +127,17 @@ func Status(gitDir string) (*Info, error) {
 }
 
 // Stop asks the daemon of gitDir to exit and returns its last status.
-func Stop(gitDir string) (*Info, error) {
-	rep, err := call(PathsOf(gitDir).Socket, Request{V: protocol, Op: "daemon.stop"})
+func Stop(gitDir string) (*relay.Info, error) {
+	rep, err := call(PathsOf(gitDir).Socket, &relay.Request{V: relay.Protocol, Op: "daemon.stop"})
 	if err != nil {
 		return nil, err
 	}
 	return rep.Status, nil
 }
 
-// call sends one request and reads one reply.
-func call(socket string, req Request) (*Reply, error) {
+// call sends one request and reads one JSON reply ("cli" requests go
+// through relay.Hand).
+func call(socket string, req *relay.Request) (*relay.Reply, error) {
 	c, err := net.DialTimeout("unix", socket, dialTimeout)
 	if err != nil {
 		return nil, err
@@ -245,9 +154,16 @@ func call(socket string, req Request) (*Reply, error) {
 	if _, err := c.Write(append(line, '\n')); err != nil {
 		return nil, err
 	}
-	var rep Reply
+	var rep relay.Reply
 	if err := json.NewDecoder(bufio.NewReader(c)).Decode(&rep); err != nil {
 		return nil, err
 	}
 	return &rep, nil
 }
+
+// Timeouts of the client: a daemon that does not answer in time is
+// skipped (the request runs locally).
+var (
+	dialTimeout  = 2 * time.Second
+	replyTimeout = 5 * time.Second
+)

@@ -15,6 +15,7 @@ import (
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/internal/testrepo"
 	"github.com/kontext/kontext/native"
+	"github.com/kontext/kontext/native/relay"
 )
 
 // serve runs a daemon for dir in this process until the test ends.
@@ -24,7 +25,7 @@ func serve(t *testing.T, dir string, cfg Config) {
 	ready := make(chan struct{})
 	done := make(chan error, 1)
 	cfg.Dir = dir
-	cfg.Ready = func(Info) { close(ready) }
+	cfg.Ready = func(relay.Info) { close(ready) }
 	go func() { done <- Run(ctx, cfg) }()
 	t.Cleanup(func() {
 		cancel()
@@ -171,7 +172,7 @@ func TestDaemonAnswersEqualLocal(t *testing.T) {
 	for i := range 60 {
 		what := step()
 		for _, op := range ops {
-			got, ok := Forward(gitDir, root, op[0], []byte(op[1]), ClientFingerprint())
+			got, ok := Forward(gitDir, root, op[0], []byte(op[1]), relay.ClientFingerprint())
 			if !ok {
 				t.Fatalf("step %d (%s): the daemon did not answer %s", i, what, op[0])
 			}
@@ -191,7 +192,7 @@ func TestFallbacks(t *testing.T) {
 	serve(t, root, Config{Environ: append(os.Environ(), "KONTEXT_SOMETHING=else")})
 	gitDir := filepath.Join(root, ".git")
 	// Another environment: no answer.
-	if _, ok := Forward(gitDir, root, "status", []byte("{}"), ClientFingerprint()); ok {
+	if _, ok := Forward(gitDir, root, "status", []byte("{}"), relay.ClientFingerprint()); ok {
 		t.Fatal("a daemon of another environment answered")
 	}
 	// A write is never sent.
@@ -238,7 +239,7 @@ func runUntilExit(t *testing.T, cfg Config, cause func(root string)) string {
 	testrepo.Git(t, root, "init", "-q")
 	done := make(chan error, 1)
 	ready := make(chan struct{})
-	cfg.Dir, cfg.Tick, cfg.Ready = root, 10*time.Millisecond, func(Info) { close(ready) }
+	cfg.Dir, cfg.Tick, cfg.Ready = root, 10*time.Millisecond, func(relay.Info) { close(ready) }
 	go func() { done <- Run(context.Background(), cfg) }()
 	select {
 	case <-ready:

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,7 +21,8 @@ import (
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/native"
-	"github.com/kontext/kontext/native/internal/snapstore"
+	"github.com/kontext/kontext/native/internal/buildkey"
+	"github.com/kontext/kontext/native/relay"
 )
 
 // maxRequest bounds one request line (the API's stdin limit plus room).
@@ -32,6 +34,7 @@ type server struct {
 	key          string
 	idle         time.Duration
 	warm         *engine.Engine
+	command      func(context.Context, *Invocation) (*Output, error)
 	watch        *watcher
 	since        time.Time
 
@@ -39,8 +42,10 @@ type server struct {
 	last     atomic.Int64
 	served   atomic.Int64
 	fallback atomic.Int64
-	stop     chan struct{}
-	stopOnce sync.Once
+	// lastFallback is why the last request ran in its client.
+	lastFallback atomic.Value
+	stop         chan struct{}
+	stopOnce     sync.Once
 }
 
 // Run serves the repository containing cfg.Dir until ctx ends, a client
@@ -55,7 +60,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if !ok || g.GitDir() == "" {
 		return errors.New("kontext daemon needs a git repository (it keeps its socket in the git dir)")
 	}
-	s := &server{root: warm.Options().Root, gitDir: g.GitDir(), paths: PathsOf(g.GitDir()), warm: warm, idle: cfg.Idle, since: time.Now().UTC(), stop: make(chan struct{})}
+	s := &server{root: warm.Options().Root, gitDir: g.GitDir(), paths: PathsOf(g.GitDir()), warm: warm, command: cfg.Command, idle: cfg.Idle, since: time.Now().UTC(), stop: make(chan struct{})}
 	if s.idle <= 0 {
 		s.idle = DefaultIdle
 	}
@@ -63,7 +68,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if environ == nil {
 		environ = os.Environ()
 	}
-	s.key = Fingerprint(snapstore.BinaryKey(), environ)
+	s.key = relay.Fingerprint(buildkey.Key(), environ)
 	for _, d := range []string{s.root, s.gitDir} {
 		if err := localFS(d); err != nil {
 			return err
@@ -162,67 +167,132 @@ func (s *server) handle(ctx context.Context, c *net.UnixConn) {
 	if err != nil {
 		return
 	}
-	var req Request
-	var rep Reply
-	if json.Unmarshal(line, &req) != nil || req.V != protocol {
+	var req relay.Request
+	var rep relay.Reply
+	if json.Unmarshal(line, &req) != nil || req.V != relay.Protocol {
 		rep.Fallback = "protocol"
 	} else {
 		rep = s.answer(ctx, &req)
+	}
+	if req.Op == "cli" {
+		c.Write(relay.AppendCommandReply(nil, &rep))
+		return
 	}
 	out, _ := json.Marshal(rep)
 	c.Write(append(out, '\n'))
 }
 
-func (s *server) answer(ctx context.Context, req *Request) Reply {
+func (s *server) answer(ctx context.Context, req *relay.Request) relay.Reply {
 	s.last.Store(time.Now().UnixNano())
 	switch req.Op {
 	case "daemon.status":
 		info := s.info()
-		return Reply{Status: &info}
+		return relay.Reply{Status: &info}
 	case "daemon.stop":
 		info := s.info()
 		s.stopOnce.Do(func() { close(s.stop) })
-		return Reply{Status: &info}
+		return relay.Reply{Status: &info}
 	}
-	why := ""
+	var rep relay.Reply
+	var err error
 	switch {
 	case req.Key != s.key:
-		why = "the client is another build or runs in another environment"
-	case !Forwardable(req.Op):
-		why = req.Op + " is not answered by the daemon"
-	}
-	if why == "" {
-		env, err := s.request(ctx, req)
-		if err == nil {
-			s.served.Add(1)
-			return Reply{Envelope: string(env)}
+		err = errors.New("the client is another build or runs in another environment")
+	case req.Op == "cli":
+		var out *Output
+		if out, err = s.cli(ctx, req); err == nil {
+			rep = relay.Reply{Served: true, Stdout: string(out.Stdout), Stderr: string(out.Stderr), Code: out.Code}
 		}
-		why = err.Error()
+	case !Forwardable(req.Op):
+		err = errors.New(req.Op + " is not answered by the daemon")
+	default:
+		var env []byte
+		if env, err = s.request(ctx, req); err == nil {
+			rep = relay.Reply{Envelope: string(env)}
+		}
 	}
-	s.fallback.Add(1)
-	return Reply{Fallback: why}
+	if err != nil {
+		s.fallback.Add(1)
+		s.lastFallback.Store(err.Error())
+		return relay.Reply{Fallback: err.Error()}
+	}
+	s.served.Add(1)
+	return rep
 }
 
 // request answers one API request: every event queued before it arrived
 // is read first.
-func (s *server) request(ctx context.Context, req *Request) ([]byte, error) {
+func (s *server) request(ctx context.Context, req *relay.Request) ([]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.sync(ctx); err != nil {
+	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}
-	if s.watch.degraded != "" {
-		return nil, errors.New(s.watch.degraded)
-	}
-	e, err := native.OpenWith(req.Dir, native.Options{})
+	e, err := s.open(req.Dir, native.Options{})
 	if err != nil {
 		return nil, err // the local run says it the same way
+	}
+	return e.Request(ctx, req.Op, []byte(req.Input)), nil
+}
+
+// cli runs a command line a client handed over (Config.Command), after
+// every event queued before it arrived is read. A failed Open (another
+// repository, a directory that cannot be opened) makes the client run it:
+// its own run says it the same way.
+func (s *server) cli(ctx context.Context, req *relay.Request) (*Output, error) {
+	if s.command == nil {
+		return nil, errors.New("this daemon answers API requests only")
+	}
+	if !filepath.IsAbs(req.Dir) {
+		return nil, errors.New("the client sent no absolute working directory")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
+	var openErr error
+	inv := &Invocation{Args: req.Args, Cwd: req.Dir, Columns: req.Columns, Open: func(dir string, o native.Options) (*engine.Engine, error) {
+		e, err := s.open(dir, o)
+		if err != nil && openErr == nil {
+			openErr = err
+		}
+		return e, err
+	}}
+	out, err := s.command(ctx, inv)
+	if err == nil {
+		err = openErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ready reads the queued events; an error or a degraded watch means the
+// request runs in the client.
+func (s *server) ready(ctx context.Context) error {
+	if err := s.sync(ctx); err != nil {
+		return err
+	}
+	if s.watch.degraded != "" {
+		return errors.New(s.watch.degraded)
+	}
+	return nil
+}
+
+// open opens the engine of dir over the daemon's warm read; another
+// repository's is refused.
+func (s *server) open(dir string, o native.Options) (*engine.Engine, error) {
+	e, err := native.OpenWith(dir, o)
+	if err != nil {
+		return nil, err
 	}
 	if e.Options().Root != s.root {
 		return nil, errors.New("the request is for another repository")
 	}
 	engine.ShareKnowledge(e, s.warm)
-	return e.Request(ctx, req.Op, []byte(req.Input)), nil
+	return e, nil
 }
 
 // sync reads every queued event: a change to a watched file makes the
@@ -263,9 +333,11 @@ func (s *server) sync(ctx context.Context) error {
 	return nil
 }
 
-func (s *server) info() Info {
-	return Info{PID: os.Getpid(), Root: s.root, Socket: s.paths.Socket, Since: s.since, Requests: s.served.Load(),
+func (s *server) info() relay.Info {
+	info := relay.Info{PID: os.Getpid(), Root: s.root, Socket: s.paths.Socket, Since: s.since, Requests: s.served.Load(),
 		Fallbacks: s.fallback.Load(), WatchedDirs: s.watch.count(), Idle: s.idle.String(), Degraded: s.watch.degradedNow()}
+	info.LastFallback, _ = s.lastFallback.Load().(string)
+	return info
 }
 
 // checkPeer refuses a connection whose other end is another user.

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unsafe"
+
+	"github.com/kontext/kontext/native/internal/buildkey"
 )
 
 // Bundle keeps the compiled snapshot of the last bundle built in the
@@ -24,7 +26,7 @@ type Bundle struct {
 // NewBundle returns the bundle snapshot store of the worktree whose git
 // dir is gitDir.
 func NewBundle(gitDir string) *Bundle {
-	sum := sha256.Sum256([]byte(binaryKey()))
+	sum := sha256.Sum256([]byte(buildkey.Key()))
 	return &Bundle{Path: filepath.Join(gitDir, "kontext", "bundle-snapshot-"+hex.EncodeToString(sum[:6]))}
 }
 

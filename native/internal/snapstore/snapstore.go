@@ -8,12 +8,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
+
+	"github.com/kontext/kontext/native/internal/buildkey"
 )
 
 // File is the snapshot stored at Path.
@@ -26,7 +26,7 @@ type File struct {
 // binaries used in turn (an editor's and the shell's) do not rebuild each
 // other's snapshot on every call.
 func New(gitDir string) *File {
-	sum := sha256.Sum256([]byte(binaryKey()))
+	sum := sha256.Sum256([]byte(buildkey.Key()))
 	return &File{Path: filepath.Join(gitDir, "kontext", "snapshot-"+hex.EncodeToString(sum[:6]))}
 }
 
@@ -96,31 +96,6 @@ func prune(dir, keep string) {
 // FileID is the file's inode (0 where the platform has none).
 func (f *File) FileID(fi os.FileInfo) uint64 { return inode(fi) }
 
-var (
-	keyOnce sync.Once
-	key     string
-)
-
 // Key names this binary by its path, size and modification time: a rebuilt
 // kontext (whose parser may read differently) ignores the old snapshot.
-func (f *File) Key() string { return binaryKey() }
-
-// BinaryKey is Key without a store: it names this binary (a file-system
-// monitor and its clients must be the same build).
-func BinaryKey() string { return binaryKey() }
-
-func binaryKey() string {
-	keyOnce.Do(func() {
-		key = "unknown"
-		exe, err := os.Executable()
-		if err != nil {
-			return
-		}
-		fi, err := os.Stat(exe)
-		if err != nil {
-			return
-		}
-		key = fmt.Sprintf("%s\x00%d\x00%d", exe, fi.Size(), fi.ModTime().UnixNano())
-	})
-	return key
-}
+func (f *File) Key() string { return buildkey.Key() }
