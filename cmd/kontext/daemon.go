@@ -80,11 +80,17 @@ func runDaemonCmd(ctx context.Context, g *factory, args []string) int {
 		err := daemon.Run(ctx, daemon.Config{Dir: g.dir, Idle: *idle, Command: handedOver, Ready: func(info relay.Info) {
 			fmt.Fprintf(stderr, "kontext daemon: serving %s on %s (pid %d)\n", info.Root, info.Socket, info.PID)
 		}})
+		var running *daemon.ErrRunning
+		if err != nil && !errors.As(err, &running) {
+			// KONTEXT_DAEMON=auto does not try again for a while.
+			os.WriteFile(daemon.PathsOf(gitDir).Refused, []byte(err.Error()+"\n"), 0o644)
+		}
 		if err != nil {
 			return fail(g, stderr, daemonErr(err))
 		}
 		return exitOK
 	case "start":
+		os.Remove(daemon.PathsOf(gitDir).Refused) // asked for: tried again
 		info, started, err := startDaemon(g, gitDir, *idle)
 		if err != nil {
 			return fail(g, stderr, err)
@@ -252,4 +258,41 @@ func handedOver(ctx context.Context, inv *daemon.Invocation) (out *daemon.Output
 	code := runIn(ctx, inv.Args, Streams(strings.NewReader(""), &stdout, &stderr),
 		host{cwd: inv.Cwd, columns: inv.Columns, open: inv.Open, daemon: true})
 	return &daemon.Output{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Code: code}, nil
+}
+
+// refusedFor is how long an automatic start is not tried again after a
+// daemon refused to run in the repository (a network file system, the
+// inotify limit): each call would otherwise pay for a failing start.
+const refusedFor = time.Hour
+
+// autoStartDaemon starts a daemon in the background for the repository of
+// a command a daemon runs (daemonCommands), with KONTEXT_DAEMON=auto (as git
+// starts its fsmonitor daemon with core.fsmonitor): the call that starts
+// it is answered locally and does not wait, the next ones are the
+// daemon's. Nothing is started while one runs, after a refusal within
+// the last hour, or where the platform has none; a failure is silent
+// (the call's answer is already out; the log says why).
+func autoStartDaemon(g *factory) {
+	if !daemon.Supported {
+		return
+	}
+	gitDir := relay.FindGitDir(g.dir)
+	if gitDir == "" || daemon.RunningPID(gitDir) != 0 {
+		return
+	}
+	paths := daemon.PathsOf(gitDir)
+	if fi, err := os.Stat(paths.Refused); err == nil && time.Since(fi.ModTime()) < refusedFor {
+		return
+	}
+	dir, err := filepath.Abs(g.dir)
+	if err != nil {
+		return
+	}
+	exe, err := self()
+	if err != nil || os.MkdirAll(paths.Dir, 0o755) != nil {
+		return
+	}
+	if p, err := daemon.Spawn(exe, []string{os.Args[0], "-C", dir, "daemon", "run", "--idle", daemon.DefaultIdle.String()}, paths.Log); err == nil {
+		p.Release()
+	}
 }

@@ -167,3 +167,15 @@ func waitExit(ts *testscript.TestScript, pid int) {
 	}
 	ts.Fatalf("process %d did not exit", pid)
 }
+
+// daemon-up DIR waits until a daemon answers for DIR (one started in the
+// background by KONTEXT_DAEMON=auto); a minute is a failure.
+func cmdDaemonUp(ts *testscript.TestScript, neg bool, args []string) {
+	gitDir := relay.FindGitDir(ts.MkAbs(args[0]))
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := daemon.Status(gitDir); err == nil {
+			return
+		}
+	}
+	ts.Fatalf("no daemon answers for %s", args[0])
+}

@@ -234,7 +234,11 @@ func runIn(ctx context.Context, args []string, streams IOStreams, h host) int {
 	}
 	g.prog = newReporter(g, c.name)
 	code := c.run(ctx, g, rest[1:])
-	return g.prog.end(ctx, code)
+	code = g.prog.end(ctx, code)
+	if !h.daemon && daemonCommands[c.name] && os.Getenv("KONTEXT_DAEMON") == "auto" {
+		autoStartDaemon(g)
+	}
+	return code
 }
 
 // parseGlobals takes the global flags out of args wherever they stand

@@ -56,6 +56,7 @@ func TestScripts(t *testing.T) {
 			"daemon-kill":      cmdDaemonKill,
 			"daemon-gone":      cmdDaemonGone,
 			"daemon-mark":      cmdDaemonMark,
+			"daemon-up":        cmdDaemonUp,
 			"daemon-answered":  cmdDaemonAnswered,
 			// fits N fails unless every line of the last command's stdout
 			// is at most N runes wide (colour sequences not counted).

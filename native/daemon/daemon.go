@@ -49,12 +49,15 @@ type Paths struct {
 	Socket string // the Unix socket (mode 0600)
 	Lock   string // held (flock) while a daemon runs; holds its pid
 	Log    string // what a daemon started in the background prints
+	// Refused holds why the last daemon could not run here (automatic
+	// starts wait a while after it).
+	Refused string
 }
 
 // PathsOf returns the daemon files of the repository whose git dir is gitDir.
 func PathsOf(gitDir string) Paths {
 	d := filepath.Join(gitDir, "kontext")
-	return Paths{GitDir: gitDir, Dir: d, Socket: filepath.Join(d, "daemon.sock"), Lock: filepath.Join(d, "daemon.lock"), Log: filepath.Join(d, "daemon.log")}
+	return Paths{GitDir: gitDir, Dir: d, Socket: filepath.Join(d, "daemon.sock"), Lock: filepath.Join(d, "daemon.lock"), Log: filepath.Join(d, "daemon.log"), Refused: filepath.Join(d, "daemon.refused")}
 }
 
 // Config configures Run.
