@@ -5,14 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/native"
 	"github.com/kontext/kontext/native/daemon"
-	"github.com/kontext/kontext/native/relay"
 )
 
 // maxStdin is the largest input read from stdin (2 MiB).
@@ -76,7 +73,7 @@ func request(ctx context.Context, g *factory, op string, input []byte) []byte {
 	if err != nil {
 		return engine.ErrorEnvelope(err)
 	}
-	if env, ok := forward(g, dir, op, input); ok {
+	if env, ok := forward(g, op, input); ok {
 		return env
 	}
 	e, err := g.host.openEngine(dir, native.Options{Progress: g.prog.engineProgress()})
@@ -87,23 +84,15 @@ func request(ctx context.Context, g *factory, op string, input []byte) []byte {
 }
 
 // forward asks the repository's daemon (kontext daemon start) to answer a
-// read-only request from memory. It opens no engine and reads no git
-// state first: a stat per directory up to the git dir and one connect
-// decide. Any doubt (no daemon, another build or environment, a fallback
-// reply, a timeout) returns ok false and the request runs here.
-func forward(g *factory, dir, op string, input []byte) ([]byte, bool) {
-	if g.host.daemon || !daemon.Forwardable(op) || g.progress != "" || os.Getenv("KONTEXT_DAEMON") == "off" {
+// read-only request from memory (daemon.Ask): a request read from stdin
+// or asked from a terminal, which the relay does not hand over before
+// the program starts. Any doubt returns ok false and the request runs
+// here.
+func forward(g *factory, op string, input []byte) ([]byte, bool) {
+	if g.host.daemon || g.progress != "" {
 		return nil, false
 	}
-	gitDir := relay.FindGitDir(dir)
-	if gitDir == "" {
-		return nil, false
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, false
-	}
-	return daemon.Forward(gitDir, abs, op, input, relay.ClientFingerprint())
+	return daemon.Ask(g.dir, op, input)
 }
 
 // envelopeError is the error of a failed envelope (for the progress

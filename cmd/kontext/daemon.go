@@ -266,7 +266,8 @@ func handedOver(ctx context.Context, inv *daemon.Invocation) (out *daemon.Output
 const refusedFor = time.Hour
 
 // autoStartDaemon starts a daemon in the background for the repository of
-// a command a daemon runs (daemonCommands), with KONTEXT_DAEMON=auto (as git
+// a read a daemon runs (daemonCommands; for api, a read operation), with
+// KONTEXT_DAEMON=auto (as git
 // starts its fsmonitor daemon with core.fsmonitor): the call that starts
 // it is answered locally and does not wait, the next ones are the
 // daemon's. Nothing is started while one runs, after a refusal within

@@ -17,6 +17,7 @@ import (
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/native"
+	"github.com/kontext/kontext/native/daemon"
 	// relay answers an invocation a daemon serves while the program is
 	// still initialising (before the packages below it): see its doc.
 	_ "github.com/kontext/kontext/native/relay"
@@ -235,7 +236,8 @@ func runIn(ctx context.Context, args []string, streams IOStreams, h host) int {
 	g.prog = newReporter(g, c.name)
 	code := c.run(ctx, g, rest[1:])
 	code = g.prog.end(ctx, code)
-	if !h.daemon && daemonCommands[c.name] && os.Getenv("KONTEXT_DAEMON") == "auto" {
+	read := c.name != "api" || len(rest) > 1 && daemon.Forwardable(rest[1])
+	if !h.daemon && daemonCommands[c.name] && read && os.Getenv("KONTEXT_DAEMON") == "auto" {
 		autoStartDaemon(g)
 	}
 	return code

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -103,6 +104,31 @@ type ErrRunning struct{ PID int }
 
 func (e *ErrRunning) Error() string {
 	return fmt.Sprintf("a kontext daemon already serves this repository (pid %d)", e.PID)
+}
+
+// Ask answers a read-only API request through the daemon of the
+// repository containing the request's directory (dir, or input's "dir"
+// resolved against it), when one runs; ok is false otherwise and the
+// caller answers it itself: an operation a daemon does not answer,
+// KONTEXT_DAEMON=off, no git dir, no daemon, any doubt. It opens no
+// engine: a stat per directory up to the git dir and one connect decide.
+func Ask(dir, op string, input []byte) (env []byte, ok bool) {
+	if !Forwardable(op) || os.Getenv("KONTEXT_DAEMON") == "off" {
+		return nil, false
+	}
+	target, err := native.TargetDir(dir, input)
+	if err != nil {
+		return nil, false
+	}
+	abs, err := filepath.Abs(target)
+	if err != nil {
+		return nil, false
+	}
+	gitDir := relay.FindGitDir(abs)
+	if gitDir == "" {
+		return nil, false
+	}
+	return Forward(gitDir, abs, op, input, relay.ClientFingerprint())
 }
 
 // Forward sends op to the daemon of the repository whose git dir is
