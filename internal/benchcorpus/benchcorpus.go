@@ -103,7 +103,10 @@ func Repo(dir string, n int) (string, error) {
 			return "", err
 		}
 	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "corpus"}} {
+	// Committing 10,000 files starts git's automatic gc: in the
+	// foreground, so nothing packs the repository while it is measured
+	// (or removed).
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "gc.autoDetach=false", "commit", "-q", "-m", "corpus"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
