@@ -62,6 +62,21 @@ func (s *stableFS) writable() error {
 	return nil
 }
 
+// Lend lends the text of a file open was given while the files are the
+// packed, read-only ones (kb.Lender): they are slices of the buffer open
+// claimed, which nothing writes again; the first update copies them into
+// a memfs, and from then on nothing is lent.
+func (s *stableFS) Lend(name string) ([]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.Filesystem.(*packedFS)
+	if !ok {
+		return nil, false
+	}
+	text, ok := p.files[packedKey(name)]
+	return text, ok
+}
+
 // touch records that name was (re)written.
 func (s *stableFS) touch(name string) {
 	s.mu.Lock()

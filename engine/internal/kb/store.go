@@ -170,23 +170,6 @@ func (storePersist) save(r *Reader, s *Snapshot) {
 	}
 }
 
-// fast answers a read from the stored compiled snapshot when it was built
-// from exactly these inputs; nil when it was not (or does not decode).
-// Every entry is decoded (and so checked); storePersist.fast decodes them
-// when asked for instead.
-func (readPersist) fast(r *Reader, inputs string) *Snapshot {
-	if r.compiled == "" {
-		return nil
-	}
-	r.ensureFiles()
-	s, p, err := decodeCompiled(r.compiled, inputs)
-	if err == nil && decodeAll(s, p, func(k int) *cached { return r.recs[k] }, len(r.recs)) {
-		return s
-	}
-	r.compiled = ""
-	return nil
-}
-
 // A stored parse starts with its mode: no entry, an entry, or (portable
 // snapshots, which travel with the files) an entry stored without the
 // file's text — Markdown is the file's content, which the reader has read
@@ -266,6 +249,9 @@ func decodeParse(r *entry.Decoder, e *entry.Entry, text string) (has, ok bool) {
 func (c *cached) decode() bool {
 	if c.raw == "" {
 		return true
+	}
+	if !c.intact() {
+		return false
 	}
 	r := &entry.Decoder{Buf: c.raw}
 	e := &entry.Entry{}
@@ -418,9 +404,9 @@ func (t *table) next(d *entry.Decoder, c *cached) (string, int) {
 
 // materialize is the parse cache the rows hold: a record per row, in one
 // allocation, and the rows in order (the compiled part refers to them by
-// position); nil when a row does not decode. A record whose parse fails
-// its CRC is left out (its file is parsed again) and its position holds
-// an empty record, which no compiled entry decodes from.
+// position); nil when a row does not decode. Each parse's CRC is checked
+// when it is decoded (cached.decode, lazy.rec), not here: a read from the
+// compiled part decodes only the entries its answer needs.
 func (t *table) materialize(portable bool) (map[string]*cached, []*cached) {
 	files := make(map[string]*cached, t.n)
 	order := make([]*cached, t.n)
@@ -435,12 +421,7 @@ func (t *table) materialize(portable bool) (map[string]*cached, []*cached) {
 		}
 		c.raw, c.portable, c.racy = t.parses[off:off+plen], portable, c.racy || portable
 		off += plen
-		order[i] = c
-		if !c.intact() {
-			order[i] = &cached{}
-			continue
-		}
-		files[f] = c
+		order[i], files[f] = c, c
 	}
 	if len(d.Buf) != 0 || off != len(t.parses) {
 		return nil, nil
