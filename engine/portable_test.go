@@ -89,6 +89,12 @@ func TestPortableSnapshotAnswersLikeAParse(t *testing.T) {
 			t.Errorf("the snapshot repeats the body of %s", name)
 		}
 	}
+	// Nor an entry's body, the file's text trimmed (not its tail).
+	for i := 0; i < 30; i++ {
+		if body := fmt.Sprintf("Body %d.", i); bytes.Contains(snap, []byte(body)) {
+			t.Errorf("the snapshot repeats the body %q of c-%d", body, i)
+		}
+	}
 	// Seeded by an engine that read other files (one edited, one only it
 	// has, as a private entry): the same bytes as without a seed.
 	seedFiles := portableFiles()

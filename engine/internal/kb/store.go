@@ -52,7 +52,7 @@ type PortableStore interface {
 // another version is ignored (and rebuilt), never trusted.
 const (
 	snapshotMagic   = "KONTEXTSNAP\x00"
-	snapshotVersion = 4
+	snapshotVersion = 5
 )
 
 // SetStore makes the reader load its parse cache from s (once, before the
@@ -173,9 +173,10 @@ func (storePersist) save(r *Reader, s *Snapshot) {
 // A stored parse starts with its mode: no entry, an entry, or (portable
 // snapshots, which travel with the files) an entry stored without the
 // file's text — Markdown is the file's content, which the reader has read
-// to check the blob id anyway, and with parseTextBody its Body is that
-// content's tail of the stored length. A bundle so carries each file's
-// text once, not three times.
+// to check the blob id anyway, and with parseTextBody its Body is the
+// span of that content the stored lengths give (what follows the body,
+// the body's length: a body is the file's text trimmed). A bundle so
+// carries each file's text once, not three times.
 const (
 	parseNone     = 0
 	parseEntry    = 1
@@ -195,8 +196,9 @@ func encodeParse(c *cached, portable bool) (string, bool) {
 	case portable && e.Markdown != "" && BlobID([]byte(e.Markdown)) == c.blob:
 		cp := *e
 		cp.Markdown = ""
-		if strings.HasSuffix(e.Markdown, e.Body) {
+		if i := strings.LastIndex(e.Markdown, e.Body); i >= 0 {
 			w.Buf = append(w.Buf, parseTextBody)
+			w.Uvarint(uint64(len(e.Markdown) - i - len(e.Body)))
 			w.Uvarint(uint64(len(e.Body)))
 			cp.Body = ""
 		} else {
@@ -219,12 +221,12 @@ func encodeParse(c *cached, portable bool) (string, bool) {
 // text, needed and not kept, is missing).
 func decodeParse(r *entry.Decoder, e *entry.Entry, text string) (has, ok bool) {
 	mode, _ := r.Byte()
-	body := uint64(0)
+	tail, body := uint64(0), uint64(0)
 	switch mode {
 	case parseNone:
 		return false, r.Err == nil
 	case parseTextBody:
-		body = r.Uvarint()
+		tail, body = r.Uvarint(), r.Uvarint()
 	case parseEntry, parseText:
 	default:
 		return false, false
@@ -233,12 +235,13 @@ func decodeParse(r *entry.Decoder, e *entry.Entry, text string) (has, ok bool) {
 		return false, false
 	}
 	if mode >= parseText {
-		if text == "" || body > uint64(len(text)) {
+		if text == "" || tail > uint64(len(text)) || body > uint64(len(text))-tail {
 			return false, false
 		}
 		e.Markdown = text
 		if mode == parseTextBody {
-			e.Body = text[uint64(len(text))-body:]
+			end := uint64(len(text)) - tail
+			e.Body = text[end-body : end]
 		}
 	}
 	return true, r.Err == nil
