@@ -30,6 +30,16 @@ func portableFiles() map[string]string {
 	return files
 }
 
+// compilePortable is the portable snapshot of files at portableRev.
+func compilePortable(t *testing.T, files map[string]string) []byte {
+	t.Helper()
+	snap, err := engine.CompileSnapshot(context.Background(), files, portableRev, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
 // open opens files on the Snapshot surface, with a portable snapshot when
 // snap is not nil.
 func openPortable(t *testing.T, files map[string]string, snap []byte, immutable bool) (*engine.Engine, func(string, string)) {
@@ -75,10 +85,7 @@ func answers(t *testing.T, e *engine.Engine) string {
 // update the engine parses only what changed.
 func TestPortableSnapshotAnswersLikeAParse(t *testing.T) {
 	files := portableFiles()
-	snap, err := engine.CompileSnapshot(context.Background(), files, portableRev, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := compilePortable(t, files)
 	if again, err := engine.CompileSnapshot(context.Background(), files, portableRev, nil); err != nil || !bytes.Equal(again, snap) {
 		t.Fatalf("compiling the same files twice gives other bytes (%v): a bundle is not reproducible", err)
 	}
@@ -228,11 +235,7 @@ func spoilEntry(t *testing.T, snap []byte) []byte {
 // answers exactly like a parse, whichever request meets the entry first.
 func TestPortableSnapshotSpoiledEntry(t *testing.T) {
 	files := portableFiles()
-	snap, err := engine.CompileSnapshot(context.Background(), files, portableRev, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spoiled := spoilEntry(t, snap)
+	spoiled := spoilEntry(t, compilePortable(t, files))
 	fresh, _ := openPortable(t, files, nil, false)
 	want := answers(t, fresh)
 	ctx := context.Background()
