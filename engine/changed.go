@@ -23,7 +23,14 @@ func Changed(ctx context.Context, base, head *Engine) (out []byte) {
 			out = ErrorEnvelope(apierr.New(apierr.OperationFailed, "internal error in changed: %v; please report it with the input", r))
 		}
 	}()
+	var spoiled [2]uint64
+	if base != nil && head != nil {
+		spoiled = [2]uint64{base.reader.Spoiled(), head.reader.Spoiled()}
+	}
 	res, err := changed(ctx, base, head)
+	if base != nil && head != nil && (base.reader.Spoiled() != spoiled[0] || head.reader.Spoiled() != spoiled[1]) {
+		res, err = changed(ctx, base, head) // see Do
+	}
 	if err != nil {
 		return ErrorEnvelope(err)
 	}

@@ -145,15 +145,24 @@ func (e *Engine) serves(op *Operation) bool { return e.opts.Surface == Native ||
 // Capabilities is status.capabilities, without reading the knowledge base.
 func (e *Engine) Capabilities() []string { return e.capabilities() }
 
+// Operations are the operations this surface serves, sorted: the
+// capabilities that are operations (entries.list.view and the like name
+// no operation). Reading them needs no schema.
+func (e *Engine) Operations() []string {
+	ops := []string{}
+	for _, op := range e.ops {
+		if e.serves(&op) && (op.needs&NeedsHistory == 0 || e.opts.History != nil) && (op.needs&NeedsWriter == 0 || e.opts.Writer != nil) {
+			ops = append(ops, op.name)
+		}
+	}
+	sort.Strings(ops)
+	return ops
+}
+
 // capabilities lists what this surface really supports: its operations,
 // plus the history capability strings where git history is at hand.
 func (e *Engine) capabilities() []string {
-	var caps []string
-	for _, op := range e.ops {
-		if e.serves(&op) && (op.needs&NeedsHistory == 0 || e.opts.History != nil) && (op.needs&NeedsWriter == 0 || e.opts.Writer != nil) {
-			caps = append(caps, op.name)
-		}
-	}
+	caps := e.Operations()
 	// Every surface: the compact view and cursor pages of the paged reads.
 	for _, op := range []string{"entries.governing", "entries.list", "entries.search"} {
 		caps = append(caps, op+".view", op+".cursor")
@@ -226,8 +235,16 @@ func (e *Engine) Do(ctx context.Context, name string, input []byte) (any, error)
 		if err := jsonin.CheckText(in); err != nil {
 			return nil, err
 		}
+		return o.run(ctx, e, in)
 	}
-	return o.run(ctx, e, in)
+	spoiled := e.reader.Spoiled()
+	res, err := o.run(ctx, e, in)
+	if e.reader.Spoiled() != spoiled {
+		// An entry of the stored compiled snapshot did not decode: the
+		// reader has dropped it, so the read answers again from the files.
+		res, err = o.run(ctx, e, in)
+	}
+	return res, err
 }
 
 // isPlanned reports whether name is an operation of the API that this

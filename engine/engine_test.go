@@ -83,6 +83,23 @@ func TestSnapshotSurface(t *testing.T) {
 	}
 }
 
+// TestOperations: Operations (what the WASM engine's abi() lists, read
+// without the schemas) are exactly the capabilities with an input schema.
+func TestOperations(t *testing.T) {
+	for _, surface := range []engine.Surface{engine.Snapshot, engine.Native} {
+		e := engine.New(engine.Options{FS: memfs.New(), Surface: surface})
+		want := []string{}
+		for _, c := range e.Capabilities() {
+			if _, op := engine.InputSchema(c); op {
+				want = append(want, c)
+			}
+		}
+		if got := e.Operations(); fmt.Sprint(got) != fmt.Sprint(want) || len(got) == 0 {
+			t.Errorf("surface %v: operations %v, want the capabilities with a schema %v", surface, got, want)
+		}
+	}
+}
+
 func TestPanicBecomesOperationFailed(t *testing.T) {
 	e := engine.New(engine.Options{FS: nil, Surface: engine.Snapshot})
 	env := decode(t, e.Request(context.Background(), "entries.list", nil))

@@ -3,7 +3,9 @@ package engine_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"strings"
 	"testing"
 
@@ -26,6 +28,16 @@ func portableFiles() map[string]string {
 		files[fmt.Sprintf(".ai/conventions/c-%d.md", i)] = fmt.Sprintf("---\nstatus: active\npaths: [\"src/m%d/**\", \"!src/m%d/gen/**\"]\ntags: [t%d]\nfoo: {a: 1, b: [x, 2.5]}\n---\n# Convention %d\n\nBody %d.\n", i%5, i%5, i%3, i, i)
 	}
 	return files
+}
+
+// compilePortable is the portable snapshot of files at portableRev.
+func compilePortable(t *testing.T, files map[string]string) []byte {
+	t.Helper()
+	snap, err := engine.CompileSnapshot(context.Background(), files, portableRev, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
 }
 
 // open opens files on the Snapshot surface, with a portable snapshot when
@@ -55,7 +67,7 @@ func answers(t *testing.T, e *engine.Engine) string {
 	out := ""
 	for _, r := range []struct{ op, in string }{
 		{"status", `{}`},
-		{"entries.list", `{"limit": 1000}`},
+		{"entries.list", `{"limit": 500}`},
 		{"entries.governing", `{"paths": ["src/m1/a.go", "src/m1/gen/x.go", "docs/a.md", "src/m4/z/y.go"]}`},
 		{"entries.search", `{"query": "convention body"}`},
 		{"entries.get", `{"id": "0002-use-go-124"}`},
@@ -73,10 +85,7 @@ func answers(t *testing.T, e *engine.Engine) string {
 // update the engine parses only what changed.
 func TestPortableSnapshotAnswersLikeAParse(t *testing.T) {
 	files := portableFiles()
-	snap, err := engine.CompileSnapshot(context.Background(), files, portableRev, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := compilePortable(t, files)
 	if again, err := engine.CompileSnapshot(context.Background(), files, portableRev, nil); err != nil || !bytes.Equal(again, snap) {
 		t.Fatalf("compiling the same files twice gives other bytes (%v): a bundle is not reproducible", err)
 	}
@@ -85,6 +94,12 @@ func TestPortableSnapshotAnswersLikeAParse(t *testing.T) {
 	for name, text := range files {
 		if i := strings.Index(text, "\n---\n"); i >= 0 && bytes.Contains(snap, []byte(text[i+5:])) {
 			t.Errorf("the snapshot repeats the body of %s", name)
+		}
+	}
+	// Nor an entry's body, the file's text trimmed (not its tail).
+	for i := 0; i < 30; i++ {
+		if body := fmt.Sprintf("Body %d.", i); bytes.Contains(snap, []byte(body)) {
+			t.Errorf("the snapshot repeats the body %q of c-%d", body, i)
 		}
 	}
 	// Seeded by an engine that read other files (one edited, one only it
@@ -116,6 +131,14 @@ func TestPortableSnapshotAnswersLikeAParse(t *testing.T) {
 	otherWant := answers(t, otherFresh)
 	flipped := append([]byte(nil), snap...)
 	flipped[len(flipped)/3] ^= 0x20
+	// The parses come last, each checked by its own CRC when decoded: one
+	// title changed.
+	flippedParse := append([]byte(nil), snap...)
+	if i := bytes.LastIndex(flippedParse, []byte("Convention 7")); i < 0 {
+		t.Fatal("no title in the snapshot")
+	} else {
+		flippedParse[i] ^= 0x20
+	}
 	oldRev, err := engine.CompileSnapshot(context.Background(), files, "fedcba9876543210fedcba9876543210fedcba98", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -135,6 +158,7 @@ func TestPortableSnapshotAnswersLikeAParse(t *testing.T) {
 		"snapshot of other files": {other, snap, otherWant},
 		"other revision":          {files, oldRev, want},
 		"corrupt":                 {files, flipped, want},
+		"corrupt parse":           {files, flippedParse, want},
 		"truncated":               {files, snap[:len(snap)/2], want},
 		"garbage":                 {files, []byte("not a snapshot"), want},
 		"another engine version":  {files, otherVersion, want},
@@ -159,6 +183,84 @@ func TestPortableSnapshotAnswersLikeAParse(t *testing.T) {
 		refUpdate(".ai/conventions/new.md", other[".ai/conventions/new.md"])
 		if got, want := answers(t, e), answers(t, ref); got != want {
 			t.Errorf("immutable=%v, after an update: answers\n%s\nwant\n%s", immutable, got, want)
+		}
+	}
+}
+
+// spoilEntry returns snap with the first entry of its compiled part made
+// undecodable (a mode no writer uses) and its CRC still matching: a
+// snapshot that passes every check at open, one of whose entries does not
+// decode when an answer needs it.
+func spoilEntry(t *testing.T, snap []byte) []byte {
+	t.Helper()
+	d := append([]byte(nil), snap...)
+	at := len("KONTEXTSNAP\x00")
+	uv := func() uint64 {
+		v, n := binary.Uvarint(d[at:])
+		at += n
+		return v
+	}
+	str := func() int {
+		l := int(uv())
+		at += l
+		return at - l
+	}
+	uv()  // version
+	str() // key
+	_, n := binary.Varint(d[at:])
+	at += n                     // stamp
+	uv()                        // files
+	uv()                        // the parses' length
+	for k := uv(); k > 1; k-- { // source keys (count + 1)
+		str()
+	}
+	at += 4 + int(binary.LittleEndian.Uint32(d[at:])) // rows
+	compiled := str()
+	crcAt := at
+	at = compiled
+	str() // inputs
+	str() // snapshot id
+	uv()  // entries
+	str() // table
+	at = str()
+	str() // the first entry's id
+	d[at] = 9
+	binary.LittleEndian.PutUint32(d[crcAt:], crc32.ChecksumIEEE(d[:crcAt]))
+	return d
+}
+
+// TestPortableSnapshotSpoiledEntry: a portable snapshot is decoded entry
+// by entry as answers need them; one that passes every check at open but
+// one of whose entries does not decode (another program's bytes) still
+// answers exactly like a parse, whichever request meets the entry first.
+func TestPortableSnapshotSpoiledEntry(t *testing.T) {
+	files := portableFiles()
+	spoiled := spoilEntry(t, compilePortable(t, files))
+	fresh, _ := openPortable(t, files, nil, false)
+	want := answers(t, fresh)
+	ctx := context.Background()
+	get := `{"id": "0001-use-go"}` // the first entry (decisions sort first)
+	wantGet := string(fresh.Request(ctx, "entries.get", []byte(get)))
+	for _, immutable := range []bool{false, true} {
+		e, _ := openPortable(t, files, spoiled, immutable)
+		if got := string(e.Request(ctx, "entries.get", []byte(get))); got != wantGet {
+			t.Errorf("immutable=%v: the spoiled entry first\n%s\nwant\n%s", immutable, got, wantGet)
+		}
+		if got := answers(t, e); got != want {
+			t.Errorf("immutable=%v: answers after the spoiled entry differ from a parse\n%s\nwant\n%s", immutable, got, want)
+		}
+		e, _ = openPortable(t, files, spoiled, immutable)
+		if got := answers(t, e); got != want { // entries.list meets it first
+			t.Errorf("immutable=%v: answers differ from a parse\n%s\nwant\n%s", immutable, got, want)
+		}
+		// entries.changed between two knowledge bases (the console's base
+		// opens with the head's snapshot).
+		other := portableFiles()
+		other[".ai/decisions/0001-use-go.md"] += "\nEdited.\n"
+		head, _ := openPortable(t, other, nil, immutable)
+		base, _ := openPortable(t, files, spoiled, immutable)
+		if got, want := string(engine.Changed(ctx, base, head)), string(engine.Changed(ctx, fresh, head)); got != want {
+			t.Errorf("immutable=%v: changed from the spoiled base\n%s\nwant\n%s", immutable, got, want)
 		}
 	}
 }

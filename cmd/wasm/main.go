@@ -632,27 +632,18 @@ func render(args []js.Value) (any, error) {
 	return engine.RenderMarkdown(src), nil
 }
 
-// ABIResult is abi's result.
-type ABIResult struct {
-	ABI        int      `json:"abi"`
-	Version    string   `json:"version"`
-	Operations []string `json:"operations"`
-	Functions  []string `json:"functions"`
-}
-
 // abi() describes the table: its version, the engine version, the
 // operations request serves and the functions of the table.
 func abi(_ []js.Value) (any, error) {
-	// Capabilities, not Status: ready (the first abi) reads no files.
+	// Operations, not Status: ready (the first abi) reads no files, no
+	// schemas, and its answer is written without encoding/json.
 	e := engine.New(engine.Options{FS: memfs.New(), Surface: engine.Snapshot})
-	out := &ABIResult{ABI: ABI, Version: engine.Version, Operations: []string{}}
-	for _, c := range e.Capabilities() {
-		if _, op := engine.InputSchema(c); op { // capability strings such as entries.cursor are not operations
-			out.Operations = append(out.Operations, c)
-		}
-	}
+	out := &ABIResult{ABI: ABI, Version: engine.Version, Operations: e.Operations()}
 	for _, f := range functions {
 		out.Functions = append(out.Functions, f.name)
+	}
+	if env, ok := out.envelope(); ok {
+		return env, nil
 	}
 	return out, nil
 }

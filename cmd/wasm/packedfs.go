@@ -158,6 +158,14 @@ func (i packedInfo) Mode() os.FileMode {
 	}
 	return 0o644
 }
-func (i packedInfo) ModTime() time.Time { return time.Time{} }
-func (i packedInfo) IsDir() bool        { return i.dir }
-func (i packedInfo) Sys() any           { return nil }
+
+// ModTime is the time stableFS gives the files open was given (opened):
+// while the files are these, stableFS passes their infos on as they are.
+func (i packedInfo) ModTime() time.Time {
+	if i.dir {
+		return time.Time{}
+	}
+	return opened
+}
+func (i packedInfo) IsDir() bool { return i.dir }
+func (i packedInfo) Sys() any    { return nil }

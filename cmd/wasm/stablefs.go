@@ -62,6 +62,21 @@ func (s *stableFS) writable() error {
 	return nil
 }
 
+// Lend lends the text of a file open was given while the files are the
+// packed, read-only ones (kb.Lender): they are slices of the buffer open
+// claimed, which nothing writes again; the first update copies them into
+// a memfs, and from then on nothing is lent.
+func (s *stableFS) Lend(name string) ([]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.Filesystem.(*packedFS)
+	if !ok {
+		return nil, false
+	}
+	text, ok := p.files[packedKey(name)]
+	return text, ok
+}
+
 // touch records that name was (re)written.
 func (s *stableFS) touch(name string) {
 	s.mu.Lock()
@@ -94,8 +109,18 @@ func (s *stableFS) forget(name string) {
 	}
 }
 
+// packed reports whether the files are still the packed ones open was
+// given: nothing has been written (touch) or removed (forget) yet, so
+// every file has the time opened, which packedInfo reports itself.
+func (s *stableFS) packed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.Filesystem.(*packedFS)
+	return ok
+}
+
 func (s *stableFS) info(name string, fi os.FileInfo) os.FileInfo {
-	if fi == nil || fi.IsDir() {
+	if fi == nil || fi.IsDir() || s.packed() {
 		return fi
 	}
 	return s.infoKey(key(name), fi)
@@ -128,6 +153,9 @@ func (s *stableFS) Lstat(name string) (os.FileInfo, error) {
 
 func (s *stableFS) ReadDir(dir string) ([]os.FileInfo, error) {
 	infos, err := s.Filesystem.ReadDir(dir)
+	if s.packed() {
+		return infos, err // a listing of ten thousand files, each as it is
+	}
 	prefix := key(dir) + "/" // a listed name is one clean element
 	if prefix == "./" {
 		prefix = ""

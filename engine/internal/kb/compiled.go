@@ -202,25 +202,6 @@ func decodeCompiled(data, inputs string) (s *Snapshot, p parts, err error) {
 	return s, p, nil
 }
 
-// decodeAll decodes every entry of p into s (rec gives the n stored
-// records by position); false when one does not decode.
-func decodeAll(s *Snapshot, p parts, rec func(int) *cached, n int) bool {
-	if p.n == 0 {
-		return p.body == "" // no entries: nil, as a read that found none
-	}
-	slab := make([]entry.Entry, p.n) // one allocation for every entry
-	s.entries = make([]*entry.Entry, p.n)
-	r, parse := &entry.Decoder{Buf: p.body, Arena: true}, &entry.Decoder{Arena: true}
-	for i := range slab {
-		id := r.String()
-		if !decodeCompiledEntry(r, &slab[i], rec, n, parse) || slab[i].ID != id {
-			return false
-		}
-		s.entries[i] = &slab[i]
-	}
-	return len(r.Buf) == 0
-}
-
 // decodeCompiledEntry reads one entry of the compiled part (after its id)
 // into e; rec gives the n stored records by position.
 func decodeCompiledEntry(r *entry.Decoder, e *entry.Entry, rec func(int) *cached, n int, parse *entry.Decoder) bool {
@@ -233,7 +214,7 @@ func decodeCompiledEntry(r *entry.Decoder, e *entry.Entry, rec func(int) *cached
 			return false
 		}
 		switch c := rec(int(k)); {
-		case c.raw != "": // intact: see materialize and lazy.rec
+		case c.raw != "": // intact: see lazy.rec
 			parse.Buf, parse.Err = c.raw, nil
 			if has, ok := decodeParse(parse, e, c.text); !has || !ok {
 				return false

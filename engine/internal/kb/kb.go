@@ -18,6 +18,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/go-git/go-billy/v5"
 
@@ -76,6 +77,17 @@ type Reader struct {
 	// immutable: the files change only through Forget, so a read after the
 	// first answers the last snapshot without listing anything.
 	immutable bool
+	spoiled   uint64 // entries of a stored compiled part that did not decode: see Spoiled
+}
+
+// Spoiled counts the entries of stored compiled parts that did not
+// decode when a read's answer needed them (each then stands as its id
+// alone, and the reader drops the compiled part). An answer made while
+// the count changed is not to be trusted: made again, it reads afresh.
+func (r *Reader) Spoiled() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.spoiled
 }
 
 // NewReader returns a Reader over fs, whose root is the repository root.
@@ -601,10 +613,14 @@ func (r *Reader) recheck(j job, c *cached) bool {
 	if j.target != "" {
 		from = j.target
 	}
-	data, err := readOptional(r.fs, from)
+	data, lent, err := readLent(r.fs, from)
 	ok := err == nil && data != nil && c.blob != "" && BlobID(data) == c.blob
 	if ok && c.raw != "" && c.raw[0] >= parseText {
-		c.text = string(data)
+		if lent {
+			c.text = unsafe.String(unsafe.SliceData(data), len(data)) // never changed: see Lender
+		} else {
+			c.text = string(data)
+		}
 	}
 	return ok
 }
@@ -665,6 +681,28 @@ func BlobID(content []byte) string {
 	h.Write(content)
 	sum := h.Sum()
 	return hex.EncodeToString(sum[:])
+}
+
+// Lender is a filesystem that lends a file's bytes instead of copying
+// them: it never changes them afterwards, nor while it serves them (the
+// WASM engine's read-only files, slices of the buffer they were opened
+// from). A racy check of every file of a bundle then copies nothing.
+type Lender interface {
+	// Lend returns the content of the file name, false when the file
+	// system cannot lend it (the caller reads it as usual).
+	Lend(name string) ([]byte, bool)
+}
+
+// readLent is readOptional, the bytes lent (lent true) when fs lends
+// them: the caller must not change them.
+func readLent(fs billy.Filesystem, name string) (data []byte, lent bool, err error) {
+	if l, ok := fs.(Lender); ok {
+		if data, ok := l.Lend(link.FSPath(name)); ok {
+			return data[:min(len(data), entry.MaxFileSize*64)], true, nil // as readOptional reads
+		}
+	}
+	data, err = readOptional(fs, name)
+	return data, false, err
 }
 
 func readOptional(fs billy.Filesystem, name string) ([]byte, error) {

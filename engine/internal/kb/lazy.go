@@ -10,13 +10,13 @@ import (
 	"github.com/kontext/kontext/engine/internal/link"
 )
 
-// A native read answered from the stored compiled part decodes only the
-// entries its answer shows: governing the few its match index names, get
-// the one its id names (found through the stored id order), status none
-// (its counts are stored). An operation over every entry (list, search,
-// drift, export) decodes them all, once. Only storePersist (SetStore)
-// makes one, so the WASM engine, which reads portable snapshots whole,
-// links none of it.
+// A read answered from the stored compiled part (a native store's or a
+// bundle's portable snapshot) decodes only the entries its answer shows:
+// governing the few its match index names, get the one its id names
+// (found through the stored id order), status none (its counts are
+// stored). An operation over every entry (list, search, drift, export)
+// decodes them all, once. Each entry and parse is checked as it is
+// decoded; one that does not decode spoils the read (Reader.Spoiled).
 
 // lazyEntries are a stored snapshot's entries, decoded when asked for.
 type lazyEntries interface {
@@ -26,11 +26,18 @@ type lazyEntries interface {
 	byID(id string) (*entry.Entry, bool)
 }
 
-// fast answers from the stored compiled part without decoding an entry;
-// a portable snapshot (another program's) is decoded and checked whole.
+// fast answers from the stored compiled part without decoding an entry.
 func (storePersist) fast(r *Reader, inputs string) *Snapshot {
+	return readPersist{}.fast(r, inputs)
+}
+
+// fast answers from the stored compiled part without decoding an entry.
+func (readPersist) fast(r *Reader, inputs string) *Snapshot {
+	if r.compiled == "" {
+		return nil
+	}
 	if _, portable := r.store.(PortableStore); portable {
-		return readPersist{}.fast(r, inputs)
+		r.ensureFiles()
 	}
 	s, p, err := decodeCompiled(r.compiled, inputs)
 	if err == nil {
@@ -155,11 +162,14 @@ func (l *lazy) decode(i int, into *entry.Entry, r, parse *entry.Decoder) *entry.
 	}
 	if !decodeCompiledEntry(r, into, l.rec, n, parse) || len(r.Buf) != 0 || into.ID != id {
 		// A snapshot this program wrote (its key and CRC match) always
-		// decodes; should one not, the answer names the entry and the
-		// store keeps the parses only, so the next read rebuilds the
-		// compiled part from them.
+		// decodes; should one not (a portable one is another program's),
+		// the entry is only its id, the reader counts the failure
+		// (Spoiled: the engine makes that answer again from a fresh read)
+		// and the store keeps the parses only, so the next read rebuilds
+		// the compiled part from them.
 		*into = entry.Entry{ID: id}
 		l.rd.compiled, l.rd.last = "", nil
+		l.rd.spoiled++
 		l.rd.persist.save(l.rd, nil)
 	}
 	l.slots[i] = into
@@ -220,7 +230,7 @@ func (l *lazy) reparse(k int) *cached {
 		c.racy = !c.mod.Before(time.Now().Truncate(time.Second))
 		r.ensureFiles()
 		if old := r.files[file]; old == nil || (old.raw != "" && !old.intact()) {
-			r.files[file] = c // (ensureFiles leaves a corrupt parse out)
+			r.files[file] = c
 		}
 		r.compiled, r.last, r.dirty = "", nil, true
 		r.persist.save(r, nil)

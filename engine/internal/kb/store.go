@@ -52,7 +52,7 @@ type PortableStore interface {
 // another version is ignored (and rebuilt), never trusted.
 const (
 	snapshotMagic   = "KONTEXTSNAP\x00"
-	snapshotVersion = 4
+	snapshotVersion = 5
 )
 
 // SetStore makes the reader load its parse cache from s (once, before the
@@ -170,29 +170,13 @@ func (storePersist) save(r *Reader, s *Snapshot) {
 	}
 }
 
-// fast answers a read from the stored compiled snapshot when it was built
-// from exactly these inputs; nil when it was not (or does not decode).
-// Every entry is decoded (and so checked); storePersist.fast decodes them
-// when asked for instead.
-func (readPersist) fast(r *Reader, inputs string) *Snapshot {
-	if r.compiled == "" {
-		return nil
-	}
-	r.ensureFiles()
-	s, p, err := decodeCompiled(r.compiled, inputs)
-	if err == nil && decodeAll(s, p, func(k int) *cached { return r.recs[k] }, len(r.recs)) {
-		return s
-	}
-	r.compiled = ""
-	return nil
-}
-
 // A stored parse starts with its mode: no entry, an entry, or (portable
 // snapshots, which travel with the files) an entry stored without the
 // file's text — Markdown is the file's content, which the reader has read
-// to check the blob id anyway, and with parseTextBody its Body is that
-// content's tail of the stored length. A bundle so carries each file's
-// text once, not three times.
+// to check the blob id anyway, and with parseTextBody its Body is the
+// span of that content the stored lengths give (what follows the body,
+// the body's length: a body is the file's text trimmed). A bundle so
+// carries each file's text once, not three times.
 const (
 	parseNone     = 0
 	parseEntry    = 1
@@ -212,8 +196,9 @@ func encodeParse(c *cached, portable bool) (string, bool) {
 	case portable && e.Markdown != "" && BlobID([]byte(e.Markdown)) == c.blob:
 		cp := *e
 		cp.Markdown = ""
-		if strings.HasSuffix(e.Markdown, e.Body) {
+		if i := strings.LastIndex(e.Markdown, e.Body); i >= 0 {
 			w.Buf = append(w.Buf, parseTextBody)
+			w.Uvarint(uint64(len(e.Markdown) - i - len(e.Body)))
 			w.Uvarint(uint64(len(e.Body)))
 			cp.Body = ""
 		} else {
@@ -236,12 +221,12 @@ func encodeParse(c *cached, portable bool) (string, bool) {
 // text, needed and not kept, is missing).
 func decodeParse(r *entry.Decoder, e *entry.Entry, text string) (has, ok bool) {
 	mode, _ := r.Byte()
-	body := uint64(0)
+	tail, body := uint64(0), uint64(0)
 	switch mode {
 	case parseNone:
 		return false, r.Err == nil
 	case parseTextBody:
-		body = r.Uvarint()
+		tail, body = r.Uvarint(), r.Uvarint()
 	case parseEntry, parseText:
 	default:
 		return false, false
@@ -250,12 +235,13 @@ func decodeParse(r *entry.Decoder, e *entry.Entry, text string) (has, ok bool) {
 		return false, false
 	}
 	if mode >= parseText {
-		if text == "" || body > uint64(len(text)) {
+		if text == "" || tail > uint64(len(text)) || body > uint64(len(text))-tail {
 			return false, false
 		}
 		e.Markdown = text
 		if mode == parseTextBody {
-			e.Body = text[uint64(len(text))-body:]
+			end := uint64(len(text)) - tail
+			e.Body = text[end-body : end]
 		}
 	}
 	return true, r.Err == nil
@@ -266,6 +252,9 @@ func decodeParse(r *entry.Decoder, e *entry.Entry, text string) (has, ok bool) {
 func (c *cached) decode() bool {
 	if c.raw == "" {
 		return true
+	}
+	if !c.intact() {
+		return false
 	}
 	r := &entry.Decoder{Buf: c.raw}
 	e := &entry.Entry{}
@@ -418,9 +407,9 @@ func (t *table) next(d *entry.Decoder, c *cached) (string, int) {
 
 // materialize is the parse cache the rows hold: a record per row, in one
 // allocation, and the rows in order (the compiled part refers to them by
-// position); nil when a row does not decode. A record whose parse fails
-// its CRC is left out (its file is parsed again) and its position holds
-// an empty record, which no compiled entry decodes from.
+// position); nil when a row does not decode. Each parse's CRC is checked
+// when it is decoded (cached.decode, lazy.rec), not here: a read from the
+// compiled part decodes only the entries its answer needs.
 func (t *table) materialize(portable bool) (map[string]*cached, []*cached) {
 	files := make(map[string]*cached, t.n)
 	order := make([]*cached, t.n)
@@ -435,12 +424,7 @@ func (t *table) materialize(portable bool) (map[string]*cached, []*cached) {
 		}
 		c.raw, c.portable, c.racy = t.parses[off:off+plen], portable, c.racy || portable
 		off += plen
-		order[i] = c
-		if !c.intact() {
-			order[i] = &cached{}
-			continue
-		}
-		files[f] = c
+		order[i], files[f] = c, c
 	}
 	if len(d.Buf) != 0 || off != len(t.parses) {
 		return nil, nil

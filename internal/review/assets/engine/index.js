@@ -116,23 +116,32 @@ const nonASCII = /[^\x00-\x7f]/;
 // One buffer instead of JSON: decoding megabytes of JSON strings is the
 // slowest part of opening a bundle in WASM. alloc(n) gives the buffer (n:
 // an upper bound); returns the bytes written.
-function packFiles(files, alloc) {
-  const entries = files == null ? [] : files instanceof Map ? [...files.entries()] : Object.entries(files);
+// extra ([path, text] or null) is packed after files (a bundle's config,
+// so the bundle's files are not copied into a new object to add it).
+function packFiles(files, extra, alloc) {
+  const names = files == null ? [] : files instanceof Map ? [...files.keys()] : Object.keys(files);
+  const texts = new Array(names.length);
   let max = 0;
-  for (const e of entries) {
+  for (let i = 0; i < names.length; i++) {
+    const value = files instanceof Map ? files.get(names[i]) : files[names[i]];
     // bytes are read as UTF-8 text (invalid sequences become U+FFFD), as update() reads them
-    if (typeof e[1] !== "string") e[1] = decoder.decode(e[1]);
-    max += 8 + utf8Max(e[0]) + utf8Max(e[1]);
+    texts[i] = typeof value === "string" ? value : decoder.decode(value);
+    max += 8 + utf8Max(names[i]) + utf8Max(texts[i]);
+  }
+  if (extra != null) {
+    names.push(extra[0]);
+    texts.push(extra[1]);
+    max += 8 + utf8Max(extra[0]) + utf8Max(extra[1]);
   }
   const buf = alloc(max);
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   let at = 0;
-  for (const [name, value] of entries) {
+  for (let i = 0; i < names.length; i++) {
     const head = at;
     at += 8;
-    const p = encoder.encodeInto(name, buf.subarray(at)).written;
+    const p = encoder.encodeInto(names[i], buf.subarray(at)).written;
     at += p;
-    const t = encoder.encodeInto(value, buf.subarray(at)).written;
+    const t = encoder.encodeInto(texts[i], buf.subarray(at)).written;
     at += t;
     view.setUint32(head, p, true);
     view.setUint32(head + 4, t, true);
@@ -213,6 +222,11 @@ class Engine {
    * used wherever the files are the ones it was built from.
    */
   open({ files, revision, now, immutable, snapshot } = {}) {
+    return this.#open(files, null, { revision, now, immutable, snapshot });
+  }
+
+  // #open is open() with extra, a file packed after files (see packFiles).
+  #open(files, extra, { revision, now, immutable, snapshot }) {
     const input = {};
     if (revision != null) input.revision = revision;
     if (immutable) input.immutable = true;
@@ -226,7 +240,7 @@ class Engine {
       if (n >= 0) snap = [address, n];
     }
     let address = 0;
-    const n = packFiles(files, (max) => this.#staged((address = this.#stage(max)), max));
+    const n = packFiles(files, extra, (max) => this.#staged((address = this.#stage(max)), max));
     const { handle } = unwrap(this.#api.open(JSON.stringify(input), snap, [address, n]));
     return new KnowledgeBase(this.#api, handle);
   }
@@ -336,16 +350,17 @@ class Engine {
   openBundle(bundle, { now, base = false, immutable = false } = {}) {
     const doc = typeof bundle === "string" ? JSON.parse(bundle) : bundle;
     checkBundle(doc);
-    const files = { ...((base ? doc.base_files : doc.files) ?? {}) };
+    const files = (base ? doc.base_files : doc.files) ?? {};
     if (base && doc.base_files == null) {
       throw new KontextError({ code: "invalid_input", message: "the bundle has no base files (it was built without a base)" });
     }
-    if (doc.config && typeof doc.config.path === "string" && typeof doc.config.text === "string" && !(doc.config.path in files)) {
-      files[doc.config.path] = doc.config.text;
+    let extra = null;
+    if (doc.config && typeof doc.config.path === "string" && typeof doc.config.text === "string" && !Object.hasOwn(files, doc.config.path)) {
+      extra = [doc.config.path, doc.config.text];
     }
     const repo = doc.repository ?? {};
     const snapshot = !base && typeof doc.snapshot === "string" ? doc.snapshot : null;
-    return this.open({ files, revision: (base ? repo.base : repo.head) ?? null, now, immutable, snapshot });
+    return this.#open(files, extra, { revision: (base ? repo.base : repo.head) ?? null, now, immutable, snapshot });
   }
 
   /** KnowledgePolicy.inspect of one file's text: the parsed envelope. */

@@ -791,22 +791,29 @@ function fileSet(files) {
 }
 var encoder = new TextEncoder();
 var nonASCII = /[^\x00-\x7f]/;
-function packFiles(files, alloc) {
-  const entries = files == null ? [] : files instanceof Map ? [...files.entries()] : Object.entries(files);
+function packFiles(files, extra, alloc) {
+  const names = files == null ? [] : files instanceof Map ? [...files.keys()] : Object.keys(files);
+  const texts = new Array(names.length);
   let max = 0;
-  for (const e of entries) {
-    if (typeof e[1] !== "string") e[1] = decoder.decode(e[1]);
-    max += 8 + utf8Max(e[0]) + utf8Max(e[1]);
+  for (let i = 0; i < names.length; i++) {
+    const value = files instanceof Map ? files.get(names[i]) : files[names[i]];
+    texts[i] = typeof value === "string" ? value : decoder.decode(value);
+    max += 8 + utf8Max(names[i]) + utf8Max(texts[i]);
+  }
+  if (extra != null) {
+    names.push(extra[0]);
+    texts.push(extra[1]);
+    max += 8 + utf8Max(extra[0]) + utf8Max(extra[1]);
   }
   const buf = alloc(max);
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   let at = 0;
-  for (const [name, value] of entries) {
+  for (let i = 0; i < names.length; i++) {
     const head = at;
     at += 8;
-    const p = encoder.encodeInto(name, buf.subarray(at)).written;
+    const p = encoder.encodeInto(names[i], buf.subarray(at)).written;
     at += p;
-    const t = encoder.encodeInto(value, buf.subarray(at)).written;
+    const t = encoder.encodeInto(texts[i], buf.subarray(at)).written;
     at += t;
     view.setUint32(head, p, true);
     view.setUint32(head + 4, t, true);
@@ -872,6 +879,10 @@ var Engine = class {
    * used wherever the files are the ones it was built from.
    */
   open({ files, revision, now, immutable, snapshot } = {}) {
+    return this.#open(files, null, { revision, now, immutable, snapshot });
+  }
+  // #open is open() with extra, a file packed after files (see packFiles).
+  #open(files, extra, { revision, now, immutable, snapshot }) {
     const input = {};
     if (revision != null) input.revision = revision;
     if (immutable) input.immutable = true;
@@ -883,7 +894,7 @@ var Engine = class {
       if (n2 >= 0) snap = [address2, n2];
     }
     let address = 0;
-    const n = packFiles(files, (max) => this.#staged(address = this.#stage(max), max));
+    const n = packFiles(files, extra, (max) => this.#staged(address = this.#stage(max), max));
     const { handle } = unwrap(this.#api.open(JSON.stringify(input), snap, [address, n]));
     return new KnowledgeBase(this.#api, handle);
   }
@@ -988,16 +999,17 @@ var Engine = class {
   openBundle(bundle, { now, base = false, immutable = false } = {}) {
     const doc = typeof bundle === "string" ? JSON.parse(bundle) : bundle;
     checkBundle(doc);
-    const files = { ...(base ? doc.base_files : doc.files) ?? {} };
+    const files = (base ? doc.base_files : doc.files) ?? {};
     if (base && doc.base_files == null) {
       throw new KontextError({ code: "invalid_input", message: "the bundle has no base files (it was built without a base)" });
     }
-    if (doc.config && typeof doc.config.path === "string" && typeof doc.config.text === "string" && !(doc.config.path in files)) {
-      files[doc.config.path] = doc.config.text;
+    let extra = null;
+    if (doc.config && typeof doc.config.path === "string" && typeof doc.config.text === "string" && !Object.hasOwn(files, doc.config.path)) {
+      extra = [doc.config.path, doc.config.text];
     }
     const repo = doc.repository ?? {};
     const snapshot = !base && typeof doc.snapshot === "string" ? doc.snapshot : null;
-    return this.open({ files, revision: (base ? repo.base : repo.head) ?? null, now, immutable, snapshot });
+    return this.#open(files, extra, { revision: (base ? repo.base : repo.head) ?? null, now, immutable, snapshot });
   }
   /** KnowledgePolicy.inspect of one file's text: the parsed envelope. */
   inspect(path, text, { config = null, storage = null } = {}) {
