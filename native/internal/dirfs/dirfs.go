@@ -22,6 +22,9 @@ import (
 type FS struct {
 	billy.Filesystem
 	root string
+	// rootFD is the root opened once for openat2 (see openBeneath).
+	rootOnce sync.Once
+	rootFD   int
 }
 
 // New wraps fs, whose root is root.
@@ -32,10 +35,16 @@ func New(fs billy.Filesystem, root string) billy.Filesystem {
 	return &FS{Filesystem: fs, root: root}
 }
 
-// openDir opens dir, resolved inside the root; abs is its path.
+// openDir opens dir, resolved inside the root; abs is its path. A path
+// without a link on the way is one openat2 beneath the root (Linux);
+// anything else is resolved component by component (a link followed
+// inside the root).
 func (f *FS) openDir(dir string) (d *os.File, abs string, err error) {
 	abs = f.root
 	if dir != "" && dir != "." && dir != "/" {
+		if d, abs, ok := f.openBeneath(dir); ok {
+			return d, abs, nil
+		}
 		if abs, err = securejoin.SecureJoin(f.root, dir); err != nil {
 			return nil, "", err
 		}

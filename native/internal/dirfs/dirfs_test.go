@@ -25,6 +25,8 @@ func TestReadDirEqualsWrapped(t *testing.T) {
 	must(os.Symlink("x.md", filepath.Join(root, "a", "link.md")))
 	must(os.WriteFile(filepath.Join(outside, "secret.md"), []byte("s"), 0o644))
 	must(os.Symlink(outside, filepath.Join(root, "out")))
+	// A link to a directory inside the root, on the way to a listed one.
+	must(os.Symlink("a", filepath.Join(root, "in")))
 	// A directory large enough that its stats are split over goroutines.
 	must(os.MkdirAll(filepath.Join(root, "big", "d"), 0o755))
 	for i := 0; i < 2*parallelFrom+3; i++ {
@@ -33,7 +35,7 @@ func TestReadDirEqualsWrapped(t *testing.T) {
 	must(os.Symlink("f-0001.md", filepath.Join(root, "big", "f-0500-link.md")))
 	base := osfs.New(root, osfs.WithBoundOS())
 	fs := New(base, root)
-	for _, dir := range []string{"", ".", "a", "a/sub", "out", "missing", "big"} {
+	for _, dir := range []string{"", ".", "a", "a/sub", "out", "missing", "big", "in", "in/sub", "a/../a/sub", "a/x.md", "../" + filepath.Base(outside)} {
 		want, werr := base.ReadDir(dir)
 		got, gerr := fs.ReadDir(dir)
 		if (werr == nil) != (gerr == nil) {

@@ -2,6 +2,8 @@ package dirfs
 
 import (
 	"os"
+	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -137,4 +139,45 @@ func (i *info) Mode() os.FileMode {
 		m |= os.ModeSticky
 	}
 	return m
+}
+
+// noOpenat2 is set once the kernel refused openat2 (older than 5.6, or a
+// sandbox that filters it): every directory is then resolved the long way.
+var noOpenat2 atomic.Bool
+
+// openBeneath opens the directory dir (a relative path) beneath the root
+// in one system call, refusing any symbolic link on the way and any
+// escape (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS): the common case of a
+// knowledge tree walk, which lists each directory by its real path.
+// Resolving it component by component costs one lstat per component and
+// is what a path with a link needs (ok false: the caller does that, and
+// reports the errors, such as a missing directory).
+func (f *FS) openBeneath(dir string) (*os.File, string, bool) {
+	if noOpenat2.Load() {
+		return nil, "", false
+	}
+	f.rootOnce.Do(func() {
+		f.rootFD = -1
+		if fd, err := unix.Open(f.root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
+			f.rootFD = fd // kept for the life of the process, as the root is
+		}
+	})
+	if f.rootFD < 0 {
+		return nil, "", false
+	}
+	how := unix.OpenHow{Flags: unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS}
+	for {
+		fd, err := unix.Openat2(f.rootFD, dir, &how)
+		switch err {
+		case nil:
+			abs := filepath.Join(f.root, filepath.FromSlash(dir))
+			return os.NewFile(uintptr(fd), abs), abs, true
+		case unix.EINTR, unix.EAGAIN:
+			continue
+		case unix.ENOSYS, unix.EPERM:
+			noOpenat2.Store(true)
+		}
+		return nil, "", false
+	}
 }

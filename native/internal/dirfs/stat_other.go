@@ -16,3 +16,6 @@ func lstatAt(*os.File, string, *info) error { return errors.ErrUnsupported }
 func readAt(*os.File, string) ([]byte, error) { return nil, errors.ErrUnsupported }
 
 func (i *info) present() bool { return i.FileInfo != nil }
+
+// openBeneath: the long way everywhere but Linux.
+func (f *FS) openBeneath(string) (*os.File, string, bool) { return nil, "", false }
