@@ -230,7 +230,7 @@ func waitGone(pid int) {
 // line, working directory, environment (the fingerprint) and $COLUMNS.
 // The client hands over only when neither stdout nor stderr is a
 // terminal, so no output is formatted for one.
-var daemonCommands = map[string]bool{"governing": true, "status": true, "list": true, "show": true, "search": true, "api": true}
+var daemonCommands = map[string]bool{"governing": true, "status": true, "list": true, "show": true, "search": true, "brief": true, "api": true}
 
 // handedOver runs, inside the daemon, a command line a client handed over
 // before it initialised; the output is what the client's own run would

@@ -37,8 +37,9 @@ import (
 const DefaultIdle = 30 * time.Minute
 
 // forwardable are the operations a daemon answers: reads that take no
-// lock, run no process and ask no model (entries.related may, with llm).
-var forwardable = []string{"status", "entries.list", "entries.get", "entries.search", "entries.governing"}
+// lock, run no process and ask no model (entries.related may, with llm);
+// the brief reads the worktree's status too, per request as git state is.
+var forwardable = []string{"status", "entries.list", "entries.get", "entries.search", "entries.governing", "context.brief"}
 
 // Forwardable reports whether op may be sent to a daemon.
 func Forwardable(op string) bool { return slices.Contains(forwardable, op) }

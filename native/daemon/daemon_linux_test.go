@@ -211,12 +211,16 @@ func TestFallbacks(t *testing.T) {
 	}
 }
 
-// TestForwardableAreReads: every operation a daemon answers is one the
-// in-memory engine serves too (no history, no writer, no process).
+// TestForwardableAreReads: every operation a daemon answers is a read:
+// one the in-memory engine serves too, or the brief (a read of the
+// worktree); never a write.
 func TestForwardableAreReads(t *testing.T) {
 	for _, op := range engine.Table(native.Operations()...) {
-		if Forwardable(op.Name()) && op.Needs()&engine.Subset == 0 {
-			t.Errorf("%s is forwarded but is not a read of the in-memory engine", op.Name())
+		if !Forwardable(op.Name()) {
+			continue
+		}
+		if op.Needs()&engine.NeedsWriter != 0 || (op.Needs()&engine.Subset == 0 && op.Name() != "context.brief") {
+			t.Errorf("%s is forwarded but is not a read", op.Name())
 		}
 	}
 	for _, name := range forwardable {

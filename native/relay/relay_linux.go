@@ -20,7 +20,7 @@ func init() {
 // served are the commands whose invocations a daemon may answer. The
 // daemon decides (it parses the command line as kontext does); this only
 // spares every other invocation a connect.
-var served = map[string]bool{"governing": true, "status": true, "list": true, "show": true, "search": true, "api": true}
+var served = map[string]bool{"governing": true, "status": true, "list": true, "show": true, "search": true, "brief": true, "api": true}
 
 // early hands the invocation to the repository's daemon and returns its
 // exit code with ok when the daemon answered; its output is written
