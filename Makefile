@@ -47,9 +47,11 @@ demo: build
 	@$(BIN) -C $(DEMO) drift
 
 # Everything: formatting, vet, the engine's purity under js/wasm, the npm
-# package's Node tests, and every Go test with the race detector.
+# package's Node tests, and every Go test with the race detector (the CLI's
+# script tests run hundreds of processes: a busy 2-CPU machine needs more
+# than go test's default 10 minutes for that one package).
 test: vet assets-check cross-check wasm-check test-wasm test-edge test-web tools sarif-schema
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 # The official SARIF 2.1.0 schema (from npm @microsoft/sarif-multitool's
 # Linux package, SHA-256 checked) for the SARIF validation test, in .cache/.
