@@ -147,6 +147,13 @@ func (e *Engine) Forget(paths ...string) { e.reader.Forget(paths...) }
 // watched file may have changed.
 func SetImmutable(e *Engine, on bool) { e.reader.SetImmutable(on) }
 
+// DeferSaves makes e's reads answer before they store a changed snapshot;
+// SaveDeferred stores it (a file-system monitor calls it after answering).
+func DeferSaves(e *Engine, on bool) { e.reader.DeferSaves(on) }
+
+// SaveDeferred stores the snapshot a read left owed (DeferSaves).
+func SaveDeferred(e *Engine) { e.reader.SaveDeferred() }
+
 // ShareKnowledge makes e read the knowledge base through from's reader (its
 // parse cache, immutability and snapshot store): an engine opened for one
 // request answers from a long-lived warm one. Both must be over the same

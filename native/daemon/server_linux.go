@@ -56,6 +56,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	// A changed knowledge base is answered first and stored after (save).
+	engine.DeferSaves(warm, true)
+	defer engine.SaveDeferred(warm)
 	g, ok := warm.Options().Git.(interface{ GitDir() string })
 	if !ok || g.GitDir() == "" {
 		return errors.New("kontext daemon needs a git repository (it keeps its socket in the git dir)")
@@ -176,10 +179,14 @@ func (s *server) handle(ctx context.Context, c *net.UnixConn) {
 	}
 	if req.Op == "cli" {
 		c.Write(relay.AppendCommandReply(nil, &rep))
-		return
+	} else {
+		out, _ := json.Marshal(rep)
+		c.Write(append(out, '\n'))
 	}
-	out, _ := json.Marshal(rep)
-	c.Write(append(out, '\n'))
+	// The client reads until the connection closes: close it, then store
+	// what the answer left owed.
+	c.Close()
+	s.save()
 }
 
 func (s *server) answer(ctx context.Context, req *relay.Request) relay.Reply {
@@ -267,6 +274,14 @@ func (s *server) cli(ctx context.Context, req *relay.Request) (*Output, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// save stores the warm read's snapshot when a changed knowledge base left
+// it owed, after the answer went out (a local run then starts warm).
+func (s *server) save() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	engine.SaveDeferred(s.warm)
 }
 
 // ready reads the queued events; an error or a degraded watch means the

@@ -78,6 +78,37 @@ type Reader struct {
 	// first answers the last snapshot without listing anything.
 	immutable bool
 	spoiled   uint64 // entries of a stored compiled part that did not decode: see Spoiled
+	// deferSave: a read leaves the store to SaveDeferred (pending says a
+	// save is owed), so a long-lived reader answers before it writes.
+	deferSave, pending bool
+}
+
+// DeferSaves makes reads leave storing the snapshot to SaveDeferred: a
+// process that keeps the reader (a file-system monitor) answers a changed
+// knowledge base first and stores it after.
+func (r *Reader) DeferSaves(on bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.deferSave = on
+}
+
+// SaveDeferred stores the last read's snapshot when a read left it owed.
+func (r *Reader) SaveDeferred() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.pending && r.persist != nil && r.last != nil {
+		r.persist.save(r, r.last)
+	}
+	r.pending = false
+}
+
+// save stores s now, or owes it (DeferSaves).
+func (r *Reader) save(s *Snapshot) {
+	if r.deferSave {
+		r.pending = true
+		return
+	}
+	r.persist.save(r, s)
 }
 
 // Spoiled counts the entries of stored compiled parts that did not
@@ -301,7 +332,7 @@ again:
 	r.linkSig = linkSig
 	if unchanged && string(ledger) == string(r.last.Ledger) && string(overlay) == string(r.last.Overlay) {
 		if r.persist != nil && r.dirty {
-			r.persist.save(r, r.last)
+			r.save(r.last)
 		}
 		return r.last, nil // nothing changed: keep the snapshot and its compiled indexes
 	}
@@ -321,7 +352,7 @@ again:
 			ledgerProblems(fast, cfg, ledger) // its diagnostics are stored already
 			fast.Overlay = overlay
 			if r.dirty {
-				r.persist.save(r, fast)
+				r.save(fast)
 			}
 			r.last = fast
 			return fast, nil
@@ -414,7 +445,7 @@ again:
 		s = r.last // keep the compiled indexes of an unchanged snapshot
 	}
 	if r.persist != nil && (r.dirty || r.compiled == "") {
-		r.persist.save(r, s)
+		r.save(s)
 		r.compiled = "" // the in-process snapshot serves this reader from now on
 	}
 	r.last = s

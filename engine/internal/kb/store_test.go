@@ -450,3 +450,84 @@ func storedFresh(t *testing.T, dir string) (billy.Filesystem, string, *memStore,
 	}
 	return fs, answer(t, fresh), store, append([]byte(nil), store.data...)
 }
+
+// TestDeferredSave: a reader that defers saves answers a changed
+// knowledge base without storing it; SaveDeferred stores what the last
+// read saw, and a fresh reader over that store answers the same.
+func TestDeferredSave(t *testing.T) {
+	dir := t.TempDir()
+	conv := filepath.Join(dir, ".ai", "conventions")
+	if err := os.MkdirAll(conv, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour) // not racy: the stored rows are trusted
+	write := func(i, v int) {
+		p := filepath.Join(conv, fmt.Sprintf("e-%d.md", i))
+		if err := os.WriteFile(p, []byte(entryText(i, v)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		at := old.Add(time.Duration(i*10+v) * time.Second)
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 4; i++ {
+		write(i, 0)
+	}
+	store := &memStore{}
+	fs := osfs.New(dir, osfs.WithBoundOS())
+	r := NewReader(fs)
+	r.SetStore(store)
+	if _, err := r.Read(""); err != nil {
+		t.Fatal(err)
+	}
+	if store.saves != 1 {
+		t.Fatalf("the first read stored %d times", store.saves)
+	}
+	r.DeferSaves(true)
+	write(2, 1)
+	s, err := r.Read("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := answer(t, s)
+	if store.saves != 1 {
+		t.Fatal("a read that defers saves stored the changed snapshot")
+	}
+	// Until it is stored, a fresh reader of the store sees the change too
+	// (it re-parses the changed file).
+	fresh := func() string {
+		f := NewReader(fs)
+		f.SetStore(&memStore{data: store.data})
+		s, err := f.Read("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return answer(t, s)
+	}
+	if got := fresh(); got != want {
+		t.Fatalf("before the deferred save:\n%s\nwant\n%s", got, want)
+	}
+	r.SaveDeferred()
+	if store.saves != 2 {
+		t.Fatalf("SaveDeferred stored %d times, want once more", store.saves-1)
+	}
+	r.SaveDeferred() // nothing owed
+	if store.saves != 2 {
+		t.Fatal("a second SaveDeferred stored again")
+	}
+	if got := fresh(); got != want {
+		t.Fatalf("after the deferred save:\n%s\nwant\n%s", got, want)
+	}
+	// The stored snapshot now holds the change: a fresh reader re-parses
+	// nothing and saves nothing.
+	f := &memStore{data: store.data}
+	fr := NewReader(fs)
+	fr.SetStore(f)
+	if _, err := fr.Read(""); err != nil {
+		t.Fatal(err)
+	}
+	if f.saves != 0 {
+		t.Fatal("the deferred save did not store the change: a fresh reader stored again")
+	}
+}
