@@ -54,7 +54,7 @@ func runDaemonCmd(ctx context.Context, g *factory, args []string) int {
 	if !daemon.Supported {
 		return fail(g, stderr, apierr.New(apierr.UnsupportedOperation, "%s", relay.ErrNotSupported))
 	}
-	gitDir := relay.FindGitDir(g.dir)
+	top, gitDir := relay.FindRepo(g.dir)
 	if gitDir == "" {
 		return fail(g, stderr, apierr.Invalid("kontext daemon needs a git repository: %s is not inside one", g.dir))
 	}
@@ -101,11 +101,11 @@ func runDaemonCmd(ctx context.Context, g *factory, args []string) int {
 		d := res.Daemon
 		switch {
 		case sub == "stop" && res.Stopped:
-			fmt.Fprintf(w, "stopped the kontext daemon of %s\n", filepath.Dir(gitDir))
+			fmt.Fprintf(w, "stopped the kontext daemon of %s\n", top)
 		case sub == "stop":
-			fmt.Fprintf(w, "no kontext daemon runs for %s\n", filepath.Dir(gitDir))
+			fmt.Fprintf(w, "no kontext daemon runs for %s\n", top)
 		case !res.Running:
-			fmt.Fprintf(w, "no kontext daemon runs for %s (start one: kontext daemon start)\n", filepath.Dir(gitDir))
+			fmt.Fprintf(w, "no kontext daemon runs for %s (start one: kontext daemon start)\n", top)
 		default:
 			verb := "running"
 			if sub == "start" && res.Started {

@@ -188,10 +188,17 @@ func Socket(gitDir string) string { return path.Join(gitDir, "kontext", "daemon.
 // stat per level and reads nothing else: the client calls it before
 // deciding whether to open an engine at all.
 func FindGitDir(dir string) string {
+	_, gitDir := FindRepo(dir)
+	return gitDir
+}
+
+// FindRepo is FindGitDir that also returns the worktree's top directory
+// (where the ".git" it followed is); both "" outside git.
+func FindRepo(dir string) (worktree, gitDir string) {
 	if !path.IsAbs(dir) {
 		cwd, err := os.Getwd()
 		if err != nil {
-			return ""
+			return "", ""
 		}
 		dir = path.Join(cwd, dir)
 	}
@@ -199,25 +206,25 @@ func FindGitDir(dir string) string {
 		p := path.Join(d, ".git")
 		if fi, err := os.Stat(p); err == nil {
 			if fi.IsDir() {
-				return p
+				return d, p
 			}
 			data, err := os.ReadFile(p)
 			if err != nil {
-				return ""
+				return "", ""
 			}
 			g := trimSpace(string(data))
 			if !hasPrefix(g, "gitdir:") {
-				return ""
+				return "", ""
 			}
 			g = trimSpace(g[len("gitdir:"):])
 			if !path.IsAbs(g) {
 				g = path.Join(d, g)
 			}
-			return g
+			return d, g
 		}
 		parent := path.Dir(d)
 		if parent == d {
-			return ""
+			return "", ""
 		}
 		d = parent
 	}

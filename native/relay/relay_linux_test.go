@@ -49,6 +49,12 @@ func TestFindGitDir(t *testing.T) {
 	if got, want := FindGitDir(wt+"/x"), pathJoin(wt, "../elsewhere/.git/worktrees/w"); got != want {
 		t.Errorf("worktree: %q, want %q", got, want)
 	}
+	if top, _ := FindRepo(wt + "/x"); top != wt {
+		t.Errorf("the worktree's top: %q, want %q", top, wt)
+	}
+	if top, _ := FindRepo(root + "/a/b"); top != root {
+		t.Errorf("the repository's top: %q, want %q", top, root)
+	}
 	bad := t.TempDir()
 	write(t, bad+"/.git", "not a gitdir line")
 	if got := FindGitDir(bad); got != "" {

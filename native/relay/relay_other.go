@@ -10,3 +10,6 @@ func FindGitDir(string) string { return "" }
 
 // Socket is "": no daemon serves here.
 func Socket(string) string { return "" }
+
+// FindRepo: no daemon serves here, so none is looked for.
+func FindRepo(string) (worktree, gitDir string) { return "", "" }
