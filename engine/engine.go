@@ -154,6 +154,12 @@ func DeferSaves(e *Engine, on bool) { e.reader.DeferSaves(on) }
 // SaveDeferred stores the snapshot a read left owed (DeferSaves).
 func SaveDeferred(e *Engine) { e.reader.SaveDeferred() }
 
+// Touched tells an immutable engine that only the knowledge files at
+// paths (relative to the root) changed, in place, since its last read:
+// the next read re-stats those alone (a file-system monitor that saw
+// only such changes calls it; see kb.Reader.Touched).
+func Touched(e *Engine, paths ...string) { e.reader.Touched(paths...) }
+
 // ShareKnowledge makes e read the knowledge base through from's reader (its
 // parse cache, immutability and snapshot store): an engine opened for one
 // request answers from a long-lived warm one. Both must be over the same

@@ -56,9 +56,6 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	// A changed knowledge base is answered first and stored after (save).
-	engine.DeferSaves(warm, true)
-	defer engine.SaveDeferred(warm)
 	g, ok := warm.Options().Git.(interface{ GitDir() string })
 	if !ok || g.GitDir() == "" {
 		return errors.New("kontext daemon needs a git repository (it keeps its socket in the git dir)")
@@ -96,6 +93,17 @@ func Run(ctx context.Context, cfg Config) error {
 	if _, err := warm.Read(ctx); err != nil {
 		return err
 	}
+	// From now on a changed knowledge base is answered first and stored
+	// after (save); what is owed when the daemon ends is stored then,
+	// unless its repository is gone (a store would create it again).
+	engine.DeferSaves(warm, true)
+	defer func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if _, err := os.Stat(s.gitDir); err == nil {
+			engine.SaveDeferred(warm)
+		}
+	}()
 	os.Remove(s.paths.Socket) // a dead daemon's: the lock says none runs
 	old := unix.Umask(0o077)  // the socket is created 0600
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: s.paths.Socket, Net: "unix"})
@@ -332,19 +340,31 @@ func (s *server) sync(ctx context.Context) error {
 			s.watch.rebuild = true
 			return err
 		}
-		s.watch.stale = true // files read before their watch existed
+		s.watch.stale, s.watch.full = true, true // files read before their watch existed
 	}
-	if s.watch.stale {
-		// One read with every file stated; until it succeeds, every
-		// request reads like that (an invalid configuration answers
-		// its error each time).
-		engine.SetImmutable(s.warm, false)
-		if _, err := s.warm.Read(ctx); err != nil {
+	if !s.watch.stale {
+		return nil
+	}
+	// Only files changed in place: the immutable read re-stats them alone
+	// (the reader lists everything itself when it cannot).
+	if !s.watch.full && len(s.watch.changed) > 0 {
+		engine.Touched(s.warm, s.watch.changed...)
+		s.watch.changed = nil
+		if _, err := s.warm.Read(ctx); err == nil {
+			s.watch.stale = false
 			return nil
 		}
-		s.watch.stale = false
-		engine.SetImmutable(s.warm, true)
 	}
+	// One read with every file stated; until it succeeds, every request
+	// reads like that (an invalid configuration answers its error each
+	// time).
+	s.watch.full, s.watch.changed = true, nil
+	engine.SetImmutable(s.warm, false)
+	if _, err := s.warm.Read(ctx); err != nil {
+		return nil
+	}
+	s.watch.stale, s.watch.full = false, false
+	engine.SetImmutable(s.warm, true)
 	return nil
 }
 

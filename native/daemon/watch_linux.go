@@ -43,6 +43,11 @@ type watcher struct {
 	buf     []byte
 	rebuild bool // the watches must be set again before the next read
 	stale   bool // a watched file may have changed: the next read stats again
+	// changed are the files of the sources that changed in place since
+	// the last read (relative to the root); full says something else
+	// changed too, so the next read stats every file.
+	changed []string
+	full    bool
 	// degraded is why requests fall back now ("" when none): a symbolic
 	// link in the knowledge tree (its target is not watched).
 	degraded string
@@ -107,7 +112,7 @@ func (w *watcher) drain() error {
 
 func (w *watcher) event(wd int, mask uint32, name string) {
 	if mask&unix.IN_Q_OVERFLOW != 0 {
-		w.stale, w.rebuild = true, true // events were lost: trust nothing
+		w.stale, w.rebuild, w.full = true, true, true // events were lost: trust nothing
 		return
 	}
 	w.mu.Lock()
@@ -125,8 +130,17 @@ func (w *watcher) event(wd int, mask uint32, name string) {
 	// way to the tree (a config file, the storage dir) may change what is
 	// watched.
 	if mask&shapeMask != 0 || !d.all {
-		w.rebuild = true
+		w.rebuild, w.full = true, true
+		return
 	}
+	// A file of a source written or touched in place: the next read can
+	// re-stat it alone.
+	rel, err := filepath.Rel(w.root, filepath.Join(d.path, name))
+	if name == "" || self || err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		w.full = true
+		return
+	}
+	w.changed = append(w.changed, filepath.ToSlash(rel))
 }
 
 // watchAll sets the watches for what e's read depends on: the directories

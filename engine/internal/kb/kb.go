@@ -81,6 +81,64 @@ type Reader struct {
 	// deferSave: a read leaves the store to SaveDeferred (pending says a
 	// save is owed), so a long-lived reader answers before it writes.
 	deferSave, pending bool
+	// The last read's listings, by source, and the configuration text
+	// they were listed under: an immutable reader told which files
+	// changed (Touched) re-stats only those.
+	lastLists     [][]job
+	lastSkips     [][]Skipped
+	lastLinkDiags [][]entry.Diagnostic
+	lastCfg       []byte
+	touched       map[string]bool
+}
+
+// Touched tells an immutable reader that the files at paths (relative to
+// the root) may have changed in place since its last read, and nothing
+// else did: no name was added, removed or renamed in a source, no
+// configuration, ledger or overlay changed (a file-system monitor knows;
+// for anything else it turns immutability off for a read). The next read
+// re-stats those files only and re-parses what changed; a path that is
+// no longer a listed regular file, a listing with a symbolic link, or
+// another configuration makes it list everything instead.
+func (r *Reader) Touched(paths ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.touched == nil {
+		r.touched = map[string]bool{}
+	}
+	for _, p := range paths {
+		r.touched[p] = true
+	}
+}
+
+// relist is the listing of a read after Touched: the last listings with
+// the touched files stat'ed again. ok is false when it cannot stand for a
+// full listing (see Touched).
+func (r *Reader) relist(cfgText []byte, sources int) (lists [][]job, skips [][]Skipped, linkDiags [][]entry.Diagnostic, ok bool) {
+	if !r.immutable || r.touched == nil || len(r.lastLists) != sources || string(cfgText) != string(r.lastCfg) {
+		return nil, nil, nil, false
+	}
+	lists = make([][]job, sources)
+	for i, l := range r.lastLists {
+		lists[i] = l
+		copied := false
+		for k, j := range l {
+			if j.target != "" {
+				return nil, nil, nil, false // a link: its target's change is another path's event
+			}
+			if !r.touched[j.path] {
+				continue
+			}
+			fi, err := r.fs.Lstat(link.FSPath(j.path))
+			if err != nil || !fi.Mode().IsRegular() {
+				return nil, nil, nil, false
+			}
+			if !copied {
+				lists[i], copied = append([]job(nil), l...), true
+			}
+			lists[i][k].info = fi
+		}
+	}
+	return lists, r.lastSkips, r.lastLinkDiags, true
 }
 
 // DeferSaves makes reads leave storing the snapshot to SaveDeferred: a
@@ -200,10 +258,10 @@ type Snapshot struct {
 func (r *Reader) Read(head string) (*Snapshot, error) {
 	if r.immutable {
 		r.mu.Lock()
-		last := r.last
+		last, touched := r.last, r.touched != nil
 		r.mu.Unlock()
-		if last != nil && last.Head == head {
-			return last, nil // nothing is listed again until Forget
+		if last != nil && last.Head == head && !touched {
+			return last, nil // nothing is listed again until Forget or Touched
 		}
 	}
 	cfg, cfgText, err := r.readConfig()
@@ -223,14 +281,18 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 	}
 	// List every source first, then parse the cache misses in parallel.
 	// Sources are listed in parallel: on a warm cache the stats are the cost.
-	lists := make([][]job, len(sources))
-	skips := make([][]Skipped, len(sources))
-	linkDiags := make([][]entry.Diagnostic, len(sources))
+	lists, skips, linkDiags, relisted := r.relist(cfgText, len(sources))
 	errs := make([]error, len(sources))
-	parallel(len(sources), func(i int) { lists[i], skips[i], linkDiags[i], errs[i] = r.list(&sources[i], sourceDirs) })
+	if !relisted {
+		lists = make([][]job, len(sources))
+		skips = make([][]Skipped, len(sources))
+		linkDiags = make([][]entry.Diagnostic, len(sources))
+		parallel(len(sources), func(i int) { lists[i], skips[i], linkDiags[i], errs[i] = r.list(&sources[i], sourceDirs) })
+	}
 	total := 0
 	for i := range sources {
 		if errs[i] != nil {
+			r.lastLists = nil // the next read lists everything
 			return nil, errs[i]
 		}
 		s.Skipped = append(s.Skipped, skips[i]...)
@@ -238,6 +300,8 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		s.Diagnostics = append(s.Diagnostics, linkDiags[i]...)
 		total += len(lists[i])
 	}
+	r.touched = nil
+	r.lastLists, r.lastSkips, r.lastLinkDiags, r.lastCfg = lists, skips, linkDiags, cfgText
 	linkSig := fmt.Sprint(linkDiags) // a new or fixed broken link changes the answer too
 	// A stored table that every listed file matches (unchanged, not racy,
 	// none deleted) needs no records: blobsFrom looks blob ids up in it.

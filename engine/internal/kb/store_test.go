@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -529,5 +530,88 @@ func TestDeferredSave(t *testing.T) {
 	}
 	if f.saves != 0 {
 		t.Fatal("the deferred save did not store the change: a fresh reader stored again")
+	}
+}
+
+// TestTouched: an immutable reader told which files changed in place
+// re-reads them and answers like a fresh parse; a touched file that is
+// gone, or another configuration, makes it list everything (still the
+// fresh answer).
+func TestTouched(t *testing.T) {
+	dir := t.TempDir()
+	conv := filepath.Join(dir, ".ai", "conventions")
+	if err := os.MkdirAll(conv, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rel := func(i int) string { return fmt.Sprintf(".ai/conventions/e-%d.md", i) }
+	// Times in the past, each write its own: no file is racy (a racy one
+	// is hashed at every read, whatever the listing says).
+	at := time.Now().Add(-time.Hour)
+	write := func(i, v int) {
+		p := filepath.Join(dir, rel(i))
+		if err := os.WriteFile(p, []byte(entryText(i, v)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		at = at.Add(time.Second)
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 6; i++ {
+		write(i, 0)
+	}
+	fs := osfs.New(dir, osfs.WithBoundOS())
+	r := NewReader(fs)
+	r.SetStore(&memStore{})
+	r.SetImmutable(true)
+	read := func(rd *Reader) string {
+		t.Helper()
+		s, err := rd.Read("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return answer(t, s)
+	}
+	fresh := func() string { return read(NewReader(fs)) }
+	read(r)
+	write(2, 1)
+	write(4, 3)
+	r.Touched(rel(2), rel(4))
+	if got, want := read(r), fresh(); got != want {
+		t.Fatalf("after Touched:\n%s\nwant\n%s", got, want)
+	}
+	// Only the touched files are read again: an edit nobody reported is
+	// not seen (the caller vouches that nothing else changed) until it is.
+	write(5, 7)
+	r.Touched(rel(2))
+	if got := read(r); !strings.Contains(got, "Entry 5 v0") || strings.Contains(got, "Entry 5 v7") {
+		t.Fatal("a file that was not touched was read again: the read listed everything")
+	}
+	r.Touched(rel(5))
+	if got, want := read(r), fresh(); got != want || !strings.Contains(got, "Entry 5 v7") {
+		t.Fatalf("after touching the edited file:\n%s\nwant\n%s", got, want)
+	}
+	// A path that is not a record file changes nothing.
+	r.Touched(".ai/conventions/notes.txt")
+	if got, want := read(r), fresh(); got != want {
+		t.Fatalf("after touching a non-record path:\n%s\nwant\n%s", got, want)
+	}
+	// A touched file that is gone: everything is listed again.
+	if err := os.Remove(filepath.Join(dir, rel(1))); err != nil {
+		t.Fatal(err)
+	}
+	r.Touched(rel(1))
+	got, want := read(r), fresh()
+	if got != want || strings.Contains(got, "Entry 1 ") {
+		t.Fatalf("after a touched file was removed:\n%s\nwant\n%s", got, want)
+	}
+	// Another configuration: everything is listed again under it.
+	if err := os.WriteFile(filepath.Join(dir, ".kontext.toml"), []byte("version = 1\nstorage = \".ai\"\n[kinds.convention]\ndir = \".ai/other\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write(3, 5)
+	r.Touched(rel(3))
+	if got, want := read(r), fresh(); got != want {
+		t.Fatalf("after a configuration change:\n%s\nwant\n%s", got, want)
 	}
 }
