@@ -37,7 +37,12 @@ test("loads from every kind of source", async () => {
     await WebAssembly.compile(bytes),
     wasmPath,
     pathToFileURL(wasmPath).href,
-    new Response(bytes, { headers: { "content-type": "application/wasm" } }),
+    new Response(bytes, { headers: { "content-type": "application/wasm" } }), // compiled while it streams
+    Promise.resolve(new Response(bytes, { headers: { "content-type": "application/wasm" } })),
+    new Response(gzipSync(bytes), { headers: { "content-type": "application/gzip" } }), // read whole
+    // gzip bytes served as wasm without Content-Encoding: the streaming
+    // compile fails, the bytes are read again and gunzipped
+    new Response(gzipSync(bytes), { headers: { "content-type": "application/wasm" } }),
   ];
   for (const wasm of sources) {
     const e = await loadEngine({ wasm });

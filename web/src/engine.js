@@ -2,18 +2,29 @@
 // bundle's snapshots (head, base) as knowledge bases.
 
 import { loadEngine, checkBundle } from "../../wasm/index.js";
-import { state, request, listAll, normalisePaths, showError } from "./state.js";
+import { state, request, normalisePaths, showError } from "./state.js";
 
 export function base64ToBytes(b64) {
-  const bin = atob(String(b64).replace(/\s+/g, ""));
+  const text = String(b64).replace(/\s+/g, "");
+  if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(text);
+  const bin = atob(text);
   const out = new Uint8Array(bin.length);
   for (let k = 0; k < bin.length; k++) out[k] = bin.charCodeAt(k);
   return out;
 }
 
+// startEngine loads the engine: served, from ./engine/kontext.wasm (the
+// package compiles it while it downloads); in the one-file page, from the
+// inlined gzip, compiled while it is decompressed.
 export async function startEngine() {
-  if (typeof window.__KONTEXT_WASM_GZ_B64__ === "string" && window.__KONTEXT_WASM_GZ_B64__ !== "") {
-    return loadEngine({ wasm: base64ToBytes(window.__KONTEXT_WASM_GZ_B64__) });
+  const b64 = window.__KONTEXT_WASM_GZ_B64__;
+  if (typeof b64 === "string" && b64 !== "") {
+    const gz = base64ToBytes(b64);
+    if (typeof DecompressionStream === "function" && typeof WebAssembly.instantiateStreaming === "function") {
+      const wasm = new Blob([gz]).stream().pipeThrough(new DecompressionStream("gzip"));
+      return loadEngine({ wasm: new Response(wasm, { headers: { "content-type": "application/wasm" } }) });
+    }
+    return loadEngine({ wasm: gz });
   }
   return loadEngine({ wasm: new URL("./engine/kontext.wasm", location.href) });
 }
@@ -35,6 +46,18 @@ export async function initialBundle() {
   return res.json();
 }
 
+// Opening a bundle is two steps, so the governing results are on screen
+// before the rest is computed: openBundle opens head and base (either can
+// refuse the bundle; the open one stays then) and asks for the governing
+// entries of the changed paths, all a first view of the changed files
+// needs; finishOpen then lists every entry, asks for status and the
+// changed entries, pausing between engine calls so the page paints and
+// answers input. Listing the entries is what makes the engine decode every
+// entry of the snapshot, the largest part of an open.
+
+/** Entries per entries.list request of finishOpen: one pause apart. */
+const LIST_PAGE = 100;
+
 export function openBundle(bundle) {
   if (!bundle || typeof bundle !== "object") throw new Error("the bundle is not a JSON object");
   // kontext.bundle/v1 of any minor version; a newer major is refused with
@@ -49,6 +72,7 @@ export function openBundle(bundle) {
   // the engine ignores it where it does not match the files.
   const snapshot = typeof bundle.snapshot === "string" ? bundle.snapshot : null;
   const head = state.engine.open({ files, revision: repo.head || null, snapshot, immutable: true });
+  performance.mark("kontext:head-opened");
   let base = null;
   if (bundle.base_files && typeof bundle.base_files === "object") {
     const bfiles = { ...bundle.base_files };
@@ -58,24 +82,78 @@ export function openBundle(bundle) {
     // The head's snapshot serves the base too: each stored parse is used
     // only where the base file's content is the one it was parsed from
     // (most of a review's files are unchanged), the rest is parsed.
-    base = state.engine.open({ files: bfiles, revision: repo.base || null, snapshot, immutable: true });
+    try {
+      base = state.engine.open({ files: bfiles, revision: repo.base || null, snapshot, immutable: true });
+    } catch (err) {
+      head.close();
+      throw err;
+    }
   }
+  performance.mark("kontext:base-opened");
   if (state.head) state.head.close();
   if (state.base) state.base.close();
+  state.generation++;
   state.bundle = bundle;
   state.head = head;
   state.base = base;
   state.history = bundle.history && typeof bundle.history === "object" ? bundle.history : {};
   state.drift = Array.isArray(bundle.drift) ? bundle.drift : [];
-  const listed = listAll(head);
-  state.entries = listed.entries;
-  state.diagnostics = listed.diagnostics;
-  state.byId = new Map(state.entries.map((e) => [e.id, e]));
-  state.baseById = base ? new Map(listAll(base).entries.map((e) => [e.id, e])) : new Map();
-  state.status = request(head, "status", {});
+  state.entries = [];
+  state.diagnostics = [];
+  state.byId = new Map();
+  state.baseById = new Map();
+  state.status = null;
+  state.changes = [];
   state.paths = normalisePaths(Array.isArray(bundle.changed_paths) ? bundle.changed_paths : []);
-  state.changes = computeChanges();
   computeGoverning();
+  performance.mark("kontext:governing");
+}
+
+/**
+ * The rest of an open (see openBundle): every entry of the head, status,
+ * the changed entries and their base entries. pause() is awaited between
+ * engine calls; false when another bundle was opened meanwhile (this one's
+ * results are then dropped).
+ */
+export async function finishOpen(pause) {
+  const gen = state.generation;
+  const head = state.head;
+  const paused = async () => (await pause(), state.generation === gen);
+  if (!(await paused())) return false;
+  const entries = [];
+  let diagnostics = [];
+  for (let offset = 0; ;) {
+    const r = request(head, "entries.list", { limit: LIST_PAGE, offset });
+    entries.push(...r.entries);
+    if (!(await paused())) return false;
+    if (r.next_offset == null || r.entries.length === 0) {
+      diagnostics = r.diagnostics || [];
+      break;
+    }
+    offset = r.next_offset;
+  }
+  performance.mark("kontext:listed");
+  state.entries = entries;
+  state.diagnostics = diagnostics;
+  state.byId = new Map(entries.map((e) => [e.id, e]));
+  state.status = request(head, "status", {});
+  if (!(await paused())) return false;
+  const changes = computeChanges();
+  performance.mark("kontext:changed");
+  if (!(await paused())) return false;
+  state.changes = changes;
+  // The base entries the changed entries' diffs read (their file), asked
+  // one by one instead of listing the base. entries.get also resolves a
+  // file path or an id prefix: only the entry of that exact id counts.
+  const baseById = new Map();
+  if (state.base) {
+    for (const c of changes) {
+      const env = state.base.request("entries.get", { id: c.id });
+      if (env && env.ok && env.result && env.result.id === c.id) baseById.set(c.id, env.result);
+    }
+  }
+  state.baseById = baseById;
+  return true;
 }
 
 export function computeChanges() {

@@ -5,8 +5,8 @@
 
 import { $ } from "./dom.js";
 import { state, normalisePaths, setStatus, showError } from "./state.js";
-import { startEngine, initialBundle, openBundle, computeChanges, computeGoverning } from "./engine.js";
-import { renderAll, renderSummary, renderWarnings, renderFiles, renderChanges } from "./views/overview.js";
+import { startEngine, initialBundle, openBundle, finishOpen, computeChanges, computeGoverning } from "./engine.js";
+import { renderAll, renderFirst, renderSummary, renderWarnings, renderFiles, renderChanges } from "./views/overview.js";
 import { renderResults } from "./views/search.js";
 import { route, closeView } from "./router.js";
 
@@ -81,7 +81,10 @@ async function loadFile(file) {
   }
 }
 
-function useBundle(bundle, source) {
+// useBundle opens a bundle in two steps (engine.js): the changed files
+// with their governing entries are rendered and painted first, the rest of
+// the page once finishOpen has the entries, status and changes.
+async function useBundle(bundle, source) {
   if (!state.engine) return;
   const t0 = performance.now();
   try {
@@ -91,11 +94,42 @@ function useBundle(bundle, source) {
     return;
   }
   showError("");
+  renderFirst();
+  const first = Math.round(performance.now() - t0);
+  performance.mark("kontext:governing-rendered");
+  setStatus(`${state.paths.length} changed files · reading the entries…`);
+  let done;
+  try {
+    done = await finishOpen(pauser());
+  } catch (err) {
+    showError(`Could not open the bundle${source ? " " + source : ""}: ${err.message}`);
+    return;
+  }
+  if (!done) return; // another bundle was opened meanwhile
   renderAll();
+  performance.mark("kontext:opened");
   const ms = Math.round(performance.now() - t0);
   setStatus(`${state.entries.length} entries, ${state.paths.length} changed files · opened in ${ms} ms${source ? " from " + source : ""}`);
   document.body.dataset.ready = "true";
   document.body.dataset.openMs = String(ms);
+  document.body.dataset.firstMs = String(first);
+}
+
+// pauser returns the pause of one open: it lets the page paint and answer
+// input between engine calls, the first time after the next frame (the
+// governing results are on screen before the rest is computed), then
+// after the tasks queued meanwhile. A page hidden meanwhile gets no frames:
+// a timer stands in for the frame.
+function pauser() {
+  let painted = false;
+  return () => new Promise((resolve) => {
+    if (painted) return void setTimeout(resolve, 0);
+    painted = true;
+    let fired = false;
+    const once = () => { if (!fired) { fired = true; setTimeout(resolve, 0); } };
+    requestAnimationFrame(once);
+    setTimeout(once, 200);
+  });
 }
 
 async function main() {
@@ -103,9 +137,12 @@ async function main() {
   setStatus("Loading the engine…");
   let bundle = null;
   let bundleError = null;
-  const bundleP = initialBundle().then((b) => { bundle = b; }, (err) => { bundleError = err; });
+  // performance marks (kontext:*) time the start-up steps for
+  // web/bench/console-steps.mjs.
+  const bundleP = initialBundle().then((b) => { bundle = b; performance.mark("kontext:bundle-parsed"); }, (err) => { bundleError = err; });
   try {
     state.engine = await startEngine();
+    performance.mark("kontext:engine-ready");
   } catch (err) {
     setStatus("");
     showError(`Could not load the engine: ${err.message}`);
@@ -119,7 +156,7 @@ async function main() {
     document.body.dataset.ready = "empty";
     return;
   }
-  useBundle(bundle, null);
+  await useBundle(bundle, null);
 }
 
 

@@ -10,10 +10,12 @@ export const MAX_LIST = 200;
 
 export const state = {
   engine: null,
+  generation: 0, // bumped by every open: a later open drops an earlier one's unfinished work
   bundle: null,
   head: null,
   base: null,
   entries: [], // entries.list of the head, every page
+  diagnostics: [],
   byId: new Map(),
   baseById: new Map(),
   status: null,
@@ -32,17 +34,6 @@ export function request(kb, op, input) {
     throw err;
   }
   return env.result;
-}
-
-export function listAll(kb) {
-  const out = [];
-  let offset = 0;
-  for (;;) {
-    const r = request(kb, "entries.list", { limit: 500, offset });
-    out.push(...r.entries);
-    if (r.next_offset == null || r.entries.length === 0) return { entries: out, diagnostics: r.diagnostics || [] };
-    offset = r.next_offset;
-  }
 }
 
 export function setStatus(text) {

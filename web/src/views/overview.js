@@ -8,12 +8,7 @@ import { fillFilters, renderResults } from "./search.js";
 import { route } from "../router.js";
 
 export function renderAll() {
-  const repo = state.bundle.repository || {};
-  const bits = [repo.name || "repository"];
-  if (repo.base || repo.head) bits.push(`${short(repo.base) || "?"}..${short(repo.head) || "?"}${repo.dirty ? " (dirty)" : ""}`);
-  if (state.bundle.generated_at) bits.push("bundle of " + state.bundle.generated_at);
-  $("repo").textContent = bits.join(" · ");
-  document.title = `kontext review · ${repo.name || "repository"}`;
+  renderRepo();
   fillFilters();
   renderSummary();
   renderWarnings();
@@ -21,6 +16,27 @@ export function renderAll() {
   renderChanges();
   renderResults();
   route();
+}
+
+// renderFirst is the first view of an opening bundle (see engine.js
+// openBundle): the repository, and the changed files with their governing
+// entries; what the rest of the open computes is emptied until renderAll.
+export function renderFirst() {
+  renderRepo();
+  for (const id of ["summary", "warnings-body", "changed-entries", "search-results"]) clear($(id));
+  $("results-count").textContent = "";
+  $("entry-view").hidden = true;
+  $("file-view").hidden = true;
+  renderFiles();
+}
+
+function renderRepo() {
+  const repo = state.bundle.repository || {};
+  const bits = [repo.name || "repository"];
+  if (repo.base || repo.head) bits.push(`${short(repo.base) || "?"}..${short(repo.head) || "?"}${repo.dirty ? " (dirty)" : ""}`);
+  if (state.bundle.generated_at) bits.push("bundle of " + state.bundle.generated_at);
+  $("repo").textContent = bits.join(" · ");
+  document.title = `kontext review · ${repo.name || "repository"}`;
 }
 
 export function renderSummary() {

@@ -31,7 +31,8 @@ export class KontextError extends Error {
  * Loads the engine. `wasm` may be a WebAssembly.Module, the bytes
  * (ArrayBuffer or a typed array, optionally gzip-compressed), a URL (string
  * or URL; file: URLs and plain paths are read from disk in Node), a Response
- * or a promise of one. Without `wasm` the package's own kontext.wasm is used.
+ * or a promise of one (compiled while it downloads when served as
+ * application/wasm). Without `wasm` the package's own kontext.wasm is used.
  */
 export async function loadEngine(options = {}) {
   const source = options.wasm !== undefined ? options.wasm : new URL("./kontext.wasm", import.meta.url);
@@ -56,17 +57,20 @@ async function instantiate(src, imports) {
     return (await WebAssembly.instantiate(await gunzipIfNeeded(src), imports)).instance;
   }
   if (typeof src === "string" || src instanceof URL) {
-    return instantiate(await fetchBytes(src), imports);
+    const got = await fetchSource(src);
+    return ArrayBuffer.isView(got) ? instantiate(got, imports) : instantiateResponse(got, imports);
   }
   // Checked last: in Node the first touch of the global Response loads
   // the fetch implementation (tens of milliseconds on a cold process).
   if (typeof Response !== "undefined" && src instanceof Response) {
-    return instantiate(await src.arrayBuffer(), imports);
+    return instantiateResponse(src, imports);
   }
   throw new TypeError("loadEngine: wasm must be a WebAssembly.Module, bytes, a URL or a Response");
 }
 
-async function fetchBytes(src) {
+// fetchSource reads a file: URL or path from disk in Node (the bytes) and
+// fetches anything else (the Response).
+async function fetchSource(src) {
   let url = null;
   if (src instanceof URL) {
     url = src;
@@ -81,7 +85,26 @@ async function fetchBytes(src) {
   if (!res.ok) {
     throw new Error(`loadEngine: fetching ${src} answered ${res.status}`);
   }
-  return res.arrayBuffer();
+  return res;
+}
+
+// instantiateResponse compiles a response served as application/wasm
+// while its bytes arrive (the download and the compilation overlap);
+// any other response (a gzip file, a server without the wasm type) is
+// read whole and instantiated from its bytes, as is a wasm response that
+// does not compile as it came (gzip bytes without Content-Encoding).
+async function instantiateResponse(res, imports) {
+  const type = (res.headers.get("content-type") || "").split(";")[0].trim().toLowerCase();
+  if (type === "application/wasm" && typeof WebAssembly.instantiateStreaming === "function") {
+    const copy = res.clone();
+    try {
+      return (await WebAssembly.instantiateStreaming(res, imports)).instance;
+    } catch (err) {
+      if (!(err instanceof WebAssembly.CompileError)) throw err;
+      return instantiate(await copy.arrayBuffer(), imports);
+    }
+  }
+  return instantiate(await res.arrayBuffer(), imports);
 }
 
 async function gunzipIfNeeded(bytes) {

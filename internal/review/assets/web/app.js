@@ -56,11 +56,14 @@ var NARROW = 3;
 var MAX_LIST = 200;
 var state = {
   engine: null,
+  generation: 0,
+  // bumped by every open: a later open drops an earlier one's unfinished work
   bundle: null,
   head: null,
   base: null,
   entries: [],
   // entries.list of the head, every page
+  diagnostics: [],
   byId: /* @__PURE__ */ new Map(),
   baseById: /* @__PURE__ */ new Map(),
   status: null,
@@ -79,16 +82,6 @@ function request(kb, op, input) {
     throw err;
   }
   return env.result;
-}
-function listAll(kb) {
-  const out = [];
-  let offset = 0;
-  for (; ; ) {
-    const r = request(kb, "entries.list", { limit: 500, offset });
-    out.push(...r.entries);
-    if (r.next_offset == null || r.entries.length === 0) return { entries: out, diagnostics: r.diagnostics || [] };
-    offset = r.next_offset;
-  }
 }
 function setStatus(text) {
   $("load-status").textContent = text;
@@ -745,14 +738,15 @@ async function instantiate(src, imports) {
     return (await WebAssembly.instantiate(await gunzipIfNeeded(src), imports)).instance;
   }
   if (typeof src === "string" || src instanceof URL) {
-    return instantiate(await fetchBytes(src), imports);
+    const got = await fetchSource(src);
+    return ArrayBuffer.isView(got) ? instantiate(got, imports) : instantiateResponse(got, imports);
   }
   if (typeof Response !== "undefined" && src instanceof Response) {
-    return instantiate(await src.arrayBuffer(), imports);
+    return instantiateResponse(src, imports);
   }
   throw new TypeError("loadEngine: wasm must be a WebAssembly.Module, bytes, a URL or a Response");
 }
-async function fetchBytes(src) {
+async function fetchSource(src) {
   let url = null;
   if (src instanceof URL) {
     url = src;
@@ -767,7 +761,20 @@ async function fetchBytes(src) {
   if (!res.ok) {
     throw new Error(`loadEngine: fetching ${src} answered ${res.status}`);
   }
-  return res.arrayBuffer();
+  return res;
+}
+async function instantiateResponse(res, imports) {
+  const type = (res.headers.get("content-type") || "").split(";")[0].trim().toLowerCase();
+  if (type === "application/wasm" && typeof WebAssembly.instantiateStreaming === "function") {
+    const copy2 = res.clone();
+    try {
+      return (await WebAssembly.instantiateStreaming(res, imports)).instance;
+    } catch (err) {
+      if (!(err instanceof WebAssembly.CompileError)) throw err;
+      return instantiate(await copy2.arrayBuffer(), imports);
+    }
+  }
+  return instantiate(await res.arrayBuffer(), imports);
 }
 async function gunzipIfNeeded(bytes) {
   const u8 = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -1079,14 +1086,22 @@ var KnowledgeBase = class {
 
 // web/src/engine.js
 function base64ToBytes(b64) {
-  const bin = atob(String(b64).replace(/\s+/g, ""));
+  const text = String(b64).replace(/\s+/g, "");
+  if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(text);
+  const bin = atob(text);
   const out = new Uint8Array(bin.length);
   for (let k = 0; k < bin.length; k++) out[k] = bin.charCodeAt(k);
   return out;
 }
 async function startEngine() {
-  if (typeof window.__KONTEXT_WASM_GZ_B64__ === "string" && window.__KONTEXT_WASM_GZ_B64__ !== "") {
-    return loadEngine({ wasm: base64ToBytes(window.__KONTEXT_WASM_GZ_B64__) });
+  const b64 = window.__KONTEXT_WASM_GZ_B64__;
+  if (typeof b64 === "string" && b64 !== "") {
+    const gz = base64ToBytes(b64);
+    if (typeof DecompressionStream === "function" && typeof WebAssembly.instantiateStreaming === "function") {
+      const wasm = new Blob([gz]).stream().pipeThrough(new DecompressionStream("gzip"));
+      return loadEngine({ wasm: new Response(wasm, { headers: { "content-type": "application/wasm" } }) });
+    }
+    return loadEngine({ wasm: gz });
   }
   return loadEngine({ wasm: new URL("./engine/kontext.wasm", location.href) });
 }
@@ -1106,6 +1121,7 @@ async function initialBundle() {
   if (!res.ok) throw new Error(`no bundle at ${url.pathname} (HTTP ${res.status}). Drop a bundle file on the page or choose one.`);
   return res.json();
 }
+var LIST_PAGE = 100;
 function openBundle(bundle) {
   if (!bundle || typeof bundle !== "object") throw new Error("the bundle is not a JSON object");
   checkBundle(bundle);
@@ -1116,30 +1132,75 @@ function openBundle(bundle) {
   }
   const snapshot = typeof bundle.snapshot === "string" ? bundle.snapshot : null;
   const head = state.engine.open({ files, revision: repo.head || null, snapshot, immutable: true });
+  performance.mark("kontext:head-opened");
   let base = null;
   if (bundle.base_files && typeof bundle.base_files === "object") {
     const bfiles = { ...bundle.base_files };
     if (bundle.config && typeof bundle.config.path === "string" && typeof bundle.config.text === "string" && !(bundle.config.path in bfiles)) {
       bfiles[bundle.config.path] = bundle.config.text;
     }
-    base = state.engine.open({ files: bfiles, revision: repo.base || null, snapshot, immutable: true });
+    try {
+      base = state.engine.open({ files: bfiles, revision: repo.base || null, snapshot, immutable: true });
+    } catch (err) {
+      head.close();
+      throw err;
+    }
   }
+  performance.mark("kontext:base-opened");
   if (state.head) state.head.close();
   if (state.base) state.base.close();
+  state.generation++;
   state.bundle = bundle;
   state.head = head;
   state.base = base;
   state.history = bundle.history && typeof bundle.history === "object" ? bundle.history : {};
   state.drift = Array.isArray(bundle.drift) ? bundle.drift : [];
-  const listed = listAll(head);
-  state.entries = listed.entries;
-  state.diagnostics = listed.diagnostics;
-  state.byId = new Map(state.entries.map((e) => [e.id, e]));
-  state.baseById = base ? new Map(listAll(base).entries.map((e) => [e.id, e])) : /* @__PURE__ */ new Map();
-  state.status = request(head, "status", {});
+  state.entries = [];
+  state.diagnostics = [];
+  state.byId = /* @__PURE__ */ new Map();
+  state.baseById = /* @__PURE__ */ new Map();
+  state.status = null;
+  state.changes = [];
   state.paths = normalisePaths(Array.isArray(bundle.changed_paths) ? bundle.changed_paths : []);
-  state.changes = computeChanges();
   computeGoverning();
+  performance.mark("kontext:governing");
+}
+async function finishOpen(pause) {
+  const gen = state.generation;
+  const head = state.head;
+  const paused = async () => (await pause(), state.generation === gen);
+  if (!await paused()) return false;
+  const entries = [];
+  let diagnostics = [];
+  for (let offset = 0; ; ) {
+    const r = request(head, "entries.list", { limit: LIST_PAGE, offset });
+    entries.push(...r.entries);
+    if (!await paused()) return false;
+    if (r.next_offset == null || r.entries.length === 0) {
+      diagnostics = r.diagnostics || [];
+      break;
+    }
+    offset = r.next_offset;
+  }
+  performance.mark("kontext:listed");
+  state.entries = entries;
+  state.diagnostics = diagnostics;
+  state.byId = new Map(entries.map((e) => [e.id, e]));
+  state.status = request(head, "status", {});
+  if (!await paused()) return false;
+  const changes = computeChanges();
+  performance.mark("kontext:changed");
+  if (!await paused()) return false;
+  state.changes = changes;
+  const baseById = /* @__PURE__ */ new Map();
+  if (state.base) {
+    for (const c of changes) {
+      const env = state.base.request("entries.get", { id: c.id });
+      if (env && env.ok && env.result && env.result.id === c.id) baseById.set(c.id, env.result);
+    }
+  }
+  state.baseById = baseById;
+  return true;
 }
 function computeChanges() {
   if (state.base) {
@@ -1497,12 +1558,7 @@ function route() {
 
 // web/src/views/overview.js
 function renderAll() {
-  const repo = state.bundle.repository || {};
-  const bits = [repo.name || "repository"];
-  if (repo.base || repo.head) bits.push(`${short(repo.base) || "?"}..${short(repo.head) || "?"}${repo.dirty ? " (dirty)" : ""}`);
-  if (state.bundle.generated_at) bits.push("bundle of " + state.bundle.generated_at);
-  $("repo").textContent = bits.join(" \xB7 ");
-  document.title = `kontext review \xB7 ${repo.name || "repository"}`;
+  renderRepo();
   fillFilters();
   renderSummary();
   renderWarnings();
@@ -1510,6 +1566,22 @@ function renderAll() {
   renderChanges();
   renderResults();
   route();
+}
+function renderFirst() {
+  renderRepo();
+  for (const id of ["summary", "warnings-body", "changed-entries", "search-results"]) clear($(id));
+  $("results-count").textContent = "";
+  $("entry-view").hidden = true;
+  $("file-view").hidden = true;
+  renderFiles();
+}
+function renderRepo() {
+  const repo = state.bundle.repository || {};
+  const bits = [repo.name || "repository"];
+  if (repo.base || repo.head) bits.push(`${short(repo.base) || "?"}..${short(repo.head) || "?"}${repo.dirty ? " (dirty)" : ""}`);
+  if (state.bundle.generated_at) bits.push("bundle of " + state.bundle.generated_at);
+  $("repo").textContent = bits.join(" \xB7 ");
+  document.title = `kontext review \xB7 ${repo.name || "repository"}`;
 }
 function renderSummary() {
   const all = governingByPath(0);
@@ -1744,7 +1816,7 @@ async function loadFile(file) {
     showError(`Could not open ${file.name}: ${err.message}`);
   }
 }
-function useBundle(bundle, source) {
+async function useBundle(bundle, source) {
   if (!state.engine) return;
   const t0 = performance.now();
   try {
@@ -1754,11 +1826,41 @@ function useBundle(bundle, source) {
     return;
   }
   showError("");
+  renderFirst();
+  const first = Math.round(performance.now() - t0);
+  performance.mark("kontext:governing-rendered");
+  setStatus(`${state.paths.length} changed files \xB7 reading the entries\u2026`);
+  let done;
+  try {
+    done = await finishOpen(pauser());
+  } catch (err) {
+    showError(`Could not open the bundle${source ? " " + source : ""}: ${err.message}`);
+    return;
+  }
+  if (!done) return;
   renderAll();
+  performance.mark("kontext:opened");
   const ms = Math.round(performance.now() - t0);
   setStatus(`${state.entries.length} entries, ${state.paths.length} changed files \xB7 opened in ${ms} ms${source ? " from " + source : ""}`);
   document.body.dataset.ready = "true";
   document.body.dataset.openMs = String(ms);
+  document.body.dataset.firstMs = String(first);
+}
+function pauser() {
+  let painted = false;
+  return () => new Promise((resolve) => {
+    if (painted) return void setTimeout(resolve, 0);
+    painted = true;
+    let fired = false;
+    const once = () => {
+      if (!fired) {
+        fired = true;
+        setTimeout(resolve, 0);
+      }
+    };
+    requestAnimationFrame(once);
+    setTimeout(once, 200);
+  });
 }
 async function main() {
   wire();
@@ -1767,11 +1869,13 @@ async function main() {
   let bundleError = null;
   const bundleP = initialBundle().then((b) => {
     bundle = b;
+    performance.mark("kontext:bundle-parsed");
   }, (err) => {
     bundleError = err;
   });
   try {
     state.engine = await startEngine();
+    performance.mark("kontext:engine-ready");
   } catch (err) {
     setStatus("");
     showError(`Could not load the engine: ${err.message}`);
@@ -1785,6 +1889,6 @@ async function main() {
     document.body.dataset.ready = "empty";
     return;
   }
-  useBundle(bundle, null);
+  await useBundle(bundle, null);
 }
 main();
