@@ -68,15 +68,7 @@ func processRows(root, bin, tmp string) ([]row, []string) {
 			}
 			notes = append(notes, fmt.Sprintf("compiled snapshot on disk: %.0f KiB per 1,000 entries (%.1f MiB at 10,000; it holds each file's text)",
 				float64(size)/1024/10, float64(size)/(1<<20)))
-			var after []float64
-			file := filepath.Join(dir, ".ai", "conventions", "g-00001.md")
-			for i := 0; i < 7; i++ {
-				f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
-				check(err)
-				fmt.Fprintf(f, "\nEdit %d.\n", i)
-				check(f.Close())
-				after = append(after, timeCmd([]string{bin, "-C", dir, "api", "status"}))
-			}
+			after := afterEdits(filepath.Join(dir, ".ai", "conventions", "g-00001.md"), []string{bin, "-C", dir, "api", "status"})
 			notes = append(notes, fmt.Sprintf("first `api status` after one of 10,000 files changed (one file re-parsed, the snapshot rewritten): %s median of 7, vs %s warm",
 				ms(median(after)), ms(p.st)))
 		}
@@ -152,19 +144,25 @@ func daemonRows(bin, dir, path string, n int) ([]row, []string) {
 			ratio: fmt.Sprintf("%.1f× (client CPU %.1f×)", ratio, cpu), budget: "≤ 5× git", pass: ratio <= 5,
 		})
 		// An agent's loop: one file edited, then a call the daemon answers.
-		var after []float64
-		file := filepath.Join(dir, ".ai", "conventions", "g-00002.md")
-		for i := 0; i < 7; i++ {
-			f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
-			check(err)
-			fmt.Fprintf(f, "\nDaemon edit %d.\n", i)
-			check(f.Close())
-			after = append(after, timeCmd([]string{bin, "-C", dir, "governing", path}))
-		}
+		after := afterEdits(filepath.Join(dir, ".ai", "conventions", "g-00002.md"), []string{bin, "-C", dir, "governing", path})
 		notes = append(notes, fmt.Sprintf("with the daemon, the first `governing` after one of 10,000 files changed: %s median of 7, vs %s warm",
 			ms(median(after)), ms(gov)))
 	}
 	return rows, notes
+}
+
+// afterEdits appends a line to file and times call after it, 7 times: the
+// first call after one knowledge file changed.
+func afterEdits(file string, call []string) []float64 {
+	var after []float64
+	for i := 0; i < 7; i++ {
+		f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+		check(err)
+		fmt.Fprintf(f, "\nEdit %d.\n", i)
+		check(f.Close())
+		after = append(after, timeCmd(call))
+	}
+	return after
 }
 
 // pairs runs a and b in turn n times (A B A B …) and returns their median
