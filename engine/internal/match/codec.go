@@ -29,6 +29,7 @@ import (
 //	tables     per probe table, sorted by key: the key (keyOf) as heap offset,
 //	           length, and the glob id
 //	heap       the strings
+//	padding    3 zero bytes: any column is read as one 4-byte load
 //
 // Decoding checks every count, width, offset and id against what it
 // indexes, so a corrupt index is an error, never a panic at lookup; it
@@ -157,7 +158,7 @@ func (b *builder) encode(sets []Set) []byte {
 			}
 		}
 	}
-	return append(out, heap...)
+	return append(append(out, heap...), 0, 0, 0)
 }
 
 // DecodeIndex wraps an index AppendBinary wrote; data must be exactly one
@@ -178,7 +179,7 @@ func DecodeIndex(data string, owners int) (*Index, error) {
 			if w < 1 || w > 4 {
 				return nil, errIndex
 			}
-			r.at[c], r.w[c] = uint8(r.size), w
+			r.at[c], r.w[c], r.mask[c] = uint8(r.size), w, ^uint32(0)>>(32-8*w)
 			r.size += int(w)
 			ws = ws[1:]
 		}
@@ -190,17 +191,18 @@ func DecodeIndex(data string, owners int) (*Index, error) {
 	}
 	heapLen := uint64(le32(data, len(ixMagic)+4*nrecs))
 	ix.heap = int(o)
-	if o+heapLen != uint64(len(data)) {
+	if o+heapLen+3 != uint64(len(data)) || data[len(data)-3:] != "\x00\x00\x00" {
 		return nil, errIndex
 	}
 	nsets, npats, nnegs, nglobs, nrefs := ix.recs[recSets].n, ix.recs[recPats].n, ix.recs[recNegs].n, ix.recs[recGlobs].n, ix.recs[recRefs].n
 	ix.nsets, ix.nglobs = nsets, nglobs
 	inHeap := func(off, n uint32) bool { return uint64(off)+uint64(n) <= heapLen }
+	sets, pats, negs, globs, refs := &ix.recs[recSets], &ix.recs[recPats], &ix.recs[recNegs], &ix.recs[recGlobs], &ix.recs[recRefs]
 
 	var pe, ne uint32
 	for si := range nsets {
-		owner := int32(ix.get(recSets, si, 0))
-		p, n := ix.get(recSets, si, 1), ix.get(recSets, si, 2)
+		owner := int32(sets.col(data, si, 0))
+		p, n := sets.col(data, si, 1), sets.col(data, si, 2)
 		if (owners >= 0 && (owner < 0 || int(owner) >= owners)) || p < pe || n < ne {
 			return nil, errIndex
 		}
@@ -210,13 +212,13 @@ func DecodeIndex(data string, owners int) (*Index, error) {
 		return nil, errIndex
 	}
 	for i := range npats {
-		if !inHeap(ix.get(recPats, i, 0), ix.get(recPats, i, 1)) {
+		if !inHeap(pats.col(data, i, 0), pats.col(data, i, 1)) {
 			return nil, errIndex
 		}
 	}
 	var re uint32
 	for id := range nglobs {
-		off, n, pl, ka, end := ix.get(recGlobs, id, 0), ix.get(recGlobs, id, 1), ix.get(recGlobs, id, 2), ix.get(recGlobs, id, 3), ix.get(recGlobs, id, 4)
+		off, n, pl, ka, end := globs.col(data, id, 0), globs.col(data, id, 1), globs.col(data, id, 2), globs.col(data, id, 3), globs.col(data, id, 4)
 		k, anchored := kind(ka&0xff), ka>>8
 		if !inHeap(off, n) || k > kindAnySeg || anchored > 1 || end < re {
 			return nil, errIndex
@@ -237,7 +239,7 @@ func DecodeIndex(data string, owners int) (*Index, error) {
 		return nil, errIndex
 	}
 	for i := range nrefs {
-		set, pat, spec := ix.get(recRefs, i, 0), ix.get(recRefs, i, 1), ix.get(recRefs, i, 2)
+		set, pat, spec := refs.col(data, i, 0), refs.col(data, i, 1), refs.col(data, i, 2)
 		if int(set) >= nsets || spec > 1<<31-1 {
 			return nil, errIndex
 		}
@@ -247,7 +249,7 @@ func DecodeIndex(data string, owners int) (*Index, error) {
 		}
 	}
 	for i := range nnegs {
-		id := int(ix.get(recNegs, i, 0))
+		id := int(negs.col(data, i, 0))
 		if id >= nglobs {
 			return nil, errIndex
 		}
@@ -257,8 +259,9 @@ func DecodeIndex(data string, owners int) (*Index, error) {
 		}
 	}
 	for t := range ntabs {
-		for i := range ix.recs[recTabs+t].n {
-			if !inHeap(ix.get(recTabs+t, i, 0), ix.get(recTabs+t, i, 1)) || int(ix.get(recTabs+t, i, 2)) >= nglobs {
+		tab := &ix.recs[recTabs+t]
+		for i := range tab.n {
+			if !inHeap(tab.col(data, i, 0), tab.col(data, i, 1)) || int(tab.col(data, i, 2)) >= nglobs {
 				return nil, errIndex
 			}
 		}

@@ -239,10 +239,17 @@ type Index struct {
 
 // records is one record table: n records of size bytes from byte offset
 // off, column c of each at byte at[c], w[c] bytes wide (1 to 4: each
-// column as wide as its largest value needs).
+// column as wide as its largest value needs), mask[c] its value bits.
 type records struct {
 	off, n, size int
 	at, w        [maxCols]uint8
+	mask         [maxCols]uint32
+}
+
+// col is column c of record i: one 4-byte load masked (the index ends in
+// padding, so every column can be loaded so).
+func (r *records) col(data string, i, c int) uint32 {
+	return le32(data, r.off+i*r.size+int(r.at[c])) & r.mask[c]
 }
 
 // The record tables, in their stored order; a probe table t is
@@ -358,13 +365,7 @@ func NewIndex(sets []Set) *Index {
 //
 //go:noinline
 func (ix *Index) get(t, i, c int) uint32 {
-	r := &ix.recs[t]
-	o := r.off + i*r.size + int(r.at[c])
-	v := uint32(0)
-	for k := int(r.w[c]) - 1; k >= 0; k-- {
-		v = v<<8 | uint32(ix.data[o+k])
-	}
-	return v
+	return ix.recs[t].col(ix.data, i, c)
 }
 
 func le32(s string, o int) uint32 {
