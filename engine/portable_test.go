@@ -150,11 +150,16 @@ func TestPortableSnapshotAnswersLikeAParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A snapshot of an older format (a bundle written by an older
+	// kontext of the same version string): ignored, the files parsed.
+	olderFormat := append([]byte(nil), snap...)
+	olderFormat[len("KONTEXTSNAP\x00")]--
 	for name, c := range map[string]struct {
 		files map[string]string
 		snap  []byte
 		want  string
 	}{
+		"older snapshot format":   {files, olderFormat, want},
 		"snapshot of other files": {other, snap, otherWant},
 		"other revision":          {files, oldRev, want},
 		"corrupt":                 {files, flipped, want},
@@ -188,10 +193,10 @@ func TestPortableSnapshotAnswersLikeAParse(t *testing.T) {
 }
 
 // spoilEntry returns snap with the first entry of its compiled part made
-// undecodable (a mode no writer uses) and its CRC still matching: a
-// snapshot that passes every check at open, one of whose entries does not
-// decode when an answer needs it.
-func spoilEntry(t *testing.T, snap []byte) []byte {
+// undecodable (a mode no writer uses or, lists, a list bit beyond the
+// lists) and its CRC still matching: a snapshot that passes every check
+// at open, one of whose entries does not decode when an answer needs it.
+func spoilEntry(t *testing.T, snap []byte, lists bool) []byte {
 	t.Helper()
 	d := append([]byte(nil), snap...)
 	at := len("KONTEXTSNAP\x00")
@@ -224,7 +229,15 @@ func spoilEntry(t *testing.T, snap []byte) []byte {
 	str() // table
 	at = str()
 	str() // the first entry's id
-	d[at] = 9
+	if !lists {
+		d[at] = 9
+	} else if d[at] != 1 { // a reference: its file, then which lists are the parse's
+		t.Fatalf("the first entry is stored whole (mode %d)", d[at])
+	} else {
+		at++
+		uv()
+		d[at] |= 1 << 5
+	}
 	binary.LittleEndian.PutUint32(d[crcAt:], crc32.ChecksumIEEE(d[:crcAt]))
 	return d
 }
@@ -235,23 +248,25 @@ func spoilEntry(t *testing.T, snap []byte) []byte {
 // answers exactly like a parse, whichever request meets the entry first.
 func TestPortableSnapshotSpoiledEntry(t *testing.T) {
 	files := portableFiles()
-	spoiled := spoilEntry(t, compilePortable(t, files))
 	fresh, _ := openPortable(t, files, nil, false)
 	want := answers(t, fresh)
 	ctx := context.Background()
 	get := `{"id": "0001-use-go"}` // the first entry (decisions sort first)
 	wantGet := string(fresh.Request(ctx, "entries.get", []byte(get)))
-	for _, immutable := range []bool{false, true} {
+	for _, c := range []struct {
+		lists, immutable bool
+	}{{false, false}, {false, true}, {true, false}, {true, true}} {
+		spoiled, immutable := spoilEntry(t, compilePortable(t, files), c.lists), c.immutable
 		e, _ := openPortable(t, files, spoiled, immutable)
 		if got := string(e.Request(ctx, "entries.get", []byte(get))); got != wantGet {
-			t.Errorf("immutable=%v: the spoiled entry first\n%s\nwant\n%s", immutable, got, wantGet)
+			t.Errorf("lists=%v immutable=%v: the spoiled entry first\n%s\nwant\n%s", c.lists, immutable, got, wantGet)
 		}
 		if got := answers(t, e); got != want {
-			t.Errorf("immutable=%v: answers after the spoiled entry differ from a parse\n%s\nwant\n%s", immutable, got, want)
+			t.Errorf("lists=%v immutable=%v: answers after the spoiled entry differ from a parse\n%s\nwant\n%s", c.lists, immutable, got, want)
 		}
 		e, _ = openPortable(t, files, spoiled, immutable)
 		if got := answers(t, e); got != want { // entries.list meets it first
-			t.Errorf("immutable=%v: answers differ from a parse\n%s\nwant\n%s", immutable, got, want)
+			t.Errorf("lists=%v immutable=%v: answers differ from a parse\n%s\nwant\n%s", c.lists, immutable, got, want)
 		}
 		// entries.changed between two knowledge bases (the console's base
 		// opens with the head's snapshot).
@@ -260,7 +275,7 @@ func TestPortableSnapshotSpoiledEntry(t *testing.T) {
 		head, _ := openPortable(t, other, nil, immutable)
 		base, _ := openPortable(t, files, spoiled, immutable)
 		if got, want := string(engine.Changed(ctx, base, head)), string(engine.Changed(ctx, fresh, head)); got != want {
-			t.Errorf("immutable=%v: changed from the spoiled base\n%s\nwant\n%s", immutable, got, want)
+			t.Errorf("lists=%v immutable=%v: changed from the spoiled base\n%s\nwant\n%s", c.lists, immutable, got, want)
 		}
 	}
 }

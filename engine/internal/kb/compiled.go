@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -123,10 +124,27 @@ func encodeCompiledEntry(w *entry.Encoder, e *entry.Entry, files map[string]*cac
 	}
 	w.Buf = append(w.Buf, entryRef)
 	w.Uvarint(uint64(ordinal[e.File]))
-	for _, xs := range [][]string{e.Supersedes, e.SupersededBy, e.Paths, e.FilePaths} {
-		w.Strings(xs)
+	// A list (or PathsSource) the read left as parsed is a bit in same,
+	// not stored again: almost always the paths, the largest part.
+	lists, parsed := refLists(e), refLists(c.entry)
+	same := uint64(0)
+	for i, xs := range lists {
+		if (xs == nil) == (parsed[i] == nil) && slices.Equal(xs, parsed[i]) {
+			same |= 1 << i
+		}
 	}
-	w.String(e.PathsSource)
+	if e.PathsSource == c.entry.PathsSource {
+		same |= 1 << len(lists)
+	}
+	w.Uvarint(same)
+	for i, xs := range lists {
+		if same&(1<<i) == 0 {
+			w.Strings(xs)
+		}
+	}
+	if same&(1<<len(lists)) == 0 {
+		w.String(e.PathsSource)
+	}
 	entry.EncodeLinks(w, e.Links)
 	if reflect.DeepEqual(e.Extra, c.entry.Extra) {
 		w.Bool(false)
@@ -134,6 +152,16 @@ func encodeCompiledEntry(w *entry.Encoder, e *entry.Entry, files map[string]*cac
 	}
 	w.Bool(true)
 	return entry.EncodeExtra(w, e.Extra) == nil
+}
+
+// refLists are the lists an entry stored as a reference keeps beside its
+// parse, in their stored order; refFields points at them.
+func refLists(e *entry.Entry) [4][]string {
+	return [4][]string{e.Supersedes, e.SupersededBy, e.Paths, e.FilePaths}
+}
+
+func refFields(e *entry.Entry) [4]*[]string {
+	return [4]*[]string{&e.Supersedes, &e.SupersededBy, &e.Paths, &e.FilePaths}
 }
 
 func encodeTally(w *entry.Encoder, t Tally) {
@@ -213,6 +241,7 @@ func decodeCompiledEntry(r *entry.Decoder, e *entry.Entry, rec func(int) *cached
 		if k >= uint64(n) {
 			return false
 		}
+		shared := false // e's lists are the record's entry's
 		switch c := rec(int(k)); {
 		case c.raw != "": // intact: see lazy.rec
 			parse.Buf, parse.Err = c.raw, nil
@@ -220,14 +249,24 @@ func decodeCompiledEntry(r *entry.Decoder, e *entry.Entry, rec func(int) *cached
 				return false
 			}
 		case c.entry != nil:
-			*e = *c.entry
+			*e, shared = *c.entry, true
 		default:
 			return false
 		}
-		for _, p := range []*[]string{&e.Supersedes, &e.SupersededBy, &e.Paths, &e.FilePaths} {
-			*p = r.Strings()
+		same := r.Uvarint()
+		if same >= 1<<5 {
+			return false
 		}
-		e.PathsSource = r.String()
+		for i, p := range refFields(e) {
+			if same&(1<<i) == 0 {
+				*p = r.Strings()
+			} else if shared {
+				*p = slices.Clone(*p) // the record's entry keeps its own lists
+			}
+		}
+		if same&(1<<4) == 0 {
+			e.PathsSource = r.String()
+		}
 		e.Links = entry.DecodeLinks(r)
 		if r.Bool() {
 			e.Extra = entry.DecodeExtra(r)

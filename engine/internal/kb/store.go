@@ -2,6 +2,7 @@ package kb
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"hash/crc32"
 	"os"
@@ -52,7 +53,7 @@ type PortableStore interface {
 // another version is ignored (and rebuilt), never trusted.
 const (
 	snapshotMagic   = "KONTEXTSNAP\x00"
-	snapshotVersion = 5
+	snapshotVersion = 6
 )
 
 // SetStore makes the reader load its parse cache from s (once, before the
@@ -310,6 +311,10 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 		if portable && parse != "" && parse[0] == parseEntry && c.decode() {
 			parse = "" // a seed's parse: stored again without the file's text
 		}
+		if len(c.blob) == 20 { // a 20-byte id is the stored form of a 40-digit one
+			names[i] = ""
+			continue
+		}
 		if parse == "" {
 			var ok bool
 			if parse, ok = encodeParse(c, portable); !ok {
@@ -362,7 +367,7 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 		w.Varint(c.size)
 		w.Varint(mod)
 		w.Uvarint(id)
-		w.String(c.blob)
+		w.String(blobBytes(c.blob))
 		w.Uvarint(uint64(len(parses[i])))
 		w.Buf = binary.LittleEndian.AppendUint32(w.Buf, sums[i])
 	}
@@ -390,19 +395,45 @@ type table struct {
 	at, parsAt []uint32
 }
 
-// next decodes the row at d into c (all but its parse) and returns the
-// file's path ("" when the row does not decode) and its parse's length.
-func (t *table) next(d *entry.Decoder, c *cached) (string, int) {
+// next decodes the row at d into c (all but its parse and blob id) and
+// returns the file's path ("" when the row does not decode), its blob id
+// as stored (blobText gives the id) and its parse's length. The warm walk
+// (clean) needs no blob id, so it builds none.
+func (t *table) next(d *entry.Decoder, c *cached) (string, string, int) {
 	path := d.String()
 	k := d.Uvarint()
 	size, mod, id, blob, plen := d.Varint(), d.Varint(), d.Uvarint(), d.String(), int(d.Uvarint())
 	if d.Err != nil || len(d.Buf) < 4 || k >= uint64(len(t.keys)) || plen <= 0 {
-		return "", 0
+		return "", "", 0
 	}
-	*c = cached{key: t.keys[k], size: size, mod: time.Unix(0, mod), id: id, blob: blob, racy: mod >= t.racyFrom,
+	*c = cached{key: t.keys[k], size: size, mod: time.Unix(0, mod), id: id, racy: mod >= t.racyFrom,
 		sum: uint32(d.Buf[0]) | uint32(d.Buf[1])<<8 | uint32(d.Buf[2])<<16 | uint32(d.Buf[3])<<24}
 	d.Buf = d.Buf[4:]
-	return path, plen
+	return path, blob, plen
+}
+
+// A row stores a blob id (40 hex digits, BlobID) as its 20 bytes; any
+// other id (none: "") as it is.
+func blobBytes(id string) string {
+	if len(id) == 40 {
+		if b, err := hex.DecodeString(id); err == nil && hex.EncodeToString(b) == id {
+			return string(b)
+		}
+	}
+	return id
+}
+
+// blobText is the blob id a row stores as stored; into, when long enough,
+// is where its digits go (one allocation for many rows).
+func blobText(stored string, into []byte) string {
+	if len(stored) != 20 {
+		return stored
+	}
+	if len(into) < 40 {
+		into = make([]byte, 40)
+	}
+	hex.Encode(into, []byte(stored))
+	return unsafe.String(unsafe.SliceData(into), 40)
 }
 
 // materialize is the parse cache the rows hold: a record per row, in one
@@ -414,14 +445,16 @@ func (t *table) materialize(portable bool) (map[string]*cached, []*cached) {
 	files := make(map[string]*cached, t.n)
 	order := make([]*cached, t.n)
 	recs := make([]cached, t.n)
+	digits := make([]byte, 40*t.n) // every blob id's text, in one allocation
 	d := &entry.Decoder{Buf: t.rows}
 	off := 0
 	for i := range recs {
 		c := &recs[i]
-		f, plen := t.next(d, c)
+		f, blob, plen := t.next(d, c)
 		if f == "" || off+plen > len(t.parses) {
 			return nil, nil
 		}
+		c.blob = blobText(blob, digits[40*i:40*i+40])
 		c.raw, c.portable, c.racy = t.parses[off:off+plen], portable, c.racy || portable
 		off += plen
 		order[i], files[f] = c, c

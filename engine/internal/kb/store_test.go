@@ -615,3 +615,29 @@ func TestTouched(t *testing.T) {
 		t.Fatalf("after a configuration change:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestBlobIDsStoredAsBytes: a row stores a blob id as its 20 bytes and
+// gives back the same text; an id of another form is stored as it is.
+func TestBlobIDsStoredAsBytes(t *testing.T) {
+	id := BlobID([]byte("hello\n"))
+	if b := blobBytes(id); len(b) != 20 || blobText(b, nil) != id {
+		t.Errorf("blob id %s stored as %q, read back as %q", id, b, blobText(b, nil))
+	}
+	for _, odd := range []string{"", strings.ToUpper(id), id[:39] + "g", id + "0"} {
+		if b := blobBytes(odd); b != odd || blobText(b, nil) != odd {
+			t.Errorf("blob id %q stored as %q", odd, b)
+		}
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".ai", "conventions"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text := entryText(1, 1)
+	if err := os.WriteFile(filepath.Join(dir, ".ai", "conventions", "e.md"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, good := storedFresh(t, dir)
+	if id := BlobID([]byte(text)); strings.Contains(string(good), id) || !strings.Contains(string(good), blobBytes(id)) {
+		t.Error("the stored snapshot does not hold the file's blob id as 20 bytes")
+	}
+}

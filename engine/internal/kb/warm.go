@@ -36,7 +36,7 @@ func clean(r *Reader, lists [][]job, total int) interface{ blob(string) string }
 	var c cached
 	for _, jobs := range order {
 		for _, j := range jobs {
-			f, _ := t.next(d, &c)
+			f, _, _ := t.next(d, &c)
 			mod := j.info.ModTime()
 			if f != j.path || f <= prev || j.target != "" || c.size != j.info.Size() || mod.IsZero() || !c.mod.Equal(mod) || c.racy ||
 				c.id != r.store.FileID(j.info) || !keyIs(c.key, j.src, j.target) {
@@ -61,7 +61,7 @@ func (t *table) index() {
 		var c cached
 		for i := 0; i < t.n; i++ {
 			t.at[i], t.parsAt[i] = uint32(len(t.rows)-len(d.Buf)), uint32(off)
-			_, plen := t.next(d, &c)
+			_, _, plen := t.next(d, &c)
 			off += plen
 		}
 	})
@@ -71,12 +71,20 @@ func (t *table) index() {
 // "" when it does not decode or its parse lies outside the parses.
 func (t *table) row(i int, c *cached) string {
 	t.index()
-	f, plen := t.next(&entry.Decoder{Buf: t.rows[t.at[i]:]}, c)
+	f, blob, plen := t.next(&entry.Decoder{Buf: t.rows[t.at[i]:]}, c)
 	if off := int(t.parsAt[i]); f != "" && off+plen <= len(t.parses) {
-		c.raw = t.parses[off : off+plen]
+		c.raw, c.blob = t.parses[off:off+plen], blobText(blob, nil)
 		return f
 	}
 	return ""
+}
+
+// path is row i's path, "" when the row does not decode.
+func (t *table) path(i int) string {
+	t.index()
+	var c cached
+	f, _, _ := t.next(&entry.Decoder{Buf: t.rows[t.at[i]:]}, &c)
+	return f
 }
 
 // tableBlobs looks blob ids up in a table whose rows clean walked (so in
@@ -86,7 +94,7 @@ type tableBlobs struct{ *table }
 // blob is file's blob id as its row records it.
 func (t tableBlobs) blob(file string) string {
 	var c cached
-	i := sort.Search(t.n, func(i int) bool { return t.row(i, &c) >= file })
+	i := sort.Search(t.n, func(i int) bool { return t.path(i) >= file })
 	if i < t.n && t.row(i, &c) == file {
 		return c.blob
 	}
