@@ -144,7 +144,7 @@ func daemonRows(bin, dir, path string, n int) ([]row, []string) {
 			ratio: fmt.Sprintf("%.1f× (client CPU %.1f×)", ratio, cpu), budget: "≤ 5× git", pass: ratio <= 5,
 		})
 		// An agent's loop: one file edited, then a call the daemon answers.
-		after := afterEdits(filepath.Join(dir, ".ai", "conventions", "g-00002.md"), []string{bin, "-C", dir, "governing", path})
+		after := afterEdits(filepath.Join(dir, ".ai", "conventions", "g-00006.md"), []string{bin, "-C", dir, "governing", path})
 		notes = append(notes, fmt.Sprintf("with the daemon, the first `governing` after one of 10,000 files changed: %s median of 7, vs %s warm",
 			ms(median(after)), ms(gov)))
 	}
