@@ -3,7 +3,6 @@ package match
 import (
 	"encoding/binary"
 	"errors"
-	"math/bits"
 	"slices"
 	"strings"
 
@@ -12,14 +11,10 @@ import (
 
 // The stored index is the Index itself: a process that finds the knowledge
 // base unchanged wraps the bytes of its snapshot instead of compiling every
-// pattern again or building maps. Numbers are little-endian; each column
-// of a record table is as wide (1 to 4 bytes) as its largest value needs,
-// so every record of a table has one size and a lookup addresses it
-// directly:
+// pattern again or building maps. All numbers are little-endian uint32:
 //
-//	"KXI\x02"  (format 2 of this layout; an index of another layout does not decode)
-//	header     per record table its record count (uint32), the heap's
-//	           length (uint32), then per table and column its width (a byte)
+//	"KXI\x01"  (format 1 of this layout; an index of another layout does not decode)
+//	header     sets, patterns, negations, globs, refs, the 7 probe table lengths, heap bytes
 //	sets       per set: owner, end of its patterns, end of its negations (cumulative)
 //	patterns   per pattern: Raw as heap offset, length
 //	negations  per negation: glob id
@@ -29,20 +24,22 @@ import (
 //	tables     per probe table, sorted by key: the key (keyOf) as heap offset,
 //	           length, and the glob id
 //	heap       the strings
-//	padding    3 zero bytes: any column is read as one 4-byte load
 //
-// Decoding checks every count, width, offset and id against what it
-// indexes, so a corrupt index is an error, never a panic at lookup; it
-// allocates nothing per pattern. The tables' order is not re-checked: a
-// wrong order can only give a wrong answer, and the snapshot's CRC guards
-// the bytes.
+// Decoding checks every count, offset and id against what it indexes, so a
+// corrupt index is an error, never a panic at lookup; it allocates nothing
+// per pattern. The tables' order is not re-checked: a wrong order can only
+// give a wrong answer, and the snapshot's CRC guards the bytes.
 
 var errIndex = errors.New("stored match index is truncated or corrupt")
 
 const (
-	ixMagic = "KXI\x02"
-	// hdrBytes: the counts, the heap's length and the widths.
-	hdrBytes = 4*(nrecs+1) + 3 + 2 + 1 + 5 + 3 + 3*ntabs
+	ixMagic   = "KXI\x01"
+	hdrWords  = 5 + ntabs + 1
+	setBytes  = 12
+	patBytes  = 8
+	globBytes = 20
+	refBytes  = 12
+	tabBytes  = 12
 )
 
 // AppendBinary appends the encoded index to b.
@@ -69,6 +66,14 @@ func (b *builder) encode(sets []Set) []byte {
 			return strings.Compare(keyOf(t, &b.globs[x]), keyOf(t, &b.globs[y]))
 		})
 	}
+	npats, nnegs, nrefs := 0, 0, 0
+	for si := range sets {
+		npats += len(sets[si].Patterns)
+		nnegs += len(b.negs[si])
+	}
+	for _, rs := range b.refs {
+		nrefs += len(rs)
+	}
 	// Each distinct string is stored once; a glob is usually its pattern's
 	// Raw (or the Raw after its "!").
 	var heap []byte
@@ -82,24 +87,29 @@ func (b *builder) encode(sets []Set) []byte {
 		}
 		return off, uint32(len(s))
 	}
-	// The records as numbers first: a column's width is known only once
-	// all its values are.
-	var recs [nrecs][]uint32
+	out := make([]byte, 0, len(ixMagic)+4*hdrWords+setBytes*len(sets)+patBytes*npats+4*nnegs+globBytes*len(b.globs)+refBytes*nrefs+tabBytes*len(b.globs))
+	out = append(out, ixMagic...)
+	out = words(out, uint32(len(sets)), uint32(npats), uint32(nnegs), uint32(len(b.globs)), uint32(nrefs))
+	for _, t := range tabs {
+		out = words(out, uint32(len(t)))
+	}
+	heapAt := len(out)
+	out = words(out, 0) // the heap's length, filled in at the end
 	pe, ne := 0, 0
 	for si := range sets {
 		pe += len(sets[si].Patterns)
 		ne += len(b.negs[si])
-		recs[recSets] = append(recs[recSets], uint32(int32(sets[si].Owner)), uint32(pe), uint32(ne))
+		out = words(out, uint32(int32(sets[si].Owner)), uint32(pe), uint32(ne))
 	}
 	for si := range sets {
 		for _, p := range sets[si].Patterns {
 			off, n := put(p.Raw)
-			recs[recPats] = append(recs[recPats], off, n)
+			out = words(out, off, n)
 		}
 	}
 	for si := range sets {
 		for _, id := range b.negs[si] {
-			recs[recNegs] = append(recs[recNegs], uint32(id))
+			out = words(out, uint32(id))
 		}
 	}
 	re := 0
@@ -116,11 +126,11 @@ func (b *builder) encode(sets []Set) []byte {
 			anchored = 1
 		}
 		re += len(b.refs[id])
-		recs[recGlobs] = append(recs[recGlobs], off, n, uint32(len(m.prefix)), uint32(m.kind)|anchored<<8, uint32(re))
+		out = words(out, off, n, uint32(len(m.prefix)), uint32(m.kind)|anchored<<8, uint32(re))
 	}
 	for _, rs := range b.refs {
 		for _, r := range rs {
-			recs[recRefs] = append(recs[recRefs], uint32(r.set), uint32(r.pat), uint32(r.spec))
+			out = words(out, uint32(r.set), uint32(r.pat), uint32(r.spec))
 		}
 	}
 	for t, ids := range tabs {
@@ -132,93 +142,71 @@ func (b *builder) encode(sets []Set) []byte {
 			if t == tabDeepExt || t == tabRootExt || t == tabLastSeg {
 				at = len(m.glob) - len(k) // a suffix
 			}
-			recs[recTabs+t] = append(recs[recTabs+t], globOff[id]+uint32(at), uint32(len(k)), uint32(id))
+			out = words(out, globOff[id]+uint32(at), uint32(len(k)), uint32(id))
 		}
 	}
-	out := append(make([]byte, 0, hdrBytes+4*len(heap)), ixMagic...)
-	for t := range recs {
-		out = binary.LittleEndian.AppendUint32(out, uint32(len(recs[t])/cols[t]))
+	binary.LittleEndian.PutUint32(out[heapAt:], uint32(len(heap)))
+	return append(out, heap...)
+}
+
+// words appends vs little-endian. (Not inlined: one copy of the loop
+// keeps the WASM engine small.)
+//
+//go:noinline
+func words(b []byte, vs ...uint32) []byte {
+	for _, v := range vs {
+		b = binary.LittleEndian.AppendUint32(b, v)
 	}
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(heap)))
-	var widths [nrecs][maxCols]int
-	for t, vs := range recs {
-		widths[t] = [maxCols]int{1, 1, 1, 1, 1}
-		for i, v := range vs {
-			c := i % cols[t]
-			widths[t][c] = max(widths[t][c], (bits.Len32(v)+7)/8)
-		}
-		for c := range cols[t] {
-			out = append(out, byte(widths[t][c]))
-		}
-	}
-	for t, vs := range recs {
-		for i, v := range vs {
-			for k := range widths[t][i%cols[t]] {
-				out = append(out, byte(v>>(8*k)))
-			}
-		}
-	}
-	return append(append(out, heap...), 0, 0, 0)
+	return b
 }
 
 // DecodeIndex wraps an index AppendBinary wrote; data must be exactly one
 // encoded index whose owners are below owners (any owner when owners < 0).
 func DecodeIndex(data string, owners int) (*Index, error) {
-	if len(data) < len(ixMagic)+hdrBytes || data[:len(ixMagic)] != ixMagic {
+	if len(data) < len(ixMagic)+4*hdrWords || data[:len(ixMagic)] != ixMagic {
 		return nil, errIndex
 	}
 	ix := &Index{data: data}
-	o := uint64(len(ixMagic) + 4*(nrecs+1))
-	ws := data[o:]
-	o += uint64(hdrBytes - 4*(nrecs+1))
-	for t := range ix.recs {
-		r := &ix.recs[t]
-		n := uint64(le32(data, len(ixMagic)+4*t))
-		for c := range cols[t] {
-			w := ws[0]
-			if w < 1 || w > 4 {
-				return nil, errIndex
-			}
-			r.at[c], r.w[c], r.mask[c] = uint8(r.size), w, ^uint32(0)>>(32-8*w)
-			r.size += int(w)
-			ws = ws[1:]
-		}
-		if n > uint64(len(data)) {
-			return nil, errIndex
-		}
-		r.off, r.n = int(o), int(n)
-		o += n * uint64(r.size)
+	var h [hdrWords]uint64
+	for i := range h {
+		h[i] = uint64(le32(data, len(ixMagic)+4*i))
 	}
-	heapLen := uint64(le32(data, len(ixMagic)+4*nrecs))
-	ix.heap = int(o)
-	if o+heapLen+3 != uint64(len(data)) || data[len(data)-3:] != "\x00\x00\x00" {
+	nsets, npats, nnegs, nglobs, nrefs, heapLen := h[0], h[1], h[2], h[3], h[4], h[hdrWords-1]
+	o := uint64(len(ixMagic) + 4*hdrWords)
+	at := func(n, size uint64) int { start := o; o += n * size; return int(start) }
+	ix.sets, ix.pats, ix.negs = at(nsets, setBytes), at(npats, patBytes), at(nnegs, 4)
+	ix.globs, ix.rf = at(nglobs, globBytes), at(nrefs, refBytes)
+	for t := range ix.tabs {
+		ix.tabs[t] = table{off: at(h[5+t], tabBytes), n: int(h[5+t])}
+	}
+	ix.heap = at(heapLen, 1)
+	if o != uint64(len(data)) {
 		return nil, errIndex
 	}
-	nsets, npats, nnegs, nglobs, nrefs := ix.recs[recSets].n, ix.recs[recPats].n, ix.recs[recNegs].n, ix.recs[recGlobs].n, ix.recs[recRefs].n
-	ix.nsets, ix.nglobs = nsets, nglobs
+	ix.nsets, ix.nglobs = int(nsets), int(nglobs)
 	inHeap := func(off, n uint32) bool { return uint64(off)+uint64(n) <= heapLen }
-	sets, pats, negs, globs, refs := &ix.recs[recSets], &ix.recs[recPats], &ix.recs[recNegs], &ix.recs[recGlobs], &ix.recs[recRefs]
 
 	var pe, ne uint32
-	for si := range nsets {
-		owner := int32(sets.col(data, si, 0))
-		p, n := sets.col(data, si, 1), sets.col(data, si, 2)
+	for si := range int32(nsets) {
+		owner := int32(le32(data, ix.sets+int(si)*setBytes))
+		p, n := le32(data, ix.sets+int(si)*setBytes+4), le32(data, ix.sets+int(si)*setBytes+8)
 		if (owners >= 0 && (owner < 0 || int(owner) >= owners)) || p < pe || n < ne {
 			return nil, errIndex
 		}
 		pe, ne = p, n
 	}
-	if int(pe) != npats || int(ne) != nnegs {
+	if uint64(pe) != npats || uint64(ne) != nnegs {
 		return nil, errIndex
 	}
-	for i := range npats {
-		if !inHeap(pats.col(data, i, 0), pats.col(data, i, 1)) {
+	for i := range int(npats) {
+		if !inHeap(le32(data, ix.pats+i*patBytes), le32(data, ix.pats+i*patBytes+4)) {
 			return nil, errIndex
 		}
 	}
 	var re uint32
-	for id := range nglobs {
-		off, n, pl, ka, end := globs.col(data, id, 0), globs.col(data, id, 1), globs.col(data, id, 2), globs.col(data, id, 3), globs.col(data, id, 4)
+	for id := range int(nglobs) {
+		g := ix.globs + id*globBytes
+		off, n, pl, ka, end := le32(data, g), le32(data, g+4), le32(data, g+8), le32(data, g+12), le32(data, g+16)
 		k, anchored := kind(ka&0xff), ka>>8
 		if !inHeap(off, n) || k > kindAnySeg || anchored > 1 || end < re {
 			return nil, errIndex
@@ -235,33 +223,38 @@ func DecodeIndex(data string, owners int) (*Index, error) {
 			return nil, errIndex
 		}
 	}
-	if int(re) != nrefs {
+	if uint64(re) != nrefs {
 		return nil, errIndex
 	}
-	for i := range nrefs {
-		set, pat, spec := refs.col(data, i, 0), refs.col(data, i, 1), refs.col(data, i, 2)
-		if int(set) >= nsets || spec > 1<<31-1 {
+	for i := range int(nrefs) {
+		r := ix.rf + i*refBytes
+		set, pat, spec := le32(data, r), le32(data, r+4), le32(data, r+8)
+		if uint64(set) >= nsets || spec > 1<<31-1 {
 			return nil, errIndex
 		}
-		start, end := ix.span(recSets, 1, int32(set))
-		if int(pat) >= end-start {
+		end := le32(data, ix.sets+int(set)*setBytes+4)
+		start := uint32(0)
+		if set > 0 {
+			start = le32(data, ix.sets+int(set-1)*setBytes+4)
+		}
+		if pat >= end-start {
 			return nil, errIndex
 		}
 	}
-	for i := range nnegs {
-		id := int(negs.col(data, i, 0))
-		if id >= nglobs {
+	for i := range int(nnegs) {
+		id := int(le32(data, ix.negs+i*4))
+		if uint64(id) >= nglobs {
 			return nil, errIndex
 		}
 		// A negative glob is never a positive one: it has no refs.
-		if start, end := ix.span(recGlobs, 4, int32(id)); start != end {
+		if end := le32(data, ix.globs+id*globBytes+16); id == 0 && end != 0 || id > 0 && end != le32(data, ix.globs+(id-1)*globBytes+16) {
 			return nil, errIndex
 		}
 	}
-	for t := range ntabs {
-		tab := &ix.recs[recTabs+t]
-		for i := range tab.n {
-			if !inHeap(tab.col(data, i, 0), tab.col(data, i, 1)) || int(tab.col(data, i, 2)) >= nglobs {
+	for t := range ix.tabs {
+		for i := range ix.tabs[t].n {
+			o := ix.tabs[t].off + i*tabBytes
+			if !inHeap(le32(data, o), le32(data, o+4)) || uint64(le32(data, o+8)) >= nglobs {
 				return nil, errIndex
 			}
 		}

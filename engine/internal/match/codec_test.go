@@ -80,27 +80,3 @@ func TestDecodeIndexAllocatesNoPerPattern(t *testing.T) {
 		t.Errorf("DecodeIndex allocations at 100 and 10,000 entries: %v", allocs)
 	}
 }
-
-// TestIndexCodecColumnWidths: each column is stored as wide as its
-// largest value needs, so a large index (heap offsets past 16 bits, set
-// numbers past 8) decodes and answers like the oracle, and a small one
-// takes one byte for each number below 256.
-func TestIndexCodecColumnWidths(t *testing.T) {
-	for _, n := range []int{10, 10000} {
-		sets, paths := GoverningWorkload(n, 2)
-		ix, err := DecodeIndex(string(NewIndex(sets).AppendBinary(nil)), n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := ix.Lookup(paths[:200]), Naive(sets, paths[:200]); !reflect.DeepEqual(got, want) {
-			t.Fatalf("%d entries: decoded index answers\n%+v\nwant\n%+v", n, got, want)
-		}
-		pats := ix.recs[recPats]
-		switch {
-		case n == 10 && ix.recs[recSets].size != 3:
-			t.Errorf("10 entries: a set record takes %d bytes, want 3", ix.recs[recSets].size)
-		case n == 10000 && (pats.w[0] != 3 || ix.recs[recSets].w[1] != 2):
-			t.Errorf("10,000 entries: heap offsets %d bytes wide, pattern ends %d, want 3 and 2", pats.w[0], ix.recs[recSets].w[1])
-		}
-	}
-}

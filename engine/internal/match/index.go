@@ -230,44 +230,16 @@ func extKey(s string) (string, bool) {
 type Index struct {
 	data string // the encoded index; every string an answer holds points into it
 
-	nsets, nglobs int
-	recs          [nrecs]records // the record tables: sets, patterns, negations, globs, refs, probe tables
-	heap          int            // byte offset of the string heap
+	nsets, nglobs               int
+	sets, pats, negs, globs, rf int // byte offsets of the record tables
+	heap                        int // byte offset of the string heap
+	tabs                        [ntabs]table
 
 	scratches sync.Pool
 }
 
-// records is one record table: n records of size bytes from byte offset
-// off, column c of each at byte at[c], w[c] bytes wide (1 to 4: each
-// column as wide as its largest value needs), mask[c] its value bits.
-type records struct {
-	off, n, size int
-	at, w        [maxCols]uint8
-	mask         [maxCols]uint32
-}
-
-// col is column c of record i: one 4-byte load masked (the index ends in
-// padding, so every column can be loaded so).
-func (r *records) col(data string, i, c int) uint32 {
-	return le32(data, r.off+i*r.size+int(r.at[c])) & r.mask[c]
-}
-
-// The record tables, in their stored order; a probe table t is
-// recTabs+t.
-const (
-	recSets = iota
-	recPats
-	recNegs
-	recGlobs
-	recRefs
-	recTabs
-	nrecs = recTabs + ntabs
-)
-
-// cols is the number of columns of each record table.
-var cols = [nrecs]int{3, 2, 1, 5, 3, 3, 3, 3, 3, 3, 3, 3}
-
-const maxCols = 5
+// table is one sorted probe table: n glob ids from byte offset off.
+type table struct{ off, n int }
 
 // The probe tables: which string of a path finds a glob.
 const (
@@ -360,13 +332,12 @@ func NewIndex(sets []Set) *Index {
 	return ix
 }
 
-// get is column c of record i of record table t. (Not inlined: its
-// dozens of call sites would grow the WASM engine more than it saves.)
+// u32 reads the little-endian word at byte offset o. (Not inlined: its
+// dozens of call sites would grow the WASM engine more than it saves; the
+// decoding loops use le32.)
 //
 //go:noinline
-func (ix *Index) get(t, i, c int) uint32 {
-	return ix.recs[t].col(ix.data, i, c)
-}
+func (ix *Index) u32(o int) uint32 { return le32(ix.data, o) }
 
 func le32(s string, o int) uint32 {
 	s = s[o : o+4]
@@ -377,30 +348,30 @@ func (ix *Index) str(off, n uint32) string {
 	return ix.data[ix.heap+int(off) : ix.heap+int(off)+int(n)]
 }
 
-func (ix *Index) owner(si int32) int32 { return int32(ix.get(recSets, int(si), 0)) }
+func (ix *Index) owner(si int32) int32 { return int32(ix.u32(ix.sets + int(si)*setBytes)) }
 
-// span is the range [start, end) of record si of table t whose column c
-// is the cumulative end (its first record starts at 0).
-func (ix *Index) span(t, c int, si int32) (int, int) {
-	end := int(ix.get(t, int(si), c))
+// span is the range [start, end) of record si of a table whose records
+// store their cumulative end at byte offset at (its first record starts at 0).
+func (ix *Index) span(base, size, at int, si int32) (int, int) {
+	end := int(ix.u32(base + int(si)*size + at))
 	if si == 0 {
 		return 0, end
 	}
-	return int(ix.get(t, int(si-1), c)), end
+	return int(ix.u32(base + int(si-1)*size + at)), end
 }
 
 // raw is the Raw string of pattern pat of set si.
 func (ix *Index) raw(si, pat int32) string {
-	start, _ := ix.span(recSets, 1, si)
-	i := start + int(pat)
-	return ix.str(ix.get(recPats, i, 0), ix.get(recPats, i, 1))
+	start, _ := ix.span(ix.sets, setBytes, 4, si)
+	o := ix.pats + (start+int(pat))*patBytes
+	return ix.str(ix.u32(o), ix.u32(o+4))
 }
 
 // matcher is glob id as stored (decode checked every bound used here).
 func (ix *Index) matcher(id int32) matcher {
-	i := int(id)
-	g := ix.str(ix.get(recGlobs, i, 0), ix.get(recGlobs, i, 1))
-	pl, ka := ix.get(recGlobs, i, 2), ix.get(recGlobs, i, 3)
+	o := ix.globs + int(id)*globBytes
+	g := ix.str(ix.u32(o), ix.u32(o+4))
+	pl, ka := ix.u32(o+8), ix.u32(o+12)
 	m := matcher{glob: g, kind: kind(ka & 0xff), anchored: ka>>8 == 1}
 	tail := g
 	if m.anchored {
@@ -419,18 +390,19 @@ func (ix *Index) matcher(id int32) matcher {
 	return m
 }
 
-func (ix *Index) tableID(t, i int) int32 { return int32(ix.get(recTabs+t, i, 2)) }
+func (ix *Index) tableID(t, i int) int32 { return int32(ix.u32(ix.tabs[t].off + i*tabBytes + 8)) }
 
 // tableKey is the key of entry i of table t, stored with it so a binary
 // search reads no glob record.
 func (ix *Index) tableKey(t, i int) string {
-	return ix.str(ix.get(recTabs+t, i, 0), ix.get(recTabs+t, i, 1))
+	o := ix.tabs[t].off + i*tabBytes
+	return ix.str(ix.u32(o), ix.u32(o+4))
 }
 
 // probe feeds every glob of table t filed under key k that matches path
 // to hit.
 func (ix *Index) probe(s *scratch, t int, k, path string) {
-	n := ix.recs[recTabs+t].n
+	n := ix.tabs[t].n
 	lo, hi := 0, n
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
@@ -452,7 +424,7 @@ func (ix *Index) probe(s *scratch, t int, k, path string) {
 // decides; the tables only select the globs that can match at all.
 func (ix *Index) candidates(s *scratch, path string) {
 	ix.probe(s, tabExact, path, path)
-	if ix.recs[recTabs+tabPrefix].n > 0 {
+	if ix.tabs[tabPrefix].n > 0 {
 		for i := 0; i < len(path); i++ {
 			if path[i] == '/' {
 				ix.probe(s, tabPrefix, path[:i], path)
@@ -468,13 +440,13 @@ func (ix *Index) candidates(s *scratch, path string) {
 		}
 	}
 	ix.probe(s, tabLastSeg, last, path)
-	if ix.recs[recTabs+tabAnySeg].n > 0 {
+	if ix.tabs[tabAnySeg].n > 0 {
 		// A segment repeated in the path hits again; hit is idempotent.
 		for seg := range strings.SplitSeq(path, "/") {
 			ix.probe(s, tabAnySeg, seg, path)
 		}
 	}
-	for i := range ix.recs[recTabs+tabScan].n {
+	for i := range ix.tabs[tabScan].n {
 		id := ix.tableID(tabScan, i)
 		if m := ix.matcher(id); m.matchPath(path) {
 			ix.hit(s, id)
@@ -526,9 +498,9 @@ func (s *scratch) nextPath() {
 // hit records every pattern using glob id as matching the current path,
 // keeping per set the most specific (ties: first written).
 func (ix *Index) hit(s *scratch, id int32) {
-	start, end := ix.span(recGlobs, 4, id)
-	for i := start; i < end; i++ {
-		set, pat, spec := int32(ix.get(recRefs, i, 0)), int32(ix.get(recRefs, i, 1)), int32(ix.get(recRefs, i, 2))
+	start, end := ix.span(ix.globs, globBytes, 16, id)
+	for o := ix.rf + start*refBytes; o < ix.rf+end*refBytes; o += refBytes {
+		set, pat, spec := int32(ix.u32(o)), int32(ix.u32(o+4)), int32(ix.u32(o+8))
 		if s.pathMark[set] != s.pathGen {
 			s.pathMark[set] = s.pathGen
 			s.bestPat[set], s.bestSpec[set] = pat, spec
@@ -601,9 +573,9 @@ func (ix *Index) Lookup(paths []string) []Result {
 
 // excluded: negatives are only evaluated for sets with a positive hit.
 func (ix *Index) excluded(si int32, path string) bool {
-	start, end := ix.span(recSets, 2, si)
-	for i := start; i < end; i++ {
-		if m := ix.matcher(int32(ix.get(recNegs, i, 0))); m.matchPath(path) {
+	start, end := ix.span(ix.sets, setBytes, 8, si)
+	for o := ix.negs + start*4; o < ix.negs+end*4; o += 4 {
+		if m := ix.matcher(int32(ix.u32(o))); m.matchPath(path) {
 			return true
 		}
 	}
