@@ -1,12 +1,12 @@
 package engine
 
 import (
-	"path"
+	"errors"
 	"strings"
 
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/jsonin"
-	"github.com/kontext/kontext/engine/internal/match"
+	"github.com/kontext/kontext/engine/sidecar"
 )
 
 // RepoPath turns a source path of a request into the repository-relative
@@ -37,7 +37,7 @@ func (e *Engine) repoPath(p string) (string, error) {
 		}
 		rel, ok := "", false
 		for _, root := range append([]string{e.opts.Root}, e.opts.RootAliases...) {
-			if rel, ok = within(p, root); ok {
+			if rel, ok = sidecar.Within(p, root); ok {
 				break
 			}
 		}
@@ -49,19 +49,11 @@ func (e *Engine) repoPath(p string) (string, error) {
 		}
 		p = rel
 	}
-	dir := strings.HasSuffix(p, "/")
-	clean := path.Clean(p)
-	if clean == ".." || strings.HasPrefix(clean, "../") {
+	n, err := sidecar.CleanPath(p)
+	if errors.Is(err, sidecar.ErrClimbs) {
 		return "", &pathError{"path " + quote(orig) + " escapes the repository " + e.rootName() + ": it climbs out with \"..\"; pass a path inside it"}
 	}
-	if dir && clean != "." {
-		clean += "/"
-	}
-	n, err := match.NormalizePath(clean)
-	if err != nil {
-		return "", err
-	}
-	return n, nil
+	return n, err
 }
 
 // rootName names the repository root in messages.
@@ -80,23 +72,6 @@ func quote(s string) string {
 // isAbsolute: "/x", "//host/x" and drive paths "C:/x".
 func isAbsolute(p string) bool {
 	return strings.HasPrefix(p, "/") || (len(p) > 2 && p[1] == ':' && p[2] == '/' && ('a' <= p[0]|0x20 && p[0]|0x20 <= 'z'))
-}
-
-// within returns p relative to root when p lies inside root.
-func within(p, root string) (string, bool) {
-	root = strings.TrimRight(strings.ReplaceAll(root, "\\", "/"), "/")
-	dir := strings.HasSuffix(p, "/")
-	c := path.Clean(p)
-	if c == root || (root == "" && c == "/") {
-		return "", true
-	}
-	if rel, ok := strings.CutPrefix(c, root+"/"); ok {
-		if dir {
-			rel += "/"
-		}
-		return rel, true
-	}
-	return "", false
 }
 
 // normPaths normalises the source paths of a request field (RepoPath).

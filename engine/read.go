@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/kontext/kontext/engine/sidecar"
 	"sort"
 	"strconv"
 	"strings"
@@ -351,41 +352,9 @@ func (e *Engine) governingPage(ctx context.Context, st *State, paths, exclude []
 		excluded[id] = true
 	}
 	res := &api.GoverningResult{Snapshot: st.Snap.ID}
-	type hit struct {
-		en      *entry.Entry
-		matches []api.Match
-		best    int
-	}
-	var hits []hit
-	for _, r := range st.Snap.Governing().Lookup(paths) {
-		en := st.Snap.Entry(r.Owner)
-		if excluded[en.ID] {
-			continue
-		}
-		var ms []api.Match
-		best := -1
-		for _, m := range r.Matches {
-			if m.Specificity < minSpec {
-				continue
-			}
-			ms = append(ms, api.Match{Path: m.Path, Rule: m.Rule, Specificity: m.Specificity})
-			best = max(best, m.Specificity)
-		}
-		if len(ms) == 0 {
-			continue
-		}
-		hits = append(hits, hit{en, ms, best})
-	}
-	sort.Slice(hits, func(i, j int) bool {
-		a, b := hits[i], hits[j]
-		if a.best != b.best {
-			return a.best > b.best
-		}
-		if ra, rb := kb.KindRank(a.en.Kind), kb.KindRank(b.en.Kind); ra != rb {
-			return ra < rb
-		}
-		return a.en.ID < b.en.ID
-	})
+	hits := sidecar.Hits(st.Snap.Governing().Lookup(paths), minSpec,
+		func(o int) bool { return excluded[st.Snap.Entry(o).ID] },
+		func(o int) (int, string) { en := st.Snap.Entry(o); return kb.KindRank(en.Kind), en.ID })
 	res.Total = len(hits)
 	hits = hits[min(offset, len(hits)):]
 	if limit > 0 && len(hits) > limit {
@@ -393,14 +362,18 @@ func (e *Engine) governingPage(ctx context.Context, st *State, paths, exclude []
 	}
 	ens := make([]*entry.Entry, len(hits))
 	for i, h := range hits {
-		ens[i] = h.en
+		ens[i] = st.Snap.Entry(h.Owner)
 	}
 	views, err := e.views(ctx, st, ens, history)
 	if err != nil {
 		return nil, err
 	}
 	for i, v := range views {
-		v.Matches, v.Specificity = hits[i].matches, &hits[i].best
+		v.Matches = make([]api.Match, len(hits[i].Matches))
+		for k, m := range hits[i].Matches {
+			v.Matches[k] = api.Match{Path: m.Path, Rule: m.Rule, Specificity: m.Specificity}
+		}
+		v.Specificity = &hits[i].Best
 	}
 	res.Entries = views
 	if e.boundaries != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/kontext/kontext/internal/table"
 	"io"
 	"strings"
 
@@ -62,7 +63,7 @@ func printDrift(w io.Writer, d *api.DriftResult, verbose bool) {
 	line := func(format string, a ...any) {
 		s := fmt.Sprintf(format, a...)
 		if width > 0 {
-			s = cut(s, width)
+			s = table.Cut(s, width)
 		}
 		fmt.Fprintln(w, s)
 	}
@@ -70,7 +71,7 @@ func printDrift(w io.Writer, d *api.DriftResult, verbose bool) {
 		fmt.Fprintln(w)
 		title := e.Title
 		if width > 0 {
-			title = cut(title, max(10, width-runeLen(e.ID)-runeLen(e.Kind)-5))
+			title = table.Cut(title, max(10, width-table.RuneLen(e.ID)-table.RuneLen(e.Kind)-5))
 		}
 		fmt.Fprintf(w, "%s  %s (%s)\n", e.ID, title, e.Kind)
 		files, commits := e.Changed, e.Commits
@@ -163,8 +164,8 @@ func runChangedCmd(ctx context.Context, g *factory, args []string) int {
 			return
 		}
 		t := headless(w.(*out), 5)
-		t.idCol, t.flexCol, t.colors[2] = 2, 3, "36"
-		t.short = idShortener(ctx, g)
+		t.IDCol, t.FlexCol, t.Colors[2] = 2, 3, "36"
+		t.Short = idShortener(ctx, g)
 		for _, c := range r.Changes {
 			note := ""
 			if len(c.SupersededBy) > 0 {
@@ -173,8 +174,8 @@ func runChangedCmd(ctx context.Context, g *factory, args []string) int {
 			if c.Removed {
 				note = "removed"
 			}
-			t.row(c.Change, c.Kind, c.ID, c.Title, note)
+			t.Row(c.Change, c.Kind, c.ID, c.Title, note)
 		}
-		t.render()
+		t.Render()
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kontext/kontext/internal/table"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -150,9 +151,9 @@ func runListCmd(ctx context.Context, g *factory, args []string) int {
 	}
 	return emit(g, stdout, map[string]any{"entries": entries, "total": len(entries)}, func(w io.Writer) {
 		t := newTable(w.(*out), "ID", "KIND", "STATUS", "TITLE", "")
-		t.idCol, t.flexCol, t.colors[0], t.colors[4] = 0, 3, "36", "31"
-		t.short = idShortener(ctx, g)
-		t.colorOf = func(col int, cell string) string {
+		t.IDCol, t.FlexCol, t.Colors[0], t.Colors[4] = 0, 3, "36", "31"
+		t.Short = idShortener(ctx, g)
+		t.ColorOf = func(col int, cell string) string {
 			if col == 2 {
 				return statusColor(&cell)
 			}
@@ -163,9 +164,9 @@ func runListCmd(ctx context.Context, g *factory, args []string) int {
 			if e.ReviewDue {
 				flag = "review due"
 			}
-			t.row(e.ID, e.Kind, deref(e.Status, "-"), e.Title, flag)
+			t.Row(e.ID, e.Kind, deref(e.Status, "-"), e.Title, flag)
 		}
-		t.render()
+		t.Render()
 		fmt.Fprintf(w, "\n%d entries", len(entries))
 		if diags > 0 {
 			fmt.Fprintf(w, ", %d diagnostics (kontext --json api entries.list)", diags)
@@ -235,16 +236,16 @@ func runSearchCmd(ctx context.Context, g *factory, args []string) int {
 			return
 		}
 		t := newTable(w.(*out), "SCORE", "ID", "KIND", "STATUS", "TITLE", "")
-		t.idCol, t.flexCol, t.colors[1], t.colors[5] = 1, 4, "36", "31"
-		t.short = idShortener(ctx, g)
+		t.IDCol, t.FlexCol, t.Colors[1], t.Colors[5] = 1, 4, "36", "31"
+		t.Short = idShortener(ctx, g)
 		for _, e := range s.Entries {
 			flag := ""
 			if e.ReviewDue {
 				flag = "review due"
 			}
-			t.row(fmt.Sprintf("%.3f", *e.Score), e.ID, e.Kind, deref(e.Status, "-"), e.Title, flag)
+			t.Row(fmt.Sprintf("%.3f", *e.Score), e.ID, e.Kind, deref(e.Status, "-"), e.Title, flag)
 		}
-		t.render()
+		t.Render()
 	})
 }
 
@@ -262,6 +263,7 @@ func runGoverningCmd(ctx context.Context, g *factory, args []string) int {
 	if paths, err = repoArgs(g, paths); err != nil {
 		return fail(g, stderr, err)
 	}
+	owed, ctx := owedSidecar(ctx, g)
 	// The table shows no history-derived field: only --json/--jq (the
 	// stable result object) reads the commit index.
 	history := g.json || g.jq != ""
@@ -271,42 +273,17 @@ func runGoverningCmd(ctx context.Context, g *factory, args []string) int {
 	}
 	return emit(g, stdout, r, func(w io.Writer) {
 		var ids map[string]string
-		short := func() map[string]string { // read once for every path's table
+		o := w.(*out)
+		style := table.Style{Width: o.width, Paint: o.paint, Short: func() map[string]string { // read once for every path's table
 			if ids == nil {
 				ids = idShortener(ctx, g)()
 			}
 			return ids
+		}}
+		table.Governing(w, style, paths, governedRows(r), boundaryRows(r))
+		if owed != nil {
+			owed.finish(ctx)
 		}
-		for _, p := range paths {
-			fmt.Fprintf(w, "%s\n", p)
-			t := headless(w.(*out), 5)
-			t.indent, t.idCol, t.flexCol, t.colors[0], t.colors[2] = "  ", 2, 3, "32", "36"
-			t.short = short
-			n := 0
-			for _, e := range r.Entries {
-				for _, m := range e.Matches {
-					if m.Path != p {
-						continue
-					}
-					n++
-					note := ""
-					if !e.Authority {
-						note = " (" + deref(e.Status, "no status") + ", no authority)"
-					}
-					t.row(fmt.Sprint(m.Specificity), e.Kind, e.ID, e.Title+note, m.Rule)
-				}
-			}
-			t.render()
-			if n == 0 {
-				fmt.Fprintln(w, "  no entry governs this path")
-			}
-			for _, b := range r.Boundaries {
-				if b.Path == p {
-					fmt.Fprintf(w, "  inside the nested repository %s, whose own knowledge governs it: kontext -C %s governing %s\n", b.Repository, b.Repository, b.RepositoryPath)
-				}
-			}
-		}
-		fmt.Fprintln(w, "\ncolumns: specificity, kind, id, title, matching rule")
 		if len(r.Entries) == 0 {
 			// "No entry governs" is only true when kontext reads the
 			// repository's knowledge: an ADR log or rule files not set up
@@ -316,6 +293,27 @@ func runGoverningCmd(ctx context.Context, g *factory, args []string) int {
 			}
 		}
 	})
+}
+
+// governedRows are a governing answer's entries as the listing shows them.
+func governedRows(r *api.GoverningResult) []table.Governed {
+	out := make([]table.Governed, len(r.Entries))
+	for i, e := range r.Entries {
+		ms := make([]table.Match, len(e.Matches))
+		for k, m := range e.Matches {
+			ms[k] = table.Match{Path: m.Path, Rule: m.Rule, Specificity: m.Specificity}
+		}
+		out[i] = table.Governed{Kind: e.Kind, ID: e.ID, Title: e.Title, Status: e.Status, Authority: e.Authority, Matches: ms}
+	}
+	return out
+}
+
+func boundaryRows(r *api.GoverningResult) []table.Boundary {
+	out := make([]table.Boundary, len(r.Boundaries))
+	for i, b := range r.Boundaries {
+		out[i] = table.Boundary{Path: b.Path, Repository: b.Repository, RepositoryPath: b.RepositoryPath}
+	}
+	return out
 }
 
 func deref(s *string, def string) string {

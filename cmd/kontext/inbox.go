@@ -105,11 +105,11 @@ func runInboxCmd(ctx context.Context, g *factory, args []string) int {
 			return
 		}
 		t := newTable(o, "ID", "KIND", "TITLE", "STATE", "CREATED")
-		t.flexCol, t.colors[0] = 2, "36"
+		t.FlexCol, t.Colors[0] = 2, "36"
 		for _, c := range l.Candidates {
-			t.row(c.ID, c.Kind, c.Entry.Title, c.State, c.CreatedAt)
+			t.Row(c.ID, c.Kind, c.Entry.Title, c.State, c.CreatedAt)
 		}
-		t.render()
+		t.Render()
 		fmt.Fprintf(w, "\n%d candidates\n", len(l.Candidates))
 	})
 }

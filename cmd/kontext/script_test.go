@@ -58,6 +58,8 @@ func TestScripts(t *testing.T) {
 			"daemon-mark":      cmdDaemonMark,
 			"daemon-up":        cmdDaemonUp,
 			"daemon-answered":  cmdDaemonAnswered,
+			"quick-same":       cmdQuickSame,
+			"settle":           cmdSettle,
 			// fits N fails unless every line of the last command's stdout
 			// is at most N runes wide (colour sequences not counted).
 			"fits": func(ts *testscript.TestScript, neg bool, args []string) {

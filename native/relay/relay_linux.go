@@ -89,6 +89,10 @@ func target(args []string) (dir string, ok bool) {
 	return dir, served[command]
 }
 
+// IsTerminal reports whether fd is a terminal (one ioctl; package term
+// would initialise more first).
+func IsTerminal(fd int) bool { return isTerminal(fd) }
+
 func isTerminal(fd int) bool {
 	var t syscall.Termios
 	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), syscall.TCGETS, uintptr(unsafe.Pointer(&t)))

@@ -89,6 +89,10 @@ type Reader struct {
 	lastLinkDiags [][]entry.Diagnostic
 	lastCfg       []byte
 	touched       map[string]bool
+	// record: reads collect their inputs (Record); lastRec holds the last
+	// successful read's.
+	record  bool
+	lastRec *recording
 }
 
 // Touched tells an immutable reader that the files at paths (relative to
@@ -255,21 +259,30 @@ type Snapshot struct {
 
 // Read reads the knowledge base with head as the HEAD commit id. An invalid
 // configuration is an invalid_input error.
-func (r *Reader) Read(head string) (*Snapshot, error) {
+func (r *Reader) Read(head string) (snap *Snapshot, err error) {
 	if r.immutable {
 		r.mu.Lock()
 		last, touched := r.last, r.touched != nil
 		r.mu.Unlock()
 		if last != nil && last.Head == head && !touched {
+			r.mu.Lock()
+			r.lastRec = nil // nothing was listed, so nothing recorded
+			r.mu.Unlock()
 			return last, nil // nothing is listed again until Forget or Touched
 		}
 	}
-	cfg, cfgText, err := r.readConfig()
+	rec := r.newRecording()
+	cfg, cfgText, err := r.readConfig(rec)
 	if err != nil {
 		return nil, err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	defer func() {
+		if r.lastRec = nil; err == nil && rec != nil {
+			rec.snap, r.lastRec = snap, rec
+		}
+	}()
 	if r.persist != nil && !r.loaded {
 		r.persist.load(r)
 	}
@@ -287,7 +300,9 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		lists = make([][]job, len(sources))
 		skips = make([][]Skipped, len(sources))
 		linkDiags = make([][]entry.Diagnostic, len(sources))
-		parallel(len(sources), func(i int) { lists[i], skips[i], linkDiags[i], errs[i] = r.list(&sources[i], sourceDirs) })
+		parallel(len(sources), func(i int) { lists[i], skips[i], linkDiags[i], errs[i] = r.list(&sources[i], sourceDirs, rec) })
+	} else {
+		rec.partial()
 	}
 	total := 0
 	for i := range sources {
@@ -300,6 +315,7 @@ func (r *Reader) Read(head string) (*Snapshot, error) {
 		s.Diagnostics = append(s.Diagnostics, linkDiags[i]...)
 		total += len(lists[i])
 	}
+	rec.files(lists, linkDiags)
 	r.touched = nil
 	r.lastLists, r.lastSkips, r.lastLinkDiags, r.lastCfg = lists, skips, linkDiags, cfgText
 	linkSig := fmt.Sprint(linkDiags) // a new or fixed broken link changes the answer too
@@ -379,10 +395,12 @@ again:
 			}
 		}
 	}
+	rec.stat(r, cfg.Ledger())
 	ledger, err := readOptional(r.fs, cfg.Ledger())
 	if err != nil {
 		return nil, err
 	}
+	rec.stat(r, cfg.Overlay())
 	overlay, err := readOptional(r.fs, cfg.Overlay())
 	if err != nil {
 		return nil, err
@@ -545,8 +563,9 @@ func ledgerProblems(s *Snapshot, cfg *config.Config, ledger []byte) []entry.Diag
 	return out
 }
 
-func (r *Reader) readConfig() (*config.Config, []byte, error) {
+func (r *Reader) readConfig(rec *recording) (*config.Config, []byte, error) {
 	for _, cand := range config.Candidates() {
+		rec.stat(r, cand)
 		data, err := readOptional(r.fs, cand)
 		if err != nil {
 			return nil, nil, err
@@ -587,7 +606,7 @@ type job struct {
 // stat data of the parse cache, so an unchanged file costs no extra stat.
 // Symlinks are followed only inside the repository; the others come back
 // as diagnostics. Markdown files that are not records come back as skipped.
-func (r *Reader) list(srcp *entry.Source, sourceDirs map[string]bool) ([]job, []Skipped, []entry.Diagnostic, error) {
+func (r *Reader) list(srcp *entry.Source, sourceDirs map[string]bool, rec *recording) ([]job, []Skipped, []entry.Diagnostic, error) {
 	src := *srcp
 	var out []job
 	var skipped []Skipped
@@ -597,6 +616,10 @@ func (r *Reader) list(srcp *entry.Source, sourceDirs map[string]bool) ([]job, []
 	// being walked, to stop directory loops.
 	var walk func(display, real string, stack []string) error
 	walk = func(display, real string, stack []string) error {
+		if real != display {
+			rec.partial()
+		}
+		rec.stat(r, real) // before the listing: a later change shows
 		infos, err := r.fs.ReadDir(link.FSPath(real))
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
@@ -657,6 +680,9 @@ func (r *Reader) list(srcp *entry.Source, sourceDirs map[string]bool) ([]job, []
 		return nil
 	}
 	real, d, err := r.resolvedDir(src.Dir)
+	if real != src.Dir || d != nil {
+		rec.partial()
+	}
 	switch {
 	case err != nil:
 		return nil, nil, nil, err
@@ -665,6 +691,7 @@ func (r *Reader) list(srcp *entry.Source, sourceDirs map[string]bool) ([]job, []
 	}
 	if fi, err := r.fs.Stat(link.FSPath(real)); err == nil && fi.Mode().IsRegular() {
 		// A source may name one file, such as the legacy .cursorrules.
+		rec.add(src.Dir, fi)
 		if entry.IsRecordFile(src.Dir, src) {
 			l := job{listed{path: src.Dir, info: fi}, srcp}
 			if real != src.Dir {

@@ -1,0 +1,255 @@
+//go:build linux && (amd64 || arm64)
+
+package quick
+
+import (
+	"os"
+	"path"
+	"runtime"
+	"syscall"
+	"unsafe"
+
+	"github.com/kontext/kontext/native/relay"
+)
+
+// Invocation is a `governing` command line the early answer takes.
+type Invocation struct {
+	Dir   string   // absolute: -C, else the working directory
+	Paths []string // as given
+}
+
+// Sidecar is a stored sidecar whose header matched this process.
+type Sidecar struct {
+	Root    string
+	Aliases []string
+	Answer  string // sidecar.Answer, encoded
+}
+
+var (
+	pending *Invocation
+	found   *Sidecar
+	checked chan bool // the recorded inputs are all unchanged
+)
+
+func init() {
+	inv, ok := invocation(os.Args[1:])
+	if !ok {
+		return
+	}
+	pending = inv
+	top, gitDir := relay.FindRepo(inv.Dir)
+	if gitDir == "" {
+		pending = nil
+		return
+	}
+	f, ok := load(gitDir, top)
+	if !ok {
+		Stale = true
+		return
+	}
+	found = &Sidecar{Root: f.Root, Aliases: f.Aliases, Answer: f.Answer}
+	checked = make(chan bool, 1)
+	go func() { checked <- unchanged(f) }()
+}
+
+// Early returns this process's invocation and its sidecar once its
+// recorded inputs are known to be unchanged; ok is false when there is
+// none to answer from (Stale then says whether the sidecar was why).
+func Early() (inv *Invocation, s *Sidecar, ok bool) {
+	if pending == nil || found == nil {
+		return pending, nil, false
+	}
+	if !<-checked {
+		Stale = true
+		return pending, nil, false
+	}
+	return pending, found, true
+}
+
+// invocation is the command line when it is a plain `governing <path>…`
+// that the full command would print as plain text: stdout no terminal,
+// no $COLUMNS, no forced colour, no flag besides one -C; ok false for
+// any other.
+func invocation(args []string) (*Invocation, bool) {
+	if os.Getenv("KONTEXT_QUICK") == "off" || os.Getenv("KONTEXT_DAEMON") == "auto" || os.Getenv("COLUMNS") != "" {
+		return nil, false // auto starts a daemon after the read; COLUMNS fits the table to a width
+	}
+	if v := os.Getenv("CLICOLOR_FORCE"); v != "" && v != "0" {
+		return nil, false
+	}
+	dir, command, dirs := ".", "", 0
+	var paths []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-C":
+			if i+1 >= len(args) {
+				return nil, false
+			}
+			i++
+			dir, dirs = args[i], dirs+1
+		case hasPrefix(a, "-C="):
+			dir, dirs = a[3:], dirs+1
+		case hasPrefix(a, "-C") && command == "":
+			dir, dirs = a[2:], dirs+1
+		case a == "" || a[0] == '-':
+			return nil, false
+		case command == "":
+			command = a
+		default:
+			paths = append(paths, a)
+		}
+	}
+	if command != "governing" || len(paths) == 0 || dirs > 1 || dir == "" || relay.IsTerminal(1) {
+		return nil, false
+	}
+	if !path.IsAbs(dir) {
+		cwd, err := os.Getwd()
+		if err != nil {
+			return nil, false
+		}
+		dir = path.Join(cwd, dir)
+	}
+	return &Invocation{Dir: dir, Paths: paths}, true
+}
+
+func hasPrefix(s, prefix string) bool { return len(s) >= len(prefix) && s[:len(prefix)] == prefix }
+
+// load returns gitDir's sidecar when it is this binary's and this
+// environment's, for the worktree at top. The file is mapped, not read:
+// on a machine where a page fault is dear, the page cache's pages cost
+// less than fresh heap.
+func load(gitDir, top string) (*opened, bool) {
+	fp := relay.ClientFingerprint()
+	fd, err := syscall.Open(Path(gitDir, fp), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if syscall.Fstat(fd, &st) != nil || st.Size <= 0 || st.Size > 1<<30 {
+		return nil, false
+	}
+	data, err := syscall.Mmap(fd, 0, int(st.Size), syscall.PROT_READ, syscall.MAP_PRIVATE)
+	if err != nil {
+		return nil, false // never unmapped: the process exits, or the full command runs
+	}
+	f, err := open(data)
+	if err != nil || f.Fingerprint != fp || (top != f.Root && !contains(f.Aliases, top)) {
+		return nil, false
+	}
+	return f, true
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// unchanged reports whether every recorded input of f is as recorded.
+// Many inputs are split over the CPUs in runs of consecutive records (a
+// first pass finds where each run starts).
+func unchanged(f *opened) bool {
+	const run = 2048
+	workers := min(runtime.GOMAXPROCS(0), int((f.count+run-1)/run))
+	if workers <= 1 {
+		return check(f.Root, f.stats, f.count)
+	}
+	per := (f.count + uint64(workers) - 1) / uint64(workers)
+	d := decoder{b: f.stats}
+	results := make(chan bool, workers)
+	launched := 0
+	for left := f.count; left > 0; launched++ {
+		n := min(per, left)
+		start := d.b
+		for range n {
+			if _, ok := d.next(); !ok {
+				return false
+			}
+		}
+		part := start[:len(start)-len(d.b)]
+		go func() { results <- check(f.Root, part, n) }()
+		left -= n
+	}
+	if len(d.b) != 0 {
+		return false
+	}
+	all := true
+	for range launched {
+		all = <-results && all
+	}
+	return all
+}
+
+// check reports whether the n encoded records in b are all unchanged.
+func check(root string, b []byte, n uint64) bool {
+	d := decoder{b: b}
+	var c checker
+	defer c.close()
+	for range n {
+		s, ok := d.next()
+		if !ok || !c.same(root, &s) {
+			return false
+		}
+	}
+	return len(d.b) == 0
+}
+
+// checker lstats inputs through an open descriptor of their directory
+// (inputs come grouped by directory), sparing the kernel the walk from
+// the root for every file.
+type checker struct {
+	dir  string
+	fd   int
+	open bool
+	name []byte // the base name, NUL-terminated for the system call
+}
+
+const (
+	oPath             = 0x200000 // O_PATH
+	atSymlinkNoFollow = 0x100
+)
+
+func (c *checker) same(root string, s *Stat) bool {
+	p := s.Path
+	if !path.IsAbs(p) {
+		p = root + "/" + p
+	}
+	i := len(p) - 1
+	for i >= 0 && p[i] != '/' {
+		i--
+	}
+	dir, base := p[:i], p[i+1:]
+	if dir == "" {
+		dir = "/"
+	}
+	if base == "" { // the root, recorded as ""
+		base = "."
+	}
+	if !c.open || dir != c.dir {
+		c.close()
+		fd, err := syscall.Open(dir, oPath|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			return s.Absent && (err == syscall.ENOENT || err == syscall.ENOTDIR)
+		}
+		c.dir, c.fd, c.open = dir, fd, true
+	}
+	c.name = append(append(c.name[:0], base...), 0)
+	var st syscall.Stat_t
+	_, _, errno := syscall.Syscall6(sysFstatat, uintptr(c.fd), uintptr(unsafe.Pointer(&c.name[0])), uintptr(unsafe.Pointer(&st)), atSymlinkNoFollow, 0, 0)
+	if s.Absent {
+		return errno == syscall.ENOENT || errno == syscall.ENOTDIR
+	}
+	return errno == 0 && fromSys(s.Path, &st) == *s
+}
+
+func (c *checker) close() {
+	if c.open {
+		syscall.Close(c.fd)
+		c.open = false
+	}
+}

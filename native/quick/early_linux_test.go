@@ -1,0 +1,123 @@
+//go:build linux && (amd64 || arm64)
+
+package quick
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// TestUnchanged: recorded inputs are unchanged until a file is edited,
+// replaced, removed or a path recorded absent appears; the root ("")
+// and absolute paths are inputs too.
+func TestUnchanged(t *testing.T) {
+	root := t.TempDir()
+	write := func(name, text string) {
+		p := filepath.Join(root, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".ai/decisions/a.md", "one")
+	write(".ai/decisions/b.md", "two")
+	write(".ai/conventions/c.md", "three")
+	abs := filepath.Join(root, "abs")
+	write("abs", "x")
+	repeat := 1
+	record := func() *opened {
+		f := &File{Root: root}
+		for range repeat {
+			for _, p := range []string{"", ".ai/decisions", ".ai/decisions/a.md", ".ai/decisions/b.md", ".ai/conventions/c.md", ".ai/learnings", ".kontext.toml", abs} {
+				full := p
+				if !filepath.IsAbs(p) {
+					full = filepath.Join(root, p)
+				}
+				fi, err := os.Lstat(full)
+				if err != nil {
+					fi = nil
+				}
+				s, ok := StatOf(p, fi)
+				if !ok {
+					t.Fatalf("no stat data for %s", p)
+				}
+				f.Stats = append(f.Stats, s)
+			}
+		}
+		o, err := open(f.Append(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	if f := record(); !unchanged(f) {
+		t.Fatal("an untouched tree is changed")
+	}
+	changes := map[string]func(){
+		"an edit of the same size": func() {
+			write(".ai/decisions/a.md", "ONE")
+			os.Chtimes(filepath.Join(root, ".ai/decisions/a.md"), time.Time{}, time.Now().Add(-time.Hour))
+		},
+		"a file removed":         func() { os.Remove(filepath.Join(root, ".ai/conventions/c.md")) },
+		"an absent path created": func() { write(".kontext.toml", "version = 1\n") },
+		"an absent dir created":  func() { os.Mkdir(filepath.Join(root, ".ai/learnings"), 0o755) },
+		"a file added at the root": func() {
+			write("new.md", "x")
+		},
+		"an absolute input touched": func() { os.Chtimes(abs, time.Time{}, time.Now().Add(time.Hour)) },
+	}
+	for what, change := range changes {
+		f := record()
+		change()
+		if unchanged(f) {
+			t.Errorf("%s: still unchanged", what)
+		}
+	}
+	// many inputs are checked on several threads: each run's records
+	repeat = 1000
+	if f := record(); !unchanged(f) {
+		t.Fatal("an untouched tree is changed (8,000 inputs)")
+	}
+	f := record()
+	os.Chtimes(abs, time.Time{}, time.Now().Add(2*time.Hour))
+	if unchanged(f) {
+		t.Fatal("a change among 8,000 inputs is not seen")
+	}
+}
+
+// TestInvocation: only a plain governing command line is taken.
+func TestInvocation(t *testing.T) {
+	t.Setenv("COLUMNS", "")
+	t.Setenv("KONTEXT_QUICK", "")
+	t.Setenv("KONTEXT_DAEMON", "")
+	t.Setenv("CLICOLOR_FORCE", "")
+	cwd, _ := os.Getwd()
+	for _, c := range []struct {
+		args []string
+		want *Invocation
+	}{
+		{[]string{"governing", "a.go"}, &Invocation{Dir: cwd, Paths: []string{"a.go"}}},
+		{[]string{"-C", "/r", "governing", "a.go", "b/"}, &Invocation{Dir: "/r", Paths: []string{"a.go", "b/"}}},
+		{[]string{"-C=/r", "governing", "a.go"}, &Invocation{Dir: "/r", Paths: []string{"a.go"}}},
+		{[]string{"-C/r", "governing", "a.go"}, &Invocation{Dir: "/r", Paths: []string{"a.go"}}},
+		{[]string{"governing"}, nil},
+		{[]string{"list"}, nil},
+		{[]string{"governing", "a.go", "--min-specificity", "2"}, nil},
+		{[]string{"--json", "governing", "a.go"}, nil},
+		{[]string{"-C", "/a", "-C", "/b", "governing", "a.go"}, nil},
+		{[]string{"governing", "--", "a.go"}, nil},
+		{[]string{"governing", ""}, nil},
+	} {
+		got, ok := invocation(c.args)
+		if ok != (c.want != nil) || (ok && !reflect.DeepEqual(got, c.want)) {
+			t.Errorf("%q: %+v %v, want %+v", c.args, got, ok, c.want)
+		}
+	}
+	t.Setenv("COLUMNS", "80")
+	if _, ok := invocation([]string{"governing", "a.go"}); ok {
+		t.Error("taken with COLUMNS set")
+	}
+}
