@@ -181,8 +181,9 @@ func ParseTagTarget(data []byte) (plumbing.Hash, error) {
 	return target, nil
 }
 
-// ParseHash parses a full hex object id.
-func ParseHash(b []byte) (plumbing.Hash, bool) {
+// ParseHash parses a full hex object id (without allocating, unlike
+// plumbing.NewHash).
+func ParseHash[S ~string | ~[]byte](b S) (plumbing.Hash, bool) {
 	var h plumbing.Hash
 	if len(b) != 2*len(h) {
 		return h, false
@@ -196,6 +197,17 @@ func ParseHash(b []byte) (plumbing.Hash, bool) {
 		h[i] = hi<<4 | lo
 	}
 	return h, true
+}
+
+// HashString is h in hex, like h.String() in one allocation instead of
+// two: a history walk makes one per commit and parent.
+func HashString(h plumbing.Hash) string {
+	const digits = "0123456789abcdef"
+	var b [2 * len(h)]byte
+	for i, c := range h {
+		b[2*i], b[2*i+1] = digits[c>>4], digits[c&15]
+	}
+	return string(b[:])
 }
 
 func unhex(c byte) (byte, bool) {

@@ -66,9 +66,17 @@ func TestObjectsPackedDeltasAndLoose(t *testing.T) {
 	if len(idx) != 1 || !strings.Contains(r.Git("verify-pack", "-v", idx[0]), "chain length = 2") {
 		t.Fatal("the pack has no delta chains; the test would not test them")
 	}
-	n := checkAllObjects(t, r, objects(r, false)) // no fallback: only the packs
+	o := objects(r, false)
+	n := checkAllObjects(t, r, o) // no fallback: only the packs
 	if n < 90 {
 		t.Fatalf("only %d objects", n)
+	}
+	// Objects share slabs: each one's slice must end where it does, or an
+	// append by a caller would write into its neighbour.
+	for h := range r.AllObjects() {
+		if _, data, err := o.Read(plumbing.AnyObject, h); err != nil || cap(data) != len(data) {
+			t.Fatalf("%s: %d bytes, capacity %d, %v", h, len(data), cap(data), err)
+		}
 	}
 
 	r.Write("big.txt", big.String()+"loose\n")

@@ -313,7 +313,13 @@ func (c *rawTreeCache) put(h plumbing.Hash, d []byte) {
 		// generation is hundreds of kilobytes to fault in and clear.
 		c.cur = map[plumbing.Hash][]byte{}
 	case len(c.cur) >= rawTreeGen:
-		c.old, c.cur = c.cur, make(map[plumbing.Hash][]byte, rawTreeGen)
+		// The old generation's map is cleared and reused: a new one would
+		// be hundreds of kilobytes of fresh memory per generation.
+		c.old, c.cur = c.cur, c.old
+		if c.cur == nil {
+			c.cur = make(map[plumbing.Hash][]byte, rawTreeGen)
+		}
+		clear(c.cur)
 	}
 	c.cur[h] = d
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,12 +28,16 @@ type packSet struct {
 	zr       io.ReadCloser
 	br       bytes.Reader
 	chain    []deltaFrame
+	deltas   []byte // the inflated deltas of the chains being resolved
+	slab     []byte // the free rest of the memory objects are inflated into
+	slabs    int    // slabs allocated
 	cache    objCache
 	mapped   map[string]bool      // idx paths tried, mapped or not
 	dirMtime map[string]time.Time // of each pack directory at its last listing
 }
 
 type pack struct {
+	id      int    // position in the packSet, for the cache's hash
 	data    []byte // the .pack
 	names   []byte // idx: sorted object ids, 20 bytes each
 	fanout  []byte
@@ -42,8 +47,8 @@ type pack struct {
 }
 
 type deltaFrame struct {
-	off   int64
-	delta []byte
+	off        int64
+	start, end int // the inflated delta: s.deltas[start:end]
 }
 
 type packKey struct {
@@ -59,17 +64,41 @@ type packObj struct {
 // objCache keeps resolved objects by pack position: git stores the newest
 // version of an object whole and older ones as deltas against it, so a
 // walk from the newest commit resolves most deltas against objects it has
-// just read. Two generations bound the memory.
+// just read. Two generations bound the memory; when the current one is
+// full, the older one's memory is cleared and reused as the new current.
+//
+// A generation is an open-addressing table of indexes into entries kept in
+// fixed-size chunks, not a Go map: a map of tens of thousands of entries
+// costs several times the memory (buckets, and the tables it outgrows),
+// and a short call does not collect garbage, so every byte of it is a
+// fresh page to fault in.
 type objCache struct {
-	cur, old  map[packKey]packObj
-	size, max int
+	cur, old cacheGen
+	max      int
 }
 
+type cacheGen struct {
+	slots  []int32 // 1 + entry index, 0 when empty; a power of two long
+	chunks [][]cacheEnt
+	n      int // entries
+	size   int // bytes of object data
+}
+
+type cacheEnt struct {
+	key packKey
+	obj packObj
+}
+
+const (
+	cacheChunk     = 512 // entries per chunk (24 KiB)
+	cacheSlotsInit = 1024
+)
+
 func (c *objCache) get(k packKey) (packObj, bool) {
-	if o, ok := c.cur[k]; ok {
+	if o, ok := c.cur.get(k); ok {
 		return o, true
 	}
-	if o, ok := c.old[k]; ok {
+	if o, ok := c.old.get(k); ok {
 		c.put(k, o)
 		return o, true
 	}
@@ -80,11 +109,75 @@ func (c *objCache) put(k packKey, o packObj) {
 	if len(o.data) > c.max/4 {
 		return // a huge blob would evict everything for one use
 	}
-	if c.cur == nil || c.size+len(o.data) > c.max {
-		c.old, c.cur, c.size = c.cur, map[packKey]packObj{}, 0
+	if c.cur.size+len(o.data) > c.max {
+		c.old, c.cur = c.cur, c.old
+		c.cur.reset()
 	}
-	c.cur[k] = o
-	c.size += len(o.data)
+	c.cur.put(k, o)
+}
+
+// slot is where k's probe sequence starts.
+func (g *cacheGen) slot(k packKey) int {
+	h := uint64(k.off)*0x9e3779b97f4a7c15 ^ uint64(k.p.id)*0xc2b2ae3d27d4eb4f
+	return int(h>>32) & (len(g.slots) - 1)
+}
+
+func (g *cacheGen) ent(i int32) *cacheEnt { return &g.chunks[i/cacheChunk][i%cacheChunk] }
+
+func (g *cacheGen) get(k packKey) (packObj, bool) {
+	if g.n == 0 {
+		return packObj{}, false
+	}
+	for i := g.slot(k); ; i = (i + 1) & (len(g.slots) - 1) {
+		s := g.slots[i]
+		if s == 0 {
+			return packObj{}, false
+		}
+		if e := g.ent(s - 1); e.key == k {
+			return e.obj, true
+		}
+	}
+}
+
+// put adds k (not yet in g: callers put what get did not find).
+func (g *cacheGen) put(k packKey, o packObj) {
+	if 2*(g.n+1) > len(g.slots) {
+		g.grow()
+	}
+	i := int32(g.n)
+	if int(i)/cacheChunk == len(g.chunks) {
+		g.chunks = append(g.chunks, make([]cacheEnt, cacheChunk))
+	}
+	*g.ent(i) = cacheEnt{k, o}
+	g.n++
+	g.size += len(o.data)
+	g.insert(k, i)
+}
+
+func (g *cacheGen) insert(k packKey, i int32) {
+	j := g.slot(k)
+	for g.slots[j] != 0 {
+		j = (j + 1) & (len(g.slots) - 1)
+	}
+	g.slots[j] = i + 1
+}
+
+// grow doubles the slots and inserts every entry again.
+func (g *cacheGen) grow() {
+	g.slots = make([]int32, max(cacheSlotsInit, 2*len(g.slots)))
+	for i := 0; i < g.n; i++ {
+		g.insert(g.ent(int32(i)).key, int32(i))
+	}
+}
+
+// reset empties g, keeping its memory; entries are cleared so that the
+// objects they held can be collected.
+func (g *cacheGen) reset() {
+	clear(g.slots)
+	for _, c := range g.chunks {
+		clear(c)
+	}
+	g.n, g.size = 0, 0
 }
 
 // openPacks maps every pack of the object directories dirs (the
@@ -120,6 +213,7 @@ func (s *packSet) refresh(dirs []string) bool {
 			if err != nil {
 				continue
 			}
+			p.id = len(s.packs)
 			s.packs = append(s.packs, p)
 			s.unmaps = append(s.unmaps, unmap...)
 			added = true
@@ -198,14 +292,25 @@ func (s *packSet) close() {
 }
 
 // find returns the offset of h in p.
+//
+// Object ids are uniformly distributed, so the search interpolates: the
+// first probes go where h's next eight bytes say it lies between the
+// bounds' ids, which finds it in two or three probes where a binary search
+// takes a dozen, each touching another part of an index that can be
+// hundreds of megabytes. After a few probes it bisects, so ids that are
+// not uniform cost at most a binary search more.
 func (p *pack) find(h plumbing.Hash) (int64, bool) {
 	lo := 0
 	if h[0] > 0 {
 		lo = int(binary.BigEndian.Uint32(p.fanout[(int(h[0])-1)*4:]))
 	}
 	hi := int(binary.BigEndian.Uint32(p.fanout[int(h[0])*4:]))
-	for lo < hi {
+	key := binary.BigEndian.Uint64(h[1:9])
+	for probe := 0; lo < hi; probe++ {
 		m := int(uint(lo+hi) >> 1)
+		if probe < 4 && hi-lo > 16 {
+			m = p.interpolate(lo, hi, key)
+		}
 		switch c := bytes.Compare(p.names[m*20:m*20+20], h[:]); {
 		case c == 0:
 			off := binary.BigEndian.Uint32(p.offsets[m*4:])
@@ -226,6 +331,20 @@ func (p *pack) find(h plumbing.Hash) (int64, bool) {
 	return 0, false
 }
 
+// interpolate guesses where key (bytes 1–8 of an id whose first byte the
+// fanout fixed) lies in p.names[lo:hi], hi-lo > 1.
+func (p *pack) interpolate(lo, hi int, key uint64) int {
+	a := binary.BigEndian.Uint64(p.names[lo*20+1:])
+	b := binary.BigEndian.Uint64(p.names[(hi-1)*20+1:])
+	switch {
+	case key <= a:
+		return lo
+	case key >= b:
+		return hi - 1
+	}
+	return lo + int(float64(key-a)/float64(b-a)*float64(hi-1-lo))
+}
+
 var errBadPack = errors.New("malformed pack object")
 
 // read returns object h; found is false when no mapped pack has it.
@@ -244,7 +363,17 @@ func (s *packSet) read(h plumbing.Hash) (o packObj, found bool, err error) {
 // result (each is the base of the next).
 func (s *packSet) at(p *pack, off int64) (packObj, error) {
 	chain := s.chain[:0]
-	defer func() { s.chain = chain[:0] }()
+	// Deltas are inflated into s.deltas after what an outer call (a thin
+	// base being resolved) holds there, and dropped when applied: only the
+	// results are kept, so the deltas cost no memory per object.
+	mark := len(s.deltas)
+	defer func() {
+		s.chain = chain[:0]
+		s.deltas = s.deltas[:mark]
+		if mark == 0 && cap(s.deltas) > maxDeltaScratch {
+			s.deltas = nil // one huge delta is not kept for the whole walk
+		}
+	}()
 	var base packObj
 	for {
 		if o, ok := s.cache.get(packKey{p, off}); ok {
@@ -257,8 +386,8 @@ func (s *packSet) at(p *pack, off int64) (packObj, error) {
 		}
 		switch typ {
 		case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
-			data, err := s.inflate(p.data[pos:], size)
-			if err != nil {
+			data := s.alloc(size)
+			if err := s.inflate(data, p.data[pos:]); err != nil {
 				return packObj{}, err
 			}
 			base = packObj{typ, data}
@@ -268,11 +397,11 @@ func (s *packSet) at(p *pack, off int64) (packObj, error) {
 			if n == 0 || rel <= 0 || rel > off {
 				return packObj{}, errBadPack
 			}
-			delta, err := s.inflate(p.data[pos+n:], size)
+			f, err := s.inflateDelta(off, p.data[pos+n:], size)
 			if err != nil {
 				return packObj{}, err
 			}
-			chain = append(chain, deltaFrame{off, delta})
+			chain = append(chain, f)
 			off -= rel
 			continue
 		case plumbing.REFDeltaObject:
@@ -281,11 +410,11 @@ func (s *packSet) at(p *pack, off int64) (packObj, error) {
 			}
 			var bh plumbing.Hash
 			copy(bh[:], p.data[pos:pos+20])
-			delta, err := s.inflate(p.data[pos+20:], size)
+			f, err := s.inflateDelta(off, p.data[pos+20:], size)
 			if err != nil {
 				return packObj{}, err
 			}
-			chain = append(chain, deltaFrame{off, delta})
+			chain = append(chain, f)
 			if boff, ok := p.find(bh); ok {
 				off = boff
 				continue
@@ -308,7 +437,7 @@ func (s *packSet) at(p *pack, off int64) (packObj, error) {
 		break
 	}
 	for i := len(chain) - 1; i >= 0; i-- {
-		data, err := applyDelta(base.data, chain[i].delta)
+		data, err := applyDelta(base.data, s.deltas[chain[i].start:chain[i].end], s.alloc)
 		if err != nil {
 			return packObj{}, err
 		}
@@ -316,6 +445,57 @@ func (s *packSet) at(p *pack, off int64) (packObj, error) {
 		s.cache.put(packKey{p, chain[i].off}, base)
 	}
 	return base, nil
+}
+
+// Objects are inflated into slabs, each object's slice capped at its
+// length. A history walk inflates tens of megabytes of small trees; as one
+// allocation each they are as many fresh heap pages, faulted in one by one
+// (a short call collects no garbage, so none are reused), and faults are
+// most of such a walk's time on a VM. The first slab is small, for the
+// many calls that read a few objects; later ones are slabSize bytes
+// advised to be backed by huge pages (newSlab): a few faults instead of
+// thousands. Objects larger than slabObjMax get their own allocation. An
+// object keeps its whole slab alive; the caches drop objects by
+// generations, so slabs die with them.
+const (
+	firstSlab  = 256 << 10
+	slabSize   = 4 << 20
+	slabObjMax = 64 << 10
+)
+
+// alloc returns n bytes for an object.
+func (s *packSet) alloc(n int) []byte {
+	switch {
+	case n == 0:
+		return []byte{}
+	case n > slabObjMax:
+		return make([]byte, n)
+	}
+	if len(s.slab) < n {
+		if s.slabs == 0 {
+			s.slab = make([]byte, firstSlab)
+		} else {
+			s.slab = newSlab()
+		}
+		s.slabs++
+	}
+	b := s.slab[:n:n]
+	s.slab = s.slab[n:]
+	return b
+}
+
+// maxDeltaScratch is the most delta scratch kept between reads.
+const maxDeltaScratch = 1 << 20
+
+// inflateDelta inflates the size-byte delta of the object at off into
+// s.deltas.
+func (s *packSet) inflateDelta(off int64, src []byte, size int) (deltaFrame, error) {
+	start := len(s.deltas)
+	s.deltas = slices.Grow(s.deltas, size)[:start+size]
+	if err := s.inflate(s.deltas[start:], src); err != nil {
+		return deltaFrame{}, err
+	}
+	return deltaFrame{off, start, start + size}, nil
 }
 
 // objectHeader parses the type and size at off and returns where the data
@@ -358,8 +538,9 @@ func ofsDeltaOffset(d []byte) (int64, int64) {
 	return 0, 0
 }
 
-// inflate decompresses size bytes of zlib data, reusing one decompressor.
-func (s *packSet) inflate(src []byte, size int) ([]byte, error) {
+// inflate decompresses len(dst) bytes of zlib data into dst, reusing one
+// decompressor.
+func (s *packSet) inflate(dst, src []byte) error {
 	s.br.Reset(src)
 	var err error
 	if s.zr == nil {
@@ -368,17 +549,15 @@ func (s *packSet) inflate(src []byte, size int) ([]byte, error) {
 		err = s.zr.(zlib.Resetter).Reset(&s.br, nil)
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := make([]byte, size)
-	if _, err := io.ReadFull(s.zr, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	_, err = io.ReadFull(s.zr, dst)
+	return err
 }
 
-// applyDelta applies a git delta (copy and insert instructions) to base.
-func applyDelta(base, delta []byte) ([]byte, error) {
+// applyDelta applies a git delta (copy and insert instructions) to base,
+// into memory from alloc.
+func applyDelta(base, delta []byte, alloc func(int) []byte) ([]byte, error) {
 	srcSize, n := binary.Uvarint(delta)
 	if n <= 0 || srcSize != uint64(len(base)) {
 		return nil, errBadPack
@@ -389,7 +568,7 @@ func applyDelta(base, delta []byte) ([]byte, error) {
 		return nil, errBadPack
 	}
 	delta = delta[n:]
-	out := make([]byte, 0, dstSize)
+	out := alloc(int(dstSize))[:0]
 	for len(delta) > 0 {
 		op := delta[0]
 		delta = delta[1:]

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/kontext/kontext/native/internal/git"
 )
 
 // The cache is a directory of immutable segment files. Each Build that
@@ -228,7 +230,7 @@ func decodeSegment(data []byte, out map[plumbing.Hash]*Commit) error {
 		var h plumbing.Hash
 		copy(h[:], r.bytes(20))
 		flags := r.bytes(1)
-		cm := &Commit{SHA: h.String()}
+		cm := &Commit{SHA: git.HashString(h)}
 		if len(flags) == 1 {
 			cm.Merge = flags[0]&flagMerge != 0
 		}
@@ -236,7 +238,7 @@ func decodeSegment(data []byte, out map[plumbing.Hash]*Commit) error {
 		for i := 0; i < np && r.err == nil; i++ {
 			var ph plumbing.Hash
 			copy(ph[:], r.bytes(20))
-			cm.Parents = append(cm.Parents, ph.String())
+			cm.Parents = append(cm.Parents, git.HashString(ph))
 		}
 		cm.Time = time.Unix(r.varint(), 0).UTC()
 		cm.Subject = string(r.bytes(r.uvarint()))

@@ -53,7 +53,7 @@ func (b *builder) readCommit(h plumbing.Hash) (*node, error) {
 		return nil, err
 	}
 	c := &Commit{
-		SHA:     h.String(),
+		SHA:     git.HashString(h),
 		Time:    time.Unix(b.raw.Time, 0).UTC(),
 		Subject: b.raw.Subject,
 		Author:  b.raw.Author,
@@ -62,7 +62,7 @@ func (b *builder) readCommit(h plumbing.Hash) (*node, error) {
 	if len(b.raw.Parents) > 0 {
 		c.Parents = make([]string, len(b.raw.Parents))
 		for i, p := range b.raw.Parents {
-			c.Parents[i] = p.String()
+			c.Parents[i] = git.HashString(p)
 		}
 	}
 	b.treeOf[h] = b.raw.Tree

@@ -318,12 +318,4 @@ func (q *commitQueue) Pop() any {
 }
 
 // parseHash parses a full hex sha.
-func parseHash(s string) (plumbing.Hash, bool) {
-	if len(s) != 40 {
-		return plumbing.ZeroHash, false
-	}
-	if !plumbing.IsHash(s) {
-		return plumbing.ZeroHash, false
-	}
-	return plumbing.NewHash(s), true
-}
+func parseHash(s string) (plumbing.Hash, bool) { return git.ParseHash(s) }
