@@ -35,10 +35,13 @@ func (r *Reader) Record(on bool) {
 }
 
 // Inputs returns what the read that answered s consumed and when it
-// started. ok is false when those inputs' stat data alone cannot tell a
-// later state of the files from the one read: a symbolic link on the way
-// (its target's change is another path's), a listing reused after
-// Touched, a read made without Record, or s not the last read's answer.
+// started: besides the files and directories it read, every link and
+// directory a link's resolution passed (a link is replaced, never
+// changed in place, so its own stat data tells a new target). ok is false
+// when those inputs' stat data alone cannot tell a later state of the
+// files from the one read: a link reported as a diagnostic, a listing
+// reused after Touched, a read made without Record, or s not the last
+// read's answer.
 func (r *Reader) Inputs(s *Snapshot) (inputs []Input, start time.Time, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -103,7 +106,10 @@ func (c *recording) files(lists [][]job, linkDiags [][]entry.Diagnostic) {
 		}
 		for _, j := range l {
 			if j.target != "" {
-				c.partial()
+				// reached through a link (which the resolution or the
+				// walk recorded): the stat data is the target's
+				c.add(j.target, j.info)
+				continue
 			}
 			c.add(j.path, j.info)
 		}

@@ -11,7 +11,7 @@ import (
 // TestInputs: a recording read lists every path it consumed — the
 // configuration candidates (found or absent), each directory it listed,
 // each entry file, the ledger and the overlay — and only for the
-// snapshot it answered; a symbolic link makes the recording unusable.
+// snapshot it answered; a link kontext reports makes it unusable.
 func TestInputs(t *testing.T) {
 	fs := memfs.New()
 	for n, txt := range map[string]string{
@@ -64,13 +64,31 @@ func TestInputs(t *testing.T) {
 	if _, _, ok := r.Inputs(&Snapshot{}); ok {
 		t.Fatal("inputs of another snapshot")
 	}
-	if err := fs.Symlink("2026-01-10-use-cron.md", ".ai/decisions/link.md"); err != nil {
+	// a link: the link itself and what it resolves to are inputs
+	if err := fs.Symlink("sub/2026-01-11-nested.md", ".ai/decisions/link.md"); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = r.Read(""); err != nil {
+		t.Fatal(err)
+	}
+	if in, _, ok = r.Inputs(s); !ok {
+		t.Fatal("a listing with a link inside the repository has no usable inputs")
+	}
+	got = map[string]bool{}
+	for _, x := range in {
+		got[x.Path] = x.Info != nil
+	}
+	if !got[".ai/decisions/link.md"] || !got[".ai/decisions/sub/2026-01-11-nested.md"] {
+		t.Fatalf("the link or its target is not recorded: %v", got)
+	}
+	// a link kontext reports (dangling): not usable
+	if err := fs.Symlink("missing.md", ".ai/decisions/dangling.md"); err != nil {
 		t.Fatal(err)
 	}
 	if s, err = r.Read(""); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, ok := r.Inputs(s); ok {
-		t.Fatal("a listing with a symbolic link has usable inputs")
+		t.Fatal("a listing with a dangling link has usable inputs")
 	}
 }

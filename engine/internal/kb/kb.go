@@ -616,9 +616,6 @@ func (r *Reader) list(srcp *entry.Source, sourceDirs map[string]bool, rec *recor
 	// being walked, to stop directory loops.
 	var walk func(display, real string, stack []string) error
 	walk = func(display, real string, stack []string) error {
-		if real != display {
-			rec.partial()
-		}
 		rec.stat(r, real) // before the listing: a later change shows
 		infos, err := r.fs.ReadDir(link.FSPath(real))
 		if err != nil {
@@ -653,7 +650,7 @@ func (r *Reader) list(srcp *entry.Source, sourceDirs map[string]bool, rec *recor
 				continue
 			}
 			if isLink(fi) {
-				if err := r.followLink(rel, srcp, stack, walk, &out, &diags); err != nil {
+				if err := r.followLink(rel, srcp, stack, walk, &out, &diags, rec); err != nil {
 					return err
 				}
 				continue
@@ -679,10 +676,7 @@ func (r *Reader) list(srcp *entry.Source, sourceDirs map[string]bool, rec *recor
 		}
 		return nil
 	}
-	real, d, err := r.resolvedDir(src.Dir)
-	if real != src.Dir || d != nil {
-		rec.partial()
-	}
+	real, d, err := r.resolvedDir(src.Dir, rec)
 	switch {
 	case err != nil:
 		return nil, nil, nil, err
