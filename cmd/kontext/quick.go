@@ -54,6 +54,7 @@ func (w *sidecarWrite) finish(ctx context.Context) {
 		return
 	}
 	f := &quick.File{Fingerprint: relay.ClientFingerprint(), Root: w.e.Options().Root, Aliases: w.e.Options().RootAliases, Answer: string(a.Append(nil))}
+	f.Stats = make([]quick.Stat, 0, len(w.git)+len(inputs))
 	f.Stats = append(f.Stats, w.git...)
 	for _, in := range inputs {
 		s, ok := quick.StatOf(in.Path, in.Info)

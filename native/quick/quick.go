@@ -101,7 +101,7 @@ func Write(gitDir string, f *File, start time.Time) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	_, err = tmp.Write(f.Append(nil))
+	_, err = tmp.Write(f.Append(make([]byte, 0, len(f.Answer)+64*len(f.Stats)+1024)))
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
