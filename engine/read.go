@@ -83,21 +83,18 @@ func runList(ctx context.Context, e *Engine, in *api.ListInput) (*api.ListResult
 			return nil, err
 		}
 	}
-	picked := st.Snap.Entries() // read only: without a filter, every entry is picked
-	if in.ActiveOnly || kinds != nil || len(in.Tags) > 0 {
-		picked = nil
-		for _, en := range st.Snap.Entries() {
-			if in.ActiveOnly && entry.Inactive(en.Status) {
-				continue
-			}
-			if kinds != nil && !kinds[en.Kind] {
-				continue
-			}
-			if len(in.Tags) > 0 && !anyIn(en.Tags, in.Tags) {
-				continue
-			}
-			picked = append(picked, en)
+	var picked []*entry.Entry
+	for _, en := range st.Snap.Entries() {
+		if in.ActiveOnly && entry.Inactive(en.Status) {
+			continue
 		}
+		if kinds != nil && !kinds[en.Kind] {
+			continue
+		}
+		if len(in.Tags) > 0 && !anyIn(en.Tags, in.Tags) {
+			continue
+		}
+		picked = append(picked, en)
 	}
 	res := &api.ListResult{Entries: []*api.Entry{}, Total: len(picked), Snapshot: st.Snap.ID, Diagnostics: st.Snap.Diagnostics}
 	if res.Diagnostics == nil {

@@ -15,7 +15,6 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -1044,7 +1043,7 @@ func hasDuplicate(lists [][]job) bool {
 				continue
 			}
 			for _, j := range a {
-				if _, found := sort.Find(len(b), func(k int) int { return strings.Compare(j.path, b[k].path) }); found {
+				if k := sort.Search(len(b), func(k int) bool { return b[k].path >= j.path }); k < len(b) && b[k].path == j.path {
 					return true
 				}
 			}
