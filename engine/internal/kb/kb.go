@@ -679,7 +679,7 @@ func (r *Reader) list(srcp *entry.Source, sourceDirs map[string]bool) ([]job, []
 // first listing that has it keeps it).
 func joinLists(lists [][]job, total int) []job {
 	jobs := make([]job, 0, total)
-	if !hasDuplicate(lists) { // nearly always: no file to look up in a set
+	if !hasDuplicate(lists) && increasing(lists) { // nearly always: no file to look up in a set
 		for _, l := range lists {
 			jobs = append(jobs, l...)
 		}
@@ -695,6 +695,19 @@ func joinLists(lists [][]job, total int) []job {
 		}
 	}
 	return jobs
+}
+
+// increasing reports whether each listing's paths strictly increase (so
+// none holds a path twice), as hasDuplicate assumes.
+func increasing(lists [][]job) bool {
+	for _, l := range lists {
+		for k := 1; k < len(l); k++ {
+			if l[k-1].path >= l[k].path {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // hit returns c, the cached parse of j's path (nil for none), when j's

@@ -190,3 +190,32 @@ func TestWarmCacheSeesEveryChange(t *testing.T) {
 		t.Fatalf("entries: %d, want 7", s.Len())
 	}
 }
+
+// TestJoinLists: the listings one after another, each path once, the
+// first listing keeping it — also when two overlap or one is not in order.
+func TestJoinLists(t *testing.T) {
+	l := func(paths ...string) []job {
+		var out []job
+		for _, p := range paths {
+			out = append(out, job{listed: listed{path: p}})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		lists [][]job
+		want  string
+	}{
+		{[][]job{l("b/1", "b/2"), l("a/1"), nil, l("c/1")}, "b/1 b/2 a/1 c/1"},
+		{[][]job{l("a/1", "a/3"), l("a/2", "a/3", "a/4")}, "a/1 a/3 a/2 a/4"},
+		{[][]job{l("a/1"), l("a/1")}, "a/1"},
+		{[][]job{l("a/2", "a/1", "a/2"), l("b/1")}, "a/2 a/1 b/1"},
+	} {
+		var got []string
+		for _, j := range joinLists(c.lists, 8) {
+			got = append(got, j.path)
+		}
+		if g := strings.Join(got, " "); g != c.want {
+			t.Errorf("joinLists = %s, want %s", g, c.want)
+		}
+	}
+}
