@@ -191,16 +191,19 @@ func TestWarmCacheSeesEveryChange(t *testing.T) {
 	}
 }
 
+// jobsOf is a listing of paths (nothing else set).
+func jobsOf(paths ...string) []job {
+	var out []job
+	for _, p := range paths {
+		out = append(out, job{listed: listed{path: p}})
+	}
+	return out
+}
+
 // TestJoinLists: the listings one after another, each path once, the
 // first listing keeping it — also when two overlap or one is not in order.
 func TestJoinLists(t *testing.T) {
-	l := func(paths ...string) []job {
-		var out []job
-		for _, p := range paths {
-			out = append(out, job{listed: listed{path: p}})
-		}
-		return out
-	}
+	l := jobsOf
 	for _, c := range []struct {
 		lists [][]job
 		want  string
