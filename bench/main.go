@@ -133,14 +133,20 @@ func main() {
 	notes = append(notes, fmt.Sprintf("governing growth ×10 entries: index %.1f× time (the answer grows ~8×), naive %.1f×; index build %s at 10,000 entries",
 		g10["index-ms"]/g1["index-ms"], g10["naive-ms"]/g1["naive-ms"], ms(g10["build-ms"])))
 
-	// Parse + index from disk, cold and warm.
+	// Parse + index from disk, cold and warm. The warm row is the engine a
+	// Go program embeds (native.OpenWith: the native listing and the stored
+	// snapshot); the bare engine over go-billy's osfs, which no shipped
+	// path uses (its lstat resolves each file's whole path and allocates a
+	// FileInfo per file), is a note.
 	parse := goBench(root, "./engine", "Parse")
 	p1, p10 := parse["BenchmarkParse/entries=1000"], parse["BenchmarkParse/entries=10000"]
+	warm := goBench(root, "./native", "^BenchmarkWarmList$")["BenchmarkWarmList"]
 	rows = append(rows,
 		row{workload: "parse + index 10,000 entry files from disk (cold)", ours: ms(p10["cold-ms"]), reference: "—", ratio: "—", budget: "≤ 1 s", pass: p10["cold-ms"] <= 1000},
-		row{workload: "warm entries.list, unchanged snapshot, 10,000 entries (in-process)", ours: ms(p10["warm-list-ms"]), reference: "—", ratio: "—", budget: "≤ 30 ms", pass: p10["warm-list-ms"] <= 30},
+		row{workload: "warm entries.list, unchanged snapshot, 10,000 entries (in-process)", ours: ms(warm["warm-list-ms"]), reference: "—", ratio: "—", budget: "≤ 30 ms", pass: warm["warm-list-ms"] <= 30},
 	)
-	notes = append(notes, fmt.Sprintf("parse growth 1,000 → 10,000 files: cold %.1f×, warm list %.1f×", p10["cold-ms"]/p1["cold-ms"], p10["warm-list-ms"]/p1["warm-list-ms"]))
+	notes = append(notes, fmt.Sprintf("parse growth 1,000 → 10,000 files: cold %.1f×, warm list %.1f× (the bare engine over go-billy osfs: warm list at 10,000 entries %s)",
+		p10["cold-ms"]/p1["cold-ms"], p10["warm-list-ms"]/p1["warm-list-ms"], ms(p10["warm-list-ms"])))
 
 	// Whole-process `kontext api status` vs `git rev-parse HEAD` on the demo.
 	tmp, bin := workspace(root)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"runtime"
 	"testing"
 	"time"
 
@@ -99,27 +100,47 @@ func BenchmarkHistoryFields(b *testing.B) {
 // (an engine from OpenWith, kept and asked again, as a long-running Go
 // program does): entries.list on an unchanged knowledge base of 10,000
 // entries, validated by one stat per file against the stored snapshot.
+// The timed engine starts on a settled snapshot (written in a later
+// second than the files, so no file is racy and re-read), as a program
+// started on an existing checkout does; warm-list-ms is the mean of five
+// reads per iteration.
 func BenchmarkWarmList(b *testing.B) {
 	dir := b.TempDir()
 	if _, err := benchcorpus.Repo(dir, 10000); err != nil {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
+	list := func(e interface {
+		Request(context.Context, string, []byte) []byte
+	}) {
+		if out := e.Request(ctx, "entries.list", []byte(`{"limit":100}`)); !bytes.Contains(out[:40], []byte(`"ok":true`)) {
+			b.Fatalf("%s", out[:200])
+		}
+	}
+	func() {
+		first, err := OpenWith(dir, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		list(first) // parses and stores the snapshot
+		time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(1100 * time.Millisecond)))
+		list(first) // checks the racy files in a later second: settled, stored again
+	}()
+	runtime.GC() // the first engine's parses are not the timed engine's garbage
 	e, err := OpenWith(dir, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	if out := e.Request(ctx, "entries.list", []byte(`{"limit":100}`)); !bytes.Contains(out[:40], []byte(`"ok":true`)) {
-		b.Fatalf("%s", out[:200])
-	}
+	list(e) // loads the stored snapshot
+	b.ResetTimer()
 	var warm time.Duration
+	const reps = 5
 	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
-		out := e.Request(ctx, "entries.list", []byte(`{"limit":100}`))
-		warm += time.Since(t0)
-		if !bytes.Contains(out[:40], []byte(`"ok":true`)) {
-			b.Fatalf("%s", out[:200])
+		for j := 0; j < reps; j++ {
+			t0 := time.Now()
+			list(e)
+			warm += time.Since(t0)
 		}
 	}
-	b.ReportMetric(float64(warm.Microseconds())/1000/float64(b.N), "warm-list-ms")
+	b.ReportMetric(float64(warm.Microseconds())/1000/float64(b.N*reps), "warm-list-ms")
 }

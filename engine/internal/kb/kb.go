@@ -333,29 +333,21 @@ again:
 	var aliases map[string][]string
 	var results []*cached
 	var misses []int
-	var kept map[string]bool
 	deleted := false
 	if blobsFrom == nil {
 		r.ensureFiles()
-		jobs = make([]job, 0, total)
-		seen := make(map[string]bool, total)
-		for _, l := range lists {
-			for _, j := range l {
-				if !seen[j.path] {
-					seen[j.path] = true
-					jobs = append(jobs, j)
-				}
-			}
-		}
-		jobs, aliases = mergeLinks(jobs)
-		kept = make(map[string]bool, len(jobs)) // the cache keeps exactly these
-		for _, j := range jobs {
-			kept[j.path] = true
-		}
+		jobs, aliases = mergeLinks(joinLists(lists, total))
 		results = make([]*cached, len(jobs))
 		var racy []int
+		// The listed paths are distinct, so fewer of them with a record
+		// than there are records means a record's file is gone.
+		recorded := 0
 		for i, j := range jobs {
-			switch c := r.hit(j); {
+			c, ok := r.files[j.path]
+			if ok {
+				recorded++
+			}
+			switch c := r.hit(j, c); {
 			case c == nil:
 				misses = append(misses, i)
 			case c.racy:
@@ -389,11 +381,7 @@ again:
 				r.dirty = true
 			}
 		}
-		for f := range r.files {
-			if !kept[f] {
-				deleted = true
-			}
-		}
+		deleted = recorded < len(r.files)
 	}
 	rec.stat(r, cfg.Ledger())
 	ledger, err := readOptional(r.fs, cfg.Ledger())
@@ -467,10 +455,16 @@ again:
 		r.files[jobs[i].path] = c
 		r.dirty = true
 	}
-	for f := range r.files {
-		if !kept[f] {
-			delete(r.files, f)
-			r.dirty = true
+	if deleted {
+		kept := make(map[string]bool, len(jobs)) // the cache keeps exactly these
+		for _, j := range jobs {
+			kept[j.path] = true
+		}
+		for f := range r.files {
+			if !kept[f] {
+				delete(r.files, f)
+				r.dirty = true
+			}
 		}
 	}
 	if len(misses) > 0 || deleted {
@@ -702,11 +696,46 @@ func (r *Reader) list(srcp *entry.Source, sourceDirs map[string]bool, rec *recor
 	return out, skipped, diags, nil
 }
 
-// hit returns the cached parse of j when its stat data (and, with a
-// store, its file identity) and its source are unchanged.
-func (r *Reader) hit(j job) *cached {
-	c, ok := r.files[j.path]
-	if !ok || c.size != j.info.Size() || c.key != srcKey(*j.src, j.target) {
+// joinLists is the listings one after another, each file once (the
+// first listing that has it keeps it).
+func joinLists(lists [][]job, total int) []job {
+	jobs := make([]job, 0, total)
+	if !hasDuplicate(lists) && increasing(lists) { // nearly always: no file to look up in a set
+		for _, l := range lists {
+			jobs = append(jobs, l...)
+		}
+		return jobs
+	}
+	seen := make(map[string]bool, total)
+	for _, l := range lists {
+		for _, j := range l {
+			if !seen[j.path] {
+				seen[j.path] = true
+				jobs = append(jobs, j)
+			}
+		}
+	}
+	return jobs
+}
+
+// increasing reports whether each listing's paths strictly increase (so
+// none holds a path twice), as hasDuplicate assumes.
+func increasing(lists [][]job) bool {
+	for _, l := range lists {
+		for k := 1; k < len(l); k++ {
+			if l[k-1].path >= l[k].path {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// hit returns c, the cached parse of j's path (nil for none), when j's
+// stat data (and, with a store, its file identity) and its source are
+// unchanged.
+func (r *Reader) hit(j job, c *cached) *cached {
+	if c == nil || c.size != j.info.Size() || !keyIs(c.key, j.src, j.target) {
 		return nil
 	}
 	if c.portable {
@@ -1019,4 +1048,40 @@ func (s *Snapshot) ids() map[string]*entry.Entry {
 		s.byID = m
 	})
 	return s.byID
+}
+
+// keyIs reports whether k is srcKey(*src, target), without building it.
+func keyIs(k string, src *entry.Source, target string) bool {
+	for i, part := range [...]string{src.Kind, src.Style, src.Dir, target} {
+		if len(k) < len(part) || k[:len(part)] != part {
+			return false
+		}
+		k = k[len(part):]
+		if i < 3 {
+			if k == "" || k[0] != 0 {
+				return false
+			}
+			k = k[1:]
+		}
+	}
+	return k == ""
+}
+
+// hasDuplicate reports whether two listings (each sorted) hold one file.
+// Listings of distinct directories cover disjoint ranges of paths: only
+// overlapping ones are searched.
+func hasDuplicate(lists [][]job) bool {
+	for i, a := range lists {
+		for _, b := range lists[:i] {
+			if len(a) == 0 || len(b) == 0 || a[len(a)-1].path < b[0].path || b[len(b)-1].path < a[0].path {
+				continue
+			}
+			for _, j := range a {
+				if k := sort.Search(len(b), func(k int) bool { return b[k].path >= j.path }); k < len(b) && b[k].path == j.path {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -1,10 +1,12 @@
 package kb
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/go-git/go-billy/v5/memfs"
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-billy/v5/util"
 
 	"github.com/kontext/kontext/engine/apierr"
@@ -121,5 +123,102 @@ func TestLedgerDiagnostics(t *testing.T) {
 	})
 	if len(s.LedgerLines) != 1 || len(s.Diagnostics) != 1 || s.Diagnostics[0].Code != "bad_ledger_line" || s.Diagnostics[0].Line != 2 {
 		t.Fatalf("ledger: %+v %+v", s.LedgerLines, s.Diagnostics)
+	}
+}
+
+// TestWarmCacheSeesEveryChange: a long-lived reader (no store: its
+// parses kept in memory) answers after each change exactly as a fresh
+// reader does — a file edited, deleted, added, renamed, one deleted and
+// another added (same count), and a file that two sources list. On disk:
+// memfs gives no modification times, so nothing there is ever cached.
+func TestWarmCacheSeesEveryChange(t *testing.T) {
+	fs := osfs.New(t.TempDir(), osfs.WithBoundOS())
+	write := func(name, text string) {
+		t.Helper()
+		if err := util.WriteFile(fs, name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The decision source is one file inside the learnings' directory:
+	// both list it, and it is read once, as the first source's.
+	write(".kontext.toml", "[[kinds.decision.include]]\ndir = \"notes/s.md\"\n[[kinds.learning.include]]\ndir = \"notes\"\n")
+	for i := 0; i < 6; i++ {
+		write(fmt.Sprintf("notes/l%d.md", i), fmt.Sprintf("---\npaths: [\"src/m%d/**\"]\n---\n# L%d\n", i, i))
+	}
+	write("notes/s.md", "---\nstatus: accepted\n---\n# Shared\n")
+	long := NewReader(fs)
+	check := func(step string) {
+		t.Helper()
+		for k := 0; k < 2; k++ { // the change, then the unchanged read after it
+			got, err := long.Read("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := NewReader(fs).Read("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, w := answer(t, got), answer(t, want); g != w {
+				t.Fatalf("%s (read %d): the long-lived reader answers\n%s\nnot\n%s", step, k, g, w)
+			}
+		}
+	}
+	check("first read")
+	if s, _ := long.Read(""); s.Len() != 7 || len(s.Diagnostics) != 0 {
+		t.Fatalf("entries: %d, want 7 (the shared file once)", s.Len())
+	}
+	write("notes/l1.md", "---\npaths: [\"src/m1/**\", \"src/m9/**\"]\n---\n# L1 edited\n")
+	check("edited")
+	if err := fs.Remove("notes/l2.md"); err != nil {
+		t.Fatal(err)
+	}
+	check("deleted")
+	write("notes/l7.md", "# L7\n")
+	check("added")
+	if err := fs.Rename("notes/l3.md", "notes/l3b.md"); err != nil {
+		t.Fatal(err)
+	}
+	check("renamed")
+	if err := fs.Remove("notes/l4.md"); err != nil {
+		t.Fatal(err)
+	}
+	write("notes/l8.md", "# L8\n")
+	check("one deleted, one added")
+	write("notes/s.md", "---\nstatus: superseded\n---\n# Shared, superseded\n")
+	check("shared file edited")
+	if s, _ := long.Read(""); s.Len() != 7 {
+		t.Fatalf("entries: %d, want 7", s.Len())
+	}
+}
+
+// jobsOf is a listing of paths (nothing else set).
+func jobsOf(paths ...string) []job {
+	var out []job
+	for _, p := range paths {
+		out = append(out, job{listed: listed{path: p}})
+	}
+	return out
+}
+
+// TestJoinLists: the listings one after another, each path once, the
+// first listing keeping it — also when two overlap or one is not in order.
+func TestJoinLists(t *testing.T) {
+	l := jobsOf
+	for _, c := range []struct {
+		lists [][]job
+		want  string
+	}{
+		{[][]job{l("b/1", "b/2"), l("a/1"), nil, l("c/1")}, "b/1 b/2 a/1 c/1"},
+		{[][]job{l("a/1", "a/3"), l("a/2", "a/3", "a/4")}, "a/1 a/3 a/2 a/4"},
+		{[][]job{l("a/1"), l("a/1")}, "a/1"},
+		{[][]job{l("a/2", "a/1", "a/2"), l("b/1")}, "a/2 a/1 b/1"},
+	} {
+		var got []string
+		for _, j := range joinLists(c.lists, 8) {
+			got = append(got, j.path)
+		}
+		if g := strings.Join(got, " "); g != c.want {
+			t.Errorf("joinLists = %s, want %s", g, c.want)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package kb
 
 import (
 	"sort"
-	"strings"
 
 	"github.com/kontext/kontext/engine/internal/entry"
 )
@@ -99,40 +98,4 @@ func (t tableBlobs) blob(file string) string {
 		return c.blob
 	}
 	return ""
-}
-
-// keyIs reports whether k is srcKey(*src, target), without building it.
-func keyIs(k string, src *entry.Source, target string) bool {
-	for i, part := range [...]string{src.Kind, src.Style, src.Dir, target} {
-		if len(k) < len(part) || k[:len(part)] != part {
-			return false
-		}
-		k = k[len(part):]
-		if i < 3 {
-			if k == "" || k[0] != 0 {
-				return false
-			}
-			k = k[1:]
-		}
-	}
-	return k == ""
-}
-
-// hasDuplicate reports whether two listings (each sorted) hold one file.
-// Listings of distinct directories cover disjoint ranges of paths: only
-// overlapping ones are searched.
-func hasDuplicate(lists [][]job) bool {
-	for i, a := range lists {
-		for _, b := range lists[:i] {
-			if len(a) == 0 || len(b) == 0 || a[len(a)-1].path < b[0].path || b[len(b)-1].path < a[0].path {
-				continue
-			}
-			for _, j := range a {
-				if _, found := sort.Find(len(b), func(k int) int { return strings.Compare(j.path, b[k].path) }); found {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }

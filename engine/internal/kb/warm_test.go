@@ -170,13 +170,7 @@ func TestStoredParseCorrupt(t *testing.T) {
 // TestHasDuplicate: a file two listings hold is found, whether or not
 // their ranges of paths overlap elsewhere.
 func TestHasDuplicate(t *testing.T) {
-	l := func(paths ...string) []job {
-		var out []job
-		for _, p := range paths {
-			out = append(out, job{listed: listed{path: p}})
-		}
-		return out
-	}
+	l := jobsOf
 	for _, c := range []struct {
 		lists [][]job
 		want  bool

@@ -72,8 +72,9 @@ func (f *FS) ReadDir(dir string) ([]os.FileInfo, error) {
 	// stat fills slab[lo:hi]; an entry gone since the listing keeps its
 	// zero value (no name). It returns where a stat failed otherwise.
 	stat := func(lo, hi int) (int, error) {
+		var buf []byte // each name, NUL-terminated, for the system call
 		for i := lo; i < hi; i++ {
-			if err := lstatAt(d, names[i], &slab[i]); err != nil && !os.IsNotExist(err) {
+			if err := lstatAt(d, names[i], &slab[i], &buf); err != nil && !os.IsNotExist(err) {
 				return i, err
 			}
 		}

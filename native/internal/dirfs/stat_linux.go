@@ -16,11 +16,12 @@ const supported = true
 // (fstatat). The kernel writes into a stack buffer; only the fields
 // callers read are kept, so a listing of thousands of files stores ~70
 // bytes per file in one slab instead of a 144-byte struct stat and a
-// FileInfo allocated for each.
-func lstatAt(d *os.File, name string, fi *info) error {
+// FileInfo allocated for each. buf is the caller's scratch for the name
+// (see fstatat).
+func lstatAt(d *os.File, name string, fi *info, buf *[]byte) error {
 	var st unix.Stat_t
 	for {
-		err := unix.Fstatat(int(d.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		err := fstatat(int(d.Fd()), name, buf, &st, unix.AT_SYMLINK_NOFOLLOW)
 		if err == unix.EINTR {
 			continue
 		}

@@ -11,7 +11,7 @@ const supported = false
 
 type info struct{ os.FileInfo }
 
-func lstatAt(*os.File, string, *info) error { return errors.ErrUnsupported }
+func lstatAt(*os.File, string, *info, *[]byte) error { return errors.ErrUnsupported }
 
 func readAt(*os.File, string) ([]byte, error) { return nil, errors.ErrUnsupported }
 
