@@ -191,6 +191,10 @@ func (e *Engine) SetRevision(rev string) { e.opts.Revision = rev }
 
 func (e *Engine) Now() time.Time { return e.opts.Now().UTC() }
 
+// Today is the engine's UTC day (2006-01-02): status.review_due names the
+// entries whose review date lies before it.
+func (e *Engine) Today() string { return e.Now().Format("2006-01-02") }
+
 // State is one read: the snapshot plus what git says about its files.
 // Write operations (engine/drafts) plan on one, taken under the write lock.
 type State struct {

@@ -156,7 +156,7 @@ func (e *Engine) View(st *State, en *entry.Entry) *api.Entry {
 		n := en.ADRNumber
 		v.ADRNumber = &n
 	}
-	v.ReviewDue = en.ReviewBy != "" && e.Now().Format("2006-01-02") > en.ReviewBy
+	v.ReviewDue = en.ReviewBy != "" && e.Today() > en.ReviewBy
 	v.Authority = authority(en)
 	return v
 }

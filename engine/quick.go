@@ -12,11 +12,11 @@ import (
 	"github.com/kontext/kontext/engine/sidecar"
 )
 
-// The governing sidecar is written by the native CLI only: the
+// The early answers' sidecars are written by the native CLI only: the
 // WebAssembly build links none of this.
 
 // RecordInputs makes the engine's reads collect the paths they consume
-// with their stat data, for GoverningSidecar.
+// with their stat data, for GoverningSidecar and StatusInputs.
 func (e *Engine) RecordInputs(on bool) { e.reader.Record(on) }
 
 // Input is one path a read consumed with its stat data from before it was
@@ -34,11 +34,7 @@ type Input struct {
 // symbolic link on the way), or some text it would print is not plain
 // (a control character or invalid UTF-8, which the human output rewrites).
 func (e *Engine) GoverningSidecar(ctx context.Context) (a *sidecar.Answer, inputs []Input, start time.Time, ok bool) {
-	st, err := e.Read(ctx)
-	if err != nil {
-		return nil, nil, time.Time{}, false
-	}
-	in, start, ok := e.reader.Inputs(st.Snap)
+	st, inputs, start, ok := e.readInputs(ctx)
 	if !ok {
 		return nil, nil, time.Time{}, false
 	}
@@ -56,11 +52,36 @@ func (e *Engine) GoverningSidecar(ctx context.Context) (a *sidecar.Answer, input
 		a.Entries[i] = sidecar.Entry{Kind: en.Kind, ID: en.ID, Title: en.Title, Status: strp(en.Status), Authority: authority(en), Rank: kb.KindRank(en.Kind)}
 	}
 	a.Index = string(st.Snap.Governing().AppendBinary(nil))
-	inputs = make([]Input, len(in))
+	return a, inputs, start, true
+}
+
+// StatusInputs returns the paths the read of ctx (pinned: see Pin)
+// consumed and when it started, for a status sidecar; ok is false as for
+// GoverningSidecar, and for a knowledge base with no entries: status then
+// looks for adoptable sources across the working tree, which no recorded
+// input covers.
+func (e *Engine) StatusInputs(ctx context.Context) (inputs []Input, start time.Time, ok bool) {
+	st, inputs, start, ok := e.readInputs(ctx)
+	if !ok || st.Snap.Len() == 0 {
+		return nil, time.Time{}, false
+	}
+	return inputs, start, true
+}
+
+func (e *Engine) readInputs(ctx context.Context) (*State, []Input, time.Time, bool) {
+	st, err := e.Read(ctx)
+	if err != nil {
+		return nil, nil, time.Time{}, false
+	}
+	in, start, ok := e.reader.Inputs(st.Snap)
+	if !ok {
+		return nil, nil, time.Time{}, false
+	}
+	inputs := make([]Input, len(in))
 	for i, x := range in {
 		inputs[i] = Input{Path: x.Path, Info: x.Info}
 	}
-	return a, inputs, start, true
+	return st, inputs, start, true
 }
 
 // plain reports whether every s is valid UTF-8 without control characters

@@ -43,7 +43,7 @@ func runStatus(ctx context.Context, e *Engine, _ *api.StatusInput) (*api.StatusR
 	// The tally, not the entries: a warm status decodes no entry.
 	t := st.Snap.Tally()
 	res.Counts = t.Counts
-	today := e.Now().Format("2006-01-02")
+	today := e.Today()
 	for _, r := range t.Reviews {
 		if today > r.By {
 			res.ReviewDue = append(res.ReviewDue, r.ID)

@@ -153,6 +153,10 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 	return e, nil
 }
 
+// ModelConfigFiles are the local config files the model selection of the
+// repository whose git dir is gitDir reads (status.llm depends on them).
+func ModelConfigFiles(gitDir string) []string { return llm.ConfigFiles(gitDir) }
+
 // BundleSnapshots is the cache of compiled bundle snapshots of e's
 // worktree (under its git dir) for worktree.WithSnapshotCache; nil for an
 // engine outside git.

@@ -10,6 +10,7 @@ import (
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/native"
 	"github.com/kontext/kontext/native/daemon"
+	"github.com/kontext/kontext/native/quick"
 )
 
 // maxStdin is the largest input read from stdin (2 MiB).
@@ -40,7 +41,7 @@ func runAPI(ctx context.Context, g *factory, args []string) int {
 		}
 	}
 	g.prog.state("running " + op)
-	env := request(ctx, g, op, input)
+	env, owed := request(ctx, g, op, input)
 	code := exitForEnvelope(env)
 	if code != exitOK {
 		g.failure = envelopeError(env)
@@ -63,24 +64,40 @@ func runAPI(ctx context.Context, g *factory, args []string) int {
 		}
 	}
 	o.Write(append(env, '\n'))
+	if owed != nil && code == exitOK && o.err == nil {
+		owed.finishStatus(owed.ctx, append(env, '\n'))
+	}
 	return o.finish(stderr, code, 1)
 }
 
 // request is native.Request with the invocation's progress reporter told
-// about long work (the history index build).
-func request(ctx context.Context, g *factory, op string, input []byte) []byte {
+// about long work (the history index build), and the status sidecar this
+// invocation owes the early answer, if any, pinned to the read.
+func request(ctx context.Context, g *factory, op string, input []byte) ([]byte, *owedStatus) {
 	dir, err := native.TargetDir(g.dir, input)
 	if err != nil {
-		return engine.ErrorEnvelope(err)
+		return engine.ErrorEnvelope(err), nil
 	}
 	if env, ok := forward(g, op, input); ok {
-		return env
+		return env, nil
 	}
 	e, err := g.host.openEngine(dir, native.Options{Progress: g.prog.engineProgress()})
 	if err != nil {
-		return engine.ErrorEnvelope(err)
+		return engine.ErrorEnvelope(err), nil
 	}
-	return e.Request(ctx, op, input)
+	var owed *owedStatus
+	if op == quick.Status {
+		if w, pinned := owedSidecar(ctx, g, quick.Status, e); w != nil {
+			owed, ctx = &owedStatus{w, pinned}, pinned
+		}
+	}
+	return e.Request(ctx, op, input), owed
+}
+
+// owedStatus is a status sidecar write with the context of its read.
+type owedStatus struct {
+	*sidecarWrite
+	ctx context.Context
 }
 
 // forward asks the repository's daemon (kontext daemon start) to answer a

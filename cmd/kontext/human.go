@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/kontext/kontext/internal/table"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -14,6 +13,8 @@ import (
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/drafts"
+	"github.com/kontext/kontext/internal/table"
+	"github.com/kontext/kontext/native/quick"
 )
 
 func exitForEnvelope(out []byte) int {
@@ -263,7 +264,8 @@ func runGoverningCmd(ctx context.Context, g *factory, args []string) int {
 	if paths, err = repoArgs(g, paths); err != nil {
 		return fail(g, stderr, err)
 	}
-	owed, ctx := owedSidecar(ctx, g)
+	e, _ := g.engine() // read reports its error
+	owed, ctx := owedSidecar(ctx, g, quick.Governing, e)
 	// The table shows no history-derived field: only --json/--jq (the
 	// stable result object) reads the commit index.
 	history := g.json || g.jq != ""

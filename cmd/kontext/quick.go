@@ -2,41 +2,55 @@ package main
 
 import (
 	"context"
+	"time"
 
 	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/native"
 	"github.com/kontext/kontext/native/quick"
 	_ "github.com/kontext/kontext/native/quick/answer"
 	"github.com/kontext/kontext/native/relay"
 )
 
-// sidecarWrite is a governing sidecar owed by this invocation: the early
-// answer (package quick) would have taken it but found its sidecar
-// missing or out of date. The git dir's HEAD and index are stat'ed before
-// the read, the read records its inputs, and finish stores what that read
-// answered.
+// sidecarWrite is a sidecar owed by this invocation: the early answer
+// (package quick) would have taken it but found its sidecar missing or
+// out of date. What the read depends on besides the knowledge files (the
+// git dir's HEAD, index and branch, the local model configuration) is
+// stat'ed before the read, the read records its inputs, and finish
+// stores what that read answered.
 type sidecarWrite struct {
+	op     string
 	e      *engine.Engine
 	gitDir string
 	git    []quick.Stat
+	day    string // status: the engine's day before the read
 }
 
-// owedSidecar starts a sidecarWrite and returns ctx pinned to the read it
-// records, or nil and ctx when none is owed.
-func owedSidecar(ctx context.Context, g *factory) (*sidecarWrite, context.Context) {
-	if !quick.Stale || g.host.daemon {
-		return nil, ctx
-	}
-	e, err := g.engine()
-	if err != nil {
+// owedSidecar starts a sidecarWrite of op (quick.Governing or
+// quick.Status) on e and returns ctx pinned to the read it records, or
+// nil and ctx when none is owed.
+func owedSidecar(ctx context.Context, g *factory, op string, e *engine.Engine) (*sidecarWrite, context.Context) {
+	if quick.Owed != op || g.host.daemon || e == nil {
 		return nil, ctx
 	}
 	_, gitDir := relay.FindRepo(e.Options().Root)
 	if gitDir == "" {
 		return nil, ctx
 	}
-	w := &sidecarWrite{e: e, gitDir: gitDir, git: quick.GitStats(gitDir)}
+	w := &sidecarWrite{op: op, e: e, gitDir: gitDir, git: quick.GitStats(gitDir)}
 	if w.git == nil {
 		return nil, ctx
+	}
+	if op == quick.Status {
+		// status.revision follows the branch; status.llm reads the local
+		// model configuration, and probes PATH for a command adapter,
+		// which no stat data covers.
+		refs, ok := quick.RefStats(gitDir)
+		models := quick.PathStats(native.ModelConfigFiles(gitDir)...)
+		if p, probes := e.Options().Models.(interface{ Probes() bool }); !ok || models == nil || (probes && p.Probes()) {
+			return nil, ctx
+		}
+		w.git = append(append(w.git, refs...), models...)
+		w.day = e.Today()
 	}
 	e.RecordInputs(true)
 	pinned, err := e.Pin(ctx)
@@ -46,14 +60,28 @@ func owedSidecar(ctx context.Context, g *factory) (*sidecarWrite, context.Contex
 	return w, pinned
 }
 
-// finish writes the sidecar of the pinned read. It is a cache: failing to
-// write one (a read-only git dir) changes nothing.
+// finish writes the governing sidecar of the pinned read. It is a cache:
+// failing to write one (a read-only git dir) changes nothing.
 func (w *sidecarWrite) finish(ctx context.Context) {
 	a, inputs, start, ok := w.e.GoverningSidecar(ctx)
 	if !ok {
 		return
 	}
-	f := &quick.File{Fingerprint: relay.ClientFingerprint(), Root: w.e.Options().Root, Aliases: w.e.Options().RootAliases, Answer: string(a.Append(nil))}
+	w.store(string(a.Append(nil)), inputs, start)
+}
+
+// finishStatus writes the status sidecar of the pinned read, whose
+// answer printed output; not when the day turned during the read.
+func (w *sidecarWrite) finishStatus(ctx context.Context, output []byte) {
+	inputs, start, ok := w.e.StatusInputs(ctx)
+	if !ok || w.e.Today() != w.day {
+		return
+	}
+	w.store(quick.StatusAnswer(w.day, string(output)), inputs, start)
+}
+
+func (w *sidecarWrite) store(answer string, inputs []engine.Input, start time.Time) {
+	f := &quick.File{Op: w.op, Fingerprint: relay.ClientFingerprint(), Root: w.e.Options().Root, Aliases: w.e.Options().RootAliases, Answer: answer}
 	f.Stats = make([]quick.Stat, 0, len(w.git)+len(inputs))
 	f.Stats = append(f.Stats, w.git...)
 	for _, in := range inputs {

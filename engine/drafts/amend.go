@@ -71,7 +71,7 @@ func (e *draft) runAmend(ctx context.Context, in *api.StageInput) (any, error) {
 		if err := amendSameFields(en, in.Entry); err != nil {
 			return nil, "", nil, err
 		}
-		data, err := amendText(en, in.Entry.Body, e.Now().Format("2006-01-02"))
+		data, err := amendText(en, in.Entry.Body, e.Today())
 		if err != nil {
 			return nil, "", nil, err
 		}

@@ -55,7 +55,7 @@ func runExtend(ctx context.Context, e *draft, in *api.ExtendInput) (*api.ExtendR
 	if entry.Inactive(en.Status) {
 		return nil, apierr.New(apierr.OperationConflict, "%s is %s; only active entries are extended", en.ID, en.Status)
 	}
-	today := e.Now().Format("2006-01-02")
+	today := e.Today()
 	added := "## Added " + today + "\n\n" + text
 	data, err := amendText(en, text, today)
 	if err != nil {

@@ -48,7 +48,7 @@ func runRetire(ctx context.Context, e *draft, in *api.RetireInput) (any, error) 
 		if !strings.HasSuffix(edited, "\n") {
 			edited += nl
 		}
-		edited += nl + "## Retired " + e.Now().Format("2006-01-02") + nl + nl + strings.ReplaceAll(reason, "\n", nl) + nl
+		edited += nl + "## Retired " + e.Today() + nl + nl + strings.ReplaceAll(reason, "\n", nl) + nl
 		if err := checkEdited(en, edited, "deprecated"); err != nil {
 			return nil, "", nil, apierr.Wrap(apierr.OperationFailed, err, "retiring %s", en.File)
 		}

@@ -361,7 +361,7 @@ func (e *draft) planNew(ctx context.Context, st *engine.State, se *api.StageEntr
 			return nil, "", nil, jsonin.Errorf("entry.commits", "%q is not a full commit sha", c)
 		}
 	}
-	date := e.Now().Format("2006-01-02")
+	date := e.Today()
 	if se.ReviewBy != "" {
 		if !ymd().MatchString(se.ReviewBy) {
 			return nil, "", nil, jsonin.Errorf("entry.review_by", "must be YYYY-MM-DD, got %q", se.ReviewBy)

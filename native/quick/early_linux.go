@@ -7,15 +7,17 @@ import (
 	"path"
 	"runtime"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"github.com/kontext/kontext/native/relay"
 )
 
-// Invocation is a `governing` command line the early answer takes.
+// Invocation is a command line the early answer takes.
 type Invocation struct {
+	Op    string   // Governing or Status
 	Dir   string   // absolute: -C, else the working directory
-	Paths []string // as given
+	Paths []string // as given (governing)
 }
 
 // Sidecar is a stored sidecar whose header matched this process.
@@ -42,9 +44,16 @@ func init() {
 		pending = nil
 		return
 	}
-	f, ok := load(gitDir, top)
+	f, ok := load(gitDir, inv.Op, top)
 	if !ok {
-		Stale = true
+		Owed = inv.Op
+		return
+	}
+	if inv.Op == Status {
+		if out, ok := statusAnswer(f); ok {
+			os.Exit(Print(out, 1)) // the envelope: one line
+		}
+		Owed = inv.Op
 		return
 	}
 	found = &Sidecar{Root: f.Root, Aliases: f.Aliases, Answer: f.Answer}
@@ -54,28 +63,57 @@ func init() {
 
 // Early returns this process's invocation and its sidecar once its
 // recorded inputs are known to be unchanged; ok is false when there is
-// none to answer from (Stale then says whether the sidecar was why).
+// none to answer from (Owed then says whether the sidecar was why).
 func Early() (inv *Invocation, s *Sidecar, ok bool) {
 	if pending == nil || found == nil {
 		return pending, nil, false
 	}
 	if !<-checked {
-		Stale = true
+		Owed = pending.Op
 		return pending, nil, false
 	}
 	return pending, found, true
 }
 
-// invocation is the command line when it is a plain `governing <path>…`
-// that the full command would print as plain text: stdout no terminal,
-// no $COLUMNS, no forced colour, no flag besides one -C; ok false for
-// any other.
-func invocation(args []string) (*Invocation, bool) {
-	if os.Getenv("KONTEXT_QUICK") == "off" || os.Getenv("KONTEXT_DAEMON") == "auto" || os.Getenv("COLUMNS") != "" {
-		return nil, false // auto starts a daemon after the read; COLUMNS fits the table to a width
+// Spoiled tells the full command to write a new sidecar for this
+// invocation: the early answer found the one it read unusable.
+func Spoiled() {
+	if pending != nil {
+		Owed = pending.Op
 	}
-	if v := os.Getenv("CLICOLOR_FORCE"); v != "" && v != "0" {
-		return nil, false
+}
+
+// statusAnswer is the output of f, a status sidecar, when it holds for
+// today and every recorded input is unchanged.
+func statusAnswer(f *opened) (string, bool) {
+	day, out, ok := splitStatus(f.Answer)
+	if !ok || day != today() {
+		return "", false
+	}
+	return out, unchanged(f)
+}
+
+// today is the UTC day of the engine's clock: KONTEXT_NOW (RFC 3339),
+// as the native opener reads it, else the time now.
+func today() string {
+	now := time.Now()
+	if v := os.Getenv("KONTEXT_NOW"); v != "" {
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return "" // the full command says what is wrong with it
+		}
+		now = t
+	}
+	return now.UTC().Format("2006-01-02")
+}
+
+// invocation is the command line when it is a plain `governing <path>…`
+// that the full command would print as plain text (stdout no terminal,
+// no $COLUMNS, no forced colour) or `api status` with no input but {},
+// with no flag besides one -C; ok false for any other.
+func invocation(args []string) (*Invocation, bool) {
+	if os.Getenv("KONTEXT_QUICK") == "off" || os.Getenv("KONTEXT_DAEMON") == "auto" {
+		return nil, false // auto starts a daemon after the read
 	}
 	dir, command, dirs := ".", "", 0
 	var paths []string
@@ -100,8 +138,18 @@ func invocation(args []string) (*Invocation, bool) {
 			paths = append(paths, a)
 		}
 	}
-	if command != "governing" || len(paths) == 0 || dirs > 1 || dir == "" || relay.IsTerminal(1) {
+	if dirs > 1 || dir == "" {
 		return nil, false
+	}
+	switch {
+	case command == "api" && len(paths) >= 1 && len(paths) <= 2 && paths[0] == Status && (len(paths) == 1 || paths[1] == "{}"):
+		command, paths = Status, nil // JSON: the same bytes on a terminal
+	case command != Governing || len(paths) == 0 || relay.IsTerminal(1) || os.Getenv("COLUMNS") != "":
+		return nil, false // COLUMNS fits the table to a width
+	default:
+		if v := os.Getenv("CLICOLOR_FORCE"); v != "" && v != "0" {
+			return nil, false
+		}
 	}
 	if !path.IsAbs(dir) {
 		cwd, err := os.Getwd()
@@ -110,18 +158,17 @@ func invocation(args []string) (*Invocation, bool) {
 		}
 		dir = path.Join(cwd, dir)
 	}
-	return &Invocation{Dir: dir, Paths: paths}, true
+	return &Invocation{Op: command, Dir: dir, Paths: paths}, true
 }
 
-func hasPrefix(s, prefix string) bool { return len(s) >= len(prefix) && s[:len(prefix)] == prefix }
-
-// load returns gitDir's sidecar when it is this binary's and this
-// environment's, for the worktree at top. The file is mapped, not read:
-// on a machine where a page fault is dear, the page cache's pages cost
-// less than fresh heap.
-func load(gitDir, top string) (*opened, bool) {
+// load returns gitDir's sidecar of op when it is this binary's and this
+// environment's, for the worktree at top (a status names its root: only
+// the same spelling will do). The file is mapped, not read: on a machine
+// where a page fault is dear, the page cache's pages cost less than fresh
+// heap.
+func load(gitDir, op, top string) (*opened, bool) {
 	fp := relay.ClientFingerprint()
-	fd, err := syscall.Open(Path(gitDir, fp), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	fd, err := syscall.Open(Path(gitDir, op, fp), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, false
 	}
@@ -135,7 +182,7 @@ func load(gitDir, top string) (*opened, bool) {
 		return nil, false // never unmapped: the process exits, or the full command runs
 	}
 	f, err := open(data)
-	if err != nil || f.Fingerprint != fp || (top != f.Root && !contains(f.Aliases, top)) {
+	if err != nil || f.Op != op || f.Fingerprint != fp || (top != f.Root && (op == Status || !contains(f.Aliases, top))) {
 		return nil, false
 	}
 	return f, true
@@ -203,7 +250,7 @@ func check(root string, b []byte, n uint64) bool {
 // (inputs come grouped by directory), sparing the kernel the walk from
 // the root for every file.
 type checker struct {
-	dir  string
+	dir  string // as recorded: relative to the root, or absolute
 	fd   int
 	open bool
 	name []byte // the base name, NUL-terminated for the system call
@@ -216,23 +263,30 @@ const (
 
 func (c *checker) same(root string, s *Stat) bool {
 	p := s.Path
-	if !path.IsAbs(p) {
-		p = root + "/" + p
-	}
 	i := len(p) - 1
 	for i >= 0 && p[i] != '/' {
 		i--
 	}
-	dir, base := p[:i], p[i+1:]
-	if dir == "" {
-		dir = "/"
+	dir, base := "", p[i+1:]
+	if i >= 0 {
+		dir = p[:i]
+		if dir == "" {
+			dir = "/" // a file of the file system's root
+		}
 	}
 	if base == "" { // the root, recorded as ""
 		base = "."
 	}
 	if !c.open || dir != c.dir {
 		c.close()
-		fd, err := syscall.Open(dir, oPath|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+		full := dir
+		switch {
+		case dir == "":
+			full = root
+		case dir[0] != '/':
+			full = root + "/" + dir
+		}
+		fd, err := syscall.Open(full, oPath|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 		if err != nil {
 			return s.Absent && (err == syscall.ENOENT || err == syscall.ENOTDIR)
 		}
@@ -240,7 +294,9 @@ func (c *checker) same(root string, s *Stat) bool {
 	}
 	c.name = append(append(c.name[:0], base...), 0)
 	var st syscall.Stat_t
-	_, _, errno := syscall.Syscall6(sysFstatat, uintptr(c.fd), uintptr(unsafe.Pointer(&c.name[0])), uintptr(unsafe.Pointer(&st)), atSymlinkNoFollow, 0, 0)
+	// Raw: an lstat of a cached inode does not block, and the runtime's
+	// bookkeeping around a system call costs a fifth of one here.
+	_, _, errno := syscall.RawSyscall6(sysFstatat, uintptr(c.fd), uintptr(unsafe.Pointer(&c.name[0])), uintptr(unsafe.Pointer(&st)), atSymlinkNoFollow, 0, 0)
 	if s.Absent {
 		return errno == syscall.ENOENT || errno == syscall.ENOTDIR
 	}

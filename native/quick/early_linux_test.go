@@ -88,7 +88,8 @@ func TestUnchanged(t *testing.T) {
 	}
 }
 
-// TestInvocation: only a plain governing command line is taken.
+// TestInvocation: only a plain governing command line, or api status with
+// no input but {}, is taken.
 func TestInvocation(t *testing.T) {
 	t.Setenv("COLUMNS", "")
 	t.Setenv("KONTEXT_QUICK", "")
@@ -99,10 +100,10 @@ func TestInvocation(t *testing.T) {
 		args []string
 		want *Invocation
 	}{
-		{[]string{"governing", "a.go"}, &Invocation{Dir: cwd, Paths: []string{"a.go"}}},
-		{[]string{"-C", "/r", "governing", "a.go", "b/"}, &Invocation{Dir: "/r", Paths: []string{"a.go", "b/"}}},
-		{[]string{"-C=/r", "governing", "a.go"}, &Invocation{Dir: "/r", Paths: []string{"a.go"}}},
-		{[]string{"-C/r", "governing", "a.go"}, &Invocation{Dir: "/r", Paths: []string{"a.go"}}},
+		{[]string{"governing", "a.go"}, &Invocation{Op: Governing, Dir: cwd, Paths: []string{"a.go"}}},
+		{[]string{"-C", "/r", "governing", "a.go", "b/"}, &Invocation{Op: Governing, Dir: "/r", Paths: []string{"a.go", "b/"}}},
+		{[]string{"-C=/r", "governing", "a.go"}, &Invocation{Op: Governing, Dir: "/r", Paths: []string{"a.go"}}},
+		{[]string{"-C/r", "governing", "a.go"}, &Invocation{Op: Governing, Dir: "/r", Paths: []string{"a.go"}}},
 		{[]string{"governing"}, nil},
 		{[]string{"list"}, nil},
 		{[]string{"governing", "a.go", "--min-specificity", "2"}, nil},
@@ -110,6 +111,15 @@ func TestInvocation(t *testing.T) {
 		{[]string{"-C", "/a", "-C", "/b", "governing", "a.go"}, nil},
 		{[]string{"governing", "--", "a.go"}, nil},
 		{[]string{"governing", ""}, nil},
+		{[]string{"api", "status"}, &Invocation{Op: Status, Dir: cwd}},
+		{[]string{"-C", "/r", "api", "status", "{}"}, &Invocation{Op: Status, Dir: "/r"}},
+		{[]string{"api", "status", "{\"dir\":\"x\"}"}, nil},
+		{[]string{"api", "status", "-"}, nil},
+		{[]string{"api", "status", "{}", "x"}, nil},
+		{[]string{"api", "entries.list"}, nil},
+		{[]string{"--jq", ".result", "api", "status"}, nil},
+		{[]string{"api", "status", "--text"}, nil},
+		{[]string{"status"}, nil},
 	} {
 		got, ok := invocation(c.args)
 		if ok != (c.want != nil) || (ok && !reflect.DeepEqual(got, c.want)) {
@@ -119,5 +129,52 @@ func TestInvocation(t *testing.T) {
 	t.Setenv("COLUMNS", "80")
 	if _, ok := invocation([]string{"governing", "a.go"}); ok {
 		t.Error("taken with COLUMNS set")
+	}
+	if _, ok := invocation([]string{"api", "status"}); !ok {
+		t.Error("a status (JSON, whatever the width) not taken with COLUMNS set")
+	}
+	t.Setenv("KONTEXT_QUICK", "off")
+	if _, ok := invocation([]string{"api", "status"}); ok {
+		t.Error("taken with KONTEXT_QUICK=off")
+	}
+}
+
+// TestStatusAnswer: a status sidecar's answer holds for its day only.
+func TestStatusAnswer(t *testing.T) {
+	root := t.TempDir()
+	f := &File{Op: Status, Root: root, Stats: []Stat{{Path: "absent.md", Absent: true}}}
+	t.Setenv("KONTEXT_NOW", "2026-03-04T23:59:59Z")
+	for _, c := range []struct {
+		day  string
+		want bool
+	}{{"2026-03-04", true}, {"2026-03-03", false}, {"2026-03-05", false}, {"", false}} {
+		f.Answer = StatusAnswer(c.day, "{\"ok\":true}\n")
+		o, err := open(f.Append(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, ok := statusAnswer(o)
+		if ok != c.want || (ok && out != "{\"ok\":true}\n") {
+			t.Errorf("day %q: %q %v, want %v", c.day, out, ok, c.want)
+		}
+	}
+	t.Setenv("KONTEXT_NOW", "2026-03-05T00:00:00+01:00") // still the 4th in UTC
+	f.Answer = StatusAnswer("2026-03-04", "x")
+	o, _ := open(f.Append(nil))
+	if _, ok := statusAnswer(o); !ok {
+		t.Error("the day is not the UTC day")
+	}
+	os.WriteFile(filepath.Join(root, "absent.md"), []byte("now here"), 0o644)
+	if _, ok := statusAnswer(o); ok {
+		t.Error("an input that appeared is not seen")
+	}
+	t.Setenv("KONTEXT_NOW", "")
+	f.Stats = nil
+	f.Answer = StatusAnswer(time.Now().UTC().Format("2006-01-02"), "x")
+	if o, _ = open(f.Append(nil)); o == nil {
+		t.Fatal("not opened")
+	}
+	if _, ok := statusAnswer(o); !ok && time.Now().UTC().Format("2006-01-02") == today() {
+		t.Error("today's answer refused")
 	}
 }

@@ -2,8 +2,9 @@
 
 package quick
 
-// Invocation is a `governing` command line the early answer takes.
+// Invocation is a command line the early answer takes.
 type Invocation struct {
+	Op    string
 	Dir   string
 	Paths []string
 }
@@ -17,3 +18,6 @@ type Sidecar struct {
 
 // Early: the early answer runs on Linux (amd64, arm64) only.
 func Early() (*Invocation, *Sidecar, bool) { return nil, nil, false }
+
+// Spoiled: nothing to tell where there is no early answer.
+func Spoiled() {}

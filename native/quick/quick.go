@@ -1,13 +1,16 @@
 // Package quick is the store and the first half of kontext's early
-// governing answer: a `kontext governing` invocation answered while the
-// program initialises, from the governing sidecar a full read left under
-// the git dir, when nothing that read consumed has changed since. A whole
+// answers: a `kontext governing` or `kontext api status` invocation
+// answered while the program initialises, from the sidecar a full read
+// left under the git dir, when nothing that read consumed has changed
+// since. A whole
 // kontext process spends more of a warm governing call initialising
 // packages (the Markdown and YAML parsers, jq, the MCP SDK) than
 // answering it (docs/architecture.md, "Whole-process floor").
 //
-// The sidecar (engine/sidecar) holds the entries' listing fields and the
-// compiled match index. This package adds what tells it current: every
+// A governing sidecar (engine/sidecar) holds the entries' listing fields
+// and the compiled match index; a status sidecar holds the bytes `api
+// status` printed and the day they hold for. This package adds what tells
+// either current: every
 // path the read consumed (configuration, listed directories, entry files,
 // ledger, overlay, the git HEAD and index) with its stat data (mode,
 // size, modification and change times, inode, device), the writer's
@@ -15,13 +18,14 @@
 //
 // It imports only what package os does, so Go initialises it among the
 // first packages. Its init takes the invocation apart and, when it is one
-// the early answer takes, starts checking the recorded inputs on another
-// thread while the other packages initialise; package quick/answer, which
+// the early answer takes, checks the recorded inputs: a status it answers
+// there and exits; for governing it starts the check on another thread
+// while the other packages initialise, and package quick/answer, which
 // needs the match index, waits for that check, answers and exits. Any
 // difference, a command line the full command would answer otherwise (a
 // terminal, $COLUMNS, a flag, a path not in the plain form), or no entry
 // governing any requested path, and the program starts as always; when
-// the sidecar was the reason, Stale tells the full command to write a new
+// the sidecar was the reason, Owed tells the full command to write a new
 // one.
 package quick
 
@@ -31,16 +35,25 @@ import (
 	"hash/crc32"
 	"hash/fnv"
 	"os"
+	"os/signal"
 	"path"
 	"sort"
+	"syscall"
 	"time"
 	"unsafe"
 )
 
-// Stale is set when this invocation was one the early answer takes but
-// the sidecar was missing or out of date: the full command then writes
-// a new one (Write).
-var Stale bool
+// Owed names the operation ("governing" or "status") of this invocation
+// when it was one the early answer takes but its sidecar was missing or
+// out of date: the full command then writes a new one (Write). It is ""
+// otherwise.
+var Owed string
+
+// Operations with an early answer.
+const (
+	Governing = "governing"
+	Status    = "status"
+)
 
 // Stat is one recorded input: a path (relative to the worktree root, or
 // absolute for files of the git dir) and its stat data, or its absence.
@@ -55,22 +68,23 @@ type Stat struct {
 
 // File is the sidecar as stored.
 type File struct {
+	Op          string   // Governing or Status
 	Fingerprint string   // the writer's binary and environment (relay.Fingerprint)
 	Root        string   // the worktree root
 	Aliases     []string // other spellings of Root (its links resolved)
 	Stats       []Stat
-	Answer      string // sidecar.Answer, encoded
+	Answer      string // sidecar.Answer, encoded (governing); StatusAnswer (status)
 }
 
-const magic = "kontext-quick-1\n"
+const magic = "kontext-quick-2\n"
 
 var errCorrupt = errors.New("the quick sidecar is not one this build wrote whole")
 
-// Path is where the sidecar for fingerprint (relay.Fingerprint: the
+// Path is where op's sidecar for fingerprint (relay.Fingerprint: the
 // binary and the environment) lives in gitDir: one per binary and
 // environment, as two kontext builds, or a shell and an agent hook with
 // different variables, used in turn would otherwise rewrite each other's.
-func Path(gitDir, fingerprint string) string {
+func Path(gitDir, op, fingerprint string) string {
 	h := fnv.New64a()
 	h.Write([]byte(fingerprint))
 	const digits = "0123456789abcdef"
@@ -78,7 +92,7 @@ func Path(gitDir, fingerprint string) string {
 	for i, v := 0, h.Sum64(); i < 16; i, v = i+1, v>>4 {
 		name[15-i] = digits[v&15]
 	}
-	return path.Join(gitDir, "kontext", "governing-"+string(name[:]))
+	return path.Join(gitDir, "kontext", op+"-"+string(name[:]))
 }
 
 // Write stores f as gitDir's sidecar (a temporary file renamed over it)
@@ -93,11 +107,14 @@ func Write(gitDir string, f *File, start time.Time) (bool, error) {
 			return false, nil
 		}
 	}
-	p := Path(gitDir, f.Fingerprint)
+	if f.Op != Governing && f.Op != Status {
+		return false, errors.New("a quick sidecar names no operation")
+	}
+	p := Path(gitDir, f.Op, f.Fingerprint)
 	if err := os.MkdirAll(path.Dir(p), 0o755); err != nil {
 		return false, err
 	}
-	tmp, err := os.CreateTemp(path.Dir(p), "governing-*.tmp")
+	tmp, err := os.CreateTemp(path.Dir(p), f.Op+"-*.tmp")
 	if err != nil {
 		return false, err
 	}
@@ -112,17 +129,17 @@ func Write(gitDir string, f *File, start time.Time) (bool, error) {
 		os.Remove(tmp.Name())
 		return false, err
 	}
-	prune(path.Dir(p), p)
+	prune(path.Dir(p), f.Op+"-", p)
 	return true, nil
 }
 
-// keepSidecars is how many sidecars a git dir keeps (one per binary and
-// environment; the most recently written stay).
+// keepSidecars is how many sidecars of one operation a git dir keeps (one
+// per binary and environment; the most recently written stay).
 const keepSidecars = 4
 
-// prune removes all but the newest keepSidecars sidecars of dir, never
-// keep (the one just written).
-func prune(dir, keep string) {
+// prune removes all but the newest keepSidecars sidecars named prefix… of
+// dir, never keep (the one just written).
+func prune(dir, prefix, keep string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
@@ -134,7 +151,7 @@ func prune(dir, keep string) {
 	var olds []old
 	for _, e := range entries {
 		name := path.Join(dir, e.Name())
-		if len(e.Name()) < 10 || e.Name()[:10] != "governing-" || name == keep {
+		if len(e.Name()) <= len(prefix) || e.Name()[:len(prefix)] != prefix || len(e.Name()) != len(prefix)+16 || name == keep {
 			continue
 		}
 		if fi, err := e.Info(); err == nil {
@@ -156,6 +173,7 @@ func (f *File) Append(b []byte) []byte {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
+	str(f.Op)
 	str(f.Fingerprint)
 	str(f.Root)
 	b = binary.AppendUvarint(b, uint64(len(f.Aliases)))
@@ -181,6 +199,65 @@ func (f *File) Append(b []byte) []byte {
 	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b[start:]))
 }
 
+// StatusAnswer is a status sidecar's answer: the UTC day the output holds
+// for (status.review_due compares the entries' review dates with it) and
+// the bytes `api status` printed.
+func StatusAnswer(day, output string) string {
+	b := binary.AppendUvarint(nil, uint64(len(day)))
+	return string(append(b, day...)) + output
+}
+
+func splitStatus(a string) (day, output string, ok bool) {
+	d := decoder{b: unsafe.Slice(unsafe.StringData(a), len(a))}
+	day = d.str()
+	if d.bad {
+		return "", "", false
+	}
+	return day, a[len(a)-len(d.b):], true
+}
+
+// Print writes an early answer to stdout and returns the exit code as the
+// full command does: a reader that went away (| head) ends quietly with
+// 0; any other failure (disk full) exits 1 with one line naming the
+// stream, how much got through and, when the full command knows (lines:
+// the answer's line count, 0 for a table it streams), how much was lost.
+func Print(s string, lines int) int {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE) // EPIPE instead of a kill, as in main
+	n, err := os.Stdout.WriteString(s)
+	if err == nil {
+		return 0
+	}
+	if pe, ok := err.(*os.PathError); ok && pe.Err == syscall.EPIPE {
+		return 0
+	}
+	written := 0
+	for i := range n {
+		if s[i] == '\n' {
+			written++
+		}
+	}
+	lost := "the rest"
+	if lines > written {
+		lost = itoa(lines - written)
+	}
+	os.Stderr.WriteString("kontext: writing the output failed: stdout: " + itoa(written) + " lines written, " + lost + " lost: " + err.Error() + "\n")
+	return 1
+}
+
+func hasPrefix(s, prefix string) bool { return len(s) >= len(prefix) && s[:len(prefix)] == prefix }
+
+func itoa(n int) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		if n /= 10; n == 0 {
+			return string(b[i:])
+		}
+	}
+}
+
 // opened is a stored sidecar checked whole, its stat records still
 // encoded.
 type opened struct {
@@ -201,6 +278,7 @@ func open(data []byte) (*opened, error) {
 	}
 	d := decoder{b: body[len(magic):]}
 	o := &opened{}
+	o.Op = d.str()
 	o.Fingerprint, o.Root = d.str(), d.str()
 	n := d.num()
 	if n > uint64(len(d.b)) {

@@ -11,7 +11,7 @@ import (
 )
 
 func sample(r *rand.Rand) *File {
-	f := &File{Fingerprint: "fp", Root: "/repo", Aliases: []string{"/real/repo"}, Answer: "kontext-sidecar-2\nanswer bytes"}
+	f := &File{Op: Governing, Fingerprint: "fp", Root: "/repo", Aliases: []string{"/real/repo"}, Answer: "kontext-sidecar-2\nanswer bytes"}
 	for i := range 50 {
 		s := Stat{Path: strings.Repeat("d/", i%4) + "f" + string(rune('a'+i%26)) + ".md"}
 		if r.Intn(5) == 0 {
@@ -74,9 +74,9 @@ func TestWrite(t *testing.T) {
 			t.Fatalf("wrote %v, %v", wrote, err)
 		}
 		// distinct modification times, oldest first
-		os.Chtimes(Path(gitDir, f.Fingerprint), time.Time{}, start.Add(time.Duration(i)*time.Second))
+		os.Chtimes(Path(gitDir, Governing, f.Fingerprint), time.Time{}, start.Add(time.Duration(i)*time.Second))
 	}
-	data, err := os.ReadFile(Path(gitDir, f.Fingerprint))
+	data, err := os.ReadFile(Path(gitDir, Governing, f.Fingerprint))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestWrite(t *testing.T) {
 	if len(names) != keepSidecars {
 		t.Fatalf("%d sidecars kept, want %d: %v", len(names), keepSidecars, names)
 	}
-	if Path(gitDir, "a") == Path(gitDir, "b") {
+	if Path(gitDir, Governing, "a") == Path(gitDir, Governing, "b") || Path(gitDir, Governing, "a") == Path(gitDir, Status, "a") {
 		t.Fatal("two fingerprints share a sidecar")
 	}
 }

@@ -71,14 +71,7 @@ type Selection struct {
 // settings.
 func Select(gitDir string) *Selection {
 	s := &Selection{getenv: os.Getenv, RetryDelay: 500 * time.Millisecond}
-	var files []string
-	if gitDir != "" {
-		files = append(files, filepath.Join(gitDir, "kontext", "config.toml"))
-	}
-	if d := userConfigDir(); d != "" {
-		files = append(files, filepath.Join(d, "kontext", "config.toml"))
-	}
-	for _, f := range files {
+	for _, f := range ConfigFiles(gitDir) {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			continue
@@ -96,6 +89,19 @@ func Select(gitDir string) *Selection {
 	}
 	s.applyEnv()
 	return s
+}
+
+// ConfigFiles are the local config files a selection reads, first first:
+// <git-dir>/kontext/config.toml (none outside git), then the user's.
+func ConfigFiles(gitDir string) []string {
+	var files []string
+	if gitDir != "" {
+		files = append(files, filepath.Join(gitDir, "kontext", "config.toml"))
+	}
+	if d := userConfigDir(); d != "" {
+		files = append(files, filepath.Join(d, "kontext", "config.toml"))
+	}
+	return files
 }
 
 func userConfigDir() string {
@@ -181,6 +187,10 @@ func (s *Selection) modelName(adapter string) string {
 	}
 	return ""
 }
+
+// Probes reports whether Status looks beyond the configuration and the
+// environment: the command adapter's program is looked up on PATH.
+func (s *Selection) Probes() bool { return s.err == nil && s.settings.Adapter == Command }
 
 // check says why adapter cannot be used ("" when it can).
 func (s *Selection) check(adapter string) string {

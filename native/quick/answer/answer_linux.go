@@ -2,11 +2,8 @@ package answer
 
 import (
 	"os"
-	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/kontext/kontext/engine/sidecar"
@@ -40,12 +37,12 @@ func early() (code int, ok bool) {
 	}
 	ans, err := sidecar.Decode(f.Answer)
 	if err != nil {
-		quick.Stale = true
+		quick.Spoiled()
 		return 0, false
 	}
 	hits, entries, err := ans.Lookup(paths)
 	if err != nil {
-		quick.Stale = true
+		quick.Spoiled()
 		return 0, false
 	}
 	if len(hits) == 0 {
@@ -67,25 +64,7 @@ func early() (code int, ok bool) {
 	}
 	var out strings.Builder
 	table.Governing(&out, table.Style{}, paths, rows, bounds)
-	return write(out.String()), true
-}
-
-// write writes the answer to stdout and returns the exit code as the
-// full command does: a reader that went away (| head) ends quietly with
-// 0; any other failure (disk full) exits 1 with one line naming the
-// stream and how much got through.
-func write(s string) int {
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE) // EPIPE instead of a kill, as in main
-	n, err := os.Stdout.WriteString(s)
-	if err == nil {
-		return 0
-	}
-	if pe, ok := err.(*os.PathError); ok && pe.Err == syscall.EPIPE {
-		return 0
-	}
-	lines := strings.Count(s[:n], "\n")
-	os.Stderr.WriteString("kontext: writing the output failed: stdout: " + strconv.Itoa(lines) + " lines written, the rest lost: " + err.Error() + "\n")
-	return 1
+	return quick.Print(out.String(), 0), true
 }
 
 // repoPath is a relative command-line path as the full command turns it
