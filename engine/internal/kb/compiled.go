@@ -3,10 +3,10 @@ package kb
 import (
 	"encoding/binary"
 	"encoding/hex"
-	"fmt"
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kontext/kontext/engine/internal/digest"
@@ -26,19 +26,24 @@ import (
 // answer depends on.
 func readInputs(head string, cfgText, ledger, overlay []byte, linkSig, listSkipped string, aliases map[string][]string) string {
 	h := digest.NewSHA256()
+	put := func(parts ...string) {
+		for _, p := range parts {
+			h.Write([]byte(p))
+		}
+	}
 	opt := func(name string, b []byte) {
 		if b == nil {
-			fmt.Fprintf(h, "%s\x00none\x00", name)
+			put(name, "\x00none\x00")
 			return
 		}
-		fmt.Fprintf(h, "%s\x00%d\x00", name, len(b))
+		put(name, "\x00", strconv.Itoa(len(b)), "\x00")
 		h.Write(b)
 	}
-	fmt.Fprintf(h, "head\x00%s\x00", head)
+	put("head\x00", head, "\x00")
 	opt("config", cfgText)
 	opt("ledger", ledger)
 	opt("overlay", overlay)
-	fmt.Fprintf(h, "links\x00%d\x00%s\x00skipped\x00%d\x00%s\x00aliases\x00%v", len(linkSig), linkSig, len(listSkipped), listSkipped, aliases)
+	put("links\x00", strconv.Itoa(len(linkSig)), "\x00", linkSig, "\x00skipped\x00", strconv.Itoa(len(listSkipped)), "\x00", listSkipped, "\x00aliases\x00", aliasesSig(aliases))
 	sum := h.Sum()
 	return hex.EncodeToString(sum[:])
 }

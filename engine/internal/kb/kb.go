@@ -311,14 +311,14 @@ func (r *Reader) Read(head string) (snap *Snapshot, err error) {
 			return nil, errs[i]
 		}
 		s.Skipped = append(s.Skipped, skips[i]...)
-		s.listSkipped += fmt.Sprint(skips[i])
+		s.listSkipped += skippedSig(skips[i])
 		s.Diagnostics = append(s.Diagnostics, linkDiags[i]...)
 		total += len(lists[i])
 	}
 	rec.files(lists, linkDiags)
 	r.touched = nil
 	r.lastLists, r.lastSkips, r.lastLinkDiags, r.lastCfg = lists, skips, linkDiags, cfgText
-	linkSig := fmt.Sprint(linkDiags) // a new or fixed broken link changes the answer too
+	linkSig := diagListsSig(linkDiags) // a new or fixed broken link changes the answer too
 	// A stored table that every listed file matches (unchanged, not racy,
 	// none deleted) needs no records: blobsFrom looks blob ids up in it.
 	// Otherwise (or once its compiled part turns out stale: again) the
@@ -905,7 +905,12 @@ func sortEntries(es []*entry.Entry) {
 
 func snapshotID(s *Snapshot) string {
 	h := digest.NewSHA256()
-	fmt.Fprintf(h, "kontext-snapshot-1\x00config\x00%d\x00", len(s.ConfigText))
+	put := func(parts ...string) {
+		for _, p := range parts {
+			h.Write([]byte(p))
+		}
+	}
+	put("kontext-snapshot-1\x00config\x00", strconv.Itoa(len(s.ConfigText)), "\x00")
 	h.Write(s.ConfigText)
 	files := make([]string, 0, len(s.blobs))
 	for f := range s.blobs {
@@ -913,11 +918,11 @@ func snapshotID(s *Snapshot) string {
 	}
 	sort.Strings(files)
 	for _, f := range files {
-		fmt.Fprintf(h, "file\x00%s\x00%s\n", f, s.blobs[f])
+		put("file\x00", f, "\x00", s.blobs[f], "\n")
 	}
-	fmt.Fprintf(h, "ledger\x00%s\x00head\x00%s", BlobID(s.Ledger), s.Head)
+	put("ledger\x00", BlobID(s.Ledger), "\x00head\x00", s.Head)
 	if s.Overlay != nil {
-		fmt.Fprintf(h, "\x00overlay\x00%s", BlobID(s.Overlay))
+		put("\x00overlay\x00", BlobID(s.Overlay))
 	}
 	sum := h.Sum()
 	return hex.EncodeToString(sum[:16])
