@@ -37,6 +37,9 @@ func testAssets(t *testing.T) fstest.MapFS {
 		"web/index.html": {Data: []byte(`<!doctype html>
 <html><head><meta charset="utf-8"><title>kontext review</title>
 <link rel="stylesheet" href="./style.css">
+<script id="kontext-early">
+(function () { window.__KONTEXT_EARLY__ = { engine: fetch("./engine/kontext.wasm") }; })();
+</script>
 </head><body><main id="app"></main>
 <script type="module" src="./app.js"></script>
 </body></html>
@@ -191,6 +194,16 @@ func TestSingleFile(t *testing.T) {
 	if !strings.Contains(s, `window.__KONTEXT_BUNDLE__ = `+bundleDoc+`;`) {
 		t.Error("bundle not inlined as it is")
 	}
+	// The served page's early downloads are dropped (the page carries both).
+	if strings.Contains(s, "kontext-early") || strings.Contains(s, "__KONTEXT_EARLY__") {
+		t.Errorf("early script left in the one-file page:\n%s", s)
+	}
+	a0 := testAssets(t)
+	a0["web/index.html"] = &fstest.MapFile{Data: []byte(`<html><head><link rel="stylesheet" href="./style.css"><script id="kontext-early">x()</head><body><script type="module" src="./app.js"></script></body></html>`)}
+	a0["web/index.html"].Data = bytes.Replace(a0["web/index.html"].Data, []byte("x()"), []byte("x()<script id=\"kontext-early\">"), 1)
+	if _, err := SingleFile(a0, []byte(bundleDoc)); err == nil || !strings.Contains(err.Error(), "kontext-early") {
+		t.Errorf("index.html with a repeated early script: %v", err)
+	}
 
 	// Without the tags it replaces, index.html is refused, never half-inlined.
 	a := testAssets(t)
@@ -259,7 +272,7 @@ func TestIndexHTMLHasTheInlinedTags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tag := range []string{styleTag, scriptTag} {
+	for _, tag := range []string{styleTag, scriptTag, earlyScript} {
 		if n := strings.Count(string(page), tag); n != 1 {
 			t.Errorf("web/index.html has %d of %s, want 1", n, tag)
 		}

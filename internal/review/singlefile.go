@@ -52,6 +52,9 @@ func WriteSingleFile(w io.Writer, assets fs.FS, writeBundle func(w io.Writer) er
 	if err != nil {
 		return err
 	}
+	if page, err = dropEarlyScript(page); err != nil {
+		return err
+	}
 	css, err := fs.ReadFile(assets, "web/style.css")
 	if err != nil {
 		return err
@@ -107,6 +110,29 @@ func WriteSingleFile(w io.Writer, assets fs.FS, writeBundle func(w io.Writer) er
 	}
 	bw.Write(page[done:])
 	return bw.Flush()
+}
+
+// earlyScript opens the script of web/index.html that starts the engine's
+// and the bundle's downloads on a served page; the one-file page carries
+// both inline, so it drops the script.
+const earlyScript = `<script id="kontext-early">`
+
+// dropEarlyScript returns page without its early script (and the line
+// break after it); a page without one is returned as it is.
+func dropEarlyScript(page []byte) ([]byte, error) {
+	i := bytes.Index(page, []byte(earlyScript))
+	if i < 0 {
+		return page, nil
+	}
+	n := bytes.Index(page[i:], []byte("</script>"))
+	if n < 0 || bytes.Count(page, []byte(earlyScript)) != 1 {
+		return nil, fmt.Errorf("web/index.html has a malformed or repeated %s: the one-file console drops exactly one", earlyScript)
+	}
+	end := i + n + len("</script>")
+	if end < len(page) && page[end] == '\n' {
+		end++
+	}
+	return append(page[:i:i], page[end:]...), nil
 }
 
 // htmlSafeWriter refuses bytes that could end a script element: any '<'

@@ -13,9 +13,10 @@ export function base64ToBytes(b64) {
   return out;
 }
 
-// startEngine loads the engine: served, from ./engine/kontext.wasm (the
-// package compiles it while it downloads); in the one-file page, from the
-// inlined gzip, compiled while it is decompressed.
+// startEngine loads the engine: served, the module index.html's early
+// script compiled while app.js loaded (else ./engine/kontext.wasm,
+// compiled while it downloads); in the one-file page, from the inlined
+// gzip, compiled while it is decompressed.
 export async function startEngine() {
   const b64 = window.__KONTEXT_WASM_GZ_B64__;
   if (typeof b64 === "string" && b64 !== "") {
@@ -26,6 +27,9 @@ export async function startEngine() {
     }
     return loadEngine({ wasm: gz });
   }
+  const early = window.__KONTEXT_EARLY__;
+  const compiled = early && early.engine ? await early.engine : null;
+  if (compiled instanceof WebAssembly.Module) return loadEngine({ wasm: compiled });
   return loadEngine({ wasm: new URL("./engine/kontext.wasm", location.href) });
 }
 
@@ -36,21 +40,25 @@ export async function initialBundle() {
   }
   const param = new URLSearchParams(location.search).get("bundle");
   const url = param ? new URL(param, location.href) : new URL("./bundle.json", location.href);
-  let res;
-  try {
-    res = await fetch(url, { cache: "no-store" });
-  } catch (err) {
-    throw new Error(`could not fetch the bundle ${url.pathname}: ${err.message}. Drop a bundle file on the page or choose one.`);
+  // index.html's early script has usually started this very request.
+  const early = window.__KONTEXT_EARLY__;
+  const got = early && early.bundle && early.bundleURL === url.href
+    ? await early.bundle
+    : await fetch(url, { cache: "no-store" }).then((res) => ({ res }), (err) => ({ err }));
+  if (got.err) {
+    throw new Error(`could not fetch the bundle ${url.pathname}: ${got.err.message}. Drop a bundle file on the page or choose one.`);
   }
+  const res = got.res;
   if (!res.ok) throw new Error(`no bundle at ${url.pathname} (HTTP ${res.status}). Drop a bundle file on the page or choose one.`);
-  return res.json();
+  if (got.parseError) throw got.parseError;
+  return "doc" in got ? got.doc : res.json();
 }
 
 // Opening a bundle is two steps, so the governing results are on screen
-// before the rest is computed: openBundle opens head and base (either can
-// refuse the bundle; the open one stays then) and asks for the governing
-// entries of the changed paths, all a first view of the changed files
-// needs; finishOpen then lists every entry, asks for status and the
+// before the rest is computed: openBundle opens the head (a refused bundle
+// leaves the open one) and asks for the governing entries of the changed
+// paths, all a first view of the changed files needs; finishOpen then
+// lists every entry, asks for status, opens the base and asks for the
 // changed entries, pausing between engine calls so the page paints and
 // answers input. Listing the entries is what makes the engine decode every
 // entry of the snapshot, the largest part of an open.
@@ -73,29 +81,24 @@ export function openBundle(bundle) {
   const snapshot = typeof bundle.snapshot === "string" ? bundle.snapshot : null;
   const head = state.engine.open({ files, revision: repo.head || null, snapshot, immutable: true });
   performance.mark("kontext:head-opened");
-  let base = null;
+  // The base is opened by finishOpen, after the governing results are on
+  // screen: only the changed entries need it.
+  let pendingBase = null;
   if (bundle.base_files && typeof bundle.base_files === "object") {
     const bfiles = { ...bundle.base_files };
     if (bundle.config && typeof bundle.config.path === "string" && typeof bundle.config.text === "string" && !(bundle.config.path in bfiles)) {
       bfiles[bundle.config.path] = bundle.config.text;
     }
-    // The head's snapshot serves the base too: each stored parse is used
-    // only where the base file's content is the one it was parsed from
-    // (most of a review's files are unchanged), the rest is parsed.
-    try {
-      base = state.engine.open({ files: bfiles, revision: repo.base || null, snapshot, immutable: true });
-    } catch (err) {
-      head.close();
-      throw err;
-    }
+    pendingBase = { files: bfiles, revision: repo.base || null, snapshot };
   }
-  performance.mark("kontext:base-opened");
   if (state.head) state.head.close();
   if (state.base) state.base.close();
   state.generation++;
   state.bundle = bundle;
   state.head = head;
-  state.base = base;
+  state.base = null;
+  state.pendingBase = pendingBase;
+  state.hasBase = pendingBase !== null;
   state.history = bundle.history && typeof bundle.history === "object" ? bundle.history : {};
   state.drift = Array.isArray(bundle.drift) ? bundle.drift : [];
   state.entries = [];
@@ -138,6 +141,9 @@ export async function finishOpen(pause) {
   state.byId = new Map(entries.map((e) => [e.id, e]));
   state.status = request(head, "status", {});
   if (!(await paused())) return false;
+  openBase();
+  performance.mark("kontext:base-opened");
+  if (!(await paused())) return false;
   const changes = computeChanges();
   performance.mark("kontext:changed");
   if (!(await paused())) return false;
@@ -154,6 +160,25 @@ export async function finishOpen(pause) {
   }
   state.baseById = baseById;
   return true;
+}
+
+// openBase opens the pending base files of the open bundle. The head's
+// snapshot serves the base too: each stored parse is used only where the
+// base file's content is the one it was parsed from (most of a review's
+// files are unchanged), the rest is parsed. A base the engine refuses
+// leaves the head open, with the error shown: the changed entries are
+// then the entries whose own file changed, as for a bundle without base
+// files.
+function openBase() {
+  const p = state.pendingBase;
+  state.pendingBase = null;
+  if (!p) return;
+  try {
+    state.base = state.engine.open({ files: p.files, revision: p.revision, snapshot: p.snapshot, immutable: true });
+  } catch (err) {
+    state.hasBase = false;
+    showError(`Could not open the bundle's base files: ${err.message}. The changed entries shown are the entries whose own file changed.`);
+  }
 }
 
 export function computeChanges() {

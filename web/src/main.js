@@ -29,14 +29,14 @@ function wire() {
     if (!state.head) return;
     state.paths = normalisePaths($("paste-paths").value.split(/\r?\n/));
     computeGoverning();
-    if (!state.base) state.changes = computeChanges();
+    if (!state.hasBase) state.changes = computeChanges();
     renderSummary(); renderWarnings(); renderFiles(); renderChanges();
   });
   $("reset-paths").addEventListener("click", () => {
     if (!state.head) return;
     state.paths = normalisePaths(state.bundle.changed_paths || []);
     computeGoverning();
-    if (!state.base) state.changes = computeChanges();
+    if (!state.hasBase) state.changes = computeChanges();
     renderSummary(); renderWarnings(); renderFiles(); renderChanges();
   });
   window.addEventListener("hashchange", route);
@@ -127,7 +127,10 @@ function pauser() {
     painted = true;
     let fired = false;
     const once = () => { if (!fired) { fired = true; setTimeout(resolve, 0); } };
-    requestAnimationFrame(once);
+    // The frame after the one that draws the results: by then it is
+    // presented (after one frame it is drawn, but in headless Chromium
+    // the work queued next still delays its presentation).
+    requestAnimationFrame(() => requestAnimationFrame(once));
     setTimeout(once, 200);
   });
 }

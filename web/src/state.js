@@ -13,7 +13,9 @@ export const state = {
   generation: 0, // bumped by every open: a later open drops an earlier one's unfinished work
   bundle: null,
   head: null,
-  base: null,
+  base: null, // opened by finishOpen, after the first paint
+  pendingBase: null, // { files, revision, snapshot } until then
+  hasBase: false, // the bundle has base files (and the engine did not refuse them)
   entries: [], // entries.list of the head, every page
   diagnostics: [],
   byId: new Map(),
