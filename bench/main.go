@@ -41,6 +41,7 @@ func main() {
 		listFloor(*listOnly)
 		return
 	}
+	touchAtStart, loadAtStart = firstTouchMicros(), loadAvg()
 	root, err := os.Getwd()
 	check(err)
 	var rows []row
@@ -215,13 +216,15 @@ func wasmRows(root, tmp string) ([]row, []string) {
 		ratio: "—", budget: "≤ 2 MiB gzip", pass: gz.Size() <= 2*mib,
 	}}
 
-	var cold []float64
+	var cold, faults []float64
 	for i := 0; i < 7; i++ {
-		cold = append(cold, nodeJSON(root, "wasm/bench/coldstart.mjs")["cold_ms"])
+		m := nodeJSON(root, "wasm/bench/coldstart.mjs")
+		cold, faults = append(cold, m["cold_ms"]), append(faults, m["faults"])
 	}
 	c := median(cold)
 	rows = append(rows, row{workload: "WASM cold start in Node (read + compile + instantiate + ready), median of 7 processes",
 		ours: ms(c), reference: "—", ratio: "—", budget: "≤ 150 ms", pass: c <= 150})
+	coldNote := faultNote("WASM cold start", median(faults), c)
 
 	corpus := filepath.Join(tmp, "governing-corpus.json")
 	check(os.Setenv("KONTEXT_BENCH_CORPUS", corpus))
@@ -231,9 +234,17 @@ func wasmRows(root, tmp string) ([]row, []string) {
 	rows = append(rows, row{workload: "governing op: 10,000 entries, 30,500 patterns, 1,000 paths, warm: WASM in Node (`kb.request`) vs in-process Go (`Engine.Request`)",
 		ours: ms(w["warm_ms"]) + " (WASM)", reference: ms(native["warm-ms"]) + " (native)", ratio: fmt.Sprintf("%.1f×", ratio),
 		budget: "≤ 5× native", pass: ratio <= 5})
-	notes := []string{fmt.Sprintf("WASM governing corpus: open (write 10,000 files to memfs) %s, first request (parse + index) %s; native uses every CPU, WASM one",
+	notes := []string{coldNote, fmt.Sprintf("WASM governing corpus: open (write 10,000 files to memfs) %s, first request (parse + index) %s; native uses every CPU, WASM one",
 		ms(w["open_ms"]), ms(w["first_ms"]))}
 	return rows, notes
+}
+
+// faultNote says how many minor page faults a measured span had and what
+// they cost at the machine's first-touch cost measured now.
+func faultNote(what string, faults, spanMs float64) string {
+	touch := firstTouchMicros()
+	return fmt.Sprintf("%s: %.0f minor page faults (median) in its %s; at the %.1f µs a first write to a fresh page costs now, about %.0f ms of CPU",
+		what, faults, ms(spanMs), touch, faults*touch/1000)
 }
 
 // nodeJSON runs a node script and decodes the JSON line it prints.
@@ -298,10 +309,30 @@ func median(xs []float64) float64 {
 	return xs[len(xs)/2]
 }
 
+// The machine when the run started (machineState compares the end).
+var touchAtStart float64
+var loadAtStart string
+
+// machineState says what the machine was like during the run: the cost of
+// a first write to a fresh page of memory and the load average, at the
+// start and at the end.
+func machineState() string {
+	end := firstTouchMicros()
+	if end == 0 {
+		return ""
+	}
+	return fmt.Sprintf("**This run's machine:** a first write to a fresh page of memory cost %.1f µs at the start and %.1f µs at the end (64 MiB anonymous maps, median of three; %.0f ms per 1,000 pages at the end); load average %s at the start, %s at the end. The WASM rows are mostly fresh memory: their notes give each one's page faults.",
+		touchAtStart, end, end, loadAtStart, loadAvg())
+}
+
 func render(rows []row, notes []string) string {
+	machine := machineState()
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Benchmark results\n\nWritten by `make bench` on %s (%s, %d CPUs, %s). Machines here are noisy: ratios are measured side by side in one run; absolute times are medians or single cold runs.\n\n",
 		time.Now().UTC().Format("2006-01-02"), runtime.GOOS+"/"+runtime.GOARCH, runtime.NumCPU(), runtime.Version())
+	if machine != "" {
+		b.WriteString(machine + "\n\n")
+	}
 	b.WriteString("| workload | ours | reference | ratio | budget | result |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, r := range rows {
 		res := "pass"
@@ -394,16 +425,27 @@ func consoleRows(root, bin, demo, tmp string) ([]row, []string) {
 		// included), a change of 20 governed files over 1,000 entries; the
 		// note, the test's generated bundle, which has no snapshot.
 		file := consoleBundle(bin, tmp)
-		visible, inPage, out := consoleTiming(root, file)
-		if visible > 0 {
-			rows = append(rows, row{workload: "review console: open a 1,000-entry bundle (`kontext bundle`, its compiled snapshot included; 20 changed files) in headless Chromium until governing results are visible",
+		var vis, first, ready, seen []float64
+		var out string
+		for i := 0; i < 3; i++ {
+			t, o := consoleTiming(root, file)
+			if t.visible <= 0 {
+				out = o
+				break
+			}
+			vis, first, ready, seen = append(vis, t.visible), append(first, t.inPage), append(ready, t.engineReady), append(seen, t.seen)
+		}
+		if len(vis) == 3 {
+			visible := median(vis)
+			rows = append(rows, row{workload: "review console: open a 1,000-entry bundle (`kontext bundle`, its compiled snapshot included; 20 changed files) in headless Chromium until governing results are visible (painted, from the navigation's start), median of 3 browsers",
 				ours: ms(visible), reference: "—", ratio: "—", budget: "≤ 1.5 s", pass: visible <= 1500})
-			notes = append(notes, fmt.Sprintf("console: of which the page's open until the changed files' governing entries are drawn %s (the rest of the open follows after that paint); the rest is loading and compiling the engine and the visibility polling", ms(inPage)))
+			notes = append(notes, fmt.Sprintf("console: the engine ready at %s (downloaded and compiled from index.html's early script while app.js loads, then started), the page's open until the changed files' governing entries are drawn %s (the base and the rest of the open follow after that paint); the test's own polling saw them at %s",
+				ms(median(ready)), ms(median(first)), ms(median(seen))))
 		} else {
 			notes = append(notes, "console timing not measured: "+out)
 		}
-		if visible, inPage, out := consoleTiming(root, ""); visible > 0 {
-			notes = append(notes, fmt.Sprintf("console with a 1,000-entry bundle without a compiled snapshot (the page parses every file): governing visible after %s (open + render in the page %s)", ms(visible), ms(inPage)))
+		if t, out := consoleTiming(root, ""); t.visible > 0 {
+			notes = append(notes, fmt.Sprintf("console with a 1,000-entry bundle without a compiled snapshot (the page parses every file): governing painted after %s (open + render in the page %s)", ms(t.visible), ms(t.inPage)))
 		} else {
 			notes = append(notes, "console timing without a snapshot not measured: "+out)
 		}
@@ -419,22 +461,28 @@ func consoleRows(root, bin, demo, tmp string) ([]row, []string) {
 }
 
 // consoleTiming runs the console's 1,000-entry timing test on file (its
-// generated bundle when ""), returning the milliseconds until governing
-// results were visible and of open + render in the page, or the output.
-func consoleTiming(root, file string) (float64, float64, string) {
+// generated bundle when ""): the milliseconds from the navigation's start
+// until the governing results were painted, of open + render in the page,
+// until the engine was ready and until the test's polling saw the results;
+// or the output when it failed.
+func consoleTiming(root, file string) (consoleTimes, string) {
 	artifact := filepath.Join(root, "test-artifacts", "web", "big-bundle-timing.txt")
 	os.Remove(artifact)
 	cmd := exec.Command("node", "--test", "--test-name-pattern", "1,000-entry", "web/test/console.test.mjs")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1", "KONTEXT_CONSOLE_BUNDLE="+file)
 	out, err := cmd.CombinedOutput()
-	var visible, inPage float64
+	var t consoleTimes
 	if err == nil {
 		data, _ := os.ReadFile(artifact)
-		fmt.Sscanf(string(data), "governing visible after %f ms (open+render %f ms)", &visible, &inPage)
+		fmt.Sscanf(string(data), "governing visible after %f ms (open+render %f ms; whole open %f ms; engine ready at %f ms; seen by the test after %f ms)",
+			&t.visible, &t.inPage, &t.whole, &t.engineReady, &t.seen)
 	}
-	return visible, inPage, strings.TrimSpace(string(out))
+	return t, strings.TrimSpace(string(out))
 }
+
+// consoleTimes are one console timing run's milliseconds.
+type consoleTimes struct{ visible, inPage, whole, engineReady, seen float64 }
 
 // consoleBundle writes the bundle of a 1,000-entry repository whose last
 // commit changed 20 files the entries govern, as `kontext bundle --base

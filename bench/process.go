@@ -269,10 +269,11 @@ func bundleRows(bin, tmp, root string) ([]row, []string) {
 		run(dir, bin, "bundle", "-o", file)
 		_, queries := benchcorpus.Governing(n)
 		path := queries[0] // the path Repo returned: a few entries govern it
-		var with, without, open, first, cpu, cpuWithout []float64
+		var with, without, open, first, cpu, cpuWithout, faults []float64
 		for i := 0; i < 5; i++ {
 			w := nodeJSON(root, "wasm/bench/bundle.mjs", file, path)
 			with, open, first, cpu = append(with, w["total_ms"]), append(open, w["open_ms"]), append(first, w["first_ms"]), append(cpu, w["cpu_ms"])
+			faults = append(faults, w["faults"])
 			wo := nodeJSON(root, "wasm/bench/bundle.mjs", file, path, "--no-snapshot")
 			without, cpuWithout = append(without, wo["total_ms"]), append(cpuWithout, wo["cpu_ms"])
 		}
@@ -287,6 +288,7 @@ func bundleRows(bin, tmp, root string) ([]row, []string) {
 		})
 		notes = append(notes, fmt.Sprintf("WASM bundle at %s entries: openBundle %s (JSON.parse of the bundle, packing the files, open), first governing %s; process CPU %s with the snapshot, %s without",
 			commas(fmt.Sprint(n)), ms(median(open)), ms(median(first)), ms(median(cpu)), ms(median(cpuWithout))))
+		notes = append(notes, faultNote(fmt.Sprintf("WASM bundle at %s entries (with the snapshot)", commas(fmt.Sprint(n))), median(faults), median(with)))
 		if data, err := os.ReadFile(file); err == nil {
 			var doc struct {
 				Snapshot string `json:"snapshot"`
