@@ -119,7 +119,8 @@ export interface Engine {
   openDirectory(dir: string, options?: { revision?: string | null; now?: string | Date | null }): Promise<KnowledgeBase>;
   /** Opens a kontext bundle's head (or base); refuses a newer major format (KontextError code unsupported_bundle). */
   /** The bundle's compiled snapshot (format 1.2) is used transparently when it matches the files. */
-  openBundle(bundle: Bundle | string, options?: OpenBundleOptions): KnowledgeBase;
+  /** bundle: the object, its JSON text, or the JSON's UTF-8 bytes (a file's bytes, a fetched ArrayBuffer). */
+  openBundle(bundle: Bundle | string | Uint8Array | ArrayBuffer, options?: OpenBundleOptions): KnowledgeBase;
   /** KnowledgePolicy.inspect: parse one file's text under a config (null = defaults). */
   inspect(path: string, text: string, options?: { config?: string | null; storage?: string | null }): Envelope<CommittedEntry>;
 }

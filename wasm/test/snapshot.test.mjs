@@ -46,6 +46,19 @@ test("openBundle with the snapshot answers exactly like parsing the files", () =
   parsed.close();
 });
 
+test("openBundle takes the bundle's JSON as text or UTF-8 bytes too", () => {
+  const want = answers(engine.openBundle(bundle, { now: NOW }));
+  const text = JSON.stringify(bundle);
+  const bytes = new TextEncoder().encode(text);
+  for (const [label, input] of [["text", text], ["Uint8Array", bytes], ["ArrayBuffer", bytes.buffer], ["Buffer", Buffer.from(text)],
+    ["view into a larger buffer", new Uint8Array([0x20, ...bytes, 0x20]).subarray(1, bytes.length + 1)]]) {
+    const kb = engine.openBundle(input, { now: NOW, immutable: true });
+    assert.deepEqual(answers(kb), want, label);
+    kb.close();
+  }
+  assert.throws(() => engine.openBundle(new TextEncoder().encode("{not json")), SyntaxError);
+});
+
 test("a stale, corrupt or foreign snapshot is ignored: answers equal a fresh parse", () => {
   const files = { ...bundle.files };
   const name = Object.keys(files).find((f) => f.includes("money-is-integer-cents"));

@@ -118,6 +118,12 @@ async function gunzipIfNeeded(bytes) {
 
 const decoder = new TextDecoder();
 
+// utf8Text decodes UTF-8 bytes (an ArrayBuffer or a view of one), invalid
+// sequences as U+FFFD, as a fetched response's text() does.
+function utf8Text(bytes) {
+  return decoder.decode(bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes);
+}
+
 function fileSet(files) {
   if (files == null) {
     return {};
@@ -364,14 +370,18 @@ class Engine {
 
   /**
    * Opens the head of a kontext bundle (`kontext bundle`, kontext.bundle/v1;
-   * an object or its JSON text). A bundle of a newer major format is
+   * an object, its JSON text, or the JSON's UTF-8 bytes as a Uint8Array or
+   * ArrayBuffer, such as a file's bytes from readFileSync(path)). A
+   * bundle of a newer major format is
    * refused with a KontextError (code unsupported_bundle) naming both
    * versions; minor versions only add fields. The head's compiled snapshot
    * (format 1.2, `snapshot`) is used when it matches the files, so no
    * Markdown or YAML is parsed; immutable as in open().
    */
   openBundle(bundle, { now, base = false, immutable = false } = {}) {
-    const doc = typeof bundle === "string" ? JSON.parse(bundle) : bundle;
+    const doc = typeof bundle === "string" ? JSON.parse(bundle)
+      : bundle instanceof ArrayBuffer || ArrayBuffer.isView(bundle) ? JSON.parse(utf8Text(bundle))
+      : bundle;
     checkBundle(doc);
     const files = (base ? doc.base_files : doc.files) ?? {};
     if (base && doc.base_files == null) {
