@@ -105,11 +105,17 @@ wasm-check:
 	  echo "esbuild is linked into kontext or the wasm; it belongs to build/webbundle only"; exit 1; fi
 	@if GOOS=js GOARCH=wasm $(GO) list -deps ./cmd/wasm | grep -qE '^github.com/kontext/kontext/engine/(drafts|models)$$'; then \
 	  echo "cmd/wasm links engine/drafts or engine/models; the WASM engine must not carry the writes or the model operations"; exit 1; fi
+	GOOS=js GOARCH=wasm $(GO) build -tags kontextreader -o /dev/null ./cmd/wasm
+	GOOS=js GOARCH=wasm $(GO) vet -tags kontextreader ./cmd/wasm
+	@if GOOS=js GOARCH=wasm $(GO) list -tags kontextreader -deps ./cmd/wasm | grep -qE '^(regexp|net/url|go\.yaml\.in/|github\.com/yuin/goldmark)'; then \
+	  echo "the reader engine (-tags kontextreader) links a parser or regexp: keep them out of the snapshot reads (see docs/architecture.md)"; \
+	  GOOS=js GOARCH=wasm $(GO) list -tags kontextreader -deps ./cmd/wasm | grep -E '^(regexp|net/url|go\.yaml\.in/|github\.com/yuin/goldmark)'; exit 1; fi
 	@GO=$(GO) bash build/wasm-size.sh
-	@echo "wasm-check: engine and cmd/wasm build for js/wasm without go-git, the writes or the model operations, within 2 MiB gzip; esbuild only in build/webbundle"
+	@echo "wasm-check: engine and cmd/wasm build for js/wasm without go-git, the writes or the model operations, within 2 MiB gzip; the reader engine without parsers or regexp; esbuild only in build/webbundle"
 
 # The npm package @kontext/engine (wasm/): kontext.wasm, its gzip copy,
-# Go's wasm_exec.js and the npm pack tarball (all gitignored).
+# kontext-reader.wasm, Go's wasm_exec.js and the npm pack tarball (all
+# gitignored).
 WASM_BUILD := .wasm-build
 
 wasm:
@@ -184,4 +190,4 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzLinear -fuzztime 60s ./engine/internal/redact
 
 clean:
-	rm -rf bin dist $(DEMO) $(WASM_BUILD) wasm/kontext.wasm wasm/kontext.wasm.gz wasm/wasm_exec.js web/app.js
+	rm -rf bin dist $(DEMO) $(WASM_BUILD) wasm/kontext.wasm wasm/kontext.wasm.gz wasm/kontext-reader.wasm wasm/wasm_exec.js web/app.js

@@ -269,11 +269,13 @@ func bundleRows(bin, tmp, root string) ([]row, []string) {
 		run(dir, bin, "bundle", "-o", file)
 		_, queries := benchcorpus.Governing(n)
 		path := queries[0] // the path Repo returned: a few entries govern it
-		var with, without, open, first, cpu, cpuWithout, faults []float64
+		var with, without, open, first, cpu, cpuWithout, faults, reader, readerFaults []float64
 		for i := 0; i < 5; i++ {
 			w := nodeJSON(root, "wasm/bench/bundle.mjs", file, path)
 			with, open, first, cpu = append(with, w["total_ms"]), append(open, w["open_ms"]), append(first, w["first_ms"]), append(cpu, w["cpu_ms"])
 			faults = append(faults, w["faults"])
+			r := nodeJSON(root, "wasm/bench/bundle.mjs", file, path, "--reader")
+			reader, readerFaults = append(reader, r["total_ms"]), append(readerFaults, r["faults"])
 			wo := nodeJSON(root, "wasm/bench/bundle.mjs", file, path, "--no-snapshot")
 			without, cpuWithout = append(without, wo["total_ms"]), append(cpuWithout, wo["cpu_ms"])
 		}
@@ -282,13 +284,18 @@ func bundleRows(bin, tmp, root string) ([]row, []string) {
 			budget, limit = "≤ 1 s", 1000
 		}
 		rows = append(rows, row{
-			workload: fmt.Sprintf("WASM in Node: load + openBundle + first governing, %s entries (bundle with its compiled snapshot), median of 5 processes", commas(fmt.Sprint(n))),
+			workload: fmt.Sprintf("WASM in Node: load + openBundle + first governing, %s entries (bundle with its compiled snapshot), reader engine (`loadEngine({reader: true})`), median of 5 processes", commas(fmt.Sprint(n))),
+			ours:     ms(median(reader)), reference: ms(median(with)) + " (full engine, same bundle)",
+			ratio: fmt.Sprintf("%.2f×", median(reader)/median(with)), budget: budget, pass: median(reader) <= limit,
+		}, row{
+			workload: fmt.Sprintf("WASM in Node: the same with the full engine (`loadEngine()`), %s entries, median of 5 processes", commas(fmt.Sprint(n))),
 			ours:     ms(median(with)), reference: ms(median(without)) + " (same bundle without the snapshot)",
 			ratio: fmt.Sprintf("%.2f×", median(with)/median(without)), budget: budget, pass: median(with) <= limit,
 		})
-		notes = append(notes, fmt.Sprintf("WASM bundle at %s entries: openBundle %s (JSON.parse of the bundle, packing the files, open), first governing %s; process CPU %s with the snapshot, %s without",
+		notes = append(notes, fmt.Sprintf("WASM bundle at %s entries, full engine: openBundle %s (JSON.parse of the bundle, packing the files, open), first governing %s; process CPU %s with the snapshot, %s without",
 			commas(fmt.Sprint(n)), ms(median(open)), ms(median(first)), ms(median(cpu)), ms(median(cpuWithout))))
-		notes = append(notes, faultNote(fmt.Sprintf("WASM bundle at %s entries (with the snapshot)", commas(fmt.Sprint(n))), median(faults), median(with)))
+		notes = append(notes, faultNote(fmt.Sprintf("WASM bundle at %s entries, reader engine", commas(fmt.Sprint(n))), median(readerFaults), median(reader))+
+			"; "+faultNote("full engine", median(faults), median(with)))
 		if data, err := os.ReadFile(file); err == nil {
 			var doc struct {
 				Snapshot string `json:"snapshot"`

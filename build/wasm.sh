@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # wasm.sh — build the npm package @kontext/engine (wasm/): the engine as
-# WebAssembly, Go's wasm_exec.js from the same toolchain, the licenses, and
-# the package tarball (one raw kontext.wasm: workers and bundlers import the
-# .wasm as a module). A gzip copy, kontext.wasm.gz, is made for the console
+# WebAssembly (kontext.wasm, and kontext-reader.wasm: the same engine
+# without the parsers, built with the kontextreader tag, which answers
+# from bundles' compiled snapshots), Go's wasm_exec.js from the same
+# toolchain, the licenses, and the package tarball (raw .wasm files:
+# workers and bundlers import a .wasm as a module). A gzip copy, kontext.wasm.gz, is made for the console
 # tests and the benchmarks; it is not in the package.
 #
 #   build/wasm.sh [PACKDIR]     # PACKDIR defaults to .wasm-build/pack
@@ -18,6 +20,7 @@ GO=${GO:-go}
 packdir=${1:-.wasm-build/pack}
 
 GOOS=js GOARCH=wasm "$GO" build -trimpath -buildvcs=false -ldflags='-s -w' -o wasm/kontext.wasm ./cmd/wasm
+GOOS=js GOARCH=wasm "$GO" build -tags kontextreader -trimpath -buildvcs=false -ldflags='-s -w' -o wasm/kontext-reader.wasm ./cmd/wasm
 
 goroot=$("$GO" env GOROOT)
 exec_js="$goroot/lib/wasm/wasm_exec.js"
@@ -28,7 +31,7 @@ if [ ! -f "$exec_js" ]; then
 fi
 cp "$exec_js" wasm/wasm_exec.js
 
-chmod 644 wasm/kontext.wasm
+chmod 644 wasm/kontext.wasm wasm/kontext-reader.wasm
 gzip -9 -n -c wasm/kontext.wasm >wasm/kontext.wasm.gz
 
 cp LICENSE-MIT LICENSE-APACHE wasm/
@@ -49,7 +52,7 @@ fi
 
 raw=$(wc -c <wasm/kontext.wasm)
 gz=$(wc -c <wasm/kontext.wasm.gz)
-echo "wasm: kontext.wasm $raw bytes ($gz gzip); package $(ls "$packabs"/*.tgz)"
+echo "wasm: kontext.wasm $raw bytes ($gz gzip), kontext-reader.wasm $(wc -c <wasm/kontext-reader.wasm) bytes; package $(ls "$packabs"/*.tgz)"
 # The budget is enforced by make wasm-check; here it is only reported, so
 # the package still builds for the tests.
-GO=$GO bash build/wasm-size.sh wasm/kontext.wasm || echo "warning: over the wasm size budget (make wasm-check fails)" >&2
+GO=$GO bash build/wasm-size.sh wasm/kontext.wasm wasm/kontext-reader.wasm || echo "warning: over the wasm size budget (make wasm-check fails)" >&2

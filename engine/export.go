@@ -2,10 +2,8 @@ package engine
 
 import (
 	"context"
-	"regexp"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
@@ -50,10 +48,8 @@ func runChanged(ctx context.Context, e *Engine, in *api.ChangedInput) (*api.Chan
 	return res, nil
 }
 
-var fullSHA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40}$`) })
-
 func runExport(ctx context.Context, e *Engine, in *api.ExportInput) (*api.ExportResult, error) {
-	if !fullSHA().MatchString(in.Revision) {
+	if !fullSHA(in.Revision) {
 		return nil, jsonin.Errorf("revision", "%q is not a full 40-hex commit sha; export pins an exact reviewed commit", in.Revision)
 	}
 	if !strings.HasPrefix(in.ReviewRef, "refs/") || strings.HasPrefix(in.ReviewRef, "-") || !refNameOK(in.ReviewRef) {
@@ -146,6 +142,19 @@ func refNameOK(ref string) bool {
 	}
 	for _, c := range strings.Split(ref, "/") {
 		if c == "" || strings.HasPrefix(c, ".") || strings.HasSuffix(c, ".lock") {
+			return false
+		}
+	}
+	return true
+}
+
+// fullSHA reports whether s is a full commit sha: 40 lowercase hex digits.
+func fullSHA(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
 			return false
 		}
 	}

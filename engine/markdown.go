@@ -1,3 +1,5 @@
+//go:build !kontextreader
+
 package engine
 
 import "github.com/kontext/kontext/engine/internal/markdown"

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/kontext/kontext/engine/api"
-	"github.com/kontext/kontext/engine/internal/redact"
 )
 
 // ModelRequest is one question to a model: the task name, the prompt (its
@@ -75,11 +74,3 @@ func DraftText(title, summary, body string) string {
 
 // Models is the engine's model selection (nil without one).
 func (e *Engine) Models() Models { return e.opts.Models }
-
-// Redact replaces secrets and e-mail addresses in s by
-// "[redacted:<kind>]" (the capture redaction); every text sent to a model
-// and every excerpt of a model's reply in a message passes through it.
-func Redact(s string) string {
-	out, _ := redact.Text(s)
-	return out
-}

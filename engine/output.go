@@ -2,9 +2,8 @@ package engine
 
 import (
 	"context"
-	"regexp"
 	"sort"
-	"sync"
+	"strings"
 
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/internal/entry"
@@ -124,8 +123,6 @@ func (e *Engine) ConfigSource(ctx context.Context, st *State) (api.ConfigSource,
 	return api.ConfigSource{Kind: kind, Path: strp(st.Cfg.Path)}, nil
 }
 
-var wikiLink = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[\[([^\[\]\s|]+)(?:\|[^\]]*)?\]\]`) })
-
 // View builds the read shape of en.
 func (e *Engine) View(st *State, en *entry.Entry) *api.Entry {
 	v := &api.Entry{
@@ -181,9 +178,7 @@ func (e *Engine) premises(st *State, en *entry.Entry) []api.Premise {
 	}
 	seen := map[string]bool{en.ID: true}
 	var refs []string
-	for _, m := range wikiLink().FindAllStringSubmatch(en.Body, -1) {
-		refs = append(refs, m[1])
-	}
+	refs = wikiLinks(refs, en.Body)
 	refs = append(refs, en.Supersedes...)
 	refs = append(refs, en.Extends...)
 	for _, l := range en.Links {
@@ -220,4 +215,35 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// wikiLinks appends the ids of the [[id]] and [[id|label]] links in body:
+// an id has no brackets, spaces or "|", a label no "]". Written by hand
+// rather than as a pattern so that the reader engine links no regexp.
+func wikiLinks(ids []string, body string) []string {
+	for i := 0; i+1 < len(body); {
+		k := strings.Index(body[i:], "[[")
+		if k < 0 {
+			break
+		}
+		i += k
+		j := i + 2
+		for j < len(body) && !strings.ContainsRune("[]|\t\n\f\r ", rune(body[j])) {
+			j++
+		}
+		end := j
+		if j > i+2 && j < len(body) && body[j] == '|' {
+			end = j + 1 + strings.IndexByte(body[j+1:], ']')
+			if end == j {
+				end = len(body) // no "]": no match
+			}
+		}
+		if j > i+2 && strings.HasPrefix(body[end:], "]]") {
+			ids = append(ids, body[i+2:j])
+			i = end + 2
+			continue
+		}
+		i++
+	}
+	return ids
 }

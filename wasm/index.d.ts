@@ -27,8 +27,16 @@ export type WasmSource =
   | Promise<Response>;
 
 export interface LoadOptions {
-  /** The engine; defaults to the package's kontext.wasm. Gzip-compressed bytes are accepted. */
+  /** The engine; defaults to the package's kontext.wasm (kontext-reader.wasm with reader). Gzip-compressed bytes are accepted. */
   wasm?: WasmSource;
+  /**
+   * Without wasm: load the package's kontext-reader.wasm, the engine without
+   * the parsers. It opens bundles that carry a compiled snapshot and answers
+   * from it, starting about twice as fast; what would need a parser (files
+   * without a snapshot, files changed since it was built, render) throws or
+   * answers KontextError code unsupported_operation, never a different answer.
+   */
+  reader?: boolean;
 }
 
 export interface OpenOptions {
@@ -55,7 +63,7 @@ export interface OpenOptions {
 /** Options of openBundle. */
 export interface OpenBundleOptions {
   now?: string | Date | null;
-  /** Open the bundle's base files instead of its head (no compiled snapshot is used). */
+  /** Open the bundle's base files instead of its head (no compiled snapshot is used; not in the reader engine). */
   base?: boolean;
   /** As OpenOptions.immutable. */
   immutable?: boolean;
@@ -74,6 +82,8 @@ export interface ABI {
   operations: string[];
   /** The functions of the wasm table. */
   functions: string[];
+  /** False for the reader engine (kontext-reader.wasm), which parses no file. */
+  parser: boolean;
 }
 
 export interface Rendered {
@@ -107,6 +117,8 @@ export interface Engine {
   /** The wasm instance's memory. */
   readonly memory: WebAssembly.Memory;
   abi(): ABI;
+  /** False for the reader engine (loadEngine({reader: true})): see LoadOptions.reader. */
+  readonly parser: boolean;
   /** Throws KontextError on invalid input. */
   open(options: OpenOptions): KnowledgeBase;
   /** Entries changed between two snapshots. */

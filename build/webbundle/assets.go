@@ -52,15 +52,16 @@ func writeApp(root string) error {
 }
 
 // buildWasm builds cmd/wasm the way build/wasm.sh does (-trimpath,
-// -buildvcs=false, stripped), so the same sources give the same bytes.
-func buildWasm(root string) ([]byte, error) {
+// -buildvcs=false, stripped; tags "kontextreader" for the reader engine),
+// so the same sources give the same bytes.
+func buildWasm(root, tags string) ([]byte, error) {
 	tmp, err := os.MkdirTemp("", "kontext-wasm-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
 	out := filepath.Join(tmp, "kontext.wasm")
-	cmd := exec.Command(goTool(), "build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", out, "./cmd/wasm")
+	cmd := exec.Command(goTool(), "build", "-tags="+tags, "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", out, "./cmd/wasm")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	cmd.Stderr = os.Stderr
@@ -94,7 +95,8 @@ func gunzip(data []byte) ([]byte, error) {
 }
 
 // buildAssets builds what kontext embeds — web/index.html, web/style.css,
-// web/app.js, engine/kontext.wasm.gz and the edge worker's engine/index.js,
+// web/app.js, engine/kontext.wasm.gz, the edge worker's engine
+// (engine/kontext-reader.wasm.gz) and its engine/index.js,
 // engine/wasm_exec.js and engine/worker/worker.js — and writes them under
 // internal/review/assets/, or with check compares them with the committed
 // copies (the engine by its uncompressed bytes).
@@ -111,9 +113,11 @@ func buildAssets(root string, check bool) error {
 	if err != nil {
 		return err
 	}
-	wasm, err := buildWasm(abs)
-	if err != nil {
-		return err
+	engines := map[string][]byte{}
+	for name, tags := range map[string]string{"engine/kontext.wasm.gz": "", "engine/kontext-reader.wasm.gz": "kontextreader"} {
+		if engines[name], err = buildWasm(abs, tags); err != nil {
+			return err
+		}
 	}
 	want := map[string][]byte{"web/app.js": app}
 	for _, f := range []string{"index.html", "style.css"} {
@@ -144,23 +148,25 @@ func buildAssets(root string, check bool) error {
 				stale = append(stale, name)
 			}
 		}
-		committed, err := os.ReadFile(filepath.Join(dir, "engine", "kontext.wasm.gz"))
-		if err == nil {
-			committed, err = gunzip(committed)
-		}
-		if err != nil || !bytes.Equal(committed, wasm) {
-			stale = append(stale, "engine/kontext.wasm.gz")
+		for _, name := range []string{"engine/kontext.wasm.gz", "engine/kontext-reader.wasm.gz"} {
+			committed, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+			if err == nil {
+				committed, err = gunzip(committed)
+			}
+			if err != nil || !bytes.Equal(committed, engines[name]) {
+				stale = append(stale, name)
+			}
 		}
 		if len(stale) > 0 {
 			return fmt.Errorf("%s/ is stale (%s): run make assets and commit the result", assetsDir, strings.Join(stale, ", "))
 		}
 		return nil
 	}
-	z, err := gz(wasm)
-	if err != nil {
-		return err
+	for name, wasm := range engines {
+		if want[name], err = gz(wasm); err != nil {
+			return err
+		}
 	}
-	want["engine/kontext.wasm.gz"] = z
 	for name, data := range want {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -8,6 +8,9 @@ type ABIResult struct {
 	Version    string   `json:"version"`
 	Operations []string `json:"operations"`
 	Functions  []string `json:"functions"`
+	// Parser is false in the reader engine (kontext-reader.wasm): it
+	// answers from compiled snapshots and parses no file.
+	Parser bool `json:"parser"`
 }
 
 // envelope is r's result envelope as engine.ResultEnvelope encodes it,
@@ -48,5 +51,7 @@ func (r *ABIResult) envelope() (_ []byte, ok bool) {
 	str(r.Version)
 	list("operations", r.Operations)
 	list("functions", r.Functions)
+	b = append(b, `,"parser":`...)
+	b = strconv.AppendBool(b, r.Parser)
 	return append(b, "}}"...), ok
 }

@@ -11,7 +11,7 @@ import (
 func TestABIEnvelope(t *testing.T) {
 	e := engine.New(engine.Options{Surface: engine.Snapshot})
 	for _, r := range []*ABIResult{
-		{ABI: 1, Version: engine.Version, Operations: e.Operations(), Functions: []string{"abi", "open", "stage"}},
+		{ABI: 1, Version: engine.Version, Operations: e.Operations(), Functions: []string{"abi", "open", "stage"}, Parser: true},
 		{ABI: 12, Version: "0.1.0-dev+abc", Operations: []string{}, Functions: nil},
 		{ABI: 1, Version: "v1 <&> 'x'", Operations: []string{"a.b"}, Functions: []string{"x"}},
 	} {

@@ -412,6 +412,10 @@ func open(args []js.Value) (any, error) {
 	if err := packedFiles(buf, add); err != nil {
 		return nil, err
 	}
+	if !parser && snap == nil && len(names) > 0 {
+		return nil, apierr.New(apierr.UnsupportedOperation, "this is the reader engine (kontext-reader.wasm), which answers from a bundle's compiled snapshot and has no parser, and these files come without one: "+
+			"open a bundle written by kontext bundle (it carries the snapshot), or load the full engine (kontext.wasm) to parse files")
+	}
 	// The package packs a bundle's files in its sorted order: usually one
 	// pass.
 	if !sort.StringsAreSorted(names) {
@@ -620,25 +624,13 @@ func layout(args []js.Value) (any, error) {
 	return out, nil
 }
 
-// render(markdown) is RenderMarkdown: {html, plain}.
-func render(args []js.Value) (any, error) {
-	src, ok, err := stringArg(args, 0, "markdown")
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, apierr.Invalid("markdown is required")
-	}
-	return engine.RenderMarkdown(src), nil
-}
-
 // abi() describes the table: its version, the engine version, the
 // operations request serves and the functions of the table.
 func abi(_ []js.Value) (any, error) {
 	// Operations, not Status: ready (the first abi) reads no files, no
 	// schemas, and its answer is written without encoding/json.
 	e := engine.New(engine.Options{FS: memfs.New(), Surface: engine.Snapshot})
-	out := &ABIResult{ABI: ABI, Version: engine.Version, Operations: e.Operations()}
+	out := &ABIResult{ABI: ABI, Version: engine.Version, Operations: e.Operations(), Parser: parser}
 	for _, f := range functions {
 		out.Functions = append(out.Functions, f.name)
 	}

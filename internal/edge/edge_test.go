@@ -74,10 +74,10 @@ func TestReadReposNames(t *testing.T) {
 
 func TestBuildRefusesAndKeeps(t *testing.T) {
 	assets := fstest.MapFS{
-		"engine/index.js":         {Data: []byte("export {}")},
-		"engine/wasm_exec.js":     {Data: []byte("")},
-		"engine/worker/worker.js": {Data: []byte("export {}")},
-		"engine/kontext.wasm":     {Data: []byte("\x00asm")},
+		"engine/index.js":            {Data: []byte("export {}")},
+		"engine/wasm_exec.js":        {Data: []byte("")},
+		"engine/worker/worker.js":    {Data: []byte("export {}")},
+		"engine/kontext-reader.wasm": {Data: []byte("\x00asm")},
 	}
 	out := filepath.Join(t.TempDir(), "edge")
 	repos := []Repo{{Name: "app", Bundle: []byte(`{}`)}}
@@ -97,7 +97,7 @@ func TestBuildRefusesAndKeeps(t *testing.T) {
 		t.Fatalf("the earlier build was touched: %v", err)
 	}
 	cfg := Config(res.Files, 8787, map[string]string{"KONTEXT_TOKEN": `a"b\c`}, "")
-	for _, want := range []string{`address = "127.0.0.1:8787"`, `(name = "kontext.wasm", wasm = embed "kontext.wasm")`, `(name = "repos/app.json", text = embed "repos/app.json")`, `(name = "KONTEXT_TOKEN", text = "a\"b\\c")`} {
+	for _, want := range []string{`address = "127.0.0.1:8787"`, `(name = "kontext-reader.wasm", wasm = embed "kontext-reader.wasm")`, `(name = "repos/app.json", text = embed "repos/app.json")`, `(name = "KONTEXT_TOKEN", text = "a\"b\\c")`} {
 		if !strings.Contains(cfg, want) {
 			t.Errorf("config lacks %s:\n%s", want, cfg)
 		}

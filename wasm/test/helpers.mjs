@@ -81,6 +81,23 @@ export function native(op, input) {
   return JSON.parse(nativeRaw(op, input));
 }
 
+/** The demo repository's bundle (`kontext api bundle.build`): its head files and compiled snapshot. */
+export function demoBundle() {
+  const env = JSON.parse(nativeRaw("bundle.build", {}));
+  if (!env.ok) throw new Error(`bundle.build: ${JSON.stringify(env.error)}`);
+  return env.result;
+}
+
+/** Reads of the demo that answer from every entry (the snapshot and reader tests ask them). */
+export const DEMO_READS = [
+  ["status", {}],
+  ["entries.list", { limit: 500 }],
+  ["entries.governing", { paths: ["src/billing/tax/vat.go", "src/export/nightly.go", "docs/x.md"] }],
+  ["entries.search", { query: "invoice rounding" }],
+  ["entries.get", { id: "2026-01-12-money-is-integer-cents" }],
+  ["entries.related", { text: "VAT is rounded per invoice", paths: ["src/billing/tax/vat.go"] }],
+];
+
 export { env as nativeEnv };
 
 const PLACEHOLDER = "<differs>";

@@ -44,6 +44,7 @@ test("the tarball is a real package: README, licenses, one raw wasm, SPDX licens
     "package/README.md",
     "package/index.d.ts",
     "package/index.js",
+    "package/kontext-reader.wasm",
     "package/kontext.wasm",
     "package/package.json",
     "package/wasm_exec.js",
@@ -86,7 +87,9 @@ const bad: GoverningInput = { path: "x" };
 const bundle = { schema: "kontext.bundle/v2", files: {} };
 let refused = "";
 try { engine.openBundle(JSON.stringify(bundle)); } catch (e) { if (e instanceof KontextError) refused = e.code; }
-console.log(JSON.stringify({ ids, spec, refused, total: res.result.total, bad: bad !== null }));
+const reader = await loadEngine({ reader: true });
+const parser: boolean = reader.parser;
+console.log(JSON.stringify({ ids, spec, refused, total: res.result.total, bad: bad !== null, parser, fullParser: engine.abi().parser }));
 `;
     writeFileSync(join(dir, "main.ts"), main);
     const check = spawnSync(process.execPath, [tsc, "-p", "."], { cwd: dir, encoding: "utf8" });
@@ -99,6 +102,8 @@ console.log(JSON.stringify({ ids, spec, refused, total: res.result.total, bad: b
     assert.equal(out.ids[0], "2026-01-23-reverse-charge-needs-the-buyer-vat-id");
     assert.equal(out.spec, 5);
     assert.equal(out.refused, "unsupported_bundle");
+    assert.equal(out.parser, false, "loadEngine({reader: true}) from the installed package");
+    assert.equal(out.fullParser, true);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

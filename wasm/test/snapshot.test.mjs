@@ -8,21 +8,11 @@ import { pathToFileURL } from "node:url";
 import { join } from "node:path";
 
 import { loadEngine } from "../index.js";
-import { nativeRaw, NOW, repoRoot } from "./helpers.mjs";
+import { demoBundle, DEMO_READS, NOW, repoRoot } from "./helpers.mjs";
 
 const engine = await loadEngine({ wasm: pathToFileURL(join(repoRoot, "wasm", "kontext.wasm")) });
-const bundleEnv = JSON.parse(nativeRaw("bundle.build", {}));
-assert.equal(bundleEnv.ok, true, JSON.stringify(bundleEnv.error));
-const bundle = bundleEnv.result;
-
-const READS = [
-  ["status", {}],
-  ["entries.list", { limit: 500 }],
-  ["entries.governing", { paths: ["src/billing/tax/vat.go", "src/export/nightly.go", "docs/x.md"] }],
-  ["entries.search", { query: "invoice rounding" }],
-  ["entries.get", { id: "2026-01-12-money-is-integer-cents" }],
-  ["entries.related", { text: "VAT is rounded per invoice", paths: ["src/billing/tax/vat.go"] }],
-];
+const bundle = demoBundle();
+const READS = DEMO_READS;
 
 function answers(kb) {
   return READS.map(([op, input]) => [op, kb.request(op, input)]);

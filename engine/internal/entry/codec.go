@@ -414,3 +414,7 @@ func decodeValue(r *Decoder, depth int) any {
 	r.fail(fmt.Errorf("unknown value tag %d", tag))
 	return nil
 }
+
+// maxYAMLDepth bounds the nesting of a frontmatter value (parsed and
+// stored alike).
+const maxYAMLDepth = 1000

@@ -3,25 +3,9 @@ package entry
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-	"unicode"
-)
-
-var (
-	// Year first: 2024-03-01, 2024/03/01, 2024.03.01 (also the date part of a timestamp).
-	isoDateRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})`) })
-	// Day first, as European ADR logs write it: 09/04/2018, 9.4.18, 09-04-2018.
-	dmyDateRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{4}|\d{2})`) })
-	// A review_after duration: "180d", "2w", "6m", "1y" (long unit names tolerated).
-	durationRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(\d{1,6})\s*(d|days?|w|weeks?|m|months?|y|years?)$`)
-	})
-	// An ADR number as users type it: 7, 0007, ADR-7, adr-0007, ADR7, ADR #7.
-	adrNumberRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^(?:adr[\s_#-]*)?#?(\d{1,9})$`) })
 )
 
 // Written-out dates some ADR logs use ("March 1, 2024", "1 March 2024").
@@ -39,15 +23,15 @@ func ParseDate(raw string) (string, bool) {
 	s := strings.TrimSpace(raw)
 	s = strings.Trim(s, "*_`\"'")
 	s = strings.TrimSpace(s)
-	if m := isoDateRE().FindStringSubmatch(s); m != nil && !digitAfter(s, len(m[0])) {
-		return validDate(m[1], m[2], m[3])
+	if m, n := isoDate(s); n > 0 && !digitAfter(s, n) {
+		return validDate(m[0], m[1], m[2])
 	}
-	if m := dmyDateRE().FindStringSubmatch(s); m != nil && !digitAfter(s, len(m[0])) {
-		y := m[3]
+	if m, n := dmyDate(s); n > 0 && !digitAfter(s, n) {
+		y := m[2]
 		if len(y) == 2 {
 			y = "20" + y
 		}
-		return validDate(y, m[2], m[1])
+		return validDate(y, m[1], m[0])
 	}
 	for _, layout := range textDateLayouts {
 		if d, ok := parseTextDate(s, layout); ok {
@@ -92,6 +76,67 @@ func validDate(ys, ms, ds string) (string, bool) {
 	return t.Format("2006-01-02"), true
 }
 
+// isoDate matches a year-first date at the start of s: 4 digits, then
+// twice one of "-/." and 1 or 2 digits (2024-03-01, 2024/3/1, 2024.03.01;
+// also the date part of a timestamp).
+func isoDate(s string) ([3]string, int) { return dateRuns(s, "-/.", [3][]int{{4}, {2, 1}, {2, 1}}) }
+
+func isoDateLen(s string) int {
+	_, n := isoDate(s)
+	return n
+}
+
+// dmyDate matches a day-first date at the start of s, as European ADR logs
+// write it (09/04/2018, 9.4.18, 09-04-2018): day and month of 1 or 2
+// digits and a year of 4 or else 2, each after one of "/.-".
+func dmyDate(s string) ([3]string, int) { return dateRuns(s, "/.-", [3][]int{{2, 1}, {2, 1}, {4, 2}}) }
+
+// dateRuns matches three runs of ASCII digits at the start of s with one
+// byte of seps between them; each run is as long as the first of its lens
+// that s has the digits for. It returns the runs and the length matched,
+// 0 when s does not start so.
+func dateRuns(s, seps string, lens [3][]int) ([3]string, int) {
+	var m [3]string
+	i := 0
+	for k := range lens {
+		if k > 0 {
+			if i >= len(s) || !strings.ContainsRune(seps, rune(s[i])) {
+				return m, 0
+			}
+			i++
+		}
+		n := 0
+		for i+n < len(s) && n < 4 && s[i+n] >= '0' && s[i+n] <= '9' {
+			n++
+		}
+		l := 0
+		for _, want := range lens[k] {
+			if want <= n {
+				l = want
+				break
+			}
+		}
+		if l == 0 {
+			return m, 0
+		}
+		m[k], i = s[i:i+l], i+l
+	}
+	return m, i
+}
+
+// digits returns the end of the run of at most hi ASCII digits at s[i:],
+// or -1 when the run is shorter than lo.
+func digits(s string, i, lo, hi int) int {
+	j := i
+	for j < len(s) && j-i < hi && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	if j-i < lo {
+		return -1
+	}
+	return j
+}
+
 // AddReviewAfter returns date (YYYY-MM-DD, or anything ParseDate reads) plus
 // the review_after duration after ("180d", "2w", "6m", "1y"). Months and
 // years add calendar months clamped to the end of the target month
@@ -102,15 +147,15 @@ func AddReviewAfter(date, after string) (string, error) {
 		return "", fmt.Errorf("not a date: %q", date)
 	}
 	t, _ := time.Parse("2006-01-02", d)
-	m := durationRE().FindStringSubmatch(strings.ToLower(strings.TrimSpace(after)))
-	if m == nil {
+	num, unit, ok := duration(strings.ToLower(strings.TrimSpace(after)))
+	if !ok {
 		return "", fmt.Errorf("not a review_after duration (want e.g. 180d, 2w, 6m, 1y): %q", after)
 	}
-	n, err := strconv.Atoi(m[1])
+	n, err := strconv.Atoi(num)
 	if err != nil {
 		return "", errors.New("review_after out of range")
 	}
-	switch m[2][0] {
+	switch unit {
 	case 'd':
 		t = t.AddDate(0, 0, n)
 	case 'w':
@@ -140,64 +185,18 @@ func addMonths(t time.Time, n int) time.Time {
 	return time.Date(ty, tm, d, 0, 0, 0, 0, time.UTC)
 }
 
-// ParseADRNumber reads an ADR number as users and links write it: "7",
-// "0007", "ADR-7", "adr-0007", "ADR7", "ADR 7", "#7".
-func ParseADRNumber(s string) (int, bool) {
-	m := adrNumberRE().FindStringSubmatch(strings.TrimSpace(s))
-	if m == nil {
-		return 0, false
-	}
-	n, err := strconv.Atoi(m[1])
-	if err != nil {
-		return 0, false
-	}
-	return n, true
-}
-
-// leadingNumber returns the digits a file stem starts with ("0007-x" →
-// "0007", 7), also after an "adr-" prefix. Date-named stems
-// (2024-03-01-x) have no ADR number: their digits are a year.
-func leadingNumber(stem string) (string, int, bool) {
-	s := stem
-	if len(s) > 3 && strings.EqualFold(s[:3], "adr") {
-		s = strings.TrimLeft(s[3:], "-_ #")
-	}
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	if i == 0 || i > 9 {
+// duration reads a review_after duration: up to 6 digits, optional
+// spaces, and a unit ("180d", "2w", "6m", "1y"; also "2 weeks", "1 year").
+// unit is its first letter.
+func duration(s string) (num string, unit byte, ok bool) {
+	i := digits(s, 0, 1, 6)
+	if i < 0 {
 		return "", 0, false
 	}
-	if _, ok := ParseDate(s); ok && isoDateRE().MatchString(s) {
-		return "", 0, false
+	num, rest := s[:i], strings.TrimLeft(s[i:], "\t\n\f\r ")
+	switch rest {
+	case "d", "day", "days", "w", "week", "weeks", "m", "month", "months", "y", "year", "years":
+		return num, rest[0], true
 	}
-	if _, ok := DatePrefix(s); ok {
-		return "", 0, false // log4brains' 20241201-x: a date, not ADR 20241201
-	}
-	if i < len(s) && unicode.IsLetter(rune(s[i])) {
-		// "3d-rendering" is a name, not ADR 3.
-		return "", 0, false
-	}
-	n, _ := strconv.Atoi(s[:i])
-	return s[:i], n, true
-}
-
-// DatePrefix reads the 8-digit YYYYMMDD- prefix log4brains names its
-// records with ("20241201-use-x" → "2024-12-01"); false when stem does not
-// start with a valid date so written.
-func DatePrefix(stem string) (string, bool) {
-	if len(stem) < 9 || stem[8] != '-' {
-		return "", false
-	}
-	for i := 0; i < 8; i++ {
-		if stem[i] < '0' || stem[i] > '9' {
-			return "", false
-		}
-	}
-	iso := stem[:4] + "-" + stem[4:6] + "-" + stem[6:8]
-	if _, err := time.Parse("2006-01-02", iso); err != nil {
-		return "", false
-	}
-	return iso, true
+	return "", 0, false
 }

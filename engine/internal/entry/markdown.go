@@ -1,3 +1,5 @@
+//go:build !kontextreader
+
 package entry
 
 import (

@@ -1,43 +1,16 @@
+//go:build !kontextreader
+
 package entry
 
 import (
 	"fmt"
-	"path"
 	"strings"
 	"unicode/utf8"
 )
 
-// IsRecordFile reports whether rel (repo-relative path of a file under
-// src.Dir) is a file this style reads at all. frontmatter/adr: *.md except
-// README.md, index.md and templates (see SkipReason), case-insensitive;
-// cursor: *.mdc; copilot: *.instructions.md; agents: files named AGENTS.md
-// or CLAUDE.md.
-func IsRecordFile(rel string, src Source) bool {
-	base := strings.ToLower(path.Base(strings.ReplaceAll(rel, "\\", "/")))
-	switch src.Style {
-	case StyleCursor:
-		return (strings.HasSuffix(base, ".mdc") && len(base) > len(".mdc")) || base == ".cursorrules"
-	case StyleCopilot:
-		return (strings.HasSuffix(base, ".instructions.md") && len(base) > len(".instructions.md")) || base == "copilot-instructions.md"
-	case StyleAgents:
-		return base == "agents.md" || base == "claude.md"
-	}
-	if !strings.HasSuffix(base, ".md") || base == ".md" {
-		return false
-	}
-	return SkipReason(rel, src) == ""
-}
-
-// StemID returns the file stem of rel: its base name without the last
-// extension ("docs/adr/0007-use-postgres.md" → "0007-use-postgres"), the id
-// of frontmatter- and ADR-style entries.
-func StemID(rel string) string {
-	base := path.Base(strings.ReplaceAll(rel, "\\", "/"))
-	if ext := path.Ext(base); ext != "" && ext != base {
-		base = strings.TrimSuffix(base, ext)
-	}
-	return base
-}
+// CanParse is true in the full engine; the reader engine (built with the
+// kontextreader tag) has no parser.
+const CanParse = true
 
 // Parse parses one file of src (rel is repo-relative, "/"-separated). It
 // returns the entry, or nil when the file is not an entry; then diags holds
@@ -147,18 +120,6 @@ const listKeys = "paths tags supersedes superseded_by extends commits"
 
 // scalarKeys are the known single-value fields.
 const scalarKeys = "id kind title status date summary visibility review_by checked verify"
-
-// oneOf reports whether w is one of the space-separated words.
-func oneOf(words, w string) bool {
-	for words != "" {
-		var x string
-		x, words, _ = strings.Cut(words, " ")
-		if x == w {
-			return true
-		}
-	}
-	return false
-}
 
 // applyYAML stores one metadata field. In ADR files (adr) the id and kind
 // come from the file name and the source, so those keys are kept in extra.

@@ -124,3 +124,15 @@ func DefaultStatus(kind string) string {
 	}
 	return "active"
 }
+
+// oneOf reports whether w is one of the space-separated words.
+func oneOf(words, w string) bool {
+	for words != "" {
+		var x string
+		x, words, _ = strings.Cut(words, " ")
+		if x == w {
+			return true
+		}
+	}
+	return false
+}

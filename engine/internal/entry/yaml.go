@@ -1,3 +1,5 @@
+//go:build !kontextreader
+
 package entry
 
 import (
@@ -135,10 +137,7 @@ type yconv struct {
 	aliasNodes int // nodes visited through aliases so far
 }
 
-const (
-	maxAliasNodes = 100_000
-	maxYAMLDepth  = 1000
-)
+const maxAliasNodes = 100_000
 
 var errAliasBomb = errors.New("frontmatter expands too many aliases")
 

@@ -440,6 +440,9 @@ again:
 			misses = append(misses, i)
 		}
 	}
+	if len(misses) > 0 && !entry.CanParse {
+		return nil, entry.NoParser(jobs[misses[0]].path, len(misses))
+	}
 	now := time.Now()
 	parallel(len(misses), func(k int) {
 		j := jobs[misses[k]]

@@ -723,7 +723,7 @@ var KontextError = class extends Error {
   }
 };
 async function loadEngine(options = {}) {
-  const source = options.wasm !== void 0 ? options.wasm : new URL("./kontext.wasm", import.meta.url);
+  const source = options.wasm !== void 0 ? options.wasm : new URL(options.reader ? "./kontext-reader.wasm" : "./kontext.wasm", import.meta.url);
   const go = new globalThis.Go();
   const instance = await instantiate(await source, go.importObject);
   const done = go.run(instance);
@@ -882,9 +882,18 @@ var Engine = class {
   get memory() {
     return this.#go.mem;
   }
-  /** {abi, version, operations, functions} */
+  /** {abi, version, operations, functions, parser} */
   abi() {
     return unwrap(this.#api.abi());
+  }
+  /**
+   * False for the reader engine (kontext-reader.wasm): it opens bundles
+   * that carry a compiled snapshot and answers from it, and refuses what
+   * would need a parser (files without a snapshot, files changed since it
+   * was built, render) with KontextError code unsupported_operation.
+   */
+  get parser() {
+    return this.abi().parser;
   }
   /**
    * Opens an in-memory knowledge base over {files, revision?, now?,
@@ -1011,7 +1020,8 @@ var Engine = class {
    * refused with a KontextError (code unsupported_bundle) naming both
    * versions; minor versions only add fields. The head's compiled snapshot
    * (format 1.2, `snapshot`) is used when it matches the files, so no
-   * Markdown or YAML is parsed; immutable as in open().
+   * Markdown or YAML is parsed; immutable as in open(). The reader engine
+   * opens only a head with its snapshot (not base: true).
    */
   openBundle(bundle, { now, base = false, immutable = false } = {}) {
     const doc = typeof bundle === "string" ? JSON.parse(bundle) : bundle instanceof ArrayBuffer || ArrayBuffer.isView(bundle) ? JSON.parse(utf8Text(bundle)) : bundle;

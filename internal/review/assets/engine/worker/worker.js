@@ -301,6 +301,14 @@ async function readBody(request) {
     if (done) break;
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {
+      // Read on (up to 4 MiB more, discarded) so that a client still
+      // sending the end of its body gets the 413, not a reset connection.
+      let rest = 0;
+      while (rest <= 4 * MAX_BODY_BYTES) {
+        const next = await reader.read().catch(() => ({ done: true }));
+        if (next.done) break;
+        rest += next.value.byteLength;
+      }
       reader.cancel().catch(() => {});
       throw tooLarge(size);
     }

@@ -1,0 +1,113 @@
+package entry
+
+import (
+	"path"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// File names and numbers: what the reads need of an entry file's name
+// without parsing it (the reader engine links no parser).
+
+// IsRecordFile reports whether rel (repo-relative path of a file under
+// src.Dir) is a file this style reads at all. frontmatter/adr: *.md except
+// README.md, index.md and templates (see SkipReason), case-insensitive;
+// cursor: *.mdc; copilot: *.instructions.md; agents: files named AGENTS.md
+// or CLAUDE.md.
+func IsRecordFile(rel string, src Source) bool {
+	base := strings.ToLower(path.Base(strings.ReplaceAll(rel, "\\", "/")))
+	switch src.Style {
+	case StyleCursor:
+		return (strings.HasSuffix(base, ".mdc") && len(base) > len(".mdc")) || base == ".cursorrules"
+	case StyleCopilot:
+		return (strings.HasSuffix(base, ".instructions.md") && len(base) > len(".instructions.md")) || base == "copilot-instructions.md"
+	case StyleAgents:
+		return base == "agents.md" || base == "claude.md"
+	}
+	if !strings.HasSuffix(base, ".md") || base == ".md" {
+		return false
+	}
+	return SkipReason(rel, src) == ""
+}
+
+// StemID returns the file stem of rel: its base name without the last
+// extension ("docs/adr/0007-use-postgres.md" → "0007-use-postgres"), the id
+// of frontmatter- and ADR-style entries.
+func StemID(rel string) string {
+	base := path.Base(strings.ReplaceAll(rel, "\\", "/"))
+	if ext := path.Ext(base); ext != "" && ext != base {
+		base = strings.TrimSuffix(base, ext)
+	}
+	return base
+}
+
+// ParseADRNumber reads an ADR number as users and links write it: "7",
+// "0007", "ADR-7", "adr-0007", "ADR7", "ADR 7", "#7".
+func ParseADRNumber(s string) (int, bool) {
+	t := strings.TrimSpace(s)
+	if len(t) >= 3 && strings.EqualFold(t[:3], "adr") {
+		t = strings.TrimLeft(t[3:], "\t\n\f\r _#-")
+	} else {
+		t = strings.TrimPrefix(t, "#")
+	}
+	if len(t) == 0 || len(t) > 9 {
+		return 0, false
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] < '0' || t[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(t)
+	return n, err == nil
+}
+
+// DatePrefix reads the 8-digit YYYYMMDD- prefix log4brains names its
+// records with ("20241201-use-x" → "2024-12-01"); false when stem does not
+// start with a valid date so written.
+func DatePrefix(stem string) (string, bool) {
+	if len(stem) < 9 || stem[8] != '-' {
+		return "", false
+	}
+	for i := 0; i < 8; i++ {
+		if stem[i] < '0' || stem[i] > '9' {
+			return "", false
+		}
+	}
+	iso := stem[:4] + "-" + stem[4:6] + "-" + stem[6:8]
+	if _, err := time.Parse("2006-01-02", iso); err != nil {
+		return "", false
+	}
+	return iso, true
+}
+
+// leadingNumber returns the digits a file stem starts with ("0007-x" →
+// "0007", 7), also after an "adr-" prefix. Date-named stems
+// (2024-03-01-x) have no ADR number: their digits are a year.
+func leadingNumber(stem string) (string, int, bool) {
+	s := stem
+	if len(s) > 3 && strings.EqualFold(s[:3], "adr") {
+		s = strings.TrimLeft(s[3:], "-_ #")
+	}
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 || i > 9 {
+		return "", 0, false
+	}
+	if _, ok := ParseDate(s); ok && isoDateLen(s) > 0 {
+		return "", 0, false
+	}
+	if _, ok := DatePrefix(s); ok {
+		return "", 0, false // log4brains' 20241201-x: a date, not ADR 20241201
+	}
+	if i < len(s) && unicode.IsLetter(rune(s[i])) {
+		// "3d-rendering" is a name, not ADR 3.
+		return "", 0, false
+	}
+	n, _ := strconv.Atoi(s[:i])
+	return s[:i], n, true
+}
