@@ -143,8 +143,8 @@ var contentTypes = map[string]string{
 	".md":   "text/plain; charset=utf-8",
 }
 
-// ServeHTTP answers GET and HEAD of /, /<web file>, /engine/kontext.wasm
-// and /bundle.json, for loopback Host headers only (a DNS-rebinding guard).
+// ServeHTTP answers GET and HEAD of /, /<web file>, /engine/kontext.wasm,
+// /engine/kontext-reader.wasm and /bundle.json, for loopback Host headers only (a DNS-rebinding guard).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !loopbackHost(r.Host) {
 		http.Error(w, "kontext review answers only on 127.0.0.1 / localhost", http.StatusForbidden)
@@ -169,8 +169,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
 		w.Write(data)
-	case p == "/engine/kontext.wasm":
-		s.serveWasm(w, r)
+	case p == "/engine/kontext.wasm" || p == "/engine/kontext-reader.wasm":
+		s.serveWasm(w, r, strings.TrimPrefix(p, "/engine/"))
 	case p == "/" || p == "/index.html":
 		if missing := Missing(s.Assets); len(missing) > 0 {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -205,19 +205,21 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, name string) 
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(data))
 }
 
-// serveWasm serves the engine from its gzip copy: as it is with
-// Content-Encoding: gzip to clients that accept it, else decompressed.
-func (s *Server) serveWasm(w http.ResponseWriter, r *http.Request) {
+// serveWasm serves an engine (name: kontext.wasm, or kontext-reader.wasm,
+// which the console opens a bundle's head with) from its gzip copy: as it
+// is with Content-Encoding: gzip to clients that accept it, else
+// decompressed.
+func (s *Server) serveWasm(w http.ResponseWriter, r *http.Request, name string) {
 	w.Header().Set("Content-Type", "application/wasm")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("Vary", "Accept-Encoding")
-	if raw, err := fs.ReadFile(s.Assets, "engine/kontext.wasm"); err == nil {
+	if raw, err := fs.ReadFile(s.Assets, "engine/"+name); err == nil {
 		w.Write(raw)
 		return
 	}
-	gz, err := fs.ReadFile(s.Assets, "engine/kontext.wasm.gz")
+	gz, err := fs.ReadFile(s.Assets, "engine/"+name+".gz")
 	if err != nil {
-		http.Error(w, "kontext.wasm is not built into this binary: run make build", http.StatusNotFound)
+		http.Error(w, name+" is not built into this binary: run make build", http.StatusNotFound)
 		return
 	}
 	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
@@ -227,7 +229,7 @@ func (s *Server) serveWasm(w http.ResponseWriter, r *http.Request) {
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(gz))
 	if err != nil {
-		http.Error(w, "kontext.wasm.gz is corrupt", http.StatusInternalServerError)
+		http.Error(w, name+".gz is corrupt", http.StatusInternalServerError)
 		return
 	}
 	io.Copy(w, zr)

@@ -20,6 +20,7 @@ import (
 
 // fakeWasm is not a real module; the server only moves bytes.
 var fakeWasm = []byte("\x00asm\x01\x00\x00\x00 fake engine")
+var fakeReader = []byte("\x00asm\x01\x00\x00\x00 fake reader engine")
 
 func gz(t *testing.T, b []byte) []byte {
 	t.Helper()
@@ -44,9 +45,10 @@ func testAssets(t *testing.T) fstest.MapFS {
 <script type="module" src="./app.js"></script>
 </body></html>
 `)},
-		"web/style.css":          {Data: []byte("body { color: black }\n")},
-		"web/app.js":             {Data: []byte("// the console and the engine, bundled\n(() => { globalThis.Go = class { }; const s = \"</SCRIPT>\"; })();\nasync function loadEngine(options = {}) { return null; }\nconst html = \"</script><!-- x\";\nconst engine = await loadEngine({});\n")},
-		"engine/kontext.wasm.gz": {Data: gz(t, fakeWasm)},
+		"web/style.css":                 {Data: []byte("body { color: black }\n")},
+		"web/app.js":                    {Data: []byte("// the console and the engine, bundled\n(() => { globalThis.Go = class { }; const s = \"</SCRIPT>\"; })();\nasync function loadEngine(options = {}) { return null; }\nconst html = \"</script><!-- x\";\nconst engine = await loadEngine({});\n")},
+		"engine/kontext.wasm.gz":        {Data: gz(t, fakeWasm)},
+		"engine/kontext-reader.wasm.gz": {Data: gz(t, fakeReader)},
 	}
 }
 
@@ -106,6 +108,11 @@ func TestServerRoutes(t *testing.T) {
 	res, body = get(t, ts.URL+"/engine/kontext.wasm", nil)
 	if res.Header.Get("Content-Encoding") != "" || res.Header.Get("Content-Type") != "application/wasm" || !bytes.Equal(body, fakeWasm) {
 		t.Errorf("wasm (identity): %v %q", res.Header, body)
+	}
+	// The reader engine, which the console opens a bundle's head with.
+	res, body = get(t, ts.URL+"/engine/kontext-reader.wasm", nil)
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/wasm" || !bytes.Equal(body, fakeReader) {
+		t.Errorf("reader wasm: %d %v %q", res.StatusCode, res.Header, body)
 	}
 	for _, p := range []string{"/nope.js", "/engine/kontext.wasm.gz", "/../go.mod", "/engine/other.js", "/engine/index.js"} {
 		if res, _ := get(t, ts.URL+p, nil); res.StatusCode != 404 {

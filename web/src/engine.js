@@ -13,23 +13,55 @@ export function base64ToBytes(b64) {
   return out;
 }
 
-// startEngine loads the engine: served, the module index.html's early
-// script compiled while app.js loaded (else ./engine/kontext.wasm,
-// compiled while it downloads); in the one-file page, from the inlined
+// startEngine loads the engine a bundle's head is opened with. Served,
+// the reader engine (kontext-reader.wasm: no parsers, so it downloads,
+// compiles and starts sooner), which index.html's early script compiled
+// while app.js loaded; the rest of the open switches to the full engine
+// (switchToFull). In the one-file page, the full engine from the inlined
 // gzip, compiled while it is decompressed.
 export async function startEngine() {
+  if (inlinedEngine()) return fullEngine();
+  const early = window.__KONTEXT_EARLY__;
+  const compiled = early && early.engine ? await early.engine : null;
+  if (compiled instanceof WebAssembly.Module) {
+    try {
+      return await loadEngine({ wasm: compiled });
+    } catch {
+      // not a reader this page can run: the full engine answers alone
+    }
+  }
+  return fullEngine();
+}
+
+function inlinedEngine() {
   const b64 = window.__KONTEXT_WASM_GZ_B64__;
-  if (typeof b64 === "string" && b64 !== "") {
-    const gz = base64ToBytes(b64);
+  return typeof b64 === "string" && b64 !== "";
+}
+
+let full = null;
+
+/**
+ * The full engine (kontext.wasm), loaded once: the base of a change, the
+ * changed entries, entry bodies (engine.render) and bundles without a
+ * compiled snapshot need its parsers.
+ */
+export function fullEngine() {
+  full ??= loadFull().catch((err) => {
+    full = null; // asked again by the next caller
+    throw err;
+  });
+  return full;
+}
+
+async function loadFull() {
+  if (inlinedEngine()) {
+    const gz = base64ToBytes(window.__KONTEXT_WASM_GZ_B64__);
     if (typeof DecompressionStream === "function" && typeof WebAssembly.instantiateStreaming === "function") {
       const wasm = new Blob([gz]).stream().pipeThrough(new DecompressionStream("gzip"));
       return loadEngine({ wasm: new Response(wasm, { headers: { "content-type": "application/wasm" } }) });
     }
     return loadEngine({ wasm: gz });
   }
-  const early = window.__KONTEXT_EARLY__;
-  const compiled = early && early.engine ? await early.engine : null;
-  if (compiled instanceof WebAssembly.Module) return loadEngine({ wasm: compiled });
   return loadEngine({ wasm: new URL("./engine/kontext.wasm", location.href) });
 }
 
@@ -66,7 +98,44 @@ export async function initialBundle() {
 /** Entries per entries.list request of finishOpen: one pause apart. */
 const LIST_PAGE = 100;
 
-export function openBundle(bundle) {
+// openBundle opens bundle with the engine loaded, or first with the full
+// engine when the reader cannot answer it (no compiled snapshot, or files
+// the snapshot does not cover: the reader refuses them, it never answers
+// differently).
+export async function openBundle(bundle) {
+  if (state.engine.parser === false) {
+    try {
+      if (typeof bundle?.snapshot === "string") return openWith(bundle);
+    } catch (err) {
+      if (!needsParser(err)) throw err;
+    }
+    state.engine = await fullEngine();
+  }
+  return openWith(bundle);
+}
+
+function needsParser(err) {
+  const code = err && (err.code || (err.envelope && err.envelope.error && err.envelope.error.code));
+  return code === "unsupported_operation";
+}
+
+// switchToFull moves an open bundle to the full engine before the parts
+// that need it (the base, entries changed, bodies): the head is opened
+// again there from the same files and snapshot (the same answers).
+async function switchToFull() {
+  const gen = state.generation;
+  const engine = await fullEngine();
+  if (state.generation !== gen || state.engine === engine) return state.generation === gen;
+  const a = state.headArgs;
+  const head = engine.open({ files: a.files, revision: a.revision, snapshot: a.snapshot, immutable: true });
+  state.head.close();
+  state.head = head;
+  state.engine = engine;
+  performance.mark("kontext:full-engine");
+  return true;
+}
+
+function openWith(bundle) {
   if (!bundle || typeof bundle !== "object") throw new Error("the bundle is not a JSON object");
   // kontext.bundle/v1 of any minor version; a newer major is refused with
   // a message naming both versions (the package's one check).
@@ -81,6 +150,17 @@ export function openBundle(bundle) {
   const snapshot = typeof bundle.snapshot === "string" ? bundle.snapshot : null;
   const head = state.engine.open({ files, revision: repo.head || null, snapshot, immutable: true });
   performance.mark("kontext:head-opened");
+  let governing;
+  try {
+    const paths = normalisePaths(Array.isArray(bundle.changed_paths) ? bundle.changed_paths : []);
+    governing = paths.length ? request(head, "entries.governing", { paths }).entries : [];
+    // The reader answers only from the snapshot: read now, so a bundle it
+    // cannot answer goes to the full engine before anything is shown.
+    if (!paths.length && state.engine.parser === false) request(head, "status", {});
+  } catch (err) {
+    head.close();
+    throw err;
+  }
   // The base is opened by finishOpen, after the governing results are on
   // screen: only the changed entries need it.
   let pendingBase = null;
@@ -96,6 +176,7 @@ export function openBundle(bundle) {
   state.generation++;
   state.bundle = bundle;
   state.head = head;
+  state.headArgs = { files, revision: repo.head || null, snapshot };
   state.base = null;
   state.pendingBase = pendingBase;
   state.hasBase = pendingBase !== null;
@@ -108,7 +189,7 @@ export function openBundle(bundle) {
   state.status = null;
   state.changes = [];
   state.paths = normalisePaths(Array.isArray(bundle.changed_paths) ? bundle.changed_paths : []);
-  computeGoverning();
+  state.governing = governing;
   performance.mark("kontext:governing");
 }
 
@@ -123,6 +204,8 @@ export async function finishOpen(pause) {
   const head = state.head;
   const paused = async () => (await pause(), state.generation === gen);
   if (!(await paused())) return false;
+  // The full engine downloads and compiles while the entries are listed.
+  if (state.engine.parser === false) fullEngine().catch(() => {});
   const entries = [];
   let diagnostics = [];
   for (let offset = 0; ;) {
@@ -141,6 +224,7 @@ export async function finishOpen(pause) {
   state.byId = new Map(entries.map((e) => [e.id, e]));
   state.status = request(head, "status", {});
   if (!(await paused())) return false;
+  if (!(await switchToFull())) return false;
   openBase();
   performance.mark("kontext:base-opened");
   if (!(await paused())) return false;

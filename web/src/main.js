@@ -5,7 +5,7 @@
 
 import { $ } from "./dom.js";
 import { state, normalisePaths, setStatus, showError } from "./state.js";
-import { startEngine, initialBundle, openBundle, finishOpen, computeChanges, computeGoverning } from "./engine.js";
+import { startEngine, fullEngine, initialBundle, openBundle, finishOpen, computeChanges, computeGoverning } from "./engine.js";
 import { renderAll, renderFirst, renderSummary, renderWarnings, renderFiles, renderChanges } from "./views/overview.js";
 import { renderResults } from "./views/search.js";
 import { route, closeView } from "./router.js";
@@ -88,7 +88,7 @@ async function useBundle(bundle, source) {
   if (!state.engine) return;
   const t0 = performance.now();
   try {
-    openBundle(bundle);
+    await openBundle(bundle);
   } catch (err) {
     showError(`Could not open the bundle${source ? " " + source : ""}: ${err.message}`);
     return;
@@ -142,7 +142,13 @@ async function main() {
   let bundleError = null;
   // performance marks (kontext:*) time the start-up steps for
   // web/bench/console-steps.mjs.
-  const bundleP = initialBundle().then((b) => { bundle = b; performance.mark("kontext:bundle-parsed"); }, (err) => { bundleError = err; });
+  const bundleP = initialBundle().then((b) => {
+    bundle = b;
+    performance.mark("kontext:bundle-parsed");
+    // Without a compiled snapshot the reader engine cannot open it: the
+    // full engine starts downloading now.
+    if (!b || typeof b.snapshot !== "string") fullEngine().catch(() => {});
+  }, (err) => { bundleError = err; });
   try {
     state.engine = await startEngine();
     performance.mark("kontext:engine-ready");

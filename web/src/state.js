@@ -13,6 +13,7 @@ export const state = {
   generation: 0, // bumped by every open: a later open drops an earlier one's unfinished work
   bundle: null,
   head: null,
+  headArgs: null, // { files, revision, snapshot } of head: opened again in the full engine
   base: null, // opened by finishOpen, after the first paint
   pendingBase: null, // { files, revision, snapshot } until then
   hasBase: false, // the bundle has base files (and the engine did not refuse them)

@@ -130,6 +130,9 @@ test("served console: governing, changes, search, deep links, min specificity", 
   // downloads; app.js took both over instead of asking again.
   const fetched = await page.evaluate(() => performance.getEntriesByType("resource").map((r) => new URL(r.name).pathname));
   assert.deepEqual(fetched.filter((p) => p.endsWith("/kontext.wasm")), ["/engine/kontext.wasm"]);
+  // The reader engine too (compiled by the early script); this bundle has no
+  // compiled snapshot, so the full engine opened it.
+  assert.deepEqual(fetched.filter((p) => p.endsWith("/kontext-reader.wasm")), ["/engine/kontext-reader.wasm"]);
   assert.deepEqual(fetched.filter((p) => p.endsWith(".json")), ["/bundle.json"]);
   assert.equal(await page.evaluate(() => window.__KONTEXT_EARLY__.engine instanceof Promise), true);
   await context.close();

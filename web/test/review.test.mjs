@@ -65,11 +65,34 @@ async function checkDemoReview(page, log, label) {
   assert.deepEqual(log.dialogs, [], `${label}: dialogs`);
 }
 
+/** What a page shows of the change: the changed entries and every governing row. */
+function shown(page) {
+  return page.evaluate(() => ({
+    changed: [...document.querySelectorAll('[data-testid="changed-entry"]')].map((e) => `${e.dataset.entryId} ${e.dataset.change}`).sort(),
+    governing: [...document.querySelectorAll('[data-testid="changed-file"]')].map((f) =>
+      `${f.dataset.path}: ${[...f.querySelectorAll('[data-testid="governing-entry"]')].map((e) => e.dataset.entryId).join(",")}`),
+  }));
+}
+
+let servedShows = null; // what the served page showed (reader, then full engine)
+
 test("kontext review serves the console for the demo's change", { skip }, async () => {
   const url = await startReview();
   const { page, log, context } = await newPage(browser);
   await page.goto(url);
   await checkDemoReview(page, log, "served");
+  // The bundle carries its compiled snapshot: the reader engine opened the
+  // head, then the full engine took over for the base and the changed
+  // entries. Each engine was fetched once.
+  const steps = await page.evaluate(() => ({
+    wasm: performance.getEntriesByType("resource").map((r) => new URL(r.name).pathname).filter((p) => p.endsWith(".wasm")).sort(),
+    governing: performance.getEntriesByName("kontext:governing")[0]?.startTime,
+    full: performance.getEntriesByName("kontext:full-engine")[0]?.startTime,
+  }));
+  assert.deepEqual(steps.wasm, ["/engine/kontext-reader.wasm", "/engine/kontext.wasm"]);
+  assert.ok(steps.governing > 0 && steps.full > steps.governing, `the reader answered first, then the full engine: ${JSON.stringify(steps)}`);
+  servedShows = await shown(page);
+  assert.ok(servedShows.changed.length > 0, "the demo's change revises entries");
   await page.goto(url + "#entry=2026-04-14-nightly-export-is-a-cronjob");
   await page.getByTestId("entry-view").waitFor();
   assert.match(await page.getByTestId("entry-view").textContent(), /Nightly export is a Kubernetes CronJob/);
@@ -88,6 +111,8 @@ test("kontext review --out writes one file that works from file://", { skip }, a
   await context.route("**/*", (route) => (route.request().url().startsWith("file:") ? route.continue() : route.abort()));
   await page.goto(pathToFileURL(out).href);
   await checkDemoReview(page, log, "one file");
+  // The one-file page runs the full engine alone: it shows the same change.
+  if (servedShows) assert.deepEqual(await shown(page), servedShows);
   await page.screenshot({ path: join(artifacts, "kontext-review-onefile.png"), fullPage: true });
   await context.close();
 });

@@ -60,6 +60,8 @@ var state = {
   // bumped by every open: a later open drops an earlier one's unfinished work
   bundle: null,
   head: null,
+  headArgs: null,
+  // { files, revision, snapshot } of head: opened again in the full engine
   base: null,
   // opened by finishOpen, after the first paint
   pendingBase: null,
@@ -1114,18 +1116,38 @@ function base64ToBytes(b64) {
   return out;
 }
 async function startEngine() {
+  if (inlinedEngine()) return fullEngine();
+  const early = window.__KONTEXT_EARLY__;
+  const compiled = early && early.engine ? await early.engine : null;
+  if (compiled instanceof WebAssembly.Module) {
+    try {
+      return await loadEngine({ wasm: compiled });
+    } catch {
+    }
+  }
+  return fullEngine();
+}
+function inlinedEngine() {
   const b64 = window.__KONTEXT_WASM_GZ_B64__;
-  if (typeof b64 === "string" && b64 !== "") {
-    const gz = base64ToBytes(b64);
+  return typeof b64 === "string" && b64 !== "";
+}
+var full = null;
+function fullEngine() {
+  full ??= loadFull().catch((err) => {
+    full = null;
+    throw err;
+  });
+  return full;
+}
+async function loadFull() {
+  if (inlinedEngine()) {
+    const gz = base64ToBytes(window.__KONTEXT_WASM_GZ_B64__);
     if (typeof DecompressionStream === "function" && typeof WebAssembly.instantiateStreaming === "function") {
       const wasm = new Blob([gz]).stream().pipeThrough(new DecompressionStream("gzip"));
       return loadEngine({ wasm: new Response(wasm, { headers: { "content-type": "application/wasm" } }) });
     }
     return loadEngine({ wasm: gz });
   }
-  const early = window.__KONTEXT_EARLY__;
-  const compiled = early && early.engine ? await early.engine : null;
-  if (compiled instanceof WebAssembly.Module) return loadEngine({ wasm: compiled });
   return loadEngine({ wasm: new URL("./engine/kontext.wasm", location.href) });
 }
 async function initialBundle() {
@@ -1146,7 +1168,34 @@ async function initialBundle() {
   return "doc" in got ? got.doc : res.json();
 }
 var LIST_PAGE = 100;
-function openBundle(bundle) {
+async function openBundle(bundle) {
+  if (state.engine.parser === false) {
+    try {
+      if (typeof bundle?.snapshot === "string") return openWith(bundle);
+    } catch (err) {
+      if (!needsParser(err)) throw err;
+    }
+    state.engine = await fullEngine();
+  }
+  return openWith(bundle);
+}
+function needsParser(err) {
+  const code = err && (err.code || err.envelope && err.envelope.error && err.envelope.error.code);
+  return code === "unsupported_operation";
+}
+async function switchToFull() {
+  const gen = state.generation;
+  const engine = await fullEngine();
+  if (state.generation !== gen || state.engine === engine) return state.generation === gen;
+  const a = state.headArgs;
+  const head = engine.open({ files: a.files, revision: a.revision, snapshot: a.snapshot, immutable: true });
+  state.head.close();
+  state.head = head;
+  state.engine = engine;
+  performance.mark("kontext:full-engine");
+  return true;
+}
+function openWith(bundle) {
   if (!bundle || typeof bundle !== "object") throw new Error("the bundle is not a JSON object");
   checkBundle(bundle);
   const repo = bundle.repository || {};
@@ -1157,6 +1206,15 @@ function openBundle(bundle) {
   const snapshot = typeof bundle.snapshot === "string" ? bundle.snapshot : null;
   const head = state.engine.open({ files, revision: repo.head || null, snapshot, immutable: true });
   performance.mark("kontext:head-opened");
+  let governing;
+  try {
+    const paths = normalisePaths(Array.isArray(bundle.changed_paths) ? bundle.changed_paths : []);
+    governing = paths.length ? request(head, "entries.governing", { paths }).entries : [];
+    if (!paths.length && state.engine.parser === false) request(head, "status", {});
+  } catch (err) {
+    head.close();
+    throw err;
+  }
   let pendingBase = null;
   if (bundle.base_files && typeof bundle.base_files === "object") {
     const bfiles = { ...bundle.base_files };
@@ -1170,6 +1228,7 @@ function openBundle(bundle) {
   state.generation++;
   state.bundle = bundle;
   state.head = head;
+  state.headArgs = { files, revision: repo.head || null, snapshot };
   state.base = null;
   state.pendingBase = pendingBase;
   state.hasBase = pendingBase !== null;
@@ -1182,7 +1241,7 @@ function openBundle(bundle) {
   state.status = null;
   state.changes = [];
   state.paths = normalisePaths(Array.isArray(bundle.changed_paths) ? bundle.changed_paths : []);
-  computeGoverning();
+  state.governing = governing;
   performance.mark("kontext:governing");
 }
 async function finishOpen(pause) {
@@ -1190,6 +1249,8 @@ async function finishOpen(pause) {
   const head = state.head;
   const paused = async () => (await pause(), state.generation === gen);
   if (!await paused()) return false;
+  if (state.engine.parser === false) fullEngine().catch(() => {
+  });
   const entries = [];
   let diagnostics = [];
   for (let offset = 0; ; ) {
@@ -1208,6 +1269,7 @@ async function finishOpen(pause) {
   state.byId = new Map(entries.map((e) => [e.id, e]));
   state.status = request(head, "status", {});
   if (!await paused()) return false;
+  if (!await switchToFull()) return false;
   openBase();
   performance.mark("kontext:base-opened");
   if (!await paused()) return false;
@@ -1855,7 +1917,7 @@ async function useBundle(bundle, source) {
   if (!state.engine) return;
   const t0 = performance.now();
   try {
-    openBundle(bundle);
+    await openBundle(bundle);
   } catch (err) {
     showError(`Could not open the bundle${source ? " " + source : ""}: ${err.message}`);
     return;
@@ -1905,6 +1967,8 @@ async function main() {
   const bundleP = initialBundle().then((b) => {
     bundle = b;
     performance.mark("kontext:bundle-parsed");
+    if (!b || typeof b.snapshot !== "string") fullEngine().catch(() => {
+    });
   }, (err) => {
     bundleError = err;
   });
