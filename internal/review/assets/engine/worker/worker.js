@@ -290,6 +290,7 @@ export function compactGoverning(result) {
 async function readBody(request) {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > MAX_BODY_BYTES) {
+    if (request.body !== null) await drain(request.body.getReader());
     throw tooLarge(Number(declared));
   }
   if (request.body === null) return "";
@@ -301,15 +302,7 @@ async function readBody(request) {
     if (done) break;
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {
-      // Read on (up to 4 MiB more, discarded) so that a client still
-      // sending the end of its body gets the 413, not a reset connection.
-      let rest = 0;
-      while (rest <= 4 * MAX_BODY_BYTES) {
-        const next = await reader.read().catch(() => ({ done: true }));
-        if (next.done) break;
-        rest += next.value.byteLength;
-      }
-      reader.cancel().catch(() => {});
+      await drain(reader);
       throw tooLarge(size);
     }
     chunks.push(value);
@@ -325,6 +318,20 @@ async function readBody(request) {
   } catch {
     throw new HTTPError(400, "invalid_input", "the request body is not UTF-8");
   }
+}
+
+// drain reads the rest of a refused body (up to 4 MiB, discarded) before
+// the 413 is sent: a client still sending its body then reads the answer
+// instead of finding the connection closed under it. A longer body is
+// cancelled.
+async function drain(reader) {
+  let rest = 0;
+  while (rest <= 4 * MAX_BODY_BYTES) {
+    const next = await reader.read().catch(() => ({ done: true }));
+    if (next.done) return;
+    rest += next.value.byteLength;
+  }
+  reader.cancel().catch(() => {});
 }
 
 function tooLarge(size) {
