@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"github.com/kontext/kontext/engine/internal/jsonin"
 
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
@@ -27,9 +26,9 @@ func Invoke[I, O any](ctx context.Context, e *Engine, name string, run func(cont
 	if in == nil {
 		in = new(I)
 	}
-	if o.needs&NeedsWriter != 0 {
+	if o.check != nil {
 		// Writes refuse control characters in their text, for Go callers as for requests.
-		if err := jsonin.CheckText(in); err != nil {
+		if err := o.check(in); err != nil {
 			return zero, err
 		}
 	}

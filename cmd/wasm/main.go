@@ -29,6 +29,7 @@ import (
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/codec"
 )
 
 // ABI is the version of the function table; it is part of the global's
@@ -195,6 +196,9 @@ func decode(doc []byte, name string, v any) error {
 	if len(bytes.TrimSpace(doc)) == 0 {
 		doc = []byte("{}")
 	}
+	if codec.Decode(doc, v) {
+		return nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -274,7 +278,12 @@ func writeFiles(fs *stableFS, files map[string]string) ([]string, error) {
 
 // packedFiles calls add for each file packed in buf: for each file a
 // little-endian u32 path length, u32 text length, the path's and the
-// text's UTF-8 bytes. The texts are slices of buf.
+// text's UTF-8 bytes. The texts are slices of buf. Not inlined into
+// open: its loop over every file would make open a large function whose
+// loop runs long, which the WASM runtime compiles again (a second time,
+// for nothing: open runs once).
+//
+//go:noinline
 func packedFiles(buf []byte, add func(name string, text []byte) error) error {
 	for len(buf) > 0 {
 		if len(buf) < 8 {
@@ -627,15 +636,13 @@ func layout(args []js.Value) (any, error) {
 // abi() describes the table: its version, the engine version, the
 // operations request serves and the functions of the table.
 func abi(_ []js.Value) (any, error) {
-	// Operations, not Status: ready (the first abi) reads no files, no
-	// schemas, and its answer is written without encoding/json.
+	// Operations, not Status: ready (the first abi) reads no files and no
+	// schemas; the envelope is the engine's (its small codec, not
+	// encoding/json).
 	e := engine.New(engine.Options{FS: memfs.New(), Surface: engine.Snapshot})
 	out := &ABIResult{ABI: ABI, Version: engine.Version, Operations: e.Operations(), Parser: parser}
 	for _, f := range functions {
 		out.Functions = append(out.Functions, f.name)
-	}
-	if env, ok := out.envelope(); ok {
-		return env, nil
 	}
 	return out, nil
 }

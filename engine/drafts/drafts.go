@@ -15,6 +15,7 @@ import (
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/drafts/inbox"
+	"github.com/kontext/kontext/engine/internal/jsonin"
 )
 
 // draft is the engine seen from a write operation.
@@ -24,7 +25,7 @@ type draft struct{ *engine.Engine }
 func row[I, O any](name string, run func(ctx context.Context, e *draft, in *I) (O, error)) engine.Operation {
 	return engine.Op(name, engine.NeedsWriter, func(ctx context.Context, e *engine.Engine, in *I) (O, error) {
 		return run(ctx, &draft{e}, in)
-	})
+	}).Checked(jsonin.CheckText)
 }
 
 // Operations are the write rows of the dispatch table.

@@ -324,3 +324,14 @@ func TestSameCaptureInParallelWritesOnce(t *testing.T) {
 		t.Fatalf("%d writes and %d replays, want 1 and %d", fresh, replays, n-1)
 	}
 }
+
+// TestWriteRowsCheckText: every write row vets its input's text (control
+// characters refused) before it runs, as Request and the typed calls
+// expect of a write.
+func TestWriteRowsCheckText(t *testing.T) {
+	for _, op := range drafts.Operations() {
+		if op.Needs()&engine.NeedsWriter != 0 && !op.IsChecked() {
+			t.Errorf("%s writes but does not check its input's text", op.Name())
+		}
+	}
+}

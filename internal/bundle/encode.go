@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"io"
 	"sort"
-	"unicode/utf8"
 
 	"github.com/kontext/kontext/engine/api"
+	"github.com/kontext/kontext/engine/codec"
 )
 
 // Encode writes b to w as Marshal encodes it, byte for byte (indented,
@@ -177,70 +177,7 @@ func isBlank(h *History) bool {
 		h.Premises != nil && len(h.Premises) == 0 && !h.Failing && !h.AmendedSince
 }
 
-// needsEscape marks the ASCII bytes encoding/json escapes in a string with
-// HTML escaping on: control characters, '"', '\\', '<', '>' and '&'.
-var needsEscape = func() (t [utf8.RuneSelf]bool) {
-	for c := 0; c < 0x20; c++ {
-		t[c] = true
-	}
-	for _, c := range `"\<>&` {
-		t[c] = true
-	}
-	return t
-}()
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string exactly as encoding/json writes
-// it (HTML escaping on): \" \\ \b \f \n \r \t, other control characters
-// and <, >, & as \u00XX, invalid UTF-8 as \ufffd, and U+2028/U+2029
-// escaped. A test compares it with json.Marshal.
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	done := 0 // s[:done] is in dst
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if !needsEscape[c] {
-				i++
-				continue
-			}
-			dst = append(dst, s[done:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, `\b`...)
-			case '\f':
-				dst = append(dst, `\f`...)
-			case '\n':
-				dst = append(dst, `\n`...)
-			case '\r':
-				dst = append(dst, `\r`...)
-			case '\t':
-				dst = append(dst, `\t`...)
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			done = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[done:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[done:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		done = i
-	}
-	dst = append(dst, s[done:]...)
-	return append(dst, '"')
-}
+// appendString appends s as a JSON string exactly as encoding/json's
+// Marshal writes it (HTML escaping on). A test compares it with
+// json.Marshal.
+func appendString(dst []byte, s string) []byte { return codec.AppendString(dst, s, true) }

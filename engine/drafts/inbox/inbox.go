@@ -689,7 +689,7 @@ const MaxEvidence = inboxMaxEvidence
 func row[I, O any](tx func(*engine.Engine) Tx, name string, run func(context.Context, *box, *I) (O, error)) engine.Operation {
 	return engine.Op(name, engine.NeedsWriter, func(ctx context.Context, e *engine.Engine, in *I) (O, error) {
 		return run(ctx, &box{e, tx(e)}, in)
-	})
+	}).Checked(jsonin.CheckText)
 }
 
 // Operations are the inbox rows; tx gives each call the drafts

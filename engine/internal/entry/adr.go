@@ -4,9 +4,7 @@ package entry
 
 import (
 	"path"
-	"regexp"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/yuin/goldmark/ast"
@@ -15,32 +13,22 @@ import (
 
 var (
 	// "7. Title", "007. Title", "ADR 7: Title", "ADR-0007 - Title", "7) Title", "23 Logging".
-	adrTitleRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)^(adr[\s#_-]*)?#?(\d{1,9})(\s*[.:)]\s+|\s*[.:)]$|\s+[-–—:]\s+|\s+|$)(.*)$`)
-	})
+	adrTitleRE = lazyRegexp(`(?i)^(adr[\s#_-]*)?#?(\d{1,9})(\s*[.:)]\s+|\s*[.:)]$|\s+[-–—:]\s+|\s+|$)(.*)$`)
 	// "Status: Accepted", "* Status: accepted", "**Status:** Accepted".
-	statusLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^(?:[-*+]\s+)?[*_]*status[*_]*\s*:\s*(.*)$`) })
+	statusLineRE = lazyRegexp(`(?i)^(?:[-*+]\s+)?[*_]*status[*_]*\s*:\s*(.*)$`)
 	// "Date: 2024-03-01", "* Date: …", "**Date:** …", and "Date 09/04/2018" without a colon.
-	dateLineRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)^(?:[-*+]\s+)?[*_]*date[*_]*(?:\s*:\s*(.*\S)|\s+(\d.*\S))\s*$`)
-	})
+	dateLineRE = lazyRegexp(`(?i)^(?:[-*+]\s+)?[*_]*date[*_]*(?:\s*:\s*(.*\S)|\s+(\d.*\S))\s*$`)
 	// An inline Markdown link [text](dest "title"); the text may hold one
 	// level of brackets ("[3. Mark [BETA] endpoints](0003-….md)").
-	linkRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*<?([^()\s<>]*)>?(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)`)
-	})
+	linkRE = lazyRegexp(`\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*<?([^()\s<>]*)>?(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)`)
 	// A supersede relation without a link: "Supersedes ADR-3", "Replaces: 3",
 	// "Superceded by #8" (adr-tools' spelling).
-	bareRelRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)^(supersedes|supercedes|replaces|superseded\s+by|superceded\s+by|replaced\s+by)\s*:?\s*((?:adr[\s#_-]*)?#?(\d{1,9}))\b`)
-	})
+	bareRelRE = lazyRegexp(`(?i)^(supersedes|supercedes|replaces|superseded\s+by|superceded\s+by|replaced\s+by)\s*:?\s*((?:adr[\s#_-]*)?#?(\d{1,9}))\b`)
 	// The same with a record's id or file name: "Superseded by 0008-use-x.md".
-	bareIDRelRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)^(supersedes|supercedes|replaces|superseded\s+by|superceded\s+by|replaced\s+by)\s*:?\s*([A-Za-z0-9][\w.]*-[\w.-]*\w)\s*[.;]?\s*$`)
-	})
+	bareIDRelRE = lazyRegexp(`(?i)^(supersedes|supercedes|replaces|superseded\s+by|superceded\s+by|replaced\s+by)\s*:?\s*([A-Za-z0-9][\w.]*-[\w.-]*\w)\s*[.;]?\s*$`)
 	// The leading number of a link text: "9. Use managed PostgreSQL", "ADR-0009".
-	linkNumberRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^(?:adr[\s#_-]*)?#?(\d{1,9})\b`) })
-	kontextKeyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*)\s*:\s*(.*)$`) })
+	linkNumberRE = lazyRegexp(`(?i)^(?:adr[\s#_-]*)?#?(\d{1,9})\b`)
+	kontextKeyRE = lazyRegexp(`^([A-Za-z_][A-Za-z0-9_-]*)\s*:\s*(.*)$`)
 )
 
 // parseADR reads an adr-tools / Nygard / MADR file as it is written, messy

@@ -4,14 +4,12 @@ package entry
 
 import (
 	"path"
-	"regexp"
 	"strings"
-	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
 
-var ruleKeyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_.-]*)\s*:(?:\s+(.*)|\s*$)`) })
+var ruleKeyRE = lazyRegexp(`^([A-Za-z_][A-Za-z0-9_.-]*)\s*:(?:\s+(.*)|\s*$)`)
 
 // ruleField is one frontmatter key of a rule file, read leniently.
 type ruleField struct {

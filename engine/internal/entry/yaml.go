@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -73,7 +71,7 @@ type errYAML struct {
 
 func (e *errYAML) Error() string { return e.msg }
 
-var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
+var yamlLineRE = lazyRegexp(`line (\d+)`)
 
 // parseYAMLFields parses src (which starts on file line firstLine) as a YAML
 // mapping and returns its keys in order. Merge keys ("<<: *base") are

@@ -337,50 +337,17 @@ again:
 	if blobsFrom == nil {
 		r.ensureFiles()
 		jobs, aliases = mergeLinks(joinLists(lists, total))
-		results = make([]*cached, len(jobs))
 		var racy []int
-		// The listed paths are distinct, so fewer of them with a record
-		// than there are records means a record's file is gone.
-		recorded := 0
-		for i, j := range jobs {
-			c, ok := r.files[j.path]
-			if ok {
-				recorded++
-			}
-			switch c := r.hit(j, c); {
-			case c == nil:
-				misses = append(misses, i)
-			case c.racy:
-				racy = append(racy, i)
-				results[i] = c
-			default:
-				results[i] = c
-			}
-		}
+		var recorded int
+		results, misses, racy, recorded = r.lookup(jobs)
 		// A racy hit is trusted only when its content still hashes to the
 		// recorded blob; otherwise it is parsed again like a miss.
 		fresh := make([]bool, len(racy))
 		settled := time.Now().Truncate(time.Second) // taken before the reads
 		parallel(len(racy), func(k int) { fresh[k] = r.recheck(jobs[racy[k]], results[racy[k]]) })
-		for k, i := range racy {
-			c := results[i]
-			if fresh[k] && c.portable {
-				// Its content is the recorded one: from now on it is this
-				// filesystem's file, judged by its stat data.
-				c.portable, c.mod, c.id = false, jobs[i].info.ModTime(), r.store.FileID(jobs[i].info)
-				r.dirty = true
-			}
-			switch {
-			case !fresh[k]:
-				results[i] = nil // parsed again below, once
-				misses = append(misses, i)
-			case c.mod.Before(settled):
-				// Checked after its second ended: the next process trusts
-				// it without reading it again.
-				c.racy = false
-				r.dirty = true
-			}
-		}
+		misses = r.settle(jobs, results, racy, fresh, settled, misses)
+		// The listed paths are distinct, so fewer of them with a record
+		// than there are records means a record's file is gone.
 		deleted = recorded < len(r.files)
 	}
 	rec.stat(r, cfg.Ledger())
@@ -412,12 +379,7 @@ again:
 		if fast := r.persist.fast(r, inputs); fast != nil {
 			fast.Config, fast.ConfigText, fast.Head, fast.listSkipped = cfg, cfgText, head, s.listSkipped
 			if fast.blobsFrom = blobsFrom; blobsFrom == nil {
-				fast.blobs = make(map[string]string, len(jobs))
-				for i, j := range jobs {
-					if results[i].blob != "" {
-						fast.blobs[j.path] = results[i].blob
-					}
-				}
+				fast.blobs = blobMap(jobs, results)
 			}
 			ledgerProblems(fast, cfg, ledger) // its diagnostics are stored already
 			fast.Overlay = overlay
@@ -529,6 +491,76 @@ again:
 	}
 	r.last = s
 	return s, nil
+}
+
+// The loops of Read over every listed file are functions of their own
+// (lookup, settle, blobMap): in the WASM engine a function whose loops run
+// long is compiled again by the optimising tier, at a cost that grows with
+// its size, and Read is large and runs once per open.
+
+// lookup finds each job's record: the results of the hits, the misses and
+// the racy hits by index, and how many jobs have a record.
+//
+//go:noinline
+func (r *Reader) lookup(jobs []job) (results []*cached, misses, racy []int, recorded int) {
+	results = make([]*cached, len(jobs))
+	for i, j := range jobs {
+		c, ok := r.files[j.path]
+		if ok {
+			recorded++
+		}
+		switch c := r.hit(j, c); {
+		case c == nil:
+			misses = append(misses, i)
+		case c.racy:
+			racy = append(racy, i)
+			results[i] = c
+		default:
+			results[i] = c
+		}
+	}
+	return results, misses, racy, recorded
+}
+
+// settle applies the rechecks of the racy hits (fresh: the content still
+// hashes to the record): a stale one becomes a miss (appended to misses),
+// a fresh one checked after its second ended is trusted from now on.
+//
+//go:noinline
+func (r *Reader) settle(jobs []job, results []*cached, racy []int, fresh []bool, settled time.Time, misses []int) []int {
+	for k, i := range racy {
+		c := results[i]
+		if fresh[k] && c.portable {
+			// Its content is the recorded one: from now on it is this
+			// filesystem's file, judged by its stat data.
+			c.portable, c.mod, c.id = false, jobs[i].info.ModTime(), r.store.FileID(jobs[i].info)
+			r.dirty = true
+		}
+		switch {
+		case !fresh[k]:
+			results[i] = nil // parsed again below, once
+			misses = append(misses, i)
+		case c.mod.Before(settled):
+			// Checked after its second ended: the next process trusts
+			// it without reading it again.
+			c.racy = false
+			r.dirty = true
+		}
+	}
+	return misses
+}
+
+// blobMap maps each job's path to its result's blob id.
+//
+//go:noinline
+func blobMap(jobs []job, results []*cached) map[string]string {
+	m := make(map[string]string, len(jobs))
+	for i, j := range jobs {
+		if results[i].blob != "" {
+			m[j.path] = results[i].blob
+		}
+	}
+	return m
 }
 
 // ensureFiles builds the parse cache from the stored table, when the
@@ -799,7 +831,11 @@ func (r *Reader) parse(file, target string, fi os.FileInfo, src entry.Source) *c
 	return c
 }
 
-// parallel runs fn(0..n-1) on up to GOMAXPROCS goroutines.
+// parallel runs fn(0..n-1) on up to GOMAXPROCS goroutines. Not inlined:
+// with fn inlined into its caller's loop, Read became a function whose
+// loop runs long, which the WASM runtime compiles again (see lookup).
+//
+//go:noinline
 func parallel(n int, fn func(int)) {
 	workers := min(runtime.GOMAXPROCS(0), n)
 	if workers <= 1 {

@@ -9,6 +9,7 @@ import (
 	_ "embed"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"unicode"
@@ -295,14 +296,15 @@ func (ix *Index) search(terms []string) []Hit {
 	if len(keys) == 0 {
 		return nil
 	}
-	slices.SortFunc(keys, func(a, b key) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
+	// sort.Slice, not slices.SortFunc: a generic sort of its own shape
+	// would add 16 KB to the WASM engine; ranks are distinct, so the
+	// order is total either way.
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.score != b.score {
+			return a.score > b.score
 		}
-		return int(a.rank - b.rank)
+		return a.rank < b.rank
 	})
 	out := make([]Hit, len(keys))
 	for i, k := range keys {
