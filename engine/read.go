@@ -78,7 +78,7 @@ func runList(ctx context.Context, e *Engine, in *api.ListInput) (*api.ListResult
 	if err != nil {
 		return nil, err
 	}
-	q := fingerprint("list", in.Kinds, in.Tags, fmt.Sprint(in.ActiveOnly))
+	q := fingerprint("list", in.Kinds, in.Tags, strconv.FormatBool(in.ActiveOnly))
 	if in.Cursor != "" {
 		if in.Offset, err = readCursor(in.Cursor, st.Snap.ID, q); err != nil {
 			return nil, err
@@ -176,7 +176,7 @@ func runSearch(ctx context.Context, e *Engine, in *api.SearchInput) (*api.Search
 	if err != nil {
 		return nil, err
 	}
-	q := fingerprint("search", []string{in.Query}, nil, fmt.Sprint(in.ActiveOnly))
+	q := fingerprint("search", []string{in.Query}, nil, strconv.FormatBool(in.ActiveOnly))
 	offset, err := readCursor(in.Cursor, st.Snap.ID, q)
 	if err != nil {
 		return nil, err
@@ -252,7 +252,7 @@ func runGoverning(ctx context.Context, e *Engine, in *api.GoverningInput) (*api.
 	if err != nil {
 		return nil, err
 	}
-	q := fingerprint("governing", paths, in.ExcludeIDs, fmt.Sprint(in.MinSpecificity))
+	q := fingerprint("governing", paths, in.ExcludeIDs, strconv.Itoa(in.MinSpecificity))
 	offset, err := readCursor(in.Cursor, st.Snap.ID, q)
 	if err != nil {
 		return nil, err
@@ -314,7 +314,7 @@ func nextCursor(snapshot, query string, next, total int) string {
 	if next >= total {
 		return ""
 	}
-	return base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("g1 %s %s %d", snapshot, query, next)))
+	return base64.RawURLEncoding.EncodeToString([]byte("g1 "+snapshot+" "+query+" "+strconv.Itoa(next)))
 }
 
 // readCursor is the offset a cursor names (0 without one), checked
