@@ -314,7 +314,7 @@ func nextCursor(snapshot, query string, next, total int) string {
 	if next >= total {
 		return ""
 	}
-	return base64.RawURLEncoding.EncodeToString([]byte("g1 "+snapshot+" "+query+" "+strconv.Itoa(next)))
+	return base64.RawURLEncoding.EncodeToString([]byte("g1 " + snapshot + " " + query + " " + strconv.Itoa(next)))
 }
 
 // readCursor is the offset a cursor names (0 without one), checked

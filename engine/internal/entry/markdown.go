@@ -47,9 +47,21 @@ type textLine struct {
 // for concurrent use.
 // Built at first use: package initialisation stays free for the calls that
 // parse nothing (a warm snapshot).
-var blockParser = sync.OnceValue(func() parser.Parser {
+var (
+	blockParserOnce  sync.Once
+	blockParserValue parser.Parser
+)
+
+// blockParser builds its value on the first call (not sync.OnceValue: 1.5 KB
+// of code per use in the WASM engine, which is at its size budget).
+func blockParser() parser.Parser {
+	blockParserOnce.Do(func() { blockParserValue = buildBlockParser() })
+	return blockParserValue
+}
+
+func buildBlockParser() parser.Parser {
 	return parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...))
-})
+}
 
 func parseMarkdown(src []byte, firstLine int) *mdDoc {
 	starts := []int{0}

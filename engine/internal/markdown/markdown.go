@@ -56,7 +56,19 @@ type Result struct {
 // md is goldmark's parser with GFM tables (gfm.go) and
 // [[id]] links (wikilink.go).
 // Built at first use, not at package initialisation.
-var md = sync.OnceValue(func() parser.Parser {
+var (
+	mdOnce  sync.Once
+	mdValue parser.Parser
+)
+
+// md builds its value on the first call (not sync.OnceValue: 1.5 KB
+// of code per use in the WASM engine, which is at its size budget).
+func md() parser.Parser {
+	mdOnce.Do(func() { mdValue = buildMd() })
+	return mdValue
+}
+
+func buildMd() parser.Parser {
 	return parser.NewParser(
 		parser.WithBlockParsers(blockParsers()...),
 		parser.WithInlineParsers(append(parser.DefaultInlineParsers(),
@@ -66,7 +78,7 @@ var md = sync.OnceValue(func() parser.Parser {
 			util.Prioritized(&longParagraph{}, 10),
 			util.Prioritized(&tableTransformer{}, 200))...),
 	)
-})
+}
 
 // Render renders src. It never fails: a text goldmark cannot handle (a
 // panic inside it) is shown as preformatted text, like an oversized one.

@@ -40,7 +40,21 @@ var fieldWeight = [numFields]float64{3, 2, 2, 1}
 var stopwordsTxt string
 
 // Parsed at first use, not at package initialisation.
-var stopwords = sync.OnceValue(func() map[string]struct{} { return parseStopwords(stopwordsTxt) })
+var (
+	stopwordsOnce  sync.Once
+	stopwordsValue map[string]struct{}
+)
+
+// stopwords builds its value on the first call (not sync.OnceValue: 1.5 KB
+// of code per use in the WASM engine, which is at its size budget).
+func stopwords() map[string]struct{} {
+	stopwordsOnce.Do(func() { stopwordsValue = buildStopwords() })
+	return stopwordsValue
+}
+
+func buildStopwords() map[string]struct{} {
+	return parseStopwords(stopwordsTxt)
+}
 
 func parseStopwords(s string) map[string]struct{} {
 	m := make(map[string]struct{}, 160)
