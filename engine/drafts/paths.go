@@ -67,7 +67,10 @@ func runSetPaths(ctx context.Context, e *draft, in *api.SetPathsInput) (any, err
 		}
 		var ov *kb.Overlay
 		if text != nil {
-			o, diags := kb.ParseOverlay(file, text)
+			o, diags, err := kb.ParseOverlay(file, text)
+			if err != nil {
+				return nil, "", nil, err
+			}
 			if o == nil {
 				return nil, "", nil, apierr.New(apierr.OperationConflict, "%s is not valid (%s); fix it first", file, diags[0].Message)
 			}
@@ -154,7 +157,9 @@ func runSetPaths(ctx context.Context, e *draft, in *api.SetPathsInput) (any, err
 		}
 		var ov *kb.Overlay
 		if st2.Snap.Overlay != nil {
-			ov, _ = kb.ParseOverlay(st2.Cfg.Overlay(), st2.Snap.Overlay)
+			if ov, _, err = kb.ParseOverlay(st2.Cfg.Overlay(), st2.Snap.Overlay); err != nil {
+				return nil, err
+			}
 		}
 		keys, held := overlayOf(ov, en)
 		key := overlayKey(en)

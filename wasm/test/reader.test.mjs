@@ -6,12 +6,14 @@
 // unsupported_operation, never answered differently.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { tmpdir } from "node:os";
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
 
 import { loadEngine, KontextError } from "../index.js";
-import { demoBundle, DEMO_READS, demoFiles, NOW, repoRoot } from "./helpers.mjs";
+import { demoBundle, demoRepo, DEMO_READS, demoFiles, nativeBin, NOW, repoRoot } from "./helpers.mjs";
 
 const full = await loadEngine({ wasm: pathToFileURL(join(repoRoot, "wasm", "kontext.wasm")) });
 const reader = await loadEngine({ wasm: pathToFileURL(join(repoRoot, "wasm", "kontext-reader.wasm")) });
@@ -107,4 +109,38 @@ test("update() of an entry file in the reader engine makes reads fail (it cannot
   assert.equal(env.ok, false);
   assert.equal(env.error.code, "unsupported_operation");
   assert.ok(env.error.message.includes(name), env.error.message);
+});
+
+test("the configuration and the path overlay are read from the snapshot's records; an edited one is refused", (t) => {
+  // The demo with a committed path overlay: the reader has no TOML parser,
+  // so both TOML files must come from what the bundle's snapshot recorded.
+  const dir = mkdtempSync(join(tmpdir(), "kontext-reader-toml-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  cpSync(demoRepo(), dir, { recursive: true });
+  const id = "2026-01-12-money-is-integer-cents";
+  writeFileSync(join(dir, ".ai", "paths.toml"), `version = 1\n\n[paths]\n"${id}" = ["overlay/only/**"]\n`);
+  const env = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
+  const git = (...args) => execFileSync("git", ["-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { env, stdio: "ignore" });
+  git("add", ".ai/paths.toml");
+  git("commit", "-q", "-m", "overlay");
+  const built = JSON.parse(execFileSync(nativeBin(), ["-C", dir, "api", "bundle.build", "{}"], { env: { ...env, KONTEXT_NOW: NOW }, encoding: "utf8" }));
+  assert.equal(built.ok, true, JSON.stringify(built.error));
+  const b = built.result;
+  assert.ok(b.files[".ai/paths.toml"] && b.files[".kontext.toml"], "the bundle carries both TOML files");
+  const reads = [...READS, ["entries.governing", { paths: ["overlay/only/x.go"] }]];
+  const a = full.openBundle(b, { now: NOW, immutable: true });
+  const r = reader.openBundle(b, { now: NOW, immutable: true });
+  for (const [op, input] of reads) {
+    assert.deepEqual(r.request(op, input), a.request(op, input), `${op} ${JSON.stringify(input)}`);
+  }
+  const gov = r.request("entries.governing", { paths: ["overlay/only/x.go"] });
+  assert.ok(gov.ok && gov.result.entries.some((e) => e.id === id), "the overlay's path is governed by its entry in the reader");
+  for (const name of [".ai/paths.toml", ".kontext.toml"]) {
+    const edited = { ...b, files: { ...b.files, [name]: b.files[name] + "\n# edited after the bundle was built\n" } };
+    const got = reader.openBundle(edited, { now: NOW, immutable: true }).request("entries.governing", { paths: ["overlay/only/x.go"] });
+    assert.equal(got.ok, false, `${name} edited: answered`);
+    assert.equal(got.error.code, "unsupported_operation");
+    assert.ok(got.error.message.includes(name), got.error.message);
+    assert.equal(full.openBundle(edited, { now: NOW }).request("entries.governing", { paths: ["overlay/only/x.go"] }).ok, true, "the full engine parses it");
+  }
 });

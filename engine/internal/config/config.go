@@ -4,17 +4,15 @@
 package config
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"path"
 	"sort"
 	"strings"
 
-	"github.com/pelletier/go-toml/v2"
-
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/entry"
+	"github.com/kontext/kontext/engine/internal/tomldoc"
 )
 
 // Candidates are the committed config files, in lookup order; the first
@@ -142,8 +140,7 @@ func Parse(file string, text []byte) (*Config, error) {
 // does not set storage.
 func ParseAt(file string, text []byte, storage string) (*Config, error) {
 	var fc fileConfig
-	dec := toml.NewDecoder(bytes.NewReader(text)).DisallowUnknownFields()
-	if err := dec.Decode(&fc); err != nil {
+	if err := tomldoc.Decode(text, &fc); err != nil {
 		return nil, tomlError(file, err)
 	}
 	c := DefaultsAt(storage)
@@ -278,21 +275,38 @@ func CleanDir(d string) (string, error) {
 }
 
 func tomlError(file string, err error) error {
-	var strict *toml.StrictMissingError
-	if errors.As(err, &strict) && len(strict.Errors) > 0 {
+	var de *tomldoc.Error
+	switch {
+	case errors.Is(err, tomldoc.ErrNoParser):
+		return entry.NoParser(file, 1)
+	case !errors.As(err, &de):
+		return apierr.Invalid("%s: %v", file, err)
+	case len(de.Unknown) > 0:
 		var parts []string
-		for _, e := range strict.Errors {
-			row, _ := e.Position()
-			parts = append(parts, fmt.Sprintf("%s:%d: unknown key %q", file, row, strings.Join(e.Key(), ".")))
+		for _, k := range de.Unknown {
+			parts = append(parts, fmt.Sprintf("%s:%d: unknown key %q", file, k.Row, strings.Join(k.Key, ".")))
 		}
 		return apierr.Invalid("%s; see the configuration keys in the README", strings.Join(parts, "; "))
-	}
-	var de *toml.DecodeError
-	if errors.As(err, &de) {
-		row, _ := de.Position()
-		return apierr.Invalid("%s:%d: %s", file, row, de.Error())
+	case de.Positioned:
+		return apierr.Invalid("%s:%d: %s", file, de.Row, de.Message)
 	}
 	return apierr.Invalid("%s: %v", file, err)
+}
+
+// Record is what a portable snapshot stores of a configuration text, so
+// that an engine without a TOML parser reads it (see tomldoc); "" when
+// the text cannot be recorded.
+func Record(text []byte) string {
+	var fc fileConfig
+	err := tomldoc.Decode(text, &fc)
+	// The local-only keys are only reported: that they are set is all
+	// that is recorded of them.
+	for _, v := range []*any{&fc.LLM, &fc.Model, &fc.Command, &fc.Trust} {
+		if *v != nil {
+			*v = true
+		}
+	}
+	return tomldoc.Encode(&fc, err)
 }
 
 // lineOf finds the 1-based line of key inside [section] (or of the section

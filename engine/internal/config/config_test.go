@@ -1,10 +1,12 @@
 package config
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/internal/tomldoc"
 )
 
 func TestDefaults(t *testing.T) {
@@ -118,5 +120,49 @@ func TestLocalOnlyKeysIgnored(t *testing.T) {
 	}
 	if strings.Join(got, " ") != `"llm":5 "command":3 "trust":9` {
 		t.Fatalf("diagnostics %v", got)
+	}
+}
+
+// What a portable snapshot records of a configuration decodes back to
+// what the parser gives (the reader engine reads nothing else), problems
+// included, so Parse answers alike in both engines.
+func TestRecordIsParse(t *testing.T) {
+	texts := []string{
+		"version = 1\nstorage = \"knowledge\"\n",
+		"[kinds.decision]\ndir = \"docs/adr\"\nstyle = \"adr\"\nreview_after = \"1y\"\n[[kinds.decision.include]]\ndir = \"docs/old\"\n[[kinds.convention.include]]\ndir = \"rules\"\nstyle = \"cursor\"\n",
+		"[index]\nmax_commits = 100\n[brief]\nbudget_lines = 50\n",
+		"[llm]\nadapter = \"openai\"\nmodel = \"x\"\ncommand = [\"a\", 1]\n[trust]\nkeys = { a = 2026-01-01 }\n",
+		"version = 1\nbogus = 1\n[kinds.decision]\nwhat = 2\n",
+		"version = \n",
+		"[index]\nmax_commits = \"many\"\n",
+		"[kinds.nope]\ndir = \"x\"\n",
+	}
+	for _, text := range texts {
+		var want, got fileConfig
+		wantErr := tomldoc.Decode([]byte(text), &want)
+		rec := Record([]byte(text))
+		if rec == "" {
+			t.Fatalf("%q: not recordable (%v)", text, wantErr)
+		}
+		tomldoc.Remember(text, rec)
+		gotErr := tomldoc.Recorded([]byte(text), &got)
+		if !reflect.DeepEqual(wantErr, gotErr) {
+			t.Errorf("%q: recorded error %#v, parser %#v", text, gotErr, wantErr)
+			continue
+		}
+		if wantErr != nil {
+			continue // what was decoded before the error is never used
+		}
+		// The local-only keys are recorded as set, not as their values.
+		for _, f := range []struct{ w, g any }{{want.LLM, got.LLM}, {want.Model, got.Model}, {want.Command, got.Command}, {want.Trust, got.Trust}} {
+			if (f.w == nil) != (f.g == nil) {
+				t.Errorf("%q: local-only key set %v, recorded %v", text, f.w != nil, f.g != nil)
+			}
+		}
+		want.LLM, want.Model, want.Command, want.Trust = nil, nil, nil, nil
+		got.LLM, got.Model, got.Command, got.Trust = nil, nil, nil, nil
+		if !reflect.DeepEqual(want, got) {
+			t.Errorf("%q: recorded %+v, parser %+v", text, got, want)
+		}
 	}
 }

@@ -271,6 +271,14 @@ func (r *Reader) Read(head string) (snap *Snapshot, err error) {
 			return last, nil // nothing is listed again until Forget or Touched
 		}
 	}
+	// The stored snapshot is loaded before the configuration is read: a
+	// portable one records how its TOML texts decode, which the reader
+	// engine, without a TOML parser, needs to read the configuration.
+	r.mu.Lock()
+	if r.persist != nil && !r.loaded {
+		r.persist.load(r)
+	}
+	r.mu.Unlock()
 	rec := r.newRecording()
 	cfg, cfgText, err := r.readConfig(rec)
 	if err != nil {
@@ -284,7 +292,7 @@ func (r *Reader) Read(head string) (snap *Snapshot, err error) {
 		}
 	}()
 	if r.persist != nil && !r.loaded {
-		r.persist.load(r)
+		r.persist.load(r) // Forget or SetStore in between
 	}
 	s := &Snapshot{Config: cfg, ConfigText: cfgText, blobs: map[string]string{}, Head: head, byID: map[string]*entry.Entry{}}
 	sources := cfg.Sources()
@@ -468,7 +476,9 @@ again:
 	var ov *Overlay
 	if overlay != nil {
 		var diags []entry.Diagnostic
-		ov, diags = ParseOverlay(cfg.Overlay(), overlay)
+		if ov, diags, err = ParseOverlay(cfg.Overlay(), overlay); err != nil {
+			return nil, err
+		}
 		s.Diagnostics = append(s.Diagnostics, diags...)
 	}
 	applyOverlay(s, cfg.Overlay(), ov)

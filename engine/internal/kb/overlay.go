@@ -1,16 +1,14 @@
 package kb
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
-	"github.com/pelletier/go-toml/v2"
-
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/match"
+	"github.com/kontext/kontext/engine/internal/tomldoc"
 )
 
 // The path overlay gives paths to entries whose files kontext must not
@@ -54,24 +52,25 @@ type Overlay struct {
 }
 
 // ParseOverlay reads the overlay text of file. A file that is not valid
-// is an error diagnostic and no overlay.
-func ParseOverlay(file string, text []byte) (*Overlay, []entry.Diagnostic) {
+// is an error diagnostic and no overlay. The error is the reader engine's
+// refusal of a text its snapshot does not record (it has no TOML parser).
+func ParseOverlay(file string, text []byte) (*Overlay, []entry.Diagnostic, error) {
 	var of overlayFile
-	dec := toml.NewDecoder(bytes.NewReader(text)).DisallowUnknownFields()
-	bad := func(line int, format string, args ...any) (*Overlay, []entry.Diagnostic) {
+	bad := func(line int, format string, args ...any) (*Overlay, []entry.Diagnostic, error) {
 		return nil, []entry.Diagnostic{{File: file, Line: line, Severity: "error", Code: CodeBadOverlay,
-			Message: fmt.Sprintf(format, args...) + "; the overlay is ignored until it is fixed"}}
+			Message: fmt.Sprintf(format, args...) + "; the overlay is ignored until it is fixed"}}, nil
 	}
-	if err := dec.Decode(&of); err != nil {
-		var strict *toml.StrictMissingError
-		if errors.As(err, &strict) && len(strict.Errors) > 0 {
-			row, _ := strict.Errors[0].Position()
-			return bad(row, "unknown key %q (the overlay has version and a [paths] table of key = [globs])", strings.Join(strict.Errors[0].Key(), "."))
-		}
-		var de *toml.DecodeError
-		if errors.As(err, &de) {
-			row, _ := de.Position()
-			return bad(row, "%s", de.Error())
+	if err := tomldoc.Decode(text, &of); err != nil {
+		var de *tomldoc.Error
+		switch {
+		case errors.Is(err, tomldoc.ErrNoParser):
+			return nil, nil, entry.NoParser(file, 1)
+		case !errors.As(err, &de):
+			return bad(0, "%v", err)
+		case len(de.Unknown) > 0:
+			return bad(de.Unknown[0].Row, "unknown key %q (the overlay has version and a [paths] table of key = [globs])", strings.Join(de.Unknown[0].Key, "."))
+		case de.Positioned:
+			return bad(de.Row, "%s", de.Message)
 		}
 		return bad(0, "%v", err)
 	}
@@ -93,7 +92,15 @@ func ParseOverlay(file string, text []byte) (*Overlay, []entry.Diagnostic) {
 		}
 	}
 	sort.Strings(o.Keys)
-	return o, diags
+	return o, diags, nil
+}
+
+// overlayRecord is what a portable snapshot stores of an overlay text
+// (see tomldoc); "" when it cannot be recorded.
+func overlayRecord(text []byte) string {
+	var of overlayFile
+	err := tomldoc.Decode(text, &of)
+	return tomldoc.Encode(&of, err)
 }
 
 // lineOfKey finds the 1-based line where key is assigned (quoted or bare).

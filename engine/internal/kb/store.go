@@ -13,7 +13,9 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/kontext/kontext/engine/internal/config"
 	"github.com/kontext/kontext/engine/internal/entry"
+	"github.com/kontext/kontext/engine/internal/tomldoc"
 )
 
 // Store keeps the compiled snapshot between processes: a native engine
@@ -53,7 +55,7 @@ type PortableStore interface {
 // another version is ignored (and rebuilt), never trusted.
 const (
 	snapshotMagic   = "KONTEXTSNAP\x00"
-	snapshotVersion = 6
+	snapshotVersion = 7
 )
 
 // SetStore makes the reader load its parse cache from s (once, before the
@@ -147,6 +149,27 @@ func (readPersist) load(r *Reader) {
 		return
 	}
 	r.tab, r.files, r.recs, r.compiled = t, nil, nil, t.compiled
+	for i := 0; i+1 < len(t.toml); i += 2 {
+		tomldoc.Remember(t.toml[i], t.toml[i+1])
+	}
+}
+
+// tomlRecords is what a portable snapshot stores of the TOML texts s was
+// read with (its configuration, its path overlay), text and record in
+// turn: the reader engine has no TOML parser and reads them from here.
+func tomlRecords(s *Snapshot) []string {
+	var out []string
+	if s.ConfigText != nil {
+		if rec := config.Record(s.ConfigText); rec != "" {
+			out = append(out, string(s.ConfigText), rec)
+		}
+	}
+	if s.Overlay != nil {
+		if rec := overlayRecord(s.Overlay); rec != "" {
+			out = append(out, string(s.Overlay), rec)
+		}
+	}
+	return out
 }
 
 // save writes the parse cache and the compiled form of s (the read that
@@ -338,6 +361,10 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 	if s != nil && n == len(names) && len(names) == len(files) {
 		compiled = encodeCompiled(s, files, names)
 	}
+	var toml []string
+	if portable && s != nil {
+		toml = tomlRecords(s)
+	}
 	w := &entry.Encoder{Buf: make([]byte, 0, 256+len(key)+len(keyList)*64+rowsCap+len(compiled)+plen)}
 	w.Buf = append(w.Buf, snapshotMagic...)
 	w.Uvarint(snapshotVersion)
@@ -373,6 +400,7 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 	}
 	binary.LittleEndian.PutUint32(w.Buf[at:], uint32(len(w.Buf)-at-4))
 	w.String(compiled)
+	w.Strings(toml)
 	w.Buf = binary.LittleEndian.AppendUint32(w.Buf, crc32.ChecksumIEEE(w.Buf))
 	for _, p := range parses {
 		w.Buf = append(w.Buf, p...)
@@ -387,6 +415,7 @@ var errBadSnapshot = errors.New("stored snapshot is corrupt or of another versio
 type table struct {
 	rows, parses, compiled string
 	keys                   []string
+	toml                   []string // text, record, …: see tomlRecords
 	n                      int
 	racyFrom               int64 // a file modified at or after this (Unix ns) is racy
 	// Where each row and its parse start: built at first use by a native
@@ -491,6 +520,10 @@ func decodeSnapshot(data []byte, key string) (*table, error) {
 	}
 	t.rows, r.Buf = r.Buf[4:4+rows], r.Buf[4+rows:]
 	t.compiled = r.String()
+	t.toml = r.Strings()
+	if len(t.toml)%2 != 0 {
+		return nil, errBadSnapshot
+	}
 	if r.Err != nil || len(r.Buf) < 4 || n > uint64(len(t.rows)) || uint64(len(r.Buf)-4) != plen {
 		return nil, errBadSnapshot
 	}

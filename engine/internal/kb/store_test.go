@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,9 @@ import (
 	"github.com/go-git/go-billy/v5/memfs"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-billy/v5/util"
+
+	"github.com/kontext/kontext/engine/internal/config"
+	"github.com/kontext/kontext/engine/internal/entry"
 )
 
 // memStore is a Store in memory; FileID is the inode where the platform
@@ -93,7 +97,9 @@ func layout(t *testing.T, data []byte) (compiled, crc int) {
 		t.Fatal(err)
 	}
 	crc = len(data) - len(st.parses) - 4 // the parses follow the CRC
-	return crc - len(st.compiled), crc
+	toml := &entry.Encoder{}
+	toml.Strings(st.toml) // between the compiled part and the CRC
+	return crc - len(toml.Buf) - len(st.compiled), crc
 }
 
 // resum makes data's CRC match its (edited) bytes again.
@@ -418,6 +424,43 @@ func TestPortableStore(t *testing.T) {
 	}
 	if answer(t, got) != answer(t, fresh) {
 		t.Fatal("a portable snapshot of other content answers differently from a parse")
+	}
+}
+
+// A portable snapshot records how its configuration and path overlay
+// decode (the reader engine has no TOML parser); a snapshot kept on disk,
+// read where the parser is, records none.
+func TestPortableStoreRecordsTOML(t *testing.T) {
+	fs := memfs.New()
+	cfg := "[kinds.decision]\ndir = \"docs/adr\"\n"
+	overlay := "version = 1\n[paths]\n\"e-1\" = [\"src/**\"]\n"
+	for name, text := range map[string]string{".kontext.toml": cfg, ".ai/paths.toml": overlay, ".ai/conventions/e-1.md": entryText(1, 1)} {
+		if err := util.WriteFile(fs, name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, portable := range []bool{true, false} {
+		var store Store = &portableStore{}
+		if !portable {
+			store = &memStore{}
+		}
+		r := NewReader(fs)
+		r.SetStore(store)
+		if _, err := r.Read("rev"); err != nil {
+			t.Fatal(err)
+		}
+		data, _ := store.LoadSnapshot()
+		st, err := decodeSnapshot(data, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{cfg, config.Record([]byte(cfg)), overlay, overlayRecord([]byte(overlay))}
+		if !portable {
+			want = nil
+		}
+		if !slices.Equal(st.toml, want) || (portable && (want[1] == "" || want[3] == "")) {
+			t.Fatalf("portable %v: TOML records %q, want %q", portable, st.toml, want)
+		}
 	}
 }
 
