@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-billy/v5/util"
 
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/internal/kb"
 )
 
 // A portable snapshot is the compiled snapshot of a file set that travels
@@ -22,6 +23,12 @@ import (
 
 // portableKey names the parser a portable snapshot was built with.
 func portableKey() string { return "kontext-portable " + Version }
+
+// PortableSnapshotReadable reports whether data is a portable snapshot
+// this version of the engine reads. One of another kontext version, or a
+// corrupt one, is ignored where it is opened: the full engine parses the
+// files instead, the reader engine (no parser) refuses every read.
+func PortableSnapshotReadable(data []byte) bool { return kb.SnapshotReadable(data, portableKey()) }
 
 // portableStore holds a portable snapshot in memory.
 type portableStore struct {

@@ -8,6 +8,7 @@ package edge
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,6 +21,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
 )
 
@@ -91,6 +93,7 @@ type bundleDoc struct {
 	Format     string                `json:"format_version"`
 	Repository struct{ Name string } `json:"repository"`
 	Files      json.RawMessage       `json:"files"`
+	Snapshot   string                `json:"snapshot"`
 }
 
 var bundleSchema = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^kontext\.bundle/v(\d+)$`) })
@@ -111,6 +114,16 @@ func checkBundle(data []byte) (*bundleDoc, error) {
 	}
 	if len(doc.Files) == 0 || doc.Files[0] != '{' {
 		return nil, apierr.Invalid("the bundle has no files")
+	}
+	// The worker runs the reader engine, which answers only from the
+	// bundle's compiled snapshot: one it cannot read would make every
+	// request of the repository fail once deployed.
+	if doc.Snapshot == "" {
+		if string(bytes.TrimSpace(doc.Files)) != "{}" {
+			return nil, apierr.New(apierr.UnsupportedOperation, "the bundle carries no compiled snapshot, and the worker's engine (the reader, without parsers) answers only from one: write the bundle with kontext bundle -o FILE")
+		}
+	} else if data, err := base64.StdEncoding.DecodeString(doc.Snapshot); err != nil || !engine.PortableSnapshotReadable(data) {
+		return nil, apierr.New(apierr.UnsupportedOperation, "the bundle's compiled snapshot is corrupt or was written by another kontext version (this one is %s), and the worker's engine (the reader, without parsers) answers only from one it reads: write the bundle again with this kontext (kontext bundle -o FILE)", engine.Version)
 	}
 	return &doc, nil
 }

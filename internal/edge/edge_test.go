@@ -1,12 +1,17 @@
 package edge
 
 import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
 
+	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
 )
 
@@ -110,5 +115,40 @@ func TestWorkerdExitNamesTheLastMessage(t *testing.T) {
 	err := workerdExit(nil, tail)
 	if got := err.Error(); got != "workerd stopped: *** Fatal: bind: Address already in use" {
 		t.Fatalf("got %q", got)
+	}
+}
+
+// The worker answers from a bundle's compiled snapshot only (it runs the
+// reader engine): a bundle whose snapshot it cannot read is refused at
+// build, not deployed to fail every request.
+func TestReadReposChecksTheSnapshot(t *testing.T) {
+	files := map[string]string{".ai/conventions/x.md": "---\npaths: [\"src/**\"]\n---\n# X\n\nBody.\n"}
+	snap, err := engine.CompileSnapshot(context.Background(), files, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := bytes.Clone(snap)
+	old[len("KONTEXTSNAP\x00")]-- // the format before this one
+	dir := t.TempDir()
+	bundle := func(name string, snapshot []byte) string {
+		doc := map[string]any{"schema": "kontext.bundle/v1", "repository": map[string]string{"name": "app"}, "files": files}
+		if snapshot != nil {
+			doc["snapshot"] = base64.StdEncoding.EncodeToString(snapshot)
+		}
+		data, _ := json.Marshal(doc)
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if _, err := ReadRepos([]string{bundle("ok.json", snap)}); err != nil {
+		t.Fatalf("a bundle with its snapshot: %v", err)
+	}
+	for name, s := range map[string][]byte{"none.json": nil, "old.json": old, "garbage.json": []byte("not a snapshot")} {
+		_, err := ReadRepos([]string{bundle(name, s)})
+		if apierr.CodeOf(err) != apierr.UnsupportedOperation || !strings.Contains(err.Error(), "kontext bundle") {
+			t.Errorf("%s: %v, want unsupported_operation naming kontext bundle", name, err)
+		}
 	}
 }

@@ -410,6 +410,14 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 
 var errBadSnapshot = errors.New("stored snapshot is corrupt or of another version")
 
+// SnapshotReadable reports whether data is a snapshot this build reads
+// with key: its format, key and header CRC (what a load checks before it
+// trusts any part of it).
+func SnapshotReadable(data []byte, key string) bool {
+	_, err := decodeSnapshot(data, key)
+	return err == nil
+}
+
 // table is a stored snapshot's rows and parses, read in place, and its
 // compiled part, still encoded.
 type table struct {
