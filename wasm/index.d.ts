@@ -33,8 +33,10 @@ export interface LoadOptions {
    * Without wasm: load the package's kontext-reader.wasm, the engine without
    * the parsers. It opens bundles that carry a compiled snapshot and answers
    * from it, starting about twice as fast; what would need a parser (files
-   * without a snapshot, files changed since it was built, render) throws or
-   * answers KontextError code unsupported_operation, never a different answer.
+   * without a snapshot, files changed since it was built — the configuration
+   * and paths.toml included —, render, layout of a configuration text no
+   * opened snapshot recorded) throws or answers KontextError code
+   * unsupported_operation, never a different answer.
    */
   reader?: boolean;
 }

@@ -144,3 +144,12 @@ test("the configuration and the path overlay are read from the snapshot's record
     assert.equal(full.openBundle(edited, { now: NOW }).request("entries.governing", { paths: ["overlay/only/x.go"] }).ok, true, "the full engine parses it");
   }
 });
+
+test("layout: the defaults need no parser; a configuration text only as an opened snapshot recorded it", () => {
+  assert.deepEqual(reader.layout(), full.layout());
+  assert.throws(() => reader.layout("version = 1\n# a text no snapshot recorded\n"), isUnsupported);
+  const config = bundle.files[".kontext.toml"];
+  assert.ok(config, "the demo has a configuration");
+  reader.openBundle(bundle, { now: NOW }).request("status", {}); // its snapshot records the text
+  assert.deepEqual(reader.layout(config), full.layout(config));
+});
