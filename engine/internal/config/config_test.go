@@ -1,12 +1,11 @@
 package config
 
 import (
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/kontext/kontext/engine/apierr"
-	"github.com/kontext/kontext/engine/internal/tomldoc"
+	"github.com/kontext/kontext/engine/internal/tomldoc/tomldoctest"
 )
 
 func TestDefaults(t *testing.T) {
@@ -125,9 +124,10 @@ func TestLocalOnlyKeysIgnored(t *testing.T) {
 
 // What a portable snapshot records of a configuration decodes back to
 // what the parser gives (the reader engine reads nothing else), problems
-// included, so Parse answers alike in both engines.
+// included, so Parse answers alike in both engines. Of the local-only
+// keys only whether each is set is recorded.
 func TestRecordIsParse(t *testing.T) {
-	texts := []string{
+	tomldoctest.Check(t, []string{
 		"version = 1\nstorage = \"knowledge\"\n",
 		"[kinds.decision]\ndir = \"docs/adr\"\nstyle = \"adr\"\nreview_after = \"1y\"\n[[kinds.decision.include]]\ndir = \"docs/old\"\n[[kinds.convention.include]]\ndir = \"rules\"\nstyle = \"cursor\"\n",
 		"[index]\nmax_commits = 100\n[brief]\nbudget_lines = 50\n",
@@ -136,33 +136,12 @@ func TestRecordIsParse(t *testing.T) {
 		"version = \n",
 		"[index]\nmax_commits = \"many\"\n",
 		"[kinds.nope]\ndir = \"x\"\n",
-	}
-	for _, text := range texts {
-		var want, got fileConfig
-		wantErr := tomldoc.Decode([]byte(text), &want)
-		rec := Record([]byte(text))
-		if rec == "" {
-			t.Fatalf("%q: not recordable (%v)", text, wantErr)
-		}
-		tomldoc.Remember(text, rec)
-		gotErr := tomldoc.Recorded([]byte(text), &got)
-		if !reflect.DeepEqual(wantErr, gotErr) {
-			t.Errorf("%q: recorded error %#v, parser %#v", text, gotErr, wantErr)
-			continue
-		}
-		if wantErr != nil {
-			continue // what was decoded before the error is never used
-		}
-		// The local-only keys are recorded as set, not as their values.
-		for _, f := range []struct{ w, g any }{{want.LLM, got.LLM}, {want.Model, got.Model}, {want.Command, got.Command}, {want.Trust, got.Trust}} {
-			if (f.w == nil) != (f.g == nil) {
-				t.Errorf("%q: local-only key set %v, recorded %v", text, f.w != nil, f.g != nil)
+	}, Record, func() any { return &fileConfig{} }, func(v any) {
+		fc := v.(*fileConfig)
+		for _, f := range []*any{&fc.LLM, &fc.Model, &fc.Command, &fc.Trust} {
+			if *f != nil {
+				*f = true
 			}
 		}
-		want.LLM, want.Model, want.Command, want.Trust = nil, nil, nil, nil
-		got.LLM, got.Model, got.Command, got.Trust = nil, nil, nil, nil
-		if !reflect.DeepEqual(want, got) {
-			t.Errorf("%q: recorded %+v, parser %+v", text, got, want)
-		}
-	}
+	})
 }

@@ -1,10 +1,9 @@
 package kb
 
 import (
-	"reflect"
 	"testing"
 
-	"github.com/kontext/kontext/engine/internal/tomldoc"
+	"github.com/kontext/kontext/engine/internal/tomldoc/tomldoctest"
 )
 
 func TestOverlay(t *testing.T) {
@@ -71,22 +70,10 @@ func splitComma(s string) []string {
 // What a portable snapshot records of an overlay decodes back to what the
 // parser gives, problems included (the reader engine reads nothing else).
 func TestOverlayRecordIsParse(t *testing.T) {
-	for _, text := range []string{
+	tomldoctest.Check(t, []string{
 		"version = 1\n[paths]\n\"0007-x\" = [\"src/db/**\", 'lit/*']\n\"docs/adr/0009-y.md\" = []\n",
 		"[paths]\nx = \"not a list\"\n",
 		"version = 1\nextra = true\n",
 		"[paths\n",
-	} {
-		var want, got overlayFile
-		wantErr := tomldoc.Decode([]byte(text), &want)
-		rec := overlayRecord([]byte(text))
-		if rec == "" {
-			t.Fatalf("%q: not recordable (%v)", text, wantErr)
-		}
-		tomldoc.Remember(text, rec)
-		gotErr := tomldoc.Recorded([]byte(text), &got)
-		if !reflect.DeepEqual(wantErr, gotErr) || (wantErr == nil && !reflect.DeepEqual(want, got)) {
-			t.Errorf("%q: recorded %+v, %#v; parser %+v, %#v", text, got, gotErr, want, wantErr)
-		}
-	}
+	}, overlayRecord, func() any { return &overlayFile{} }, nil)
 }
