@@ -16,20 +16,16 @@ func TestEncodeFailure(t *testing.T) {
 	for _, v := range []any{math.NaN(), map[string]any{"x": []any{math.Inf(1)}}, "quote \" and \x00 control"} {
 		raw := engine.ResultEnvelope(v)
 		var env struct {
-			OK    bool `json:"ok"`
-			Error struct {
-				Code    string `json:"code"`
-				Message string `json:"message"`
-			} `json:"error"`
+			OK     bool
+			Result json.RawMessage
+			Error  struct{ Code, Message string } // encoding/json matches the lower-case members
 		}
 		if err := json.Unmarshal(raw, &env); err != nil {
 			t.Fatalf("%v: envelope is not JSON: %v\n%s", v, err, raw)
 		}
 		if s, ok := v.(string); ok {
-			var got struct {
-				Result string `json:"result"`
-			}
-			if !env.OK || json.Unmarshal(raw, &got) != nil || got.Result != s {
+			var got string
+			if !env.OK || json.Unmarshal(env.Result, &got) != nil || got != s {
 				t.Errorf("string result: %s", raw)
 			}
 			continue

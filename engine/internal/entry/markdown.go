@@ -3,14 +3,15 @@
 package entry
 
 import (
-	"github.com/kontext/kontext/engine/internal/markdown"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+
+	"github.com/kontext/kontext/engine/internal/lazy"
+	"github.com/kontext/kontext/engine/internal/markdown"
 )
 
 // mdDoc is a Markdown text parsed by goldmark plus what is needed to map
@@ -47,17 +48,7 @@ type textLine struct {
 // for concurrent use.
 // Built at first use: package initialisation stays free for the calls that
 // parse nothing (a warm snapshot).
-var (
-	blockParserOnce  sync.Once
-	blockParserValue parser.Parser
-)
-
-// blockParser builds its value on the first call (not sync.OnceValue: 1.5 KB
-// of code per use in the WASM engine, which is at its size budget).
-func blockParser() parser.Parser {
-	blockParserOnce.Do(func() { blockParserValue = buildBlockParser() })
-	return blockParserValue
-}
+var blockParser = lazy.Value[parser.Parser]{Build: buildBlockParser}
 
 func buildBlockParser() parser.Parser {
 	return parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...))
@@ -81,7 +72,7 @@ func parseBlocks(src []byte) (root ast.Node) {
 			root = ast.NewDocument()
 		}
 	}()
-	return blockParser().Parse(text.NewReader(capNesting(src)))
+	return blockParser.Get().Parse(text.NewReader(capNesting(src)))
 }
 
 // maxPrefix bounds the run of container markers (">", list markers,

@@ -22,12 +22,13 @@ package markdown
 
 import (
 	"bytes"
-	"sync"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/kontext/kontext/engine/internal/lazy"
 )
 
 // MaxSize is the largest text Render parses as Markdown: the cost of the
@@ -56,17 +57,7 @@ type Result struct {
 // md is goldmark's parser with GFM tables (gfm.go) and
 // [[id]] links (wikilink.go).
 // Built at first use, not at package initialisation.
-var (
-	mdOnce  sync.Once
-	mdValue parser.Parser
-)
-
-// md builds its value on the first call (not sync.OnceValue: 1.5 KB
-// of code per use in the WASM engine, which is at its size budget).
-func md() parser.Parser {
-	mdOnce.Do(func() { mdValue = buildMd() })
-	return mdValue
-}
+var md = lazy.Value[parser.Parser]{Build: buildMd}
 
 func buildMd() parser.Parser {
 	return parser.NewParser(
@@ -99,7 +90,7 @@ func Render(src string) (res Result) {
 func render(src string) string {
 	b := CapNesting([]byte(src), maxPrefix)
 	w := &htmlWriter{src: b}
-	_ = ast.Walk(md().Parse(text.NewReader(b)), w.node) // the writer never fails
+	_ = ast.Walk(md.Get().Parse(text.NewReader(b)), w.node) // the writer never fails
 	return w.String()
 }
 

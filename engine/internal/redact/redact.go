@@ -9,8 +9,9 @@ package redact
 import (
 	"regexp"
 	"strings"
-	"sync"
 	"unicode/utf8"
+
+	"github.com/kontext/kontext/engine/internal/lazy"
 )
 
 // The kinds of findings, as they appear in "[redacted:<kind>]".
@@ -48,17 +49,7 @@ type rule struct {
 
 // rules are compiled on first use: a CLI call that redacts nothing pays
 // no regexp compilation at start-up.
-var (
-	rulesOnce  sync.Once
-	rulesValue []rule
-)
-
-// rules builds its value on the first call (not sync.OnceValue: 1.5 KB
-// of code per use in the WASM engine, which is at its size budget).
-func rules() []rule {
-	rulesOnce.Do(func() { rulesValue = buildRules() })
-	return rulesValue
-}
+var rules = lazy.Value[[]rule]{Build: buildRules}
 
 func buildRules() []rule {
 	return []rule{
@@ -98,7 +89,7 @@ func buildRules() []rule {
 // empty map when none). Redacting its own output changes nothing.
 func Text(s string) (string, map[string]int) {
 	counts := map[string]int{}
-	for _, r := range rules() {
+	for _, r := range rules.Get() {
 		if !r.re.MatchString(s) {
 			continue
 		}

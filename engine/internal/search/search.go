@@ -11,11 +11,11 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/kontext/kontext/engine/internal/fold"
+	"github.com/kontext/kontext/engine/internal/lazy"
 )
 
 // BM25F parameters of entries.search (README "The application API").
@@ -40,17 +40,7 @@ var fieldWeight = [numFields]float64{3, 2, 2, 1}
 var stopwordsTxt string
 
 // Parsed at first use, not at package initialisation.
-var (
-	stopwordsOnce  sync.Once
-	stopwordsValue map[string]struct{}
-)
-
-// stopwords builds its value on the first call (not sync.OnceValue: 1.5 KB
-// of code per use in the WASM engine, which is at its size budget).
-func stopwords() map[string]struct{} {
-	stopwordsOnce.Do(func() { stopwordsValue = buildStopwords() })
-	return stopwordsValue
-}
+var stopwords = lazy.Value[map[string]struct{}]{Build: buildStopwords}
 
 func buildStopwords() map[string]struct{} {
 	return parseStopwords(stopwordsTxt)
@@ -71,7 +61,7 @@ func parseStopwords(s string) map[string]struct{} {
 // IsStopWord reports whether tok is on the fixed English stop-word list. tok
 // is compared as is, so it must already be lower-case and folded.
 func IsStopWord(tok string) bool {
-	_, ok := stopwords()[tok]
+	_, ok := stopwords.Get()[tok]
 	return ok
 }
 
