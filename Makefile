@@ -114,8 +114,8 @@ wasm-check:
 	@GO=$(GO) bash build/wasm-size.sh
 	@echo "wasm-check: engine and cmd/wasm build for js/wasm without go-git, the writes or the model operations, within 2 MiB gzip; the reader engine without parsers (TOML included) or regexp; esbuild only in build/webbundle"
 
-# The npm package @kontext/engine (wasm/): kontext.wasm, its gzip copy,
-# kontext-reader.wasm, Go's wasm_exec.js and the npm pack tarball (all
+# The npm package @kontext/engine (wasm/): kontext.wasm, kontext-reader.wasm,
+# their gzip copies (for the console, not packed), Go's wasm_exec.js and the npm pack tarball (all
 # gitignored).
 WASM_BUILD := .wasm-build
 
@@ -191,4 +191,4 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzLinear -fuzztime 60s ./engine/internal/redact
 
 clean:
-	rm -rf bin dist $(DEMO) $(WASM_BUILD) wasm/kontext.wasm wasm/kontext.wasm.gz wasm/kontext-reader.wasm wasm/wasm_exec.js web/app.js
+	rm -rf bin dist $(DEMO) $(WASM_BUILD) wasm/kontext.wasm wasm/kontext.wasm.gz wasm/kontext-reader.wasm wasm/kontext-reader.wasm.gz wasm/wasm_exec.js web/app.js

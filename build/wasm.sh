@@ -4,8 +4,10 @@
 # without the parsers, built with the kontextreader tag, which answers
 # from bundles' compiled snapshots), Go's wasm_exec.js from the same
 # toolchain, the licenses, and the package tarball (raw .wasm files:
-# workers and bundlers import a .wasm as a module). A gzip copy, kontext.wasm.gz, is made for the console
-# tests and the benchmarks; it is not in the package.
+# workers and bundlers import a .wasm as a module). Gzip copies,
+# kontext.wasm.gz and kontext-reader.wasm.gz, are made for the console (its
+# pages fetch them and inflate them in the page), its tests and the
+# benchmarks; they are not in the package.
 #
 #   build/wasm.sh [PACKDIR]     # PACKDIR defaults to .wasm-build/pack
 #
@@ -33,6 +35,7 @@ cp "$exec_js" wasm/wasm_exec.js
 
 chmod 644 wasm/kontext.wasm wasm/kontext-reader.wasm
 gzip -9 -n -c wasm/kontext.wasm >wasm/kontext.wasm.gz
+gzip -9 -n -c wasm/kontext-reader.wasm >wasm/kontext-reader.wasm.gz
 
 cp LICENSE-MIT LICENSE-APACHE wasm/
 

@@ -231,6 +231,18 @@ func cleanPath(p string) (string, error) {
 	return q, nil
 }
 
+// sortNames sorts names, in one pass when they are sorted already (the
+// package packs a bundle's files in its sorted order). Not inlined: a loop
+// over every file inside open, a large function, would have V8 optimise
+// all of open during the first open (docs/architecture.md, "V8's tiers").
+//
+//go:noinline
+func sortNames(names []string) {
+	if !sort.StringsAreSorted(names) {
+		sort.Strings(names)
+	}
+}
+
 // isClean reports whether p is already a clean relative path (no empty,
 // "." or ".." element, no backslash): cleanPath returns it unchanged.
 func isClean(p string) bool {
@@ -300,6 +312,21 @@ func packedFiles(buf []byte, add func(name string, text []byte) error) error {
 		buf = buf[pl+tl:]
 	}
 	return nil
+}
+
+// packedCount is how many files buf packs (as packedFiles reads them; it
+// stops where they are truncated, which packedFiles reports).
+func packedCount(buf []byte) int {
+	n := 0
+	for len(buf) >= 8 {
+		size := uint64(le32(buf)) + uint64(le32(buf[4:]))
+		if size > uint64(len(buf)-8) {
+			break
+		}
+		buf = buf[8+size:]
+		n++
+	}
+	return n
 }
 
 func le32(b []byte) uint32 {
@@ -396,8 +423,13 @@ func open(args []js.Value) (any, error) {
 	}
 	// The JSON's files first, then the packed ones: for a name given
 	// twice the packed text wins.
-	files := map[string][]byte{}
-	var names []string
+	buf, err := bytesArg(args, 2, "files")
+	if err != nil {
+		return nil, err
+	}
+	n := len(in.Files) + packedCount(buf)
+	files := make(map[string][]byte, n) // sized once: no map growth per file
+	names := make([]string, 0, n)
 	add := func(name string, text []byte) error {
 		p, err := cleanPath(name)
 		if err != nil {
@@ -414,10 +446,6 @@ func open(args []js.Value) (any, error) {
 			return nil, err
 		}
 	}
-	buf, err := bytesArg(args, 2, "files")
-	if err != nil {
-		return nil, err
-	}
 	if err := packedFiles(buf, add); err != nil {
 		return nil, err
 	}
@@ -425,11 +453,7 @@ func open(args []js.Value) (any, error) {
 		return nil, apierr.New(apierr.UnsupportedOperation, "this is the reader engine (kontext-reader.wasm), which answers from a bundle's compiled snapshot and has no parser, and these files come without one: "+
 			"open a bundle written by kontext bundle (it carries the snapshot), or load the full engine (kontext.wasm) to parse files")
 	}
-	// The package packs a bundle's files in its sorted order: usually one
-	// pass.
-	if !sort.StringsAreSorted(names) {
-		sort.Strings(names)
-	}
+	sortNames(names)
 	fs := newStableFS(newPackedFS(files, names))
 	opts := engine.Options{FS: fs, Surface: engine.Snapshot, Immutable: in.Immutable}
 	if in.Revision != nil {

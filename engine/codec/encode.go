@@ -235,6 +235,22 @@ const hexDigits = "0123456789abcdef"
 // appendString quotes s as encoding/json does with HTML escaping off.
 func appendString(b []byte, s string) []byte { return AppendString(b, s, false) }
 
+// plainRun is how many leading bytes of s AppendString copies as they are
+// (ASCII that needs no escape). The byte loop lives here, in a small
+// function, and AppendString's own loop turns once per escape: in WASM, V8
+// optimises a function by the work its loops do times its size
+// (docs/architecture.md, "V8's tiers"); hence also not inlined.
+//
+//go:noinline
+func plainRun(s string, html bool) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || html && (c == '<' || c == '>' || c == '&') {
+			return i
+		}
+	}
+	return len(s)
+}
+
 // AppendString appends s quoted exactly as encoding/json writes it: \" \\
 // \b \f \n \r \t, other control characters as \u00XX, invalid UTF-8 as
 // \ufffd, U+2028 and U+2029 escaped, and with html also <, > and & as
@@ -244,12 +260,11 @@ func AppendString(b []byte, s string, html bool) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if i += plainRun(s[i:], html); i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && !(html && (c == '<' || c == '>' || c == '&')) {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '\\', '"':

@@ -43,11 +43,20 @@ type info struct {
 // The cache is a map replaced on every addition (few types, each added
 // once) behind an atomic pointer: a read takes no lock, and its first use
 // compiles nothing big (sync.Map's generic trie is compiled on its first
-// call in the WASM engine).
+// call in the WASM engine). The next map is filled from infos, not by
+// ranging over the last one: in WASM, ranging over maps this often had V8
+// optimise the runtime's map iterator during a first answer
+// (docs/architecture.md, "V8's tiers").
 var (
 	mu    sync.Mutex // serialises additions
 	cache atomic.Pointer[map[reflect.Type]*info]
+	infos []typeInfo // every addition, in order (under mu)
 )
+
+type typeInfo struct {
+	t  reflect.Type
+	in *info
+}
 
 // infoOf describes t; only its own kind is checked (element types are
 // checked when reached), so recursive types need no placeholder.
@@ -63,23 +72,13 @@ func infoOf(t reflect.Type) *info {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	old := cache.Load()
-	m := make(map[reflect.Type]*info, 1+lenOf(old))
-	if old != nil {
-		for k, v := range *old {
-			m[k] = v
-		}
+	infos = append(infos, typeInfo{t, in})
+	m := make(map[reflect.Type]*info, len(infos))
+	for _, ti := range infos {
+		m[ti.t] = ti.in
 	}
-	m[t] = in
 	cache.Store(&m)
 	return in
-}
-
-func lenOf(m *map[reflect.Type]*info) int {
-	if m == nil {
-		return 0
-	}
-	return len(*m)
 }
 
 // plain reports whether t has no custom (un)marshalling of its own and is

@@ -114,7 +114,19 @@ func TestServerRoutes(t *testing.T) {
 	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/wasm" || !bytes.Equal(body, fakeReader) {
 		t.Errorf("reader wasm: %d %v %q", res.StatusCode, res.Header, body)
 	}
-	for _, p := range []string{"/nope.js", "/engine/kontext.wasm.gz", "/../go.mod", "/engine/other.js", "/engine/index.js"} {
+	// Each as its gzip file, which the console inflates in the page.
+	for p, want := range map[string][]byte{"/engine/kontext.wasm.gz": fakeWasm, "/engine/kontext-reader.wasm.gz": fakeReader} {
+		res, body = get(t, ts.URL+p, map[string]string{"Accept-Encoding": "gzip"})
+		if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/gzip" || res.Header.Get("Content-Encoding") != "" {
+			t.Errorf("%s: %d %v", p, res.StatusCode, res.Header)
+		}
+		if zr, err := gzip.NewReader(bytes.NewReader(body)); err != nil {
+			t.Errorf("%s: %v", p, err)
+		} else if raw, _ := io.ReadAll(zr); !bytes.Equal(raw, want) {
+			t.Errorf("%s: inflated, it is not the engine", p)
+		}
+	}
+	for _, p := range []string{"/nope.js", "/engine/kontext.wasm.gzip", "/../go.mod", "/engine/other.js", "/engine/index.js"} {
 		if res, _ := get(t, ts.URL+p, nil); res.StatusCode != 404 {
 			t.Errorf("GET %s: %d, want 404", p, res.StatusCode)
 		}
@@ -139,6 +151,15 @@ func TestServerMissingAssets(t *testing.T) {
 	}
 	if res, _ := get(t, ts.URL+"/engine/kontext.wasm", nil); res.StatusCode != 404 {
 		t.Errorf("wasm without assets: %d", res.StatusCode)
+	}
+	// Raw engines only (a checkout before make wasm): the .gz routes answer
+	// 404, which the page falls back from; the .wasm ones serve them.
+	ts = testServer(t, fstest.MapFS{"engine/kontext-reader.wasm": {Data: []byte("\x00asm reader")}})
+	if res, _ := get(t, ts.URL+"/engine/kontext-reader.wasm.gz", nil); res.StatusCode != 404 {
+		t.Errorf("reader .gz without its gzip file: %d, want 404", res.StatusCode)
+	}
+	if res, body := get(t, ts.URL+"/engine/kontext-reader.wasm", nil); res.StatusCode != 200 || string(body) != "\x00asm reader" {
+		t.Errorf("raw reader: %d %q", res.StatusCode, body)
 	}
 }
 

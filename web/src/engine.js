@@ -62,7 +62,25 @@ async function loadFull() {
     }
     return loadEngine({ wasm: gz });
   }
-  return loadEngine({ wasm: new URL("./engine/kontext.wasm", location.href) });
+  return loadServed(new URL("./engine/kontext.wasm", location.href));
+}
+
+// loadServed loads a served engine as index.html's early script compiles
+// the reader: its gzip file (url + ".gz") inflated in the page while it
+// compiles, else the .wasm itself.
+async function loadServed(url) {
+  if (typeof DecompressionStream === "function") {
+    try {
+      const res = await fetch(url.href + ".gz");
+      if (res.ok && res.body) {
+        const body = res.headers.get("content-encoding") ? res.body : res.body.pipeThrough(new DecompressionStream("gzip"));
+        return await loadEngine({ wasm: new Response(body, { headers: { "content-type": "application/wasm" } }) });
+      }
+    } catch {
+      // the .wasm below
+    }
+  }
+  return loadEngine({ wasm: url });
 }
 
 export async function initialBundle() {

@@ -25,7 +25,7 @@ after(async () => {
 const shot = (page, name, full = true) => page.screenshot({ path: join(artifacts, name), fullPage: full });
 
 /** The checks both delivery modes (served, one file) must pass. */
-async function checkDemo(page, log, label) {
+async function checkDemo(page, log, label, expectedErrors = null) {
   await waitReady(page);
   // Summary strip.
   const summary = page.getByTestId("summary");
@@ -118,7 +118,7 @@ async function checkDemo(page, log, label) {
   await page.click("#reset-paths");
   assert.deepEqual(await files.evaluateAll((els) => els.map((e) => e.dataset.path)), CHANGED_PATHS);
 
-  assert.deepEqual(log.errors, [], "no console errors");
+  assert.deepEqual(log.errors.filter((e) => !expectedErrors?.test(e)), [], "no console errors");
   assert.deepEqual(log.dialogs, []);
 }
 
@@ -129,13 +129,31 @@ test("served console: governing, changes, search, deep links, min specificity", 
   // index.html's early script started the engine's and the bundle's
   // downloads; app.js took both over instead of asking again.
   const fetched = await page.evaluate(() => performance.getEntriesByType("resource").map((r) => new URL(r.name).pathname));
-  assert.deepEqual(fetched.filter((p) => p.endsWith("/kontext.wasm")), ["/engine/kontext.wasm"]);
+  // Each engine as its gzip file, inflated in the page; never also raw.
+  assert.deepEqual(fetched.filter((p) => /\/kontext\.wasm(\.gz)?$/.test(p)), ["/engine/kontext.wasm.gz"]);
   // The reader engine too (compiled by the early script); this bundle has no
   // compiled snapshot, so the full engine opened it.
-  assert.deepEqual(fetched.filter((p) => p.endsWith("/kontext-reader.wasm")), ["/engine/kontext-reader.wasm"]);
+  assert.deepEqual(fetched.filter((p) => /\/kontext-reader\.wasm(\.gz)?$/.test(p)), ["/engine/kontext-reader.wasm.gz"]);
   assert.deepEqual(fetched.filter((p) => p.endsWith(".json")), ["/bundle.json"]);
   assert.equal(await page.evaluate(() => window.__KONTEXT_EARLY__.engine instanceof Promise), true);
   await context.close();
+});
+
+// A host with only the .wasm files: the page falls back to them.
+test("served without the engines' gzip files", async () => {
+  const plain = await startServer(demoBundle(), { gzip: false });
+  try {
+    const { page, context, log } = await newPage(browser);
+    await page.goto(plain.url);
+    // Chromium reports each missing .gz as a failed resource; nothing else.
+    await checkDemo(page, log, "served without gzip", /status of 404/);
+    assert.equal(log.errors.length, 2, log.errors.join("\n"));
+    const fetched = await page.evaluate(() => performance.getEntriesByType("resource").map((r) => new URL(r.name).pathname));
+    assert.deepEqual(fetched.filter((p) => /\/kontext(-reader)?\.wasm$/.test(p)).sort(), ["/engine/kontext-reader.wasm", "/engine/kontext.wasm"]);
+    await context.close();
+  } finally {
+    await plain.close();
+  }
 });
 
 // The base is opened after the governing results are shown; a base the

@@ -112,8 +112,12 @@ export function bigBundle(n = 1000) {
 const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8",
   ".css": "text/css; charset=utf-8", ".json": "application/json", ".wasm": "application/wasm", ".gz": "application/gzip" };
 
-/** Serves / → web/, /engine/* → wasm/*, /bundle.json → the bundle (mutable via setBundle). */
-export async function startServer(bundle) {
+/**
+ * Serves / → web/, /engine/* → wasm/*, /bundle.json → the bundle (mutable
+ * via setBundle). opts.gzip false: the engines' .gz files answer 404 (a
+ * host that has only the .wasm files).
+ */
+export async function startServer(bundle, opts = {}) {
   let body = bundle == null ? null : JSON.stringify(bundle);
   const server = createServer((req, res) => {
     const url = new URL(req.url, "http://x");
@@ -126,6 +130,7 @@ export async function startServer(bundle) {
       return;
     }
     if (path === "/") path = "/index.html";
+    if (path.startsWith("/engine/") && path.endsWith(".gz") && opts.gzip === false) { res.writeHead(404).end("not found"); return; }
     if (path.startsWith("/engine/")) file = join(wasmDir, normalize(path.slice("/engine/".length)));
     else file = join(webDir, normalize(path));
     if (!file.startsWith(webDir) && !file.startsWith(wasmDir)) { res.writeHead(403).end(); return; }

@@ -85,11 +85,11 @@ test("kontext review serves the console for the demo's change", { skip }, async 
   // head, then the full engine took over for the base and the changed
   // entries. Each engine was fetched once.
   const steps = await page.evaluate(() => ({
-    wasm: performance.getEntriesByType("resource").map((r) => new URL(r.name).pathname).filter((p) => p.endsWith(".wasm")).sort(),
+    wasm: performance.getEntriesByType("resource").map((r) => new URL(r.name).pathname).filter((p) => /\.wasm(\.gz)?$/.test(p)).sort(),
     governing: performance.getEntriesByName("kontext:governing")[0]?.startTime,
     full: performance.getEntriesByName("kontext:full-engine")[0]?.startTime,
   }));
-  assert.deepEqual(steps.wasm, ["/engine/kontext-reader.wasm", "/engine/kontext.wasm"]);
+  assert.deepEqual(steps.wasm, ["/engine/kontext-reader.wasm.gz", "/engine/kontext.wasm.gz"]);
   assert.ok(steps.governing > 0 && steps.full > steps.governing, `the reader answered first, then the full engine: ${JSON.stringify(steps)}`);
   servedShows = await shown(page);
   assert.ok(servedShows.changed.length > 0, "the demo's change revises entries");

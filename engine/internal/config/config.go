@@ -95,10 +95,25 @@ func (c *Config) Sources() []entry.Source {
 }
 
 // Overlay is the repo-relative path of the committed path overlay.
-func (c *Config) Overlay() string { return path.Join(c.Storage, "paths.toml") }
+func (c *Config) Overlay() string { return c.storageFile("paths.toml") }
 
 // Ledger is the repo-relative path of the verification ledger.
-func (c *Config) Ledger() string { return path.Join(c.Storage, "confirmations.log") }
+func (c *Config) Ledger() string { return c.storageFile("confirmations.log") }
+
+// storageFile is path.Join(c.Storage, name) for a file name, without
+// path.Clean for a clean storage directory: answers ask for the overlay's
+// and the ledger's paths per entry, and in WASM a function called that
+// often is optimised by V8 while the first answer waits
+// (docs/architecture.md, "V8's tiers").
+func (c *Config) storageFile(name string) string {
+	switch s := c.Storage; {
+	case s == "" || s == ".":
+		return name
+	case entry.CleanRel(s):
+		return s + "/" + name
+	}
+	return path.Join(c.Storage, name)
+}
 
 type fileConfig struct {
 	Version *int                `toml:"version"`

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"path"
 	"strings"
 	"testing"
 
@@ -144,4 +145,18 @@ func TestRecordIsParse(t *testing.T) {
 			}
 		}
 	})
+}
+
+// The overlay's and the ledger's paths are path.Join's, clean storage
+// directory or not.
+func TestStorageFileIsJoin(t *testing.T) {
+	for _, s := range []string{"", ".", ".ai", "docs/kb", "./x", "a//b", "a/../b", "/abs", "a/b/"} {
+		c := &Config{Storage: s}
+		if got, want := c.Overlay(), path.Join(s, "paths.toml"); got != want {
+			t.Errorf("Storage %q: Overlay %q, want %q", s, got, want)
+		}
+		if got, want := c.Ledger(), path.Join(s, "confirmations.log"); got != want {
+			t.Errorf("Storage %q: Ledger %q, want %q", s, got, want)
+		}
+	}
 }

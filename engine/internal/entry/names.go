@@ -17,7 +17,7 @@ import (
 // cursor: *.mdc; copilot: *.instructions.md; agents: files named AGENTS.md
 // or CLAUDE.md.
 func IsRecordFile(rel string, src Source) bool {
-	base := strings.ToLower(path.Base(strings.ReplaceAll(rel, "\\", "/")))
+	base := lowerBase(rel)
 	switch src.Style {
 	case StyleCursor:
 		return (strings.HasSuffix(base, ".mdc") && len(base) > len(".mdc")) || base == ".cursorrules"
@@ -30,6 +30,29 @@ func IsRecordFile(rel string, src Source) bool {
 		return false
 	}
 	return SkipReason(rel, src) == ""
+}
+
+// lowerBase is strings.ToLower(path.Base(rel)) with "\\" read as "/".
+// The names and checks of every listed file go through it: for plain ASCII
+// names it stays clear of strings.ReplaceAll and strings.ToLower, large
+// functions V8 would otherwise optimise during a WASM engine's first read,
+// competing with it for the CPU (docs/architecture.md, "V8's tiers").
+func lowerBase(rel string) string {
+	if strings.IndexByte(rel, '\\') >= 0 {
+		rel = strings.ReplaceAll(rel, "\\", "/")
+	}
+	return lowerASCII(path.Base(rel))
+}
+
+// lowerASCII is strings.ToLower(s), without a call for a string that has
+// no upper-case or non-ASCII byte (see lowerBase).
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' || c >= 0x80 {
+			return strings.ToLower(s)
+		}
+	}
+	return s
 }
 
 // StemID returns the file stem of rel: its base name without the last

@@ -23,8 +23,10 @@ const (
 // directory. A numbered record ("0012-template-engine.md") is never a
 // template by name: every real record is written from one.
 func SkipReason(rel string, src Source) string {
-	rel = strings.ReplaceAll(rel, "\\", "/")
-	base := strings.ToLower(path.Base(rel))
+	if strings.IndexByte(rel, '\\') >= 0 {
+		rel = strings.ReplaceAll(rel, "\\", "/")
+	}
+	base := lowerASCII(path.Base(rel))
 	switch base {
 	case "readme.md":
 		return SkipReadme
@@ -41,10 +43,10 @@ func SkipReason(rel string, src Source) string {
 		len(rel) > len(dir) && rel[len(dir)] == '/' && rel[:len(dir)] == dir {
 		inner = rel[len(dir)+1:]
 	}
-	for rest, more := path.Dir(inner), true; more; {
+	for rest, more := dirOf(inner), true; more; {
 		var seg string
 		seg, rest, more = strings.Cut(rest, "/")
-		if s := strings.ToLower(seg); s == "templates" || s == "template" {
+		if s := lowerASCII(seg); s == "templates" || s == "template" {
 			return SkipTemplateDir
 		}
 	}
@@ -75,4 +77,34 @@ func IsPlaceholderTitle(title string) bool {
 		return strings.HasPrefix(inner, "short title") || inner == "title"
 	}
 	return strings.HasPrefix(t, "<!--")
+}
+
+// dirOf is path.Dir(p), without path.Dir's path.Clean for a clean p (a
+// listed path is; see lowerBase).
+func dirOf(p string) string {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return "."
+	}
+	if d := p[:i]; CleanRel(d) {
+		return d
+	}
+	return path.Dir(p)
+}
+
+// CleanRel reports whether p is a clean relative path: not empty, no
+// empty, "." or ".." element, no leading "/" (path.Clean returns it
+// unchanged and path.Join(p, name) is p + "/" + name for a file name).
+func CleanRel(p string) bool {
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		if seg := p[start:i]; seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+		start = i + 1
+	}
+	return true
 }

@@ -674,6 +674,9 @@ func (r *Reader) list(srcp *entry.Source, sourceDirs map[string]bool, rec *recor
 		if display == "" || display == "." {
 			prefix, clean = "", true
 		}
+		if clean && real == display {
+			infos = plainFiles(infos, prefix, srcp, &out, &skipped)
+		}
 		for _, fi := range infos {
 			rel := prefix + fi.Name()
 			if !clean {
@@ -739,6 +742,30 @@ func (r *Reader) list(srcp *entry.Source, sourceDirs map[string]bool, rec *recor
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return out, skipped, diags, nil
+}
+
+// plainFiles lists the leading regular files of infos, a directory's
+// entries, up to the first directory, link or name with a control
+// character, and returns the entries from there on for list's walk (in
+// order, as the walk lists them). The directory is clean and reached
+// without a link, so a file's path is prefix + its name; src's records go
+// onto out, its skipped Markdown files onto skipped. It is list's loop for
+// nearly every file, kept apart from the walk: in WASM, V8 optimises a
+// function by the work its loops do times its size, and the walk is large
+// (docs/architecture.md, "V8's tiers").
+func plainFiles(infos []os.FileInfo, prefix string, srcp *entry.Source, out *[]job, skipped *[]Skipped) []os.FileInfo {
+	for k, fi := range infos {
+		if !fi.Mode().IsRegular() || hasControl(fi.Name()) {
+			return infos[k:]
+		}
+		rel := prefix + fi.Name()
+		if entry.IsRecordFile(rel, *srcp) {
+			*out = append(*out, job{listed{path: rel, info: fi}, srcp})
+		} else if why := skipReason(rel, *srcp); why != "" {
+			*skipped = append(*skipped, Skipped{File: rel, Reason: why})
+		}
+	}
+	return nil
 }
 
 // joinLists is the listings one after another, each file once (the

@@ -194,7 +194,7 @@ func skipReason(rel string, src entry.Source) string {
 	if src.Style != entry.StyleADR && src.Style != entry.StyleFrontmatter {
 		return ""
 	}
-	if !strings.HasSuffix(strings.ToLower(rel), ".md") {
+	if n := len(rel); n < 3 || !strings.EqualFold(rel[n-3:], ".md") {
 		return ""
 	}
 	return entry.SkipReason(rel, src)

@@ -1148,7 +1148,20 @@ async function loadFull() {
     }
     return loadEngine({ wasm: gz });
   }
-  return loadEngine({ wasm: new URL("./engine/kontext.wasm", location.href) });
+  return loadServed(new URL("./engine/kontext.wasm", location.href));
+}
+async function loadServed(url) {
+  if (typeof DecompressionStream === "function") {
+    try {
+      const res = await fetch(url.href + ".gz");
+      if (res.ok && res.body) {
+        const body = res.headers.get("content-encoding") ? res.body : res.body.pipeThrough(new DecompressionStream("gzip"));
+        return await loadEngine({ wasm: new Response(body, { headers: { "content-type": "application/wasm" } }) });
+      }
+    } catch {
+    }
+  }
+  return loadEngine({ wasm: url });
 }
 async function initialBundle() {
   if (window.__KONTEXT_BUNDLE__) {
