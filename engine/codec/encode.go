@@ -233,7 +233,17 @@ func appendFloat(b []byte, f float64, bits int) ([]byte, error) {
 const hexDigits = "0123456789abcdef"
 
 // appendString quotes s as encoding/json does with HTML escaping off.
-func appendString(b []byte, s string) []byte { return AppendString(b, s, false) }
+// A string without escapes (most are) is copied here: AppendString,
+// large, is called only for the others, so V8 does not recompile it for
+// being called per string ("V8's tiers" in docs/architecture.md).
+func appendString(b []byte, s string) []byte {
+	if plainRun(s, false) == len(s) {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	return AppendString(b, s, false)
+}
 
 // plainRun is how many leading bytes of s AppendString copies as they are
 // (ASCII that needs no escape). The byte loop lives here, in a small
