@@ -156,6 +156,22 @@ test("served without the engines' gzip files", async () => {
   }
 });
 
+// A host that sends the .gz files with Content-Encoding: gzip: the browser
+// inflates them, and the page compiles what came without inflating again.
+test("served with the engines' gzip files content-encoded", async () => {
+  const encoded = await startServer(demoBundle(), { gzip: "encoded" });
+  try {
+    const { page, context, log } = await newPage(browser);
+    await page.goto(encoded.url);
+    await checkDemo(page, log, "served content-encoded");
+    const fetched = await page.evaluate(() => performance.getEntriesByType("resource").map((r) => new URL(r.name).pathname));
+    assert.deepEqual(fetched.filter((p) => /\/kontext(-reader)?\.wasm(\.gz)?$/.test(p)).sort(), ["/engine/kontext-reader.wasm.gz", "/engine/kontext.wasm.gz"]);
+    await context.close();
+  } finally {
+    await encoded.close();
+  }
+});
+
 // The base is opened after the governing results are shown; a base the
 // engine refuses leaves the head open, says so, and the changed entries
 // are the entries whose own file changed.

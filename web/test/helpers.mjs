@@ -115,7 +115,8 @@ const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; ch
 /**
  * Serves / → web/, /engine/* → wasm/*, /bundle.json → the bundle (mutable
  * via setBundle). opts.gzip false: the engines' .gz files answer 404 (a
- * host that has only the .wasm files).
+ * host that has only the .wasm files); "encoded": they are sent with
+ * Content-Encoding: gzip (a host that marks .gz files so).
  */
 export async function startServer(bundle, opts = {}) {
   let body = bundle == null ? null : JSON.stringify(bundle);
@@ -131,6 +132,12 @@ export async function startServer(bundle, opts = {}) {
     }
     if (path === "/") path = "/index.html";
     if (path.startsWith("/engine/") && path.endsWith(".gz") && opts.gzip === false) { res.writeHead(404).end("not found"); return; }
+    if (path.startsWith("/engine/") && path.endsWith(".gz") && opts.gzip === "encoded") {
+      const f = join(wasmDir, normalize(path.slice("/engine/".length)));
+      if (!existsSync(f)) { res.writeHead(404).end("not found"); return; }
+      res.writeHead(200, { "content-type": "application/gzip", "content-encoding": "gzip" }).end(readFileSync(f));
+      return;
+    }
     if (path.startsWith("/engine/")) file = join(wasmDir, normalize(path.slice("/engine/".length)));
     else file = join(webDir, normalize(path));
     if (!file.startsWith(webDir) && !file.startsWith(wasmDir)) { res.writeHead(403).end(); return; }
