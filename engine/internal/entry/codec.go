@@ -21,6 +21,9 @@ type Encoder struct{ Buf []byte }
 func (w *Encoder) Uvarint(v uint64) { w.Buf = binary.AppendUvarint(w.Buf, v) }
 func (w *Encoder) Varint(v int64)   { w.Buf = binary.AppendVarint(w.Buf, v) }
 func (w *Encoder) String(s string)  { w.Uvarint(uint64(len(s))); w.Buf = append(w.Buf, s...) }
+
+// Bytes writes b as String writes a string, without making one of it.
+func (w *Encoder) Bytes(b []byte) { w.Uvarint(uint64(len(b))); w.Buf = append(w.Buf, b...) }
 func (w *Encoder) Bool(b bool) {
 	if b {
 		w.Buf = append(w.Buf, 1)

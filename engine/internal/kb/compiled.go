@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/kontext/kontext/engine/internal/digest"
 	"github.com/kontext/kontext/engine/internal/entry"
@@ -80,10 +81,6 @@ func encodeCompiled(s *Snapshot, files map[string]*cached, names []string) strin
 		ordinal[f] = i
 	}
 	es := s.entries
-	w := &entry.Encoder{Buf: make([]byte, 0, 256*len(es)+1024)}
-	w.String(s.inputs)
-	w.String(s.ID)
-	w.Uvarint(uint64(len(es)))
 	// The table: where each entry starts (and where the last ends), then
 	// the entries in id order, so a read decodes only the entries it needs.
 	table := make([]byte, 0, 8*len(es)+4)
@@ -104,19 +101,27 @@ func encodeCompiled(s *Snapshot, files map[string]*cached, names []string) strin
 	for _, i := range order {
 		table = binary.LittleEndian.AppendUint32(table, uint32(i))
 	}
-	w.String(string(table))
-	w.String(string(body.Buf))
 	t := &entry.Encoder{}
 	encodeTally(t, s.Tally())
-	w.String(string(t.Buf))
+	ix := s.Governing()
+	// One buffer of about the final size: at ten thousand entries the
+	// parts are megabytes, and each copy of them is fresh memory.
+	w := &entry.Encoder{Buf: make([]byte, 0, len(s.inputs)+len(s.ID)+len(table)+len(body.Buf)+len(t.Buf)+ix.BinarySize()+128*len(s.Diagnostics)+64*len(s.Skipped)+64)}
+	w.String(s.inputs)
+	w.String(s.ID)
+	w.Uvarint(uint64(len(es)))
+	w.Bytes(table)
+	w.Bytes(body.Buf)
+	w.Bytes(t.Buf)
 	entry.EncodeDiagnostics(w, s.Diagnostics)
 	w.Uvarint(uint64(len(s.Skipped)))
 	for _, sk := range s.Skipped {
 		w.String(sk.File)
 		w.String(sk.Reason)
 	}
-	w.String(string(s.Governing().AppendBinary(nil)))
-	return string(w.Buf)
+	w.Uvarint(uint64(ix.BinarySize()))
+	w.Buf = ix.AppendBinary(w.Buf)
+	return unsafe.String(unsafe.SliceData(w.Buf), len(w.Buf)) // w.Buf is not written again
 }
 
 // encodeCompiledEntry appends e, as a reference to its file's stored

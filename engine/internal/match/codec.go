@@ -45,6 +45,9 @@ const (
 // AppendBinary appends the encoded index to b.
 func (ix *Index) AppendBinary(b []byte) []byte { return append(b, ix.data...) }
 
+// BinarySize is how many bytes AppendBinary appends.
+func (ix *Index) BinarySize() int { return len(ix.data) }
+
 // builder holds the compiled sets NewIndex encodes.
 type builder struct {
 	globs []matcher
