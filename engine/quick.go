@@ -32,10 +32,13 @@ type Input struct {
 // ok is false when a sidecar could not stand for the read: its inputs
 // were not recorded or cannot tell a change by stat data alone (a
 // symbolic link on the way), or some text it would print is not plain
-// (a control character or invalid UTF-8, which the human output rewrites).
-func (e *Engine) GoverningSidecar(ctx context.Context) (a *sidecar.Answer, inputs []Input, start time.Time, ok bool) {
+// (a control character or invalid UTF-8, which the human output rewrites),
+// and when accept, given the inputs before the answer is built, refuses
+// them (a writer that will not store a sidecar over racy inputs need not
+// have the answer built: at 10,000 entries that is most of the work).
+func (e *Engine) GoverningSidecar(ctx context.Context, accept func([]Input, time.Time) bool) (a *sidecar.Answer, inputs []Input, start time.Time, ok bool) {
 	st, inputs, start, ok := e.readInputs(ctx)
-	if !ok {
+	if !ok || !accept(inputs, start) {
 		return nil, nil, time.Time{}, false
 	}
 	a = &sidecar.Answer{Snapshot: st.Snap.ID, Entries: make([]sidecar.Entry, st.Snap.Len())}
@@ -51,7 +54,7 @@ func (e *Engine) GoverningSidecar(ctx context.Context) (a *sidecar.Answer, input
 		}
 		a.Entries[i] = sidecar.Entry{Kind: en.Kind, ID: en.ID, Title: en.Title, Status: strp(en.Status), Authority: authority(en), Rank: kb.KindRank(en.Kind)}
 	}
-	a.Index = string(st.Snap.Governing().AppendBinary(nil))
+	a.Index = st.Snap.Governing().Encoded()
 	return a, inputs, start, true
 }
 

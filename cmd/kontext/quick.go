@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"time"
+	"unsafe"
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/native"
@@ -61,13 +62,21 @@ func owedSidecar(ctx context.Context, g *factory, op string, e *engine.Engine) (
 }
 
 // finish writes the governing sidecar of the pinned read. It is a cache:
-// failing to write one (a read-only git dir) changes nothing.
+// failing to write one (a read-only git dir) changes nothing. The answer
+// is built only when the sidecar will be written: not over racy inputs
+// (the first call after an edit), where quick.Write would refuse it.
 func (w *sidecarWrite) finish(ctx context.Context) {
-	a, inputs, start, ok := w.e.GoverningSidecar(ctx)
+	var stats []quick.Stat
+	a, _, start, ok := w.e.GoverningSidecar(ctx, func(inputs []engine.Input, start time.Time) bool {
+		var ok bool
+		stats, ok = w.stats(inputs)
+		return ok && !quick.Racy(stats, start)
+	})
 	if !ok {
 		return
 	}
-	w.store(string(a.Append(nil)), inputs, start)
+	answer := a.Append(nil)
+	w.write(unsafe.String(unsafe.SliceData(answer), len(answer)), stats, start) // answer is not written again
 }
 
 // finishStatus writes the status sidecar of the pinned read, whose
@@ -77,19 +86,27 @@ func (w *sidecarWrite) finishStatus(ctx context.Context, output []byte) {
 	if !ok || w.e.Today() != w.day {
 		return
 	}
-	w.store(quick.StatusAnswer(w.day, string(output)), inputs, start)
+	if stats, ok := w.stats(inputs); ok {
+		w.write(quick.StatusAnswer(w.day, string(output)), stats, start)
+	}
 }
 
-func (w *sidecarWrite) store(answer string, inputs []engine.Input, start time.Time) {
-	f := &quick.File{Op: w.op, Fingerprint: relay.ClientFingerprint(), Root: w.e.Options().Root, Aliases: w.e.Options().RootAliases, Answer: answer}
-	f.Stats = make([]quick.Stat, 0, len(w.git)+len(inputs))
-	f.Stats = append(f.Stats, w.git...)
+// stats are the stat data the sidecar records: the git dir's, then the
+// read's inputs'; ok is false when one cannot be recorded.
+func (w *sidecarWrite) stats(inputs []engine.Input) ([]quick.Stat, bool) {
+	stats := make([]quick.Stat, 0, len(w.git)+len(inputs))
+	stats = append(stats, w.git...)
 	for _, in := range inputs {
 		s, ok := quick.StatOf(in.Path, in.Info)
 		if !ok {
-			return
+			return nil, false
 		}
-		f.Stats = append(f.Stats, s)
+		stats = append(stats, s)
 	}
+	return stats, true
+}
+
+func (w *sidecarWrite) write(answer string, stats []quick.Stat, start time.Time) {
+	f := &quick.File{Op: w.op, Fingerprint: relay.ClientFingerprint(), Root: w.e.Options().Root, Aliases: w.e.Options().RootAliases, Answer: answer, Stats: stats}
 	quick.Write(w.gitDir, f, start)
 }

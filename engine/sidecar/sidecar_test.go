@@ -1,7 +1,10 @@
 package sidecar
 
 import (
+	"bytes"
+	"encoding/binary"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/kontext/kontext/engine/internal/match"
@@ -82,5 +85,48 @@ func TestHits(t *testing.T) {
 	want := []Hit{{Owner: 0, Matches: []Match{{Path: "a", Rule: "a", Specificity: 4}}, Best: 4}}
 	if !reflect.DeepEqual(hits, want) {
 		t.Fatalf("%+v, want %+v", hits, want)
+	}
+}
+
+// TestAppendLayout pins Append's bytes to the layout written field by
+// field (header, offsets table, entries): Append sizes its buffer once and
+// writes the entries behind a table it fills in, which must not change a
+// byte of what earlier builds wrote and read.
+func TestAppendLayout(t *testing.T) {
+	status := "accepted"
+	a := &Answer{Snapshot: "snap", Index: "KXI\x01index-bytes", Entries: []Entry{
+		{Kind: "decision", ID: "adr-1", Title: "Use cron", Status: &status, Authority: true, Rank: 2},
+		{Kind: "learning", ID: "l-ß", Title: "Ünïcode", Rank: 300},
+		{Kind: "convention", ID: "c", Title: strings.Repeat("long ", 40), Status: &status},
+	}}
+	var want, body []byte
+	want = append(want, magic...)
+	want = appendStr(want, a.Snapshot)
+	want = appendStr(want, a.Index)
+	want = binary.AppendUvarint(want, uint64(len(a.Entries)))
+	for _, e := range a.Entries {
+		want = binary.LittleEndian.AppendUint32(want, uint32(len(body)))
+		body = appendStr(body, e.Kind)
+		body = appendStr(body, e.ID)
+		body = appendStr(body, e.Title)
+		flags := uint64(0)
+		if e.Status != nil {
+			flags |= 1
+		}
+		if e.Authority {
+			flags |= 2
+		}
+		body = binary.AppendUvarint(body, flags)
+		if e.Status != nil {
+			body = appendStr(body, *e.Status)
+		}
+		body = binary.AppendUvarint(body, uint64(e.Rank))
+	}
+	want = append(want, body...)
+	if got := a.Append([]byte("prefix")); !bytes.Equal(got, append([]byte("prefix"), want...)) {
+		t.Fatalf("Append wrote\n%q\nwant\n%q", got, want)
+	}
+	if got := (&Answer{Snapshot: "s"}).Append(nil); !bytes.Equal(got, append(appendStr(appendStr([]byte(magic), "s"), ""), 0)) {
+		t.Fatalf("empty answer: %q", got)
 	}
 }

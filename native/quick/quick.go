@@ -101,11 +101,8 @@ func Path(gitDir, op, fingerprint string) string {
 // keep its stat data. Such a sidecar is not written; the next call writes
 // one. It reports whether it wrote.
 func Write(gitDir string, f *File, start time.Time) (bool, error) {
-	settled := start.Truncate(time.Second).UnixNano()
-	for _, s := range f.Stats {
-		if !s.Absent && (s.Mtime >= settled || s.Ctime >= settled) {
-			return false, nil
-		}
+	if Racy(f.Stats, start) {
+		return false, nil
 	}
 	if f.Op != Governing && f.Op != Status {
 		return false, errors.New("a quick sidecar names no operation")
@@ -131,6 +128,19 @@ func Write(gitDir string, f *File, start time.Time) (bool, error) {
 	}
 	prune(path.Dir(p), f.Op+"-", p)
 	return true, nil
+}
+
+// Racy reports whether a sidecar of stats, read from start on, would not
+// be written (see Write): an input modified or changed no earlier than
+// the second the read started.
+func Racy(stats []Stat, start time.Time) bool {
+	settled := start.Truncate(time.Second).UnixNano()
+	for _, s := range stats {
+		if !s.Absent && (s.Mtime >= settled || s.Ctime >= settled) {
+			return true
+		}
+	}
+	return false
 }
 
 // keepSidecars is how many sidecars of one operation a git dir keeps (one

@@ -48,6 +48,10 @@ func (ix *Index) AppendBinary(b []byte) []byte { return append(b, ix.data...) }
 // BinarySize is how many bytes AppendBinary appends.
 func (ix *Index) BinarySize() int { return len(ix.data) }
 
+// Encoded is the encoded index as a string (what AppendBinary appends),
+// without a copy.
+func (ix *Index) Encoded() string { return ix.data }
+
 // builder holds the compiled sets NewIndex encodes.
 type builder struct {
 	globs []matcher
