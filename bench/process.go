@@ -86,6 +86,12 @@ func processRows(root, bin, tmp string) ([]row, []string) {
 			after := afterEdits(filepath.Join(dir, ".ai", "conventions", "g-00001.md"), []string{bin, "-C", dir, "api", "status"})
 			notes = append(notes, fmt.Sprintf("first `api status` after one of 10,000 files changed (one file re-parsed, the snapshot rewritten): %s median of 7, vs %s warm",
 				ms(median(after)), ms(p.st)))
+			// As an agent hook calls it: an edit, then governing at once
+			// and again within the same second (the edited file is racy:
+			// no early-answer sidecar can be written over it yet).
+			first, second := afterEditsTwice(filepath.Join(dir, ".ai", "conventions", "g-00001.md"), []string{bin, "-C", dir, "governing", path})
+			notes = append(notes, fmt.Sprintf("`governing <path>` after one of 10,000 files changed: first call %s, a second call right after %s (medians of 7), vs %s warm",
+				ms(median(first)), ms(median(second)), ms(p.gov)))
 		}
 		if n == 1000 || n == 10000 {
 			drows, dnotes := daemonRows(bin, dir, path, n)
@@ -178,6 +184,20 @@ func afterEdits(file string, call []string) []float64 {
 		after = append(after, timeCmd(call))
 	}
 	return after
+}
+
+// afterEditsTwice appends a line to file seven times, each time running
+// call twice right after it: the first and second calls' times.
+func afterEditsTwice(file string, call []string) (first, second []float64) {
+	for i := 0; i < 7; i++ {
+		f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+		check(err)
+		fmt.Fprintf(f, "\nAnother edit %d.\n", i)
+		check(f.Close())
+		first = append(first, timeCmd(call))
+		second = append(second, timeCmd(call))
+	}
+	return first, second
 }
 
 // largest is the size of the largest file matching glob.
