@@ -83,13 +83,14 @@ func processRows(root, bin, tmp string) ([]row, []string) {
 			size := largest(filepath.Join(dir, ".git", "kontext", "snapshot-*"))
 			notes = append(notes, fmt.Sprintf("compiled snapshot on disk: %.0f KiB per 1,000 entries (%.1f MiB at 10,000; it holds each file's text)",
 				float64(size)/1024/10, float64(size)/(1<<20)))
-			after := afterEdits(filepath.Join(dir, ".ai", "conventions", "g-00001.md"), []string{bin, "-C", dir, "api", "status"})
+			after := afterEdits(filepath.Join(dir, ".ai", "conventions", "g-00001.md"), []string{bin, "-C", dir, "api", "status"}, 1)[0]
 			notes = append(notes, fmt.Sprintf("first `api status` after one of 10,000 files changed (one file re-parsed, the snapshot rewritten): %s median of 7, vs %s warm",
 				ms(median(after)), ms(p.st)))
 			// As an agent hook calls it: an edit, then governing at once
 			// and again within the same second (the edited file is racy:
 			// no early-answer sidecar can be written over it yet).
-			first, second := afterEditsTwice(filepath.Join(dir, ".ai", "conventions", "g-00001.md"), []string{bin, "-C", dir, "governing", path})
+			twice := afterEdits(filepath.Join(dir, ".ai", "conventions", "g-00001.md"), []string{bin, "-C", dir, "governing", path}, 2)
+			first, second := twice[0], twice[1]
 			notes = append(notes, fmt.Sprintf("`governing <path>` after one of 10,000 files changed: first call %s, a second call right after %s (medians of 7), vs %s warm",
 				ms(median(first)), ms(median(second)), ms(p.gov)))
 		}
@@ -165,39 +166,28 @@ func daemonRows(bin, dir, path string, n int) ([]row, []string) {
 			ratio: fmt.Sprintf("%.1f× (client CPU %.1f×)", ratio, cpu), budget: "≤ 5× git", pass: ratio <= 5,
 		})
 		// An agent's loop: one file edited, then a call the daemon answers.
-		after := afterEdits(filepath.Join(dir, ".ai", "conventions", "g-00006.md"), []string{bin, "-C", dir, "governing", path})
+		after := afterEdits(filepath.Join(dir, ".ai", "conventions", "g-00006.md"), []string{bin, "-C", dir, "governing", path}, 1)[0]
 		notes = append(notes, fmt.Sprintf("with the daemon, the first `governing` after one of 10,000 files changed: %s median of 7, vs %s warm",
 			ms(median(after)), ms(gov)))
 	}
 	return rows, notes
 }
 
-// afterEdits appends a line to file and times call after it, 7 times: the
-// first call after one knowledge file changed.
-func afterEdits(file string, call []string) []float64 {
-	var after []float64
+// afterEdits appends a line to file and runs call calls times after it,
+// 7 times: times[k] are the (k+1)-th calls' times after one knowledge file
+// changed.
+func afterEdits(file string, call []string, calls int) (times [][]float64) {
+	times = make([][]float64, calls)
 	for i := 0; i < 7; i++ {
 		f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
 		check(err)
 		fmt.Fprintf(f, "\nEdit %d.\n", i)
 		check(f.Close())
-		after = append(after, timeCmd(call))
+		for k := range times {
+			times[k] = append(times[k], timeCmd(call))
+		}
 	}
-	return after
-}
-
-// afterEditsTwice appends a line to file seven times, each time running
-// call twice right after it: the first and second calls' times.
-func afterEditsTwice(file string, call []string) (first, second []float64) {
-	for i := 0; i < 7; i++ {
-		f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
-		check(err)
-		fmt.Fprintf(f, "\nAnother edit %d.\n", i)
-		check(f.Close())
-		first = append(first, timeCmd(call))
-		second = append(second, timeCmd(call))
-	}
-	return first, second
+	return times
 }
 
 // largest is the size of the largest file matching glob.
