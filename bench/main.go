@@ -458,7 +458,10 @@ func consoleRows(root, bin, demo, tmp string) ([]row, []string) {
 		file := consoleBundle(bin, tmp)
 		var vis, first, ready, seen []float64
 		var out string
-		for i := 0; i < 3; i++ {
+		// Seven browsers: the median of three moved by 400 ms between two
+		// runs on the same machine.
+		const browsers = 7
+		for i := 0; i < browsers; i++ {
 			t, o := consoleTiming(root, file)
 			if t.visible <= 0 {
 				out = o
@@ -466,9 +469,9 @@ func consoleRows(root, bin, demo, tmp string) ([]row, []string) {
 			}
 			vis, first, ready, seen = append(vis, t.visible), append(first, t.inPage), append(ready, t.engineReady), append(seen, t.seen)
 		}
-		if len(vis) == 3 {
+		if len(vis) == browsers {
 			visible := median(vis)
-			rows = append(rows, row{workload: "review console: open a 1,000-entry bundle (`kontext bundle`, its compiled snapshot included; 20 changed files) in headless Chromium until governing results are visible (painted, from the navigation's start), median of 3 browsers",
+			rows = append(rows, row{workload: "review console: open a 1,000-entry bundle (`kontext bundle`, its compiled snapshot included; 20 changed files) in headless Chromium until governing results are visible (painted, from the navigation's start), median of 7 browsers",
 				ours: ms(visible), reference: "—", ratio: "—", budget: "≤ 1.5 s", pass: visible <= 1500})
 			notes = append(notes, fmt.Sprintf("console: the engine ready at %s (downloaded and compiled from index.html's early script while app.js loads, then started), the page's open until the changed files' governing entries are drawn %s (the base and the rest of the open follow after that paint); the test's own polling saw them at %s",
 				ms(median(ready)), ms(median(first)), ms(median(seen))))

@@ -268,7 +268,7 @@ func listFloor(dir string) {
 // `tar -cf - .ai` at 10,000 entries, and the WASM engine in Node loading,
 // opening a bundle (its compiled snapshot used) and answering a first
 // governing request at 1,000 and 10,000 entries — each a fresh node
-// process, median of 9 and 5, next to the same bundle without its
+// process, median of 9 and 7, next to the same bundle without its
 // snapshot.
 func bundleRows(bin, tmp, root string) ([]row, []string) {
 	var rows []row
@@ -282,10 +282,10 @@ func bundleRows(bin, tmp, root string) ([]row, []string) {
 		path := queries[0] // the path Repo returned: a few entries govern it
 		var with, without, open, first, cpu, cpuWithout, faults, reader, readerFaults []float64
 		// 9 processes at 1,000 entries (a median of 5 moved by 50 % when a
-		// burst on the machine hit two of them), 5 at 10,000.
+		// burst on the machine hit two of them), 7 at 10,000.
 		samples := 9
 		if n > 1000 {
-			samples = 5
+			samples = 7
 		}
 		for i := 0; i < samples; i++ {
 			w := nodeJSON(root, "wasm/bench/bundle.mjs", file, path)
