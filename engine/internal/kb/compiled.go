@@ -84,8 +84,15 @@ func encodeCompiled(s *Snapshot, files map[string]*cached, names []string) strin
 	// The match index is built (when the snapshot has none yet) while the
 	// entries are encoded: on a rebuild at 10,000 entries each is a third
 	// of the save.
-	index := make(chan *match.Index, 1)
-	go func() { index <- s.Governing() }()
+	index := make(chan builtIndex, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				index <- builtIndex{panicked: r} // raised again below, where the dispatcher recovers it
+			}
+		}()
+		index <- builtIndex{ix: s.Governing()}
+	}()
 	// The table: where each entry starts (and where the last ends), then
 	// the entries in id order, so a read decodes only the entries it needs.
 	table := make([]byte, 0, 8*len(es)+4)
@@ -108,7 +115,11 @@ func encodeCompiled(s *Snapshot, files map[string]*cached, names []string) strin
 	}
 	t := &entry.Encoder{}
 	encodeTally(t, s.Tally())
-	ix := <-index
+	built := <-index
+	if built.panicked != nil {
+		panic(built.panicked)
+	}
+	ix := built.ix
 	// One buffer of about the final size: at ten thousand entries the
 	// parts are megabytes, and each copy of them is fresh memory.
 	w := &entry.Encoder{Buf: make([]byte, 0, len(s.inputs)+len(s.ID)+len(table)+len(body.Buf)+len(t.Buf)+ix.BinarySize()+128*len(s.Diagnostics)+64*len(s.Skipped)+64)}
@@ -127,6 +138,13 @@ func encodeCompiled(s *Snapshot, files map[string]*cached, names []string) strin
 	w.Uvarint(uint64(ix.BinarySize()))
 	w.Buf = ix.AppendBinary(w.Buf)
 	return unsafe.String(unsafe.SliceData(w.Buf), len(w.Buf)) // w.Buf is not written again
+}
+
+// builtIndex is a match index built on another goroutine, or the panic
+// that building it raised.
+type builtIndex struct {
+	ix       *match.Index
+	panicked any
 }
 
 // encodeCompiledEntry appends e, as a reference to its file's stored
