@@ -16,7 +16,7 @@ import (
 // and compiled match index, so an engine over the same files in a browser,
 // Node or the edge answers without parsing Markdown or YAML. It is
 // content-addressed: each stored parse is used only for a file whose
-// content hashes to the git blob id it was parsed from, and the compiled
+// content has the checksum recorded with it (and so the blob id), and the compiled
 // part only when every file (and the configuration, ledger, overlay and
 // revision) is the one it was built from. A snapshot of another engine
 // version or a corrupt one is ignored; the files are parsed instead.

@@ -40,11 +40,16 @@ type cached struct {
 	size int64
 	mod  time.Time
 	id   uint64 // the store's file identity (inode), 0 without a store
-	racy bool   // modified no earlier than the second its parse was recorded: re-hash before trusting
+	racy bool   // modified no earlier than the second its parse was recorded: check its content before trusting
 	sum  uint32 // raw's CRC-32 as stored, checked when raw is decoded
 	blob string
-	raw  string // the stored parse, still encoded ("" once decoded): see decode
-	kept string // the stored parse once decoded: saved again as it is, not encoded again
+	// check: digest.Check64 of the content parsed, which a racy file's
+	// content is checked against (a bundle's files all are where it is
+	// opened: their SHA-1 was most of a first answer's time in
+	// WebAssembly); blob is the content's id from then on.
+	check uint64
+	raw   string // the stored parse, still encoded ("" once decoded): see decode
+	kept  string // the stored parse once decoded: saved again as it is, not encoded again
 	// portable: loaded from a PortableStore and not yet checked against the
 	// file's content (its time and identity are another machine's).
 	portable bool
@@ -348,8 +353,8 @@ again:
 		var racy []int
 		var recorded int
 		results, misses, racy, recorded = r.lookup(jobs)
-		// A racy hit is trusted only when its content still hashes to the
-		// recorded blob; otherwise it is parsed again like a miss.
+		// A racy hit is trusted only when its content still has the
+		// recorded checksum; otherwise it is parsed again like a miss.
 		fresh := make([]bool, len(racy))
 		settled := time.Now().Truncate(time.Second) // taken before the reads
 		parallel(len(racy), func(k int) { fresh[k] = r.recheck(jobs[racy[k]], results[racy[k]]) })
@@ -533,7 +538,7 @@ func (r *Reader) lookup(jobs []job) (results []*cached, misses, racy []int, reco
 }
 
 // settle applies the rechecks of the racy hits (fresh: the content still
-// hashes to the record): a stale one becomes a miss (appended to misses),
+// has the record's checksum): a stale one becomes a miss (appended to misses),
 // a fresh one checked after its second ended is trusted from now on.
 //
 //go:noinline
@@ -831,7 +836,7 @@ func (r *Reader) recheck(j job, c *cached) bool {
 		from = j.target
 	}
 	data, lent, err := readLent(r.fs, from)
-	ok := err == nil && data != nil && c.blob != "" && BlobID(data) == c.blob
+	ok := err == nil && data != nil && c.blob != "" && digest.Check64(data) == c.check
 	if ok && c.raw != "" && c.raw[0] >= parseText {
 		if lent {
 			c.text = unsafe.String(unsafe.SliceData(data), len(data)) // never changed: see Lender
@@ -860,7 +865,7 @@ func (r *Reader) parse(file, target string, fi os.FileInfo, src entry.Source) *c
 		// size -1 never hits: an unreadable file is tried again next read.
 		return &cached{size: -1, diags: []entry.Diagnostic{{File: file, Severity: "error", Code: "unreadable", Message: err.Error()}}}
 	}
-	c.blob = BlobID(data)
+	c.blob, c.check = BlobID(data), digest.Check64(data)
 	c.entry, c.diags = entry.Parse(file, data, src)
 	if c.entry != nil {
 		c.diags = append(c.diags, globDiagnostics(c.entry)...)

@@ -42,7 +42,7 @@ type Store interface {
 // PortableStore is a Store whose snapshot travels with its files (a
 // bundle's): the file times and identities it recorded mean nothing where
 // it is read, so each stored parse is trusted only once the file's content
-// hashes to the recorded blob id, and then the file's own stat data are
+// has the recorded checksum, and then the file's own stat data are
 // recorded. SaveBack reports whether the reader saves its snapshot back
 // at all (a reader that only answers does not).
 type PortableStore interface {
@@ -55,7 +55,7 @@ type PortableStore interface {
 // another version is ignored (and rebuilt), never trusted.
 const (
 	snapshotMagic   = "KONTEXTSNAP\x00"
-	snapshotVersion = 7
+	snapshotVersion = 8
 )
 
 // SetStore makes the reader load its parse cache from s (once, before the
@@ -93,7 +93,7 @@ func (readPersist) save(r *Reader, _ *Snapshot) { r.dirty = false }
 
 // Seed gives the reader, before its first read, the parses another
 // reader holds, as a PortableStore would: each is used only for a file
-// whose content hashes to the blob id it was parsed from (so a seed from
+// whose content has the checksum it was parsed from (so a seed from
 // another file set never changes an answer), and a seeded file that is not
 // read here is dropped, never stored.
 func (r *Reader) Seed(from *Reader) {
@@ -299,7 +299,7 @@ func (c *cached) decode() bool {
 
 // A stored snapshot keeps what validates a file apart from its parse: the
 // rows, one per file in path order (path, source key by number, stat data,
-// blob id, the parse's length and CRC), then the compiled part, a CRC of
+// blob id, content checksum, the parse's length and CRC), then the compiled part, a CRC of
 // all that, and only then the parses, back to back. A warm call so reads
 // the rows (about 100 bytes a file), never a parse it does not decode.
 
@@ -395,6 +395,7 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 		w.Varint(mod)
 		w.Uvarint(id)
 		w.String(blobBytes(c.blob))
+		w.Uvarint(c.check)
 		w.Uvarint(uint64(len(parses[i])))
 		w.Buf = binary.LittleEndian.AppendUint32(w.Buf, sums[i])
 	}
@@ -439,11 +440,11 @@ type table struct {
 func (t *table) next(d *entry.Decoder, c *cached) (string, string, int) {
 	path := d.String()
 	k := d.Uvarint()
-	size, mod, id, blob, plen := d.Varint(), d.Varint(), d.Uvarint(), d.String(), int(d.Uvarint())
+	size, mod, id, blob, check, plen := d.Varint(), d.Varint(), d.Uvarint(), d.String(), d.Uvarint(), int(d.Uvarint())
 	if d.Err != nil || len(d.Buf) < 4 || k >= uint64(len(t.keys)) || plen <= 0 {
 		return "", "", 0
 	}
-	*c = cached{key: t.keys[k], size: size, mod: time.Unix(0, mod), id: id, racy: mod >= t.racyFrom,
+	*c = cached{key: t.keys[k], size: size, mod: time.Unix(0, mod), id: id, racy: mod >= t.racyFrom, check: check,
 		sum: uint32(d.Buf[0]) | uint32(d.Buf[1])<<8 | uint32(d.Buf[2])<<16 | uint32(d.Buf[3])<<24}
 	d.Buf = d.Buf[4:]
 	return path, blob, plen
