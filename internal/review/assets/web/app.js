@@ -726,8 +726,12 @@ var KontextError = class extends Error {
 };
 async function loadEngine(options = {}) {
   const source = options.wasm !== void 0 ? options.wasm : new URL(options.reader ? "./kontext-reader.wasm" : "./kontext.wasm", import.meta.url);
+  const budget = options.tieringBudget === void 0 ? TIERING_BUDGET : options.tieringBudget;
+  if (budget !== null && !(Number.isInteger(budget) && budget > 0 && budget < 2 ** 31)) {
+    throw new TypeError("loadEngine: tieringBudget must be a positive integer below 2^31, or null");
+  }
   const go = new globalThis.Go();
-  const instance = await instantiate(await source, go.importObject);
+  const instance = await instantiate(await source, go.importObject, budget);
   const done = go.run(instance);
   done.catch(() => {
   });
@@ -737,16 +741,18 @@ async function loadEngine(options = {}) {
   }
   return new Engine(api, go);
 }
-async function instantiate(src, imports) {
+async function instantiate(src, imports, budget = null) {
   if (src instanceof WebAssembly.Module) {
     return WebAssembly.instantiate(src, imports);
   }
   if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) {
-    return (await WebAssembly.instantiate(await gunzipIfNeeded(src), imports)).instance;
+    const bytes = await gunzipIfNeeded(src);
+    const compiled = await compileLate(bytes, budget);
+    return compiled !== null ? WebAssembly.instantiate(compiled, imports) : (await WebAssembly.instantiate(bytes, imports)).instance;
   }
   if (typeof src === "string" || src instanceof URL) {
     const got = await fetchSource(src);
-    return ArrayBuffer.isView(got) ? instantiate(got, imports) : instantiateResponse(got, imports);
+    return ArrayBuffer.isView(got) ? instantiate(got, imports, budget) : instantiateResponse(got, imports);
   }
   if (typeof Response !== "undefined" && src instanceof Response) {
     return instantiateResponse(src, imports);
@@ -782,6 +788,38 @@ async function instantiateResponse(res, imports) {
     }
   }
   return instantiate(await res.arrayBuffer(), imports);
+}
+var TIERING_BUDGET = 2e7;
+var V8_TIERING_BUDGET = 18e5;
+var v8Flags;
+async function compileLate(bytes, budget) {
+  if (budget === null || !isNode || budget === V8_TIERING_BUDGET) {
+    return null;
+  }
+  if (v8Flags === void 0) {
+    v8Flags = null;
+    const own = (process.execArgv ?? []).join(" ");
+    if (!/wasm[-_](tiering[-_]budget|dynamic[-_]tiering|tier[-_]up|lazy)|liftoff|jitless/.test(own)) {
+      try {
+        const v8 = await import("node:v8");
+        v8Flags = typeof v8.setFlagsFromString === "function" ? v8.setFlagsFromString : null;
+      } catch {
+      }
+    }
+  }
+  if (v8Flags === null) {
+    return null;
+  }
+  try {
+    v8Flags(`--wasm-tiering-budget=${budget}`);
+  } catch {
+    return null;
+  }
+  try {
+    return new WebAssembly.Module(bytes);
+  } finally {
+    v8Flags(`--wasm-tiering-budget=${V8_TIERING_BUDGET}`);
+  }
 }
 async function gunzipIfNeeded(bytes) {
   const u8 = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
