@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"runtime"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -30,7 +31,7 @@ type Sidecar struct {
 var (
 	pending *Invocation
 	found   *Sidecar
-	checked chan bool // the recorded inputs are all unchanged
+	checked *checkRun // whether the recorded inputs are all unchanged
 )
 
 func init() {
@@ -57,22 +58,28 @@ func init() {
 		return
 	}
 	found = &Sidecar{Root: f.Root, Aliases: f.Aliases, Answer: f.Answer}
-	checked = make(chan bool, 1)
-	go func() { checked <- unchanged(f) }()
+	checked = startCheck(f) // while the other packages initialise
 }
 
-// Early returns this process's invocation and its sidecar once its
-// recorded inputs are known to be unchanged; ok is false when there is
-// none to answer from (Owed then says whether the sidecar was why).
-func Early() (inv *Invocation, s *Sidecar, ok bool) {
+// Found returns this process's invocation and the sidecar to answer it
+// from, nil when there is none; the answer may be prepared from it at
+// once, and printed only once Unchanged says its inputs are unchanged.
+func Found() (*Invocation, *Sidecar) {
+	return pending, found
+}
+
+// Unchanged reports whether every input the sidecar Found returned
+// recorded is unchanged, taking part in the check until it is done;
+// false (Owed then set) when one changed or there is no sidecar.
+func Unchanged() bool {
 	if pending == nil || found == nil {
-		return pending, nil, false
+		return false
 	}
-	if !<-checked {
+	if !checked.result() {
 		Owed = pending.Op
-		return pending, nil, false
+		return false
 	}
-	return pending, found, true
+	return true
 }
 
 // Spoiled tells the full command to write a new sidecar for this
@@ -198,38 +205,87 @@ func contains(xs []string, x string) bool {
 }
 
 // unchanged reports whether every recorded input of f is as recorded.
-// Many inputs are split over the CPUs in runs of consecutive records (a
-// first pass finds where each run starts).
-func unchanged(f *opened) bool {
-	const run = 2048
-	workers := min(runtime.GOMAXPROCS(0), int((f.count+run-1)/run))
-	if workers <= 1 {
-		return check(f.Root, f.stats, f.count)
-	}
-	per := (f.count + uint64(workers) - 1) / uint64(workers)
+func unchanged(f *opened) bool { return startCheck(f).result() }
+
+// A checkRun checks a sidecar's records in runs of consecutive ones
+// (inputs come grouped by directory), taken in turn by goroutines started
+// with it and by whoever waits for its result: the early governing answer
+// starts it in an init function and prepares its answer meanwhile, and
+// the caller that then waits checks the runs nobody has taken yet rather
+// than idling.
+type checkRun struct {
+	root  string
+	runs  []checkPart
+	next  atomic.Int64 // the next run to take
+	left  atomic.Int64 // runs not finished
+	bad   atomic.Bool  // a record changed, or did not decode
+	done  chan struct{}
+	whole bool // the records decoded to the end
+}
+
+type checkPart struct {
+	b []byte
+	n uint64
+}
+
+// checkRunLen is the records a run holds: small enough that a late
+// helper still finds some, large enough that its directory descriptor
+// serves many files.
+const checkRunLen = 256
+
+// startCheck splits f's records into runs (a first pass finds where each
+// starts) and starts GOMAXPROCS-1 goroutines on them when there are
+// several.
+func startCheck(f *opened) *checkRun {
+	c := &checkRun{root: f.Root, done: make(chan struct{})}
 	d := decoder{b: f.stats}
-	results := make(chan bool, workers)
-	launched := 0
-	for left := f.count; left > 0; launched++ {
-		n := min(per, left)
+	for left := f.count; left > 0; {
+		n := min(uint64(checkRunLen), left)
 		start := d.b
 		for range n {
 			if _, ok := d.next(); !ok {
-				return false
+				c.bad.Store(true)
+				close(c.done)
+				return c
 			}
 		}
-		part := start[:len(start)-len(d.b)]
-		go func() { results <- check(f.Root, part, n) }()
+		c.runs = append(c.runs, checkPart{start[:len(start)-len(d.b)], n})
 		left -= n
 	}
-	if len(d.b) != 0 {
-		return false
+	c.whole = len(d.b) == 0
+	c.left.Store(int64(len(c.runs)))
+	if len(c.runs) == 0 {
+		close(c.done)
+		return c
 	}
-	all := true
-	for range launched {
-		all = <-results && all
+	for range min(runtime.GOMAXPROCS(0)-1, len(c.runs)-1) {
+		go c.work()
 	}
-	return all
+	return c
+}
+
+// work checks runs until none is left to take.
+func (c *checkRun) work() {
+	for {
+		i := c.next.Add(1) - 1
+		if i >= int64(len(c.runs)) {
+			return
+		}
+		if !c.bad.Load() && !check(c.root, c.runs[i].b, c.runs[i].n) {
+			c.bad.Store(true)
+		}
+		if c.left.Add(-1) == 0 {
+			close(c.done)
+		}
+	}
+}
+
+// result takes part in the check and reports, once every run is done,
+// whether all records were unchanged.
+func (c *checkRun) result() bool {
+	c.work()
+	<-c.done
+	return c.whole && !c.bad.Load()
 }
 
 // check reports whether the n encoded records in b are all unchanged.

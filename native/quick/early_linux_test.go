@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -85,6 +86,49 @@ func TestUnchanged(t *testing.T) {
 	os.Chtimes(abs, time.Time{}, time.Now().Add(2*time.Hour))
 	if unchanged(f) {
 		t.Fatal("a change among 8,000 inputs is not seen")
+	}
+}
+
+// TestCheckRuns: the check is split into runs that goroutines and the
+// waiting caller take in turn; a change in any run — the last one
+// included — or records that do not decode make it false.
+func TestCheckRuns(t *testing.T) {
+	root := t.TempDir()
+	const n = 3*checkRunLen + 7 // four runs, the last short
+	f := &File{Root: root}
+	for i := range n {
+		name := filepath.Join("d", strconv.Itoa(i/100), strconv.Itoa(i)+".md")
+		p := filepath.Join(root, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fi, _ := os.Lstat(p)
+		s, _ := StatOf(name, fi)
+		f.Stats = append(f.Stats, s)
+	}
+	data := f.Append(nil)
+	o, err := open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := startCheck(o)
+	if len(c.runs) != 4 || c.runs[3].n != 7 {
+		t.Fatalf("runs: %d", len(c.runs))
+	}
+	if !c.result() || !unchanged(o) {
+		t.Fatal("an untouched tree is changed")
+	}
+	last := filepath.Join(root, "d", strconv.Itoa((n-1)/100), strconv.Itoa(n-1)+".md")
+	if err := os.WriteFile(last, []byte("xy"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if unchanged(o) {
+		t.Fatal("a change in the last run is not seen")
+	}
+	o.count++ // one record more than the bytes hold
+	if unchanged(o) {
+		t.Fatal("records that do not decode pass")
 	}
 }
 

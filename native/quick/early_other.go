@@ -16,8 +16,11 @@ type Sidecar struct {
 	Answer  string
 }
 
-// Early: the early answer runs on Linux (amd64, arm64) only.
-func Early() (*Invocation, *Sidecar, bool) { return nil, nil, false }
+// Found: the early answer runs on Linux (amd64, arm64) only.
+func Found() (*Invocation, *Sidecar) { return nil, nil }
+
+// Unchanged: never, where there is no early answer.
+func Unchanged() bool { return false }
 
 // Spoiled: nothing to tell where there is no early answer.
 func Spoiled() {}

@@ -19,10 +19,18 @@ func init() {
 
 // early answers the invocation from the sidecar and returns its exit code
 // with ok; anything it cannot answer exactly as the full command would
-// returns ok false, having written nothing.
+// returns ok false, having written nothing. The answer is prepared while
+// the sidecar's inputs are still being checked, and printed only once
+// they are known to be unchanged.
 func early() (code int, ok bool) {
-	inv, f, ok := quick.Early()
-	if !ok {
+	inv, f := quick.Found()
+	if f == nil {
+		return 0, false
+	}
+	// Every way out waits for the check, so that a changed input always
+	// tells the full command to write the sidecar again (quick.Owed).
+	fallback := func() (int, bool) {
+		quick.Unchanged()
 		return 0, false
 	}
 	base := inv.Dir
@@ -32,7 +40,7 @@ func early() (code int, ok bool) {
 	paths := make([]string, len(inv.Paths))
 	for i, a := range inv.Paths {
 		if paths[i], ok = repoPath(base, a, f); !ok {
-			return 0, false // the full command says what is wrong with it
+			return fallback() // the full command says what is wrong with it
 		}
 	}
 	ans, err := sidecar.Decode(f.Answer)
@@ -46,7 +54,7 @@ func early() (code int, ok bool) {
 		return 0, false
 	}
 	if len(hits) == 0 {
-		return 0, false // the full command adds the adoption hint when one applies
+		return fallback() // the full command adds the adoption hint when one applies
 	}
 	rows := make([]table.Governed, len(hits))
 	for i, h := range hits {
@@ -64,6 +72,9 @@ func early() (code int, ok bool) {
 	}
 	var out strings.Builder
 	table.Governing(&out, table.Style{}, paths, rows, bounds)
+	if !quick.Unchanged() {
+		return 0, false
+	}
 	return quick.Print(out.String(), 0), true
 }
 
