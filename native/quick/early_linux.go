@@ -244,6 +244,7 @@ func startCheck(f *opened) *checkRun {
 		start := d.b
 		for range n {
 			if _, ok := d.next(); !ok {
+				c.runs = nil // nothing to take: the answer is already no
 				c.bad.Store(true)
 				close(c.done)
 				return c
