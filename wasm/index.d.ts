@@ -42,7 +42,7 @@ export interface LoadOptions {
   /**
    * Node only, when the package compiles the module (bytes, a path or a
    * file: URL; not a WebAssembly.Module or a fetched Response): the V8
-   * `--wasm-tiering-budget` it is compiled with, default 20,000,000 (V8's
+   * `--wasm-tiering-budget` it is compiled with, default 200,000,000 (V8's
    * own is 1,800,000), so a short process does not spend its first answer
    * recompiling Go's large functions with V8's optimising compiler; a
    * long-running one still gets that code for its hot functions. The flag

@@ -37,7 +37,7 @@ export class KontextError extends Error {
  * parsers, which answers from bundles' compiled snapshots only and starts
  * about twice as fast (engine.parser tells which one is loaded). In Node a
  * module given as bytes, a path or a file: URL is compiled with
- * `tieringBudget` (default 20,000,000; null leaves V8 as it is): see
+ * `tieringBudget` (default 200,000,000; null leaves V8 as it is): see
  * compileLate.
  */
 export async function loadEngine(options = {}) {
@@ -124,17 +124,21 @@ async function instantiateResponse(res, imports) {
 // every backward jump as its whole size: the large functions Go emits ask
 // for that recompilation within their first few hundred loop turns, and in
 // a short process (a hook, a CLI) the background compiles and the memory
-// they fault in cost more than the faster code gains before it exits (a
-// 1,000-entry bundle's load + open + first answer with the reader engine
-// 280 → 201 ms, median of 9 interleaved Node processes).
+// they fault in cost more than the faster code gains before it exits. The
+// full engine's start-up alone (goldmark's and yaml's regular expressions,
+// compiled at package initialisation) used up a budget twenty times V8's
+// in the regexp compiler's largest functions, whose recompilations took
+// over half a second of CPU on a 2-CPU machine while the first answer
+// waited.
 // In Node, loadEngine therefore compiles the module with a budget about
-// eleven times V8's default (1,800,000): a long-running process still
-// gets the optimised code for its hot functions. The flag is V8's, read
-// when a module is compiled; it is set only around this synchronous
-// compile (no other module can be compiled meanwhile) and put back.
+// 110 times V8's default (1,800,000): a long-running process still gets
+// the optimised code for its hot functions (over a sustained load the
+// same steady-state time as at V8's default). The flag is V8's, read when
+// a module is compiled; it is set only around this synchronous compile (no
+// other module can be compiled meanwhile) and put back.
 // Left alone when the process sets V8's tiering flags itself (on node's
 // command line), outside Node, or with tieringBudget: null.
-const TIERING_BUDGET = 20_000_000;
+const TIERING_BUDGET = 200_000_000;
 const V8_TIERING_BUDGET = 1_800_000;
 
 let v8Flags; // node:v8's setFlagsFromString, null where it is not usable

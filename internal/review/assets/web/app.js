@@ -789,7 +789,7 @@ async function instantiateResponse(res, imports) {
   }
   return instantiate(await res.arrayBuffer(), imports);
 }
-var TIERING_BUDGET = 2e7;
+var TIERING_BUDGET = 2e8;
 var V8_TIERING_BUDGET = 18e5;
 var v8Flags;
 async function compileLate(bytes, budget) {
