@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 
@@ -106,6 +107,22 @@ func (e *Engine) views(ctx context.Context, st *State, ens []*entry.Entry, histo
 	return out, nil
 }
 
+// pageViews is views, or for the compact view only the fields it shows:
+// no publication, premises or verification state, which it sends none of
+// (building them was nearly half of a compact governing answer's work in
+// WASM).
+func (e *Engine) pageViews(ctx context.Context, st *State, ens []*entry.Entry, history, compact bool) ([]*api.Entry, error) {
+	if !compact {
+		return e.views(ctx, st, ens, history)
+	}
+	out := make([]*api.Entry, len(ens))
+	for i, en := range ens {
+		out[i] = &api.Entry{ID: en.ID, Kind: en.Kind, Title: en.Title, Body: en.Body, File: en.File,
+			Summary: strp(en.Summary), Status: strp(en.Status), ReviewDue: en.ReviewBy != "" && e.Today() > en.ReviewBy}
+	}
+	return out, nil
+}
+
 func (e *Engine) ConfigSource(ctx context.Context, st *State) (api.ConfigSource, error) {
 	if st.Cfg.Path == "" {
 		return api.ConfigSource{Kind: "defaults"}, nil
@@ -176,7 +193,6 @@ func (e *Engine) premises(st *State, en *entry.Entry) []api.Premise {
 	if entry.Inactive(en.Status) {
 		return out
 	}
-	seen := map[string]bool{en.ID: true}
 	var refs []string
 	refs = wikiLinks(refs, en.Body)
 	refs = append(refs, en.Supersedes...)
@@ -184,11 +200,19 @@ func (e *Engine) premises(st *State, en *entry.Entry) []api.Premise {
 	for _, l := range en.Links {
 		refs = append(refs, l.Target) // a record this one amends, depends on, …
 	}
-	for _, id := range refs {
-		if seen[id] {
+	var seen map[string]bool // only for an entry with many references
+	if len(refs) > 8 {
+		seen = map[string]bool{en.ID: true}
+	}
+	for k, id := range refs {
+		if seen != nil {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+		} else if id == en.ID || slices.Contains(refs[:k], id) {
 			continue
 		}
-		seen[id] = true
 		dep, ok := st.Snap.ByID(id)
 		if !ok || !entry.Inactive(dep.Status) {
 			continue

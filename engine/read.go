@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/kontext/kontext/engine/sidecar"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -103,7 +104,7 @@ func runList(ctx context.Context, e *Engine, in *api.ListInput) (*api.ListResult
 	}
 	page := picked[min(in.Offset, len(picked)):min(in.Offset+limit, len(picked))]
 	// The compact view sends no history-derived field: it never reads the commit index.
-	views, err := e.views(ctx, st, page, (in.History == nil || *in.History) && !compact)
+	views, err := e.pageViews(ctx, st, page, (in.History == nil || *in.History) && !compact, compact)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +197,7 @@ func runSearch(ctx context.Context, e *Engine, in *api.SearchInput) (*api.Search
 		}
 	}
 	res.NextCursor = nextCursor(st.Snap.ID, q, offset+limit, res.Total)
-	views, err := e.views(ctx, st, hits, !compact)
+	views, err := e.pageViews(ctx, st, hits, !compact, compact)
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +260,7 @@ func runGoverning(ctx context.Context, e *Engine, in *api.GoverningInput) (*api.
 	}
 	// The compact view sends no history-derived field: it never reads the commit index.
 	history := (in.History == nil || *in.History) && !compact
-	res, err := e.governingPage(ctx, st, paths, in.ExcludeIDs, in.MinSpecificity, offset, limit, history)
+	res, err := e.governingPage(ctx, st, paths, in.ExcludeIDs, in.MinSpecificity, offset, limit, history, compact)
 	if err != nil {
 		return nil, err
 	}
@@ -287,15 +288,26 @@ func compactEntries(es []*api.Entry, manyPaths bool) []*api.CompactEntry {
 	for i, v := range es {
 		c := &api.CompactEntry{ID: v.ID, Kind: v.Kind, Title: v.Title, Summary: v.Summary, Status: v.Status, File: v.File,
 			ReviewDue: v.ReviewDue, Specificity: v.Specificity, Score: v.Score}
-		seen := map[string]bool{}
+		var seen map[string]bool // only for an entry with many matches
+		if manyPaths && len(v.Matches) > 16 {
+			seen = map[string]bool{}
+		}
 		for _, m := range v.Matches {
 			if v.Specificity != nil && m.Specificity == *v.Specificity && c.Rule == "" {
 				c.Rule = m.Rule
 			}
-			if manyPaths && !seen[m.Path] {
-				seen[m.Path] = true
-				c.Paths = append(c.Paths, m.Path)
+			if !manyPaths {
+				continue
 			}
+			if seen != nil {
+				if seen[m.Path] {
+					continue
+				}
+				seen[m.Path] = true
+			} else if slices.Contains(c.Paths, m.Path) {
+				continue
+			}
+			c.Paths = append(c.Paths, m.Path)
 		}
 		if body := strings.TrimSpace(v.Body); len(body) <= api.CompactBodyMax {
 			c.Body = body
@@ -342,18 +354,22 @@ func readCursor(c, snapshot, query string) (int, error) {
 }
 
 func (e *Engine) governing(ctx context.Context, st *State, paths, exclude []string, minSpec, limit int, history bool) (*api.GoverningResult, error) {
-	return e.governingPage(ctx, st, paths, exclude, minSpec, 0, limit, history)
+	return e.governingPage(ctx, st, paths, exclude, minSpec, 0, limit, history, false)
 }
 
-// governingPage is the governing answer from offset, at most limit entries (0: all).
-func (e *Engine) governingPage(ctx context.Context, st *State, paths, exclude []string, minSpec, offset, limit int, history bool) (*api.GoverningResult, error) {
-	excluded := map[string]bool{}
-	for _, id := range exclude {
-		excluded[id] = true
+// governingPage is the governing answer from offset, at most limit entries
+// (0: all); compact: its entries only as the compact view shows them.
+func (e *Engine) governingPage(ctx context.Context, st *State, paths, exclude []string, minSpec, offset, limit int, history, compact bool) (*api.GoverningResult, error) {
+	var skip func(owner int) bool // nil when nothing is excluded: no entry decoded to ask
+	if len(exclude) > 0 {
+		excluded := map[string]bool{}
+		for _, id := range exclude {
+			excluded[id] = true
+		}
+		skip = func(o int) bool { return excluded[st.Snap.Entry(o).ID] }
 	}
 	res := &api.GoverningResult{Snapshot: st.Snap.ID}
-	hits := sidecar.Hits(st.Snap.Governing().Lookup(paths), minSpec,
-		func(o int) bool { return excluded[st.Snap.Entry(o).ID] },
+	hits := sidecar.Hits(st.Snap.Governing().Lookup(paths), minSpec, skip,
 		func(o int) (int, string) { en := st.Snap.Entry(o); return kb.KindRank(en.Kind), en.ID })
 	res.Total = len(hits)
 	hits = hits[min(offset, len(hits)):]
@@ -364,7 +380,7 @@ func (e *Engine) governingPage(ctx context.Context, st *State, paths, exclude []
 	for i, h := range hits {
 		ens[i] = st.Snap.Entry(h.Owner)
 	}
-	views, err := e.views(ctx, st, ens, history)
+	views, err := e.pageViews(ctx, st, ens, history, compact)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package entry
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -184,6 +185,28 @@ func TestCanonicalStatus(t *testing.T) {
 	} {
 		if got := CanonicalStatus(c.in); got != c.want {
 			t.Errorf("CanonicalStatus(%q) = %q want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// One lower-case word is read without splitting it into words; the
+// answer must be the one the word-by-word reading gives.
+func TestCanonicalStatusOneWord(t *testing.T) {
+	words := []string{"status", "superceded", "retired", "reverted", "obsolete", "x", "draft", "wip", "by", "see"}
+	for _, w := range strings.Fields(knownStatuses + " " + stopWords) {
+		words = append(words, w, w+"s", "re"+w)
+	}
+	for _, w := range words {
+		if !lowerWord(w) {
+			t.Fatalf("lowerWord(%q) = false", w)
+		}
+		if got, want := CanonicalStatus(w), canonicalFromWords(w); got != want {
+			t.Errorf("CanonicalStatus(%q) = %q, word by word %q", w, got, want)
+		}
+	}
+	for _, w := range []string{"", "Accepted", "in progress", "won't", "accepted:", "é"} {
+		if lowerWord(w) {
+			t.Errorf("lowerWord(%q) = true", w)
 		}
 	}
 }

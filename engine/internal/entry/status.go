@@ -45,6 +45,17 @@ const stopWords = "by see since until as per from via with and at for"
 // Unknown words are kept lower-cased (at most three words, "in progress").
 // "" stays "".
 func CanonicalStatus(raw string) string {
+	if lowerWord(raw) { // already one lower-case word, as a parsed entry's status is
+		if syn, ok := statusSynonyms[raw]; ok {
+			return syn
+		}
+		return raw
+	}
+	return canonicalFromWords(raw)
+}
+
+// canonicalFromWords is CanonicalStatus read word by word.
+func canonicalFromWords(raw string) string {
 	words := statusWords(raw)
 	if len(words) == 0 {
 		return ""
@@ -70,6 +81,17 @@ func CanonicalStatus(raw string) string {
 		out = append(out, w)
 	}
 	return strings.Join(out, " ")
+}
+
+// lowerWord reports whether s is one word of lower-case ASCII letters:
+// what CanonicalStatus reads as itself (or its synonym).
+func lowerWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'a' || s[i] > 'z' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // statusWords returns the lower-cased leading words of s: it skips anything
