@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"slices"
 	"sort"
 	"strings"
 
@@ -200,19 +199,15 @@ func (e *Engine) premises(st *State, en *entry.Entry) []api.Premise {
 	for _, l := range en.Links {
 		refs = append(refs, l.Target) // a record this one amends, depends on, …
 	}
-	var seen map[string]bool // only for an entry with many references
-	if len(refs) > 8 {
-		seen = map[string]bool{en.ID: true}
+	if len(refs) == 0 {
+		return out
 	}
-	for k, id := range refs {
-		if seen != nil {
-			if seen[id] {
-				continue
-			}
-			seen[id] = true
-		} else if id == en.ID || slices.Contains(refs[:k], id) {
+	seen := map[string]bool{en.ID: true}
+	for _, id := range refs {
+		if seen[id] {
 			continue
 		}
+		seen[id] = true
 		dep, ok := st.Snap.ByID(id)
 		if !ok || !entry.Inactive(dep.Status) {
 			continue

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/kontext/kontext/engine/sidecar"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -288,26 +287,18 @@ func compactEntries(es []*api.Entry, manyPaths bool) []*api.CompactEntry {
 	for i, v := range es {
 		c := &api.CompactEntry{ID: v.ID, Kind: v.Kind, Title: v.Title, Summary: v.Summary, Status: v.Status, File: v.File,
 			ReviewDue: v.ReviewDue, Specificity: v.Specificity, Score: v.Score}
-		var seen map[string]bool // only for an entry with many matches
-		if manyPaths && len(v.Matches) > 16 {
+		var seen map[string]bool // only when the paths are listed
+		if manyPaths {
 			seen = map[string]bool{}
 		}
 		for _, m := range v.Matches {
 			if v.Specificity != nil && m.Specificity == *v.Specificity && c.Rule == "" {
 				c.Rule = m.Rule
 			}
-			if !manyPaths {
-				continue
-			}
-			if seen != nil {
-				if seen[m.Path] {
-					continue
-				}
+			if manyPaths && !seen[m.Path] {
 				seen[m.Path] = true
-			} else if slices.Contains(c.Paths, m.Path) {
-				continue
+				c.Paths = append(c.Paths, m.Path)
 			}
-			c.Paths = append(c.Paths, m.Path)
 		}
 		if body := strings.TrimSpace(v.Body); len(body) <= api.CompactBodyMax {
 			c.Body = body

@@ -55,33 +55,19 @@ func Hits(rs []match.Result, minSpec int, skip func(owner int) bool, key func(ow
 			hits = append(hits, Hit{Owner: r.Owner, Matches: ms, Best: best})
 		}
 	}
-	// Each hit's key is asked for once, not once per comparison: it may
-	// decode the entry.
-	type keyed struct {
-		rank int
-		id   string
-	}
-	keys := make([]keyed, len(hits))
-	order := make([]int, len(hits))
-	for i, h := range hits {
-		keys[i].rank, keys[i].id = key(h.Owner)
-		order[i] = i
-	}
-	sort.Slice(order, func(i, j int) bool {
-		a, b := order[i], order[j]
-		if hits[a].Best != hits[b].Best {
-			return hits[a].Best > hits[b].Best
+	sort.Slice(hits, func(i, j int) bool {
+		a, b := hits[i], hits[j]
+		if a.Best != b.Best {
+			return a.Best > b.Best
 		}
-		if keys[a].rank != keys[b].rank {
-			return keys[a].rank < keys[b].rank
+		ra, ida := key(a.Owner)
+		rb, idb := key(b.Owner)
+		if ra != rb {
+			return ra < rb
 		}
-		return keys[a].id < keys[b].id
+		return ida < idb
 	})
-	sorted := make([]Hit, len(hits))
-	for i, k := range order {
-		sorted[i] = hits[k]
-	}
-	return sorted
+	return hits
 }
 
 // Entry is what the governing listing shows of one entry.

@@ -2,7 +2,6 @@ package entry
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 )
 
@@ -189,24 +188,16 @@ func TestCanonicalStatus(t *testing.T) {
 	}
 }
 
-// One lower-case word is read without splitting it into words; the
-// answer must be the one the word-by-word reading gives.
-func TestCanonicalStatusOneWord(t *testing.T) {
-	words := []string{"status", "superceded", "retired", "reverted", "obsolete", "x", "draft", "wip", "by", "see"}
-	for _, w := range strings.Fields(knownStatuses + " " + stopWords) {
-		words = append(words, w, w+"s", "re"+w)
-	}
-	for _, w := range words {
-		if !lowerWord(w) {
-			t.Fatalf("lowerWord(%q) = false", w)
+// Inactive answers the canonical statuses without CanonicalStatus; the
+// answer must be the one CanonicalStatus gives.
+func TestInactiveCanonicalShortcut(t *testing.T) {
+	for _, s := range []string{"superseded", "deprecated", "rejected", "accepted", "active", "proposed", ""} {
+		c := CanonicalStatus(s)
+		if c != s {
+			t.Errorf("CanonicalStatus(%q) = %q: not canonical", s, c)
 		}
-		if got, want := CanonicalStatus(w), canonicalFromWords(w); got != want {
-			t.Errorf("CanonicalStatus(%q) = %q, word by word %q", w, got, want)
-		}
-	}
-	for _, w := range []string{"", "Accepted", "in progress", "won't", "accepted:", "é"} {
-		if lowerWord(w) {
-			t.Errorf("lowerWord(%q) = true", w)
+		if want := c == "superseded" || c == "deprecated" || c == "rejected"; Inactive(s) != want {
+			t.Errorf("Inactive(%q) = %v, want %v", s, !want, want)
 		}
 	}
 }

@@ -45,17 +45,6 @@ const stopWords = "by see since until as per from via with and at for"
 // Unknown words are kept lower-cased (at most three words, "in progress").
 // "" stays "".
 func CanonicalStatus(raw string) string {
-	if lowerWord(raw) { // already one lower-case word, as a parsed entry's status is
-		if syn, ok := statusSynonyms[raw]; ok {
-			return syn
-		}
-		return raw
-	}
-	return canonicalFromWords(raw)
-}
-
-// canonicalFromWords is CanonicalStatus read word by word.
-func canonicalFromWords(raw string) string {
 	words := statusWords(raw)
 	if len(words) == 0 {
 		return ""
@@ -81,17 +70,6 @@ func canonicalFromWords(raw string) string {
 		out = append(out, w)
 	}
 	return strings.Join(out, " ")
-}
-
-// lowerWord reports whether s is one word of lower-case ASCII letters:
-// what CanonicalStatus reads as itself (or its synonym).
-func lowerWord(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 'a' || s[i] > 'z' {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // statusWords returns the lower-cased leading words of s: it skips anything
@@ -131,6 +109,12 @@ func statusWords(s string) []string {
 // Inactive reports whether an entry with this status no longer applies:
 // superseded, deprecated (or a synonym) or rejected.
 func Inactive(status string) bool {
+	switch status { // a parsed entry's status is canonical already: no words to split
+	case "superseded", "deprecated", "rejected":
+		return true
+	case "accepted", "active", "proposed", "":
+		return false
+	}
 	switch CanonicalStatus(status) {
 	case "superseded", "deprecated", "rejected":
 		return true

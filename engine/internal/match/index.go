@@ -393,12 +393,10 @@ func (ix *Index) matcher(id int32) matcher {
 func (ix *Index) tableID(t, i int) int32 { return int32(ix.u32(ix.tabs[t].off + i*tabBytes + 8)) }
 
 // tableKey is the key of entry i of table t, stored with it so a binary
-// search reads no glob record. (le32, inlined: a lookup's binary searches
-// call it most, and in WASM each call of u32 costs more than its work.)
+// search reads no glob record.
 func (ix *Index) tableKey(t, i int) string {
 	o := ix.tabs[t].off + i*tabBytes
-	off, n := int(le32(ix.data, o)), int(le32(ix.data, o+4))
-	return ix.data[ix.heap+off : ix.heap+off+n]
+	return ix.str(ix.u32(o), ix.u32(o+4))
 }
 
 // probe feeds every glob of table t filed under key k that matches path
