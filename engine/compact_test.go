@@ -67,7 +67,7 @@ func TestCompactViewsAreTheFullViewsCompacted(t *testing.T) {
 }
 
 // compactEntries lists each matched path once, in the order first matched,
-// with few matches and with many.
+// for an entry with few matches and one with many (repeated paths).
 func TestCompactEntriesPathsOnce(t *testing.T) {
 	for _, n := range []int{3, 40} {
 		spec := 2
