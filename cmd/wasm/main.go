@@ -244,7 +244,11 @@ func sortNames(names []string) {
 }
 
 // isClean reports whether p is already a clean relative path (no empty,
-// "." or ".." element, no backslash): cleanPath returns it unchanged.
+// "." or ".." element, no backslash): cleanPath returns it unchanged. Not
+// inlined: its loop over every byte of every file name would charge V8's
+// tiering budget at cleanPath's size (docs/architecture.md, "V8's tiers").
+//
+//go:noinline
 func isClean(p string) bool {
 	start := 0
 	for i := 0; i <= len(p); i++ {

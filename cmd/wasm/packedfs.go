@@ -29,21 +29,27 @@ type packedFS struct {
 }
 
 // newPackedFS lists files (names: its keys, best sorted, so that the
-// directory listings need no sorting).
+// directory listings need no sorting). Sorted names put a directory's
+// files one after another: dirs is written once per such run, not once
+// per file (each map write was among the functions V8 recompiled during a
+// first open: docs/architecture.md, "V8's tiers").
 func newPackedFS(files map[string][]byte, names []string) *packedFS {
 	p := &packedFS{files: files, dirs: map[string][]os.FileInfo{".": nil}}
+	var dir string
+	var run []os.FileInfo // dir's infos, not yet in dirs
+	open := false
 	for _, name := range names {
-		dir, base := split(name)
-		child := packedInfo{name: base, size: int64(len(files[name]))}
-		for {
-			_, seen := p.dirs[dir]
-			p.dirs[dir] = append(p.dirs[dir], child)
-			if seen || dir == "." {
-				break
+		d, base := split(name)
+		if !open || d != dir {
+			if open {
+				p.dirs[dir] = run
 			}
-			dir, base = split(dir)
-			child = packedInfo{name: base, dir: true}
+			dir, run, open = d, p.listed(d), true
 		}
+		run = append(run, packedInfo{name: base, size: int64(len(files[name]))})
+	}
+	if open {
+		p.dirs[dir] = run
 	}
 	for _, infos := range p.dirs {
 		sort.Slice(infos, func(i, j int) bool { return infos[i].Name() < infos[j].Name() })
@@ -51,9 +57,31 @@ func newPackedFS(files map[string][]byte, names []string) *packedFS {
 	return p
 }
 
+// listed is dir's infos so far; a directory not listed yet is added to
+// its parents' listings, up to the first one listed.
+func (p *packedFS) listed(dir string) []os.FileInfo {
+	if infos, ok := p.dirs[dir]; ok {
+		return infos
+	}
+	for d := dir; d != "."; {
+		parent, base := split(d)
+		_, seen := p.dirs[parent]
+		p.dirs[parent] = append(p.dirs[parent], packedInfo{name: base, dir: true})
+		if seen {
+			break
+		}
+		d = parent
+	}
+	return nil
+}
+
 // split is path.Dir and path.Base of a clean relative path, without
 // cleaning it again: path.Clean on every file was among the hottest
-// functions of a first open in the WASM engine.
+// functions of a first open in the WASM engine. Not inlined: its loop over
+// the name would charge its caller's size per byte (docs/architecture.md,
+// "V8's tiers").
+//
+//go:noinline
 func split(name string) (dir, base string) {
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
 		return name[:i], name[i+1:]

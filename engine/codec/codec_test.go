@@ -456,3 +456,28 @@ func benchValue() any {
 	}
 	return nil
 }
+
+// TestAppendStringIsEncodingJSON compares AppendString with encoding/json,
+// HTML escaping on and off, on random strings mixing plain text, every
+// two-byte escape, other control characters, <>&, U+2028/U+2029, other
+// non-ASCII runes and invalid UTF-8, in runs of each and alone.
+func TestAppendStringIsEncodingJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	pieces := []string{"a", "plain text ", "\"", "\\", "\b", "\f", "\n", "\r", "\t", "\x00", "\x1f", "\x7f",
+		"<", ">", "&", "\u2028", "\u2029", "é", "日本", "🙂", "\xff", "\xe2\x80", "---\nstatus: \"x\"\n"}
+	for i := 0; i < 20000; i++ {
+		var sb strings.Builder
+		for n := r.IntN(12); n >= 0; n-- {
+			sb.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := sb.String()
+		want, _ := reference(s)
+		if got := codec.AppendString([]byte("x"), s, false); string(got[1:]) != string(want) {
+			t.Fatalf("AppendString(%q, false) = %s, want %s", s, got[1:], want)
+		}
+		wantHTML, _ := json.Marshal(s)
+		if got := codec.AppendString(nil, s, true); string(got) != string(wantHTML) {
+			t.Fatalf("AppendString(%q, true) = %s, want %s", s, got, wantHTML)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"unicode/utf8"
@@ -267,52 +268,82 @@ func plainRun(s string, html bool) int {
 // \u00XX (json.Marshal's default; an Encoder with SetEscapeHTML(false)
 // leaves them).
 func AppendString(b []byte, s string, html bool) []byte {
+	i := plainRun(s, html)
+	if i == len(s) { // nearly every string: no escape, and no call to appendEscaped, a large function
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	return appendEscaped(b, s, i, html)
+}
+
+// appendEscaped is AppendString for a string whose first byte to escape
+// (or to read as UTF-8) is s[i]. The bytes that are plain or have a
+// two-byte escape (a Markdown text is mostly these) go through
+// appendShort, a small function; this loop turns once per other byte or
+// non-ASCII rune (in WASM each turn charges V8's tiering budget at this
+// function's size: docs/architecture.md, "V8's tiers").
+func appendEscaped(b []byte, s string, i int, html bool) []byte {
 	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if i += plainRun(s[i:], html); i == len(s) {
+	b = append(b, s[:i]...)
+	for i < len(s) {
+		if b, i = appendShort(b, s, i, html); i == len(s) {
 			break
 		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
+		if c := s[i]; c < utf8.RuneSelf { // another control character, or <, > or & with html
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 			i++
-			start = i
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
+		switch {
+		case r == utf8.RuneError && size == 1:
 			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
+		case r == '\u2028' || r == '\u2029':
 			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
+		default:
+			b = append(b, s[i:i+size]...)
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// shortEscape is the letter of an ASCII byte's two-byte escape (\" \\ \b
+// \f \n \r \t), 0 for the others.
+var shortEscape = [utf8.RuneSelf]byte{'"': '"', '\\': '\\', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
+
+// appendShort appends s[i:] up to the first byte that is neither plain nor
+// has a two-byte escape (or to its end), escaped, and returns that byte's
+// index. Its loops call nothing, and it is not inlined (see appendEscaped).
+//
+//go:noinline
+func appendShort(b []byte, s string, i int, html bool) ([]byte, int) {
+	j, extra := i, 0
+	for ; j < len(s); j++ {
+		c := s[j]
+		if c >= utf8.RuneSelf {
+			break
+		}
+		if c >= 0x20 && c != '"' && c != '\\' && !(html && (c == '<' || c == '>' || c == '&')) {
+			continue
+		}
+		if shortEscape[c] == 0 {
+			break
+		}
+		extra++
+	}
+	b = slices.Grow(b, j-i+extra)
+	n := len(b)
+	b = b[:n+j-i+extra]
+	for k := i; k < j; k++ {
+		if e := shortEscape[s[k]]; e != 0 {
+			b[n], b[n+1] = '\\', e
+			n += 2
+			continue
+		}
+		b[n] = s[k]
+		n++
+	}
+	return b, j
 }

@@ -26,6 +26,27 @@ func Within(p, root string) (string, bool) {
 	return "", false
 }
 
+// alreadyClean reports whether path.Clean(p) is p for a relative p: no empty,
+// "." or ".." element. Not inlined: in WASM its loop would be charged at
+// CleanPath's size per byte (docs/architecture.md, "V8's tiers"). No
+// import of the entry package's check: this package loads before the
+// early answers, which must run before the parsers initialise.
+//
+//go:noinline
+func alreadyClean(p string) bool {
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		if n := i - start; n == 0 || n <= 2 && p[start] == '.' && p[i-1] == '.' {
+			return false // an empty, "." or ".." element
+		}
+		start = i + 1
+	}
+	return true
+}
+
 // ErrClimbs is CleanPath's error for a path that leaves the repository
 // with "..".
 var ErrClimbs = errors.New("climbs out of the repository")
@@ -34,7 +55,10 @@ var ErrClimbs = errors.New("climbs out of the repository")
 // up: cleaned, a trailing "/" kept, normalised for matching.
 func CleanPath(p string) (string, error) {
 	dir := strings.HasSuffix(p, "/")
-	clean := path.Clean(p)
+	clean := p
+	if !alreadyClean(p) { // nearly always clean: no path.Clean, a large function V8 would recompile
+		clean = path.Clean(p)
+	}
 	if clean == ".." || strings.HasPrefix(clean, "../") {
 		return "", ErrClimbs
 	}

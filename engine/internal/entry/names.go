@@ -41,11 +41,39 @@ func lowerBase(rel string) string {
 	if strings.IndexByte(rel, '\\') >= 0 {
 		rel = strings.ReplaceAll(rel, "\\", "/")
 	}
-	return lowerASCII(path.Base(rel))
+	return lowerASCII(baseName(rel))
+}
+
+// baseName is path.Base(p). Not inlined, nor its loop (lastSlash): a loop
+// inlined into a larger function charges V8's tiering budget at that
+// function's size for every byte (docs/architecture.md, "V8's tiers"),
+// and the names of every listed file go through here.
+//
+//go:noinline
+func baseName(p string) string {
+	if p == "" || p[len(p)-1] == '/' {
+		return path.Base(p)
+	}
+	return p[lastSlash(p)+1:]
+}
+
+// lastSlash is strings.LastIndexByte(p, '/'), out of line (see baseName).
+//
+//go:noinline
+func lastSlash(p string) int {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '/' {
+			return i
+		}
+	}
+	return -1
 }
 
 // lowerASCII is strings.ToLower(s), without a call for a string that has
-// no upper-case or non-ASCII byte (see lowerBase).
+// no upper-case or non-ASCII byte (see lowerBase). Not inlined (see
+// baseName).
+//
+//go:noinline
 func lowerASCII(s string) string {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; 'A' <= c && c <= 'Z' || c >= 0x80 {

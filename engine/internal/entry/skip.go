@@ -26,7 +26,7 @@ func SkipReason(rel string, src Source) string {
 	if strings.IndexByte(rel, '\\') >= 0 {
 		rel = strings.ReplaceAll(rel, "\\", "/")
 	}
-	base := lowerASCII(path.Base(rel))
+	base := lowerASCII(baseName(rel))
 	switch base {
 	case "readme.md":
 		return SkipReadme
@@ -43,12 +43,8 @@ func SkipReason(rel string, src Source) string {
 		len(rel) > len(dir) && rel[len(dir)] == '/' && rel[:len(dir)] == dir {
 		inner = rel[len(dir)+1:]
 	}
-	for rest, more := dirOf(inner), true; more; {
-		var seg string
-		seg, rest, more = strings.Cut(rest, "/")
-		if s := lowerASCII(seg); s == "templates" || s == "template" {
-			return SkipTemplateDir
-		}
+	if inTemplateDir(inner) {
+		return SkipTemplateDir
 	}
 	stem := strings.TrimSuffix(base, ".md")
 	if strings.HasPrefix(base, "0000-") && strings.Contains(base, "template") {
@@ -79,10 +75,27 @@ func IsPlaceholderTitle(title string) bool {
 	return strings.HasPrefix(t, "<!--")
 }
 
+// inTemplateDir reports whether a folder of p (not its last element) is
+// named templates or template, in any case. Not inlined: its loop over
+// the folders would charge SkipReason's size per folder of every listed
+// file (docs/architecture.md, "V8's tiers").
+//
+//go:noinline
+func inTemplateDir(p string) bool {
+	for rest, more := dirOf(p), true; more; {
+		var seg string
+		seg, rest, more = strings.Cut(rest, "/")
+		if s := lowerASCII(seg); s == "templates" || s == "template" {
+			return true
+		}
+	}
+	return false
+}
+
 // dirOf is path.Dir(p), without path.Dir's path.Clean for a clean p (a
 // listed path is; see lowerBase).
 func dirOf(p string) string {
-	i := strings.LastIndexByte(p, '/')
+	i := lastSlash(p)
 	if i < 0 {
 		return "."
 	}
@@ -95,6 +108,9 @@ func dirOf(p string) string {
 // CleanRel reports whether p is a clean relative path: not empty, no
 // empty, "." or ".." element, no leading "/" (path.Clean returns it
 // unchanged and path.Join(p, name) is p + "/" + name for a file name).
+// Not inlined (see baseName).
+//
+//go:noinline
 func CleanRel(p string) bool {
 	start := 0
 	for i := 0; i <= len(p); i++ {

@@ -948,6 +948,10 @@ func readOptional(fs billy.Filesystem, name string) ([]byte, error) {
 }
 
 // hasControl reports whether a file name holds an ASCII control character.
+// Not inlined: its loop would charge plainFiles' size for every byte of
+// every listed name (docs/architecture.md, "V8's tiers").
+//
+//go:noinline
 func hasControl(name string) bool {
 	for i := 0; i < len(name); i++ {
 		if name[i] < 0x20 || name[i] == 0x7f {

@@ -462,7 +462,11 @@ func blobBytes(id string) string {
 }
 
 // blobText is the blob id a row stores as stored; into, when long enough,
-// is where its digits go (one allocation for many rows).
+// is where its digits go (one allocation for many rows). Not inlined: the
+// hex loop would charge materialize's size per byte (docs/architecture.md,
+// "V8's tiers").
+//
+//go:noinline
 func blobText(stored string, into []byte) string {
 	if len(stored) != 20 {
 		return stored

@@ -3,7 +3,7 @@ package match
 import (
 	"encoding/binary"
 	"errors"
-	"slices"
+	"sort"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -69,8 +69,15 @@ func (b *builder) encode(sets []Set) []byte {
 		}
 	}
 	for t := range tabs {
-		slices.SortStableFunc(tabs[t], func(x, y int32) int {
-			return strings.Compare(keyOf(t, &b.globs[x]), keyOf(t, &b.globs[y]))
+		// Ids break ties, as a stable sort of the increasing ids would.
+		// sort.Slice, not slices: a SortStableFunc over int32 was the
+		// WASM engine's only copy of that sort (bytes against its budget).
+		ids := tabs[t]
+		sort.Slice(ids, func(i, j int) bool {
+			if c := strings.Compare(keyOf(t, &b.globs[ids[i]]), keyOf(t, &b.globs[ids[j]])); c != 0 {
+				return c < 0
+			}
+			return ids[i] < ids[j]
 		})
 	}
 	npats, nnegs, nrefs := 0, 0, 0
@@ -191,53 +198,46 @@ func DecodeIndex(data string, owners int) (*Index, error) {
 		return nil, errIndex
 	}
 	ix.nsets, ix.nglobs = int(nsets), int(nglobs)
-	inHeap := func(off, n uint32) bool { return uint64(off)+uint64(n) <= heapLen }
+	// Each table is checked by a function of its own: in WASM a loop
+	// inlined here would charge V8's tiering budget at DecodeIndex's size
+	// for every row (docs/architecture.md, "V8's tiers").
+	if !ix.rowsValid(owners, npats, nnegs, nrefs, heapLen) || !ix.globsValid(nrefs, heapLen) {
+		return nil, errIndex
+	}
+	ix.scratches.New = func() any { return newScratch(ix.nsets) }
+	return ix, nil
+}
 
+// rowsValid checks the sets (owners; pattern and negation ends increasing
+// up to npats and nnegs), that each pattern's text and each table key lie
+// in the heap, that each ref names a set and one of its patterns, each
+// negation a glob with no refs, and each table row a glob.
+//
+//go:noinline
+func (ix *Index) rowsValid(owners int, npats, nnegs, nrefs, heapLen uint64) bool {
+	data, nglobs := ix.data, uint64(ix.nglobs)
 	var pe, ne uint32
-	for si := range int32(nsets) {
-		owner := int32(le32(data, ix.sets+int(si)*setBytes))
-		p, n := le32(data, ix.sets+int(si)*setBytes+4), le32(data, ix.sets+int(si)*setBytes+8)
+	for si := range ix.nsets {
+		owner := int32(le32(data, ix.sets+si*setBytes))
+		p, n := le32(data, ix.sets+si*setBytes+4), le32(data, ix.sets+si*setBytes+8)
 		if (owners >= 0 && (owner < 0 || int(owner) >= owners)) || p < pe || n < ne {
-			return nil, errIndex
+			return false
 		}
 		pe, ne = p, n
 	}
 	if uint64(pe) != npats || uint64(ne) != nnegs {
-		return nil, errIndex
+		return false
 	}
 	for i := range int(npats) {
-		if !inHeap(le32(data, ix.pats+i*patBytes), le32(data, ix.pats+i*patBytes+4)) {
-			return nil, errIndex
+		if !inHeap(le32(data, ix.pats+i*patBytes), le32(data, ix.pats+i*patBytes+4), heapLen) {
+			return false
 		}
-	}
-	var re uint32
-	for id := range int(nglobs) {
-		g := ix.globs + id*globBytes
-		off, n, pl, ka, end := le32(data, g), le32(data, g+4), le32(data, g+8), le32(data, g+12), le32(data, g+16)
-		k, anchored := kind(ka&0xff), ka>>8
-		if !inHeap(off, n) || k > kindAnySeg || anchored > 1 || end < re {
-			return nil, errIndex
-		}
-		re = end
-		tail := n
-		switch {
-		case anchored == 1 && pl < n:
-			tail = n - pl - 1
-		case anchored == 1 || pl != 0:
-			return nil, errIndex
-		}
-		if tail < minTail[k] || (k == kindGlob && !doublestar.ValidatePattern(ix.str(off, n))) {
-			return nil, errIndex
-		}
-	}
-	if uint64(re) != nrefs {
-		return nil, errIndex
 	}
 	for i := range int(nrefs) {
 		r := ix.rf + i*refBytes
 		set, pat, spec := le32(data, r), le32(data, r+4), le32(data, r+8)
-		if uint64(set) >= nsets || spec > 1<<31-1 {
-			return nil, errIndex
+		if set >= uint32(ix.nsets) || spec > 1<<31-1 {
+			return false
 		}
 		end := le32(data, ix.sets+int(set)*setBytes+4)
 		start := uint32(0)
@@ -245,29 +245,60 @@ func DecodeIndex(data string, owners int) (*Index, error) {
 			start = le32(data, ix.sets+int(set-1)*setBytes+4)
 		}
 		if pat >= end-start {
-			return nil, errIndex
+			return false
 		}
 	}
 	for i := range int(nnegs) {
 		id := int(le32(data, ix.negs+i*4))
 		if uint64(id) >= nglobs {
-			return nil, errIndex
+			return false
 		}
 		// A negative glob is never a positive one: it has no refs.
 		if end := le32(data, ix.globs+id*globBytes+16); id == 0 && end != 0 || id > 0 && end != le32(data, ix.globs+(id-1)*globBytes+16) {
-			return nil, errIndex
+			return false
 		}
 	}
 	for t := range ix.tabs {
 		for i := range ix.tabs[t].n {
 			o := ix.tabs[t].off + i*tabBytes
-			if !inHeap(le32(data, o), le32(data, o+4)) || uint64(le32(data, o+8)) >= nglobs {
-				return nil, errIndex
+			if !inHeap(le32(data, o), le32(data, o+4), heapLen) || uint64(le32(data, o+8)) >= nglobs {
+				return false
 			}
 		}
 	}
-	ix.scratches.New = func() any { return newScratch(ix.nsets) }
-	return ix, nil
+	return true
+}
+
+// inHeap reports whether n bytes at off lie in a heap of heapLen bytes.
+func inHeap(off, n uint32, heapLen uint64) bool { return uint64(off)+uint64(n) <= heapLen }
+
+// globsValid checks each glob: its text in the heap, its kind, its anchor
+// and prefix, a tail its kind can match, and ref ends increasing to nrefs.
+//
+//go:noinline
+func (ix *Index) globsValid(nrefs, heapLen uint64) bool {
+	data := ix.data
+	var re uint32
+	for id := range ix.nglobs {
+		g := ix.globs + id*globBytes
+		off, n, pl, ka, end := le32(data, g), le32(data, g+4), le32(data, g+8), le32(data, g+12), le32(data, g+16)
+		k, anchored := kind(ka&0xff), ka>>8
+		if !inHeap(off, n, heapLen) || k > kindAnySeg || anchored > 1 || end < re {
+			return false
+		}
+		re = end
+		tail := n
+		switch {
+		case anchored == 1 && pl < n:
+			tail = n - pl - 1
+		case anchored == 1 || pl != 0:
+			return false
+		}
+		if tail < minTail[k] || (k == kindGlob && !doublestar.ValidatePattern(ix.str(off, n))) {
+			return false
+		}
+	}
+	return uint64(re) == nrefs
 }
 
 // minTail is, per kind, the shortest tail (the glob after its prefix and

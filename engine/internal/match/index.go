@@ -1,8 +1,8 @@
 package match
 
 import (
-	"cmp"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 
@@ -87,7 +87,13 @@ func ownerOrder(sets []Set) []int32 {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(sets[a].Owner, sets[b].Owner) })
+	// Positions break ties: the stable order (sort.Slice: see builder.encode).
+	sort.Slice(order, func(i, j int) bool {
+		if a, b := sets[order[i]].Owner, sets[order[j]].Owner; a != b {
+			return a < b
+		}
+		return order[i] < order[j]
+	})
 	return order
 }
 
@@ -545,11 +551,12 @@ func (ix *Index) Lookup(paths []string) []Result {
 	// Lay the results out in owner order (set order among equal owners)
 	// over one shared match array; slot is re-pointed from counting slot
 	// to result index.
-	slices.SortStableFunc(s.hitSets, func(a, b int32) int { // keys are distinct: stable only shares the sort's code
-		if c := cmp.Compare(ix.owner(a), ix.owner(b)); c != 0 {
-			return c
+	hs := s.hitSets // keys are distinct (sort.Slice: see builder.encode)
+	sort.Slice(hs, func(i, j int) bool {
+		if a, b := ix.owner(hs[i]), ix.owner(hs[j]); a != b {
+			return a < b
 		}
-		return cmp.Compare(a, b)
+		return hs[i] < hs[j]
 	})
 	out := make([]Result, len(s.hitSets))
 	all := make([]Match, len(s.hits))

@@ -8,7 +8,6 @@ package search
 import (
 	_ "embed"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -207,7 +206,15 @@ func Build(docs []Doc) *Index {
 	for d := range order {
 		order[d] = int32(d)
 	}
-	slices.SortStableFunc(order, func(a, b int32) int { return strings.Compare(ids[a], ids[b]) })
+	// Positions break ties: the stable order. sort.Slice, not slices: a
+	// SortStableFunc over int32 would be the WASM engine's only copy of
+	// that sort (bytes against its size budget).
+	sort.Slice(order, func(i, j int) bool {
+		if c := strings.Compare(ids[order[i]], ids[order[j]]); c != 0 {
+			return c < 0
+		}
+		return order[i] < order[j]
+	})
 	rank := make([]int32, len(docs))
 	for r, d := range order {
 		rank[d] = int32(r)
