@@ -85,17 +85,28 @@ func (e *Engine) views(ctx context.Context, st *State, ens []*entry.Entry, histo
 	if err := e.Publish(ctx, st, files); err != nil {
 		return nil, err
 	}
+	byID := ledger.ByID(st.Snap.LedgerLines)
 	var lin *lineage
 	if history && nativeBuild {
-		var err error
-		if lin, err = e.lineage(ctx, st); err != nil {
-			return nil, err
+		// Only an entry with a look (a ledger line, a checked date) has
+		// history fields to fill: since counts from a look, and landed is
+		// where one was committed. An answer without one reads no history.
+		var looked []*entry.Entry
+		for _, en := range ens {
+			if _, checked := ParseLookTime(en.Checked); checked || len(byID[en.ID]) > 0 {
+				looked = append(looked, en)
+			}
 		}
-		if lin != nil {
-			lin.need(st, ens)
+		if len(looked) > 0 {
+			var err error
+			if lin, err = e.lineage(ctx, st); err != nil {
+				return nil, err
+			}
+			if lin != nil {
+				lin.need(st, looked)
+			}
 		}
 	}
-	byID := ledger.ByID(st.Snap.LedgerLines)
 	out := make([]*api.Entry, len(ens))
 	for i, en := range ens {
 		out[i] = e.View(st, en)

@@ -122,20 +122,26 @@ func Build(ctx context.Context, st storer.EncodedObjectStorer, gitDir, head stri
 	if !ok {
 		return nil, fmt.Errorf("history: head %q is not a full sha", head)
 	}
+	c := openCache(gitDir)
+	var shallow map[plumbing.Hash]bool
+	if gitDir != "" {
+		var err error
+		if shallow, err = git.Shallow(gitDir); err != nil {
+			return nil, fmt.Errorf("history: reading the shallow list: %w", err)
+		}
+	}
+	if len(shallow) == 0 {
+		if ix, ok := c.loadLog(head, maxCommits); ok {
+			return ix, nil
+		}
+	}
+
 	b := newBuilder(st, gitDir)
 	defer b.close()
 	ix := &Index{Head: head, BySHA: map[string]*Commit{}}
-
-	if gitDir != "" {
-		shallow, err := git.Shallow(gitDir)
-		if err != nil {
-			return nil, fmt.Errorf("history: reading the shallow list: %w", err)
-		}
-		b.shallow, ix.Shallow = shallow, len(shallow) > 0
-	}
-
-	c := openCache(gitDir)
+	b.shallow, ix.Shallow = shallow, len(shallow) > 0
 	cached := c.load()
+	loggable := !ix.Shallow // false once a commit is missing: not logged
 
 	// Walk newest first by committer time (git rev-list's default order),
 	// so a limit keeps the most recent history across all branches.
@@ -185,6 +191,7 @@ func Build(ctx context.Context, st storer.EncodedObjectStorer, gitDir, head stri
 			seen[ph] = true
 			pn, err := get(ph)
 			if errors.Is(err, plumbing.ErrObjectNotFound) {
+				loggable = false
 				continue // missing history (shallow or partial clone)
 			}
 			if err != nil {
@@ -222,7 +229,7 @@ func Build(ctx context.Context, st storer.EncodedObjectStorer, gitDir, head stri
 			pt, err := b.parentTree(ph)
 			switch {
 			case errors.Is(err, plumbing.ErrObjectNotFound):
-				complete = false
+				complete, loggable = false, false
 			case err != nil:
 				return nil, err
 			default:
@@ -246,6 +253,9 @@ func Build(ctx context.Context, st storer.EncodedObjectStorer, gitDir, head stri
 	ix.Commits = topoOrder(walked)
 	for _, c := range ix.Commits {
 		ix.BySHA[c.SHA] = c
+	}
+	if loggable {
+		_ = c.storeLog(ix, maxCommits) // like a segment: only time lost if not written
 	}
 	return ix, nil
 }

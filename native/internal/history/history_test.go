@@ -150,6 +150,67 @@ func TestCache(t *testing.T) {
 	}
 }
 
+// TestWalkLog: a build of a head already built answers from its walk log
+// alone, the same index; the limit is part of the key; a damaged log is
+// dropped; only the newest logs are kept.
+func TestWalkLog(t *testing.T) {
+	r := newRepo(t)
+	buildFixture(r)
+	dir := filepath.Join(r.GitDir(), "kontext", "cache", "commits")
+	logs := func() []string {
+		m, _ := filepath.Glob(filepath.Join(dir, logPrefix+"*"+logSuffix))
+		return m
+	}
+	first := build(t, r, 0)
+	checkOracle(t, r, first)
+	if n := len(logs()); n != 1 {
+		t.Fatalf("%d walk logs after one build", n)
+	}
+	// Without the segments a walk would diff every commit again.
+	segs, _ := filepath.Glob(filepath.Join(dir, segPrefix+"*"))
+	for _, p := range segs {
+		os.Remove(p)
+	}
+	n := diffCount.Load()
+	second := build(t, r, 0)
+	if d := diffCount.Load() - n; d != 0 {
+		t.Errorf("a build with a walk log diffed %d commits", d)
+	}
+	if !reflect.DeepEqual(first, second) {
+		t.Error("the index read from the walk log differs from the built one")
+	}
+
+	three := build(t, r, 3)
+	if !three.Truncated || len(three.Commits) != 3 {
+		t.Fatalf("limit 3: Truncated=%v with %d commits", three.Truncated, len(three.Commits))
+	}
+	if again := build(t, r, 3); !reflect.DeepEqual(three, again) {
+		t.Error("the logged walk of limit 3 differs from the built one")
+	}
+	if n := len(logs()); n != 2 {
+		t.Errorf("%d walk logs for two limits", n)
+	}
+
+	for _, p := range logs() {
+		data, _ := os.ReadFile(p)
+		data[len(data)/2] ^= 0xff
+		os.WriteFile(p, data, 0o644)
+	}
+	checkOracle(t, r, build(t, r, 0))
+	if ix := build(t, r, 3); !reflect.DeepEqual(three, ix) {
+		t.Error("limit 3 after its log was damaged differs")
+	}
+
+	for i := 0; i < maxLogs+2; i++ {
+		r.Write("log.txt", strings.Repeat("x", i+1))
+		r.Commit("log " + strconv.Itoa(i))
+		checkOracle(t, r, build(t, r, 0))
+	}
+	if n := len(logs()); n > maxLogs {
+		t.Errorf("%d walk logs kept, want at most %d", n, maxLogs)
+	}
+}
+
 func TestOldSegmentVersionIsIgnored(t *testing.T) {
 	c := &Commit{SHA: strings.Repeat("a", 40), Subject: "s", Author: "Ada", Paths: []string{"x"}}
 	data := encodeSegment([]*Commit{c})
@@ -209,7 +270,11 @@ func TestShallow(t *testing.T) {
 	}
 	// git treats the shallow boundary as root commits; so do we.
 	checkOracle(t, r, ix)
-	// Boundary commits are not cached: a later unshallow changes them.
+	// Boundary commits are not cached, nor is the walk logged: a later
+	// unshallow changes them (the head stays the same).
+	if logs, _ := filepath.Glob(filepath.Join(r.GitDir(), "kontext", "cache", "commits", logPrefix+"*")); len(logs) != 0 {
+		t.Errorf("a shallow walk was logged: %v", logs)
+	}
 	n := diffCount.Load()
 	build(t, r, 0)
 	if d := diffCount.Load() - n; d == 0 {
