@@ -184,11 +184,7 @@ func (r *Repo) Log(ctx context.Context, head string, maxCommits int) (*engine.Co
 	if err != nil {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "reading the commit history")
 	}
-	log := &engine.CommitLog{Head: ix.Head, Truncated: ix.Truncated, Shallow: ix.Shallow, Commits: make([]*engine.Commit, len(ix.Commits))}
-	for i, c := range ix.Commits {
-		log.Commits[i] = &engine.Commit{SHA: c.SHA, Parents: c.Parents, Time: c.Time, Subject: c.Subject, Author: c.Author, Paths: c.Paths, Merge: c.Merge}
-	}
-	return log, nil
+	return &engine.CommitLog{Head: ix.Head, Truncated: ix.Truncated, Shallow: ix.Shallow, Commits: ix.Commits}, nil
 }
 
 // FileAt returns the content of path in commit sha.

@@ -204,11 +204,7 @@ func (c *commitCache) loadLog(head string, maxCommits int) (*Index, bool) {
 		_ = os.Remove(p)
 		return nil, false
 	}
-	ix := &Index{Head: head, Commits: commits, BySHA: make(map[string]*Commit, len(commits)), Truncated: body[0]&flagTruncate != 0}
-	for _, cm := range commits {
-		ix.BySHA[cm.SHA] = cm
-	}
-	return ix, true
+	return &Index{Head: head, Commits: commits, Truncated: body[0]&flagTruncate != 0}, true
 }
 
 // storeLog writes ix as the walk log of its head and limit, and removes

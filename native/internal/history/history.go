@@ -16,11 +16,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
+	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/native/internal/git"
 )
 
@@ -28,24 +28,19 @@ import (
 // callers map it to the no_commits error code.
 var ErrNoCommits = errors.New("repository has no commits")
 
-// Commit is one walked commit.
-type Commit struct {
-	SHA     string    // full hex id
-	Parents []string  // parent ids in commit order (first parent first)
-	Time    time.Time // committer time, UTC
-	Subject string    // first line of the message
-	Author  string    // author name (without the email)
-	// Paths are the paths changed against the first parent, sorted, with
-	// "/" separators and unquoted. Renames appear as both the old and the
-	// new path (git's --no-renames); a submodule appears when its commit
-	// changed. A root commit lists every file, and so does a shallow
-	// boundary commit (git treats it as a root: its parents are cut off).
-	// Nil for merges: they are walked but not counted as changes.
-	Paths []string
-	// Merge is set for a commit with more than one parent, except on a
-	// shallow boundary (a root there, like git log shows it).
-	Merge bool
-}
+// Commit is one walked commit: the engine's type, so that an index is
+// handed to the engine without copying its commits. SHA is the full hex
+// id; Parents are in commit order (first parent first); Time is the
+// committer time, UTC; Subject the first line of the message; Author the
+// author name (without the email). Paths are the paths changed against the
+// first parent, sorted, with "/" separators and unquoted: renames appear as
+// both the old and the new path (git's --no-renames), a submodule when its
+// commit changed, every file for a root commit and for a shallow boundary
+// commit (git treats it as a root: its parents are cut off); nil for merges,
+// which are walked but not counted as changes. Merge is set for a commit
+// with more than one parent, except on a shallow boundary (a root there,
+// like git log shows it).
+type Commit = engine.Commit
 
 // Index is the commit index of one HEAD.
 type Index struct {
@@ -53,7 +48,7 @@ type Index struct {
 	// Commits are the walked commits, newest first; every commit comes
 	// before its parents (a topological order, ties broken by time).
 	Commits []*Commit
-	BySHA   map[string]*Commit // Commits by full sha
+	bySHA   map[string]*Commit // Commits by full sha, built on first use (see lookup)
 	// Truncated is set when the walk stopped at maxCommits with commits
 	// left: answers about older history are then incomplete.
 	Truncated bool
@@ -66,8 +61,23 @@ type Index struct {
 // walked commits. Everything walked is reachable from head, so this is a
 // lookup; a commit beyond the walk limit reports false (see Truncated).
 func (ix *Index) Reachable(sha string) bool {
-	_, ok := ix.BySHA[sha]
+	_, ok := ix.lookup(sha)
 	return ok
+}
+
+// lookup finds a walked commit by full sha. The map is built on the first
+// lookup (not safe for concurrent use): the engine's lineage keeps its
+// own, and building one per walk was a 5,000-entry map per --json call
+// for nothing.
+func (ix *Index) lookup(sha string) (*Commit, bool) {
+	if ix.bySHA == nil {
+		ix.bySHA = make(map[string]*Commit, len(ix.Commits))
+		for _, c := range ix.Commits {
+			ix.bySHA[c.SHA] = c
+		}
+	}
+	c, ok := ix.bySHA[sha]
+	return c, ok
 }
 
 // Since returns the non-merge commits reachable from the index head and not
@@ -79,7 +89,7 @@ func (ix *Index) Reachable(sha string) bool {
 // Truncated to tell those cases apart.
 func (ix *Index) Since(from string) []*Commit {
 	excluded := map[string]bool{}
-	if c, ok := ix.BySHA[from]; ok {
+	if c, ok := ix.lookup(from); ok {
 		// Ancestors of from, within the walked commits.
 		stack := []*Commit{c}
 		excluded[c.SHA] = true
@@ -87,7 +97,7 @@ func (ix *Index) Since(from string) []*Commit {
 			c := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			for _, p := range c.Parents {
-				if pc, ok := ix.BySHA[p]; ok && !excluded[p] {
+				if pc, ok := ix.lookup(p); ok && !excluded[p] {
 					excluded[p] = true
 					stack = append(stack, pc)
 				}
@@ -138,7 +148,7 @@ func Build(ctx context.Context, st storer.EncodedObjectStorer, gitDir, head stri
 
 	b := newBuilder(st, gitDir)
 	defer b.close()
-	ix := &Index{Head: head, BySHA: map[string]*Commit{}}
+	ix := &Index{Head: head}
 	b.shallow, ix.Shallow = shallow, len(shallow) > 0
 	cached := c.load()
 	loggable := !ix.Shallow // false once a commit is missing: not logged
@@ -251,9 +261,6 @@ func Build(ctx context.Context, st storer.EncodedObjectStorer, gitDir, head stri
 	}
 
 	ix.Commits = topoOrder(walked)
-	for _, c := range ix.Commits {
-		ix.BySHA[c.SHA] = c
-	}
 	if loggable {
 		_ = c.storeLog(ix, maxCommits) // like a segment: only time lost if not written
 	}
