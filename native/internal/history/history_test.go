@@ -3,6 +3,8 @@ package history
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -428,4 +430,66 @@ func TestConcurrentBuilds(t *testing.T) {
 		}
 	}
 	checkOracle(t, r, build(t, r, 0))
+}
+
+// TestWalkLogMatchesFreshBuilds: across random commits, branches, merges,
+// switches and resets, and three limits, every build with the cache (its
+// segments and walk logs) equals a build with no cache at all.
+func TestWalkLogMatchesFreshBuilds(t *testing.T) {
+	r := newRepo(t)
+	buildFixture(r)
+	cache := filepath.Join(r.GitDir(), "kontext", "cache", "commits")
+	aside := filepath.Join(t.TempDir(), "cache")
+	fresh := func(max int) *Index {
+		t.Helper()
+		if err := os.Rename(cache, aside); err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+		ix := build(t, r, max)
+		if err := os.RemoveAll(cache); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(aside, cache); err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+		return ix
+	}
+	rng := rand.New(rand.NewPCG(13, 1))
+	branches := []string{"main"}
+	cur := "main"
+	for step := 0; step < 30; step++ {
+		switch op := rng.IntN(10); {
+		case op < 4:
+			r.Write(fmt.Sprintf("%s/f%d.txt", cur, rng.IntN(4)), strconv.Itoa(step))
+			r.Commit(fmt.Sprintf("step %d on %s", step, cur))
+		case op < 5:
+			cur = fmt.Sprintf("b%d", step)
+			r.Git("checkout", "-q", "-b", cur)
+			branches = append(branches, cur)
+		case op < 7:
+			cur = branches[rng.IntN(len(branches))]
+			r.Git("checkout", "-q", cur)
+		case op < 9:
+			if other := branches[rng.IntN(len(branches))]; other != cur {
+				r.Merge(fmt.Sprintf("merge %s into %s", other, cur), other)
+			}
+		default:
+			if strings.Contains(r.Git("log", "-1", "--format=%P"), " ") || r.Git("rev-list", "--count", "HEAD") == "1" {
+				continue // keep merges and the root: only a plain commit is dropped
+			}
+			r.Git("reset", "-q", "--hard", "HEAD~1")
+		}
+		for _, max := range []int{0, 3, 7} {
+			got, again, want := build(t, r, max), build(t, r, max), fresh(max)
+			if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(again, want) {
+				t.Fatalf("step %d, limit %d: a build with the cache differs from one without", step, max)
+			}
+			if max == 0 {
+				checkOracle(t, r, got)
+			}
+		}
+	}
+	if logs, _ := filepath.Glob(filepath.Join(cache, logPrefix+"*")); len(logs) == 0 {
+		t.Error("no walk was logged")
+	}
 }
