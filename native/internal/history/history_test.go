@@ -27,6 +27,20 @@ func build(t *testing.T, r *repo, max int) *Index {
 	return ix
 }
 
+// rebuild builds again (no limit), and checks that nothing was diffed and
+// that the index equals want.
+func rebuild(t *testing.T, r *repo, want *Index, what string) {
+	t.Helper()
+	n := diffCount.Load()
+	ix := build(t, r, 0)
+	if d := diffCount.Load() - n; d != 0 {
+		t.Errorf("%s diffed %d commits", what, d)
+	}
+	if !reflect.DeepEqual(ix, want) {
+		t.Errorf("%s differs from the first build", what)
+	}
+}
+
 // checkOracle compares the index with git log and git rev-list.
 func checkOracle(t *testing.T, r *repo, ix *Index) {
 	t.Helper()
@@ -117,14 +131,7 @@ func TestCache(t *testing.T) {
 		t.Fatalf("no cache written: %v", err)
 	}
 
-	n1 := diffCount.Load()
-	second := build(t, r, 0)
-	if d := diffCount.Load() - n1; d != 0 {
-		t.Errorf("warm build diffed %d commits", d)
-	}
-	if !reflect.DeepEqual(first, second) {
-		t.Error("warm build differs from the cold one")
-	}
+	rebuild(t, r, first, "a warm build")
 
 	r.Write("new.txt", "new\n")
 	r.Commit("one more")
@@ -173,14 +180,7 @@ func TestWalkLog(t *testing.T) {
 	for _, p := range segs {
 		os.Remove(p)
 	}
-	n := diffCount.Load()
-	second := build(t, r, 0)
-	if d := diffCount.Load() - n; d != 0 {
-		t.Errorf("a build with a walk log diffed %d commits", d)
-	}
-	if !reflect.DeepEqual(first, second) {
-		t.Error("the index read from the walk log differs from the built one")
-	}
+	rebuild(t, r, first, "a build from the walk log")
 
 	three := build(t, r, 3)
 	if !three.Truncated || len(three.Commits) != 3 {
