@@ -254,6 +254,7 @@ type Snapshot struct {
 	matchOnce sync.Once
 	index     *match.Index
 	sets      []match.Set
+	prior     *match.Index // the index of the snapshot this one replaced, kept when its sets are the same
 
 	searchOnce    sync.Once
 	search        *search.Index
@@ -446,6 +447,7 @@ again:
 		}
 	}
 	if len(misses) > 0 || deleted {
+		s.prior = storedIndex(r.compiled)
 		r.compiled = "" // stands for other records now
 	}
 	s.inputs = inputs

@@ -82,6 +82,11 @@ func ambiguous(ref string, hits []*entry.Entry) error {
 // Set.Owner indexes Entries. It is built once per snapshot.
 func (s *Snapshot) Governing() *match.Index {
 	s.matchOnce.Do(func() {
+		if s.prior != nil && s.priorFits() {
+			s.index, s.prior = s.prior, nil // an edit that changed no paths: the same index
+			return
+		}
+		s.prior = nil
 		for i, e := range s.entries {
 			if entry.Inactive(e.Status) {
 				continue

@@ -188,10 +188,37 @@ func (storePersist) save(r *Reader, s *Snapshot) {
 		// content): left out, so equal files give equal bytes.
 		stamp = time.Time{}
 	}
-	data := encodeSnapshot(r.files, s, r.store.Key(), stamp, portable)
-	if r.store.SaveSnapshot(data) == nil {
+	head, parses := encodeSnapshot(r.files, s, r.store.Key(), stamp, portable)
+	var err error
+	if ps, ok := r.store.(partsStore); ok {
+		err = ps.SaveSnapshotParts(head, parses)
+	} else {
+		err = r.store.SaveSnapshot(joinSnapshot(head, parses))
+	}
+	if err == nil {
 		r.dirty = false
 	}
+}
+
+// partsStore is a Store that writes a snapshot given as its head and the
+// parses that follow it (the snapshot is their concatenation), so the
+// parses, megabytes at 10,000 entries and already in memory, are not
+// copied into one fresh buffer first.
+type partsStore interface {
+	SaveSnapshotParts(head []byte, parses []string) error
+}
+
+// joinSnapshot is the snapshot of head and its parses as one buffer.
+func joinSnapshot(head []byte, parses []string) []byte {
+	n := len(head)
+	for _, p := range parses {
+		n += len(p)
+	}
+	out := append(make([]byte, 0, n), head...)
+	for _, p := range parses {
+		out = append(out, p...)
+	}
+	return out
 }
 
 // A stored parse starts with its mode: no entry, an entry, or (portable
@@ -309,8 +336,8 @@ func (c *cached) intact() bool {
 }
 
 // encodeSnapshot encodes files (the parse cache) and the compiled form of
-// s into one buffer.
-func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp time.Time, portable bool) []byte {
+// s: the snapshot is head followed by the parses (joinSnapshot).
+func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp time.Time, portable bool) (head []byte, parses []string) {
 	names := make([]string, 0, len(files))
 	for f, c := range files {
 		if c.size >= 0 {
@@ -320,7 +347,7 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 	sort.Strings(names)
 	// The parses first (a missing one is encoded now): the rows give
 	// their lengths.
-	parses := make([]string, len(names))
+	parses = make([]string, len(names))
 	sums := make([]uint32, len(names))
 	keys := map[string]uint64{} // each source key is stored once
 	var keyList []string
@@ -365,7 +392,11 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 	if portable && s != nil {
 		toml = tomlRecords(s)
 	}
-	w := &entry.Encoder{Buf: make([]byte, 0, 256+len(key)+len(keyList)*64+rowsCap+len(compiled)+plen)}
+	tlen := 0
+	for _, t := range toml {
+		tlen += 8 + len(t)
+	}
+	w := &entry.Encoder{Buf: make([]byte, 0, 256+len(key)+len(keyList)*64+rowsCap+len(compiled)+tlen)}
 	w.Buf = append(w.Buf, snapshotMagic...)
 	w.Uvarint(snapshotVersion)
 	w.String(key)
@@ -403,10 +434,7 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 	w.String(compiled)
 	w.Strings(toml)
 	w.Buf = binary.LittleEndian.AppendUint32(w.Buf, crc32.ChecksumIEEE(w.Buf))
-	for _, p := range parses {
-		w.Buf = append(w.Buf, p...)
-	}
-	return w.Buf
+	return w.Buf, parses // a row not stored has no parse: ""
 }
 
 var errBadSnapshot = errors.New("stored snapshot is corrupt or of another version")

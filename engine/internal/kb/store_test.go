@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/memfs"
@@ -164,7 +165,7 @@ func TestStoredSnapshotNeverStale(t *testing.T) {
 		}
 		return out
 	}
-	fastReads := 0
+	fastReads, keptIndex, builtIndex := 0, 0, 0
 	for step := 0; step < 200; step++ {
 		files := existing()
 		i := files[rng.Intn(len(files))]
@@ -268,9 +269,15 @@ func TestStoredSnapshotNeverStale(t *testing.T) {
 		}
 		proc := NewReader(fs) // a new process: starts from the stored snapshot
 		proc.SetStore(store)
+		stored := store.data
 		fromStore, err := proc.Read("")
 		if err != nil {
 			t.Fatal(err)
+		}
+		if proc.compiled == "" && within(fromStore.Governing().Encoded(), stored) {
+			keptIndex++ // rebuilt, and the stored index kept (no paths changed)
+		} else if proc.compiled == "" {
+			builtIndex++
 		}
 		kept, err := live.Read("")
 		if err != nil {
@@ -304,6 +311,18 @@ func TestStoredSnapshotNeverStale(t *testing.T) {
 	if fastReads == 0 {
 		t.Fatal("no read was answered from the compiled snapshot")
 	}
+	if keptIndex == 0 || builtIndex == 0 {
+		t.Fatalf("of the rebuilds from the stored snapshot, %d kept its match index and %d built one: want both", keptIndex, builtIndex)
+	}
+}
+
+// within reports whether s lies in b's memory.
+func within(s string, b []byte) bool {
+	if len(s) == 0 || len(b) == 0 {
+		return false
+	}
+	p, lo := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return p >= lo && p+uintptr(len(s)) <= lo+uintptr(len(b))
 }
 
 // TestStoredSnapshotCorrupt: a truncated, bit-flipped or foreign snapshot

@@ -57,6 +57,7 @@ type builder struct {
 	globs []matcher
 	refs  [][]ref   // per glob: the positive patterns using it
 	negs  [][]int32 // per set: its negative globs
+	raw   int       // the patterns' bytes: about the heap's size
 }
 
 func (b *builder) encode(sets []Set) []byte {
@@ -89,9 +90,10 @@ func (b *builder) encode(sets []Set) []byte {
 		nrefs += len(rs)
 	}
 	// Each distinct string is stored once; a glob is usually its pattern's
-	// Raw (or the Raw after its "!").
-	var heap []byte
-	at := map[string]uint32{}
+	// Raw (or the Raw after its "!"), so the patterns' bytes bound the
+	// heap nearly always.
+	heap := make([]byte, 0, b.raw)
+	at := make(map[string]uint32, npats)
 	put := func(s string) (uint32, uint32) {
 		off, ok := at[s]
 		if !ok {
@@ -101,7 +103,7 @@ func (b *builder) encode(sets []Set) []byte {
 		}
 		return off, uint32(len(s))
 	}
-	out := make([]byte, 0, len(ixMagic)+4*hdrWords+setBytes*len(sets)+patBytes*npats+4*nnegs+globBytes*len(b.globs)+refBytes*nrefs+tabBytes*len(b.globs))
+	out := make([]byte, 0, len(ixMagic)+4*hdrWords+setBytes*len(sets)+patBytes*npats+4*nnegs+globBytes*len(b.globs)+refBytes*nrefs+tabBytes*len(b.globs)+b.raw)
 	out = append(out, ixMagic...)
 	out = words(out, uint32(len(sets)), uint32(npats), uint32(nnegs), uint32(len(b.globs)), uint32(nrefs))
 	for _, t := range tabs {
@@ -129,7 +131,11 @@ func (b *builder) encode(sets []Set) []byte {
 	re := 0
 	globOff := make([]uint32, len(b.globs))
 	for id, m := range b.globs {
-		neg, ok := at["!"+m.glob]
+		var neg uint32
+		ok := false
+		if nnegs > 0 { // else no Raw starts with "!"
+			neg, ok = at["!"+m.glob]
+		}
 		off, n := neg+1, uint32(len(m.glob)) // the negation's Raw after its "!"
 		if !ok {
 			off, n = put(m.glob)

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -308,8 +309,15 @@ type ref struct {
 // NewIndex compiles the sets once per snapshot. Identical globs are compiled
 // once and shared by all patterns that use them.
 func NewIndex(sets []Set) *Index {
-	b := builder{negs: make([][]int32, len(sets))}
-	posID := map[string]int32{}
+	npats, raw := 0, 0
+	for si := range sets {
+		npats += len(sets[si].Patterns)
+		for _, p := range sets[si].Patterns {
+			raw += len(p.Raw)
+		}
+	}
+	b := builder{negs: make([][]int32, len(sets)), globs: make([]matcher, 0, npats), refs: make([][]ref, 0, npats), raw: raw}
+	posID := make(map[string]int32, npats)
 	negID := map[string]int32{}
 	for si := range sets {
 		for pi, p := range sets[si].Patterns {
@@ -331,7 +339,8 @@ func NewIndex(sets []Set) *Index {
 			b.refs[id] = append(b.refs[id], ref{set: int32(si), pat: int32(pi), spec: int32(p.Specificity)})
 		}
 	}
-	ix, err := DecodeIndex(string(b.encode(sets)), -1)
+	enc := b.encode(sets)
+	ix, err := DecodeIndex(unsafe.String(unsafe.SliceData(enc), len(enc)), -1) // enc is not written again
 	if err != nil {
 		panic(err) // NewIndex encoded an index it cannot decode
 	}
@@ -515,6 +524,27 @@ func (ix *Index) hit(s *scratch, id int32) {
 			s.bestPat[set], s.bestSpec[set] = pat, spec
 		}
 	}
+}
+
+// Sets is the number of sets ix indexes.
+func (ix *Index) Sets() int { return ix.nsets }
+
+// SetIs reports whether set si of ix has this owner and exactly these
+// patterns (Raw). When every set of ix is, in order, a set of owners and
+// pattern texts that all compile (Compile), ix is the index NewIndex
+// builds of them: a knowledge base rebuilt after an edit that changed no
+// entry's paths keeps the index it had.
+func (ix *Index) SetIs(si, owner int, raws []string) bool {
+	start, end := ix.span(ix.sets, setBytes, 4, int32(si))
+	if ix.owner(int32(si)) != int32(owner) || end-start != len(raws) {
+		return false
+	}
+	for pi, raw := range raws {
+		if ix.raw(int32(si), int32(pi)) != raw {
+			return false
+		}
+	}
+	return true
 }
 
 // Lookup answers which sets govern each path; results are sorted by Owner

@@ -277,3 +277,70 @@ func TestPropertyDecodedEqualsNaive(t *testing.T) {
 		}
 	}
 }
+
+// TestPropertySetIs: an index says each of its sets is, in order, one of
+// other sets (SetIs, with as many sets) exactly when NewIndex of those
+// sets gives the same bytes. The other sets are the same ones, or the
+// same with one change: an owner, a pattern replaced, added or removed, a
+// set dropped or added.
+func TestPropertySetIs(t *testing.T) {
+	seeds := 2000
+	if testing.Short() {
+		seeds = 200
+	}
+	same := 0
+	for seed := range uint64(seeds) {
+		g := newCorpusGen(seed)
+		sets, _ := g.corpus()
+		ix := NewIndex(sets)
+		other := make([]Set, len(sets))
+		for i, s := range sets {
+			other[i] = Set{Owner: s.Owner, Patterns: append([]Pattern(nil), s.Patterns...)}
+		}
+		compiled := func() Pattern {
+			for {
+				if p, err := Compile(g.pattern()); err == nil {
+					return p
+				}
+			}
+		}
+		si := g.r.IntN(len(other))
+		switch g.r.IntN(7) {
+		case 0: // unchanged
+		case 1:
+			other[si].Owner = g.r.IntN(8)
+		case 2:
+			if n := len(other[si].Patterns); n > 0 {
+				other[si].Patterns[g.r.IntN(n)] = compiled()
+			}
+		case 3:
+			other[si].Patterns = append(other[si].Patterns, compiled())
+		case 4:
+			if n := len(other[si].Patterns); n > 0 {
+				other[si].Patterns = other[si].Patterns[:n-1]
+			}
+		case 5:
+			other = append(other[:si], other[si+1:]...)
+		case 6:
+			other = append(other, Set{Owner: g.r.IntN(8), Patterns: []Pattern{compiled()}})
+		}
+		got := ix.Sets() == len(other)
+		for i := 0; got && i < len(other); i++ {
+			var raws []string
+			for _, p := range other[i].Patterns {
+				raws = append(raws, p.Raw)
+			}
+			got = ix.SetIs(i, other[i].Owner, raws)
+		}
+		want := NewIndex(other).Encoded() == ix.Encoded()
+		if got != want {
+			t.Fatalf("seed %d: SetIs says %v, but the indexes' bytes equal: %v\nsets:  %v\nother: %v", seed, got, want, describe(sets), describe(other))
+		}
+		if want {
+			same++
+		}
+	}
+	if same == 0 || same == seeds {
+		t.Fatalf("%d of %d cases kept the index: the test draws no variety", same, seeds)
+	}
+}

@@ -1,6 +1,7 @@
 package snapstore
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -63,7 +64,10 @@ func (b *Bundle) Save(key, snapshot string) {
 		return
 	}
 	head := bundleMagic + key + "\n" + checksum(snapshot) + "\n"
-	replace(b.Path, "bundle-snapshot-*.tmp", []byte(head), unsafe.Slice(unsafe.StringData(snapshot), len(snapshot)))
+	replace(b.Path, "bundle-snapshot-*.tmp", func(w *bufio.Writer) {
+		w.WriteString(head)
+		w.WriteString(snapshot)
+	})
 }
 
 func checksum(s string) string {

@@ -5,6 +5,7 @@
 package snapstore
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -45,16 +46,29 @@ func (f *File) LoadSnapshot() ([]byte, error) {
 // file after a crash fails its checksum and is rebuilt), and a repository
 // kontext may not write to (read-only clone) simply keeps none.
 func (f *File) SaveSnapshot(data []byte) error {
-	if err := replace(f.Path, "snapshot-*.tmp", data); err != nil {
+	return f.SaveSnapshotParts(data, nil)
+}
+
+// SaveSnapshotParts is SaveSnapshot of head followed by parses, written
+// through one small buffer: at 10,000 entries the parses are megabytes
+// the engine holds already, and joining them first cost as many fresh
+// pages.
+func (f *File) SaveSnapshotParts(head []byte, parses []string) error {
+	if err := replace(f.Path, "snapshot-*.tmp", func(w *bufio.Writer) {
+		w.Write(head)
+		for _, p := range parses {
+			w.WriteString(p)
+		}
+	}); err != nil {
 		return err
 	}
 	prune(filepath.Dir(f.Path), f.Path)
 	return nil
 }
 
-// replace writes the parts to a temporary file (named by pattern) next to
-// path and renames it over path.
-func replace(path, pattern string, parts ...[]byte) error {
+// replace writes what write writes to a temporary file (named by
+// pattern) next to path and renames it over path.
+func replace(path, pattern string, write func(*bufio.Writer)) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -64,12 +78,12 @@ func replace(path, pattern string, parts ...[]byte) error {
 		return err
 	}
 	tmp.Chmod(0o644) // readable like the rest of the git dir
-	for _, data := range parts {
-		if _, err := tmp.Write(data); err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-			return err
-		}
+	w := bufio.NewWriterSize(tmp, 256<<10)
+	write(w)
+	if err := w.Flush(); err != nil { // the writer keeps its first error
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())
