@@ -3,6 +3,7 @@ package engine
 import (
 	"strings"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/config"
 	"github.com/kontext/kontext/engine/internal/entry"
@@ -38,32 +39,10 @@ func PolicyFromConfig(storage string, configText []byte) (*Policy, error) {
 	return &Policy{cfg: cfg}, nil
 }
 
-// CommittedEntry is what Inspect returns for one verified blob.
-type CommittedEntry struct {
-	ID          string             `json:"id"`
-	Kind        string             `json:"kind"`
-	Title       string             `json:"title"`
-	Body        string             `json:"body"`
-	Summary     *string            `json:"summary"`
-	Status      *string            `json:"status"`
-	Checked     *string            `json:"checked"`
-	Date        *string            `json:"date"`
-	Verify      *string            `json:"verify"`
-	ReviewBy    *string            `json:"review_by"`
-	Supersedes  []string           `json:"supersedes"`
-	Paths       []string           `json:"paths"`
-	Tags        []string           `json:"tags"`
-	File        string             `json:"file"`
-	Style       string             `json:"style"`
-	Authority   bool               `json:"authority"`
-	Extra       map[string]any     `json:"extra"`
-	Diagnostics []entry.Diagnostic `json:"diagnostics"`
-}
-
 // Inspect parses text as the file at path (repo-relative) under the
 // policy. A path outside every configured source, a file that is not a
 // record, or an unparseable file is invalid_input.
-func (p *Policy) Inspect(path string, text []byte) (*CommittedEntry, error) {
+func (p *Policy) Inspect(path string, text []byte) (*api.CommittedEntry, error) {
 	rel := strings.TrimPrefix(strings.TrimPrefix(strings.ReplaceAll(path, "\\", "/"), "./"), "/")
 	src, ok := p.sourceOf(rel)
 	if !ok {
@@ -77,7 +56,7 @@ func (p *Policy) Inspect(path string, text []byte) (*CommittedEntry, error) {
 	}
 	en, diags := entry.Parse(rel, text, src)
 	if diags == nil {
-		diags = []entry.Diagnostic{}
+		diags = []api.Diagnostic{}
 	}
 	if en == nil {
 		msg := "file is not an entry"
@@ -88,7 +67,7 @@ func (p *Policy) Inspect(path string, text []byte) (*CommittedEntry, error) {
 		err.Extra = map[string]any{"diagnostics": diags}
 		return nil, err
 	}
-	return &CommittedEntry{
+	return &api.CommittedEntry{
 		ID: en.ID, Kind: en.Kind, Title: en.Title, Body: en.Body, Summary: strp(en.Summary),
 		Status: strp(en.Status), Checked: strp(en.Checked), Date: strp(en.Date), Verify: strp(en.Verify),
 		ReviewBy: strp(en.ReviewBy), Supersedes: nonNil(en.Supersedes), Paths: nonNil(en.Paths),

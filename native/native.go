@@ -1,6 +1,7 @@
 // Package native serves the application API over a repository on disk: it
 // opens the worktree with the OS filesystem and go-git and hands both to
-// the engine. It is the Go embedding API of native applications.
+// the engine. Applications embed kontext through package kontext (the
+// module root), which opens repositories with it.
 package native
 
 import (

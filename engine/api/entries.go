@@ -1,18 +1,14 @@
 package api
 
-import (
-	"github.com/kontext/kontext/engine/internal/entry"
-)
-
 // ListResult is the result of entries.list.
 type ListResult struct {
-	Entries     []*Entry           `json:"entries"`
-	Total       int                `json:"total"`
-	NextOffset  *int               `json:"next_offset"`
-	Snapshot    string             `json:"snapshot"`
-	Diagnostics []entry.Diagnostic `json:"diagnostics"`
-	Items       []*CompactEntry    `json:"items,omitempty"`
-	NextCursor  string             `json:"next_cursor,omitempty"`
+	Entries     []*Entry        `json:"entries"`
+	Total       int             `json:"total"`
+	NextOffset  *int            `json:"next_offset"`
+	Snapshot    string          `json:"snapshot"`
+	Diagnostics []Diagnostic    `json:"diagnostics"`
+	Items       []*CompactEntry `json:"items,omitempty"`
+	NextCursor  string          `json:"next_cursor,omitempty"`
 }
 
 // SearchResult is the result of entries.search.

@@ -20,6 +20,7 @@ import (
 	"github.com/invopop/jsonschema"
 
 	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/drafts"
 	"github.com/kontext/kontext/engine/models"
 	"github.com/kontext/kontext/engine/worktree"
@@ -111,7 +112,7 @@ func TypeScript() []byte {
 	ops.WriteString("}\n\n")
 	ops.WriteString("/** The operations the in-memory (WASM) engine serves: the read subset. */\n")
 	ops.WriteString("export type SnapshotOperation = " + strings.Join(subset, " | ") + ";\n")
-	ts.typ(reflect.TypeFor[engine.CommittedEntry](), false)
+	ts.typ(reflect.TypeFor[api.CommittedEntry](), false)
 
 	var out bytes.Buffer
 	out.WriteString(Generated + "\n// Type declarations of @kontext/engine. The hand-written part is\n// engine/internal/apigen/index.d.ts.tmpl; the types below come from engine/api.\n\n")

@@ -4,6 +4,8 @@
 // itself: callers hand it a path and the bytes.
 package entry
 
+import "github.com/kontext/kontext/engine/api"
+
 // Kinds in their fixed order (lists, sorting, briefs).
 var Kinds = []string{"decision", "convention", "learning", "incident", "architecture"}
 
@@ -30,16 +32,9 @@ type Source struct {
 	ReviewAfter string // e.g. "180d", "6m", "2w", "1y"; "" = none
 }
 
-// Diagnostic reports a problem with one file. Severity "error" means the
-// file is not an entry; "warning" means the entry is listed with what could
-// be read.
-type Diagnostic struct {
-	File     string `json:"file"`
-	Line     int    `json:"line,omitempty"`
-	Severity string `json:"severity"`
-	Code     string `json:"code"`
-	Message  string `json:"message"`
-}
+// Diagnostic reports a problem with one file (the API's type: see
+// engine/api).
+type Diagnostic = api.Diagnostic
 
 // Diagnostic codes.
 const (
