@@ -9,8 +9,8 @@ export GIT_CONFIG_NOSYSTEM := 1
 
 .PHONY: sarif-schema build assets web demo test test-edge tools node-deps cross-check assets-check vet wasm-check wasm test-wasm test-web bench fuzz stress generate clean release
 
-# A static binary (no cgo): it starts about a millisecond faster than one
-# that loads libc, and it runs on any Linux. (go test -race keeps cgo.)
+# A static binary (no cgo): it starts sooner than one that loads libc,
+# and it runs on any Linux. (go test -race keeps cgo.)
 # It embeds the review console and the engine (make assets).
 build: assets
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/kontext

@@ -14,36 +14,36 @@ import (
 	"github.com/kontext/kontext/internal/testrepo"
 )
 
-// readmeWorkflow returns the workflow the README shows (the yaml block
-// after <!-- action-workflow -->).
+// readmeWorkflow returns the workflow the pull-request guide shows
+// (docs/pull-requests.md, the yaml block after <!-- action-workflow -->).
 func readmeWorkflow(t *testing.T) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(testrepo.Root(), "README.md"))
+	data, err := os.ReadFile(filepath.Join(testrepo.Root(), "docs", "pull-requests.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, rest, ok := strings.Cut(string(data), "<!-- action-workflow -->\n```yaml\n")
 	if !ok {
-		t.Fatal("README has no <!-- action-workflow --> yaml block")
+		t.Fatal("docs/pull-requests.md has no <!-- action-workflow --> yaml block")
 	}
 	wf, _, ok := strings.Cut(rest, "```")
 	if !ok {
-		t.Fatal("the README workflow block is not closed")
+		t.Fatal("the guide's workflow block is not closed")
 	}
 	return wf
 }
 
-// TestActionlint lints the README workflow, with the action used as uses:
+// TestActionlint lints the guide's workflow, with the action used as uses:
 // ./, so actionlint also checks action.yml (inputs, composite steps,
 // expressions) as a user's workflow would use it.
 func TestActionlint(t *testing.T) {
 	wf := readmeWorkflow(t)
 	if n := strings.Count(strings.TrimSpace(wf), "\n") + 1; n > 16 {
-		t.Errorf("the README workflow is %d lines; keep it short", n)
+		t.Errorf("the guide's workflow is %d lines; keep it short", n)
 	}
 	local := regexp.MustCompile(`uses: kontext/kontext@v[0-9.]+`).ReplaceAllString(wf, "uses: ./")
 	if local == wf {
-		t.Fatal("the README workflow does not use kontext/kontext@vX.Y.Z")
+		t.Fatal("the guide's workflow does not use kontext/kontext@vX.Y.Z")
 	}
 	root := t.TempDir()
 	action, err := os.ReadFile(filepath.Join(testrepo.Root(), "action.yml"))

@@ -302,8 +302,8 @@ func pairsRSS(n int, before func(), a, b []string) pairResult {
 // forkedRSS measures args' peak RSS through GNU time, which forks the
 // command from its own small process. A child that os/exec starts shares
 // this (large) bench process's memory until it execs, and Linux counts
-// that in its ru_maxrss: a late row of a full run read 36 MiB for a call
-// that peaks at 17. Nil when /usr/bin/time is missing.
+// that in its ru_maxrss, so a late row of a full run read about twice
+// what the call peaks at. Nil when /usr/bin/time is missing.
 func forkedRSS(args []string, before func()) []float64 {
 	if _, err := os.Stat("/usr/bin/time"); err != nil {
 		return nil

@@ -458,7 +458,7 @@ func consoleRows(root, bin, demo, tmp string) ([]row, []string) {
 		file := consoleBundle(bin, tmp)
 		var vis, first, ready, seen []float64
 		var out string
-		// Seven browsers: the median of three moved by 400 ms between two
+		// Seven browsers: the median of three moved too much between two
 		// runs on the same machine.
 		const browsers = 7
 		for i := 0; i < browsers; i++ {

@@ -308,11 +308,12 @@ func TestCommittedLLMConfigIgnored(t *testing.T) {
 	}
 }
 
-// TestReadmeRecipes runs every model recipe of the README against local
-// stubs: an OpenAI-compatible server on 127.0.0.1 (its URL substituted for
-// base_url) and the scripted command model (substituted for command).
+// TestReadmeRecipes runs every model recipe of the models guide
+// (docs/models.md, linked from the README) against local stubs: an
+// OpenAI-compatible server on 127.0.0.1 (its URL substituted for base_url)
+// and the scripted command model (substituted for command).
 func TestReadmeRecipes(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(testrepo.Root(), "README.md"))
+	readme, err := os.ReadFile(filepath.Join(testrepo.Root(), "docs", "models.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +340,7 @@ func TestReadmeRecipes(t *testing.T) {
 	command := regexp.MustCompile(`(?m)^command = \[[^\n]*\]`)
 	blocks := regexp.MustCompile("<!-- recipe: (\\w+) -->\n```toml\n((?s:.*?))```").FindAllStringSubmatch(string(readme), -1)
 	if len(blocks) < 3 {
-		t.Fatalf("%d recipes found in the README, want the two openai ones and the command one", len(blocks))
+		t.Fatalf("%d recipes found in docs/models.md, want the two openai ones and the command one", len(blocks))
 	}
 	for i, b := range blocks {
 		t.Run(fmt.Sprintf("%d-%s", i, b[1]), func(t *testing.T) {

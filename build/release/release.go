@@ -136,8 +136,12 @@ func Build(o Options) error {
 		}
 		docs = append(docs, file{d.name, out, 0o644})
 	}
-	for _, f := range []string{"LICENSE-MIT", "LICENSE-APACHE", "README.md"} {
-		data, err := os.ReadFile(filepath.Join(root, f))
+	texts, err := textFiles(root)
+	if err != nil {
+		return err
+	}
+	for _, f := range texts {
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
 		if err != nil {
 			return err
 		}
@@ -364,4 +368,20 @@ func writeSums(dir string) error {
 		fmt.Fprintf(&b, "%s  %s\n", hex.EncodeToString(s[:]), e.Name())
 	}
 	return os.WriteFile(filepath.Join(dir, "SHA256SUMS"), []byte(b.String()), 0o644)
+}
+
+// textFiles are the texts every archive carries besides the binary, by
+// their slash path in the checkout: the licenses, the README and the
+// guides it links to (docs/*.md), so the README's links work unpacked.
+func textFiles(root string) ([]string, error) {
+	guides, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(guides)
+	names := []string{"LICENSE-MIT", "LICENSE-APACHE", "README.md"}
+	for _, g := range guides {
+		names = append(names, "docs/"+filepath.Base(g))
+	}
+	return names, nil
 }

@@ -9,8 +9,8 @@ import (
 
 // shortCallGC tunes the collector for a call that ends in milliseconds:
 // no collection at all while the heap stays under a soft limit (a warm
-// read of 10,000 entries otherwise spends a sixth of its CPU in one
-// collection of memory it is about to drop by exiting), then, once the
+// read of a large knowledge base otherwise spends a good share of its CPU
+// in one collection of memory it is about to drop by exiting), then, once the
 // process has run for a second (a server, a long build), collection four
 // times less often than Go's default. GOGC or GOMEMLIMIT in the
 // environment win.

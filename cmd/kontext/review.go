@@ -56,8 +56,8 @@ func runReviewCmd(ctx context.Context, g *factory, args []string) int {
 	}
 	assets := review.Assets()
 	if *out != "" {
-		// Streamed into the file: the bundle (~12 MB at 10,000 entries)
-		// is never encoded into memory as a whole.
+		// Streamed into the file: the bundle (large for a large knowledge
+		// base) is never encoded into memory as a whole.
 		g.prog.state("building the bundle")
 		b, err := bundle.Build(ctx, opts)
 		if err != nil {

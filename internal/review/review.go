@@ -241,9 +241,9 @@ func (s *Server) serveWasm(w http.ResponseWriter, r *http.Request, name string) 
 // serveWasmGz serves an engine's gzip file as a file (application/gzip,
 // no Content-Encoding): the console decompresses it in the page while it
 // compiles. In Chromium a response's bytes cost more on their way from the
-// network process to the page than inflating them there does: measured
-// with the reader on the 2-CPU VM, 350 ms from request to compiled module
-// against 444 ms with Content-Encoding: gzip and 618 ms uncompressed.
+// network process to the page than inflating them there does, so the
+// compressed file reaches a compiled module sooner than a response with
+// Content-Encoding: gzip or an uncompressed one (bench/results.md).
 // Assets without the .gz file (a checkout's wasm/ before make wasm) answer
 // 404, and the page falls back to the .wasm route.
 func (s *Server) serveWasmGz(w http.ResponseWriter, name string) {

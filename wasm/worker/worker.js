@@ -438,7 +438,7 @@ async function repository(state, env, name) {
   }
   const version = await storeText(env.KONTEXT_STORE, `${name}/snapshot`);
   if (version === null) {
-    throw new HTTPError(503, "not_found", `repository ${name}: the store has no key ${name}/snapshot (publish the bundle: see the README's KV recipe)`);
+    throw new HTTPError(503, "not_found", `repository ${name}: the store has no key ${name}/snapshot (publish the bundle: see the KV recipe in docs/edge.md)`);
   }
   const marker = version.trim();
   if (r.kb === null || r.version !== marker) {

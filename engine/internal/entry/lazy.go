@@ -10,8 +10,8 @@ import (
 // lazyRegexp returns a function that compiles pattern on its first call
 // (regexps compiled at init are a cold start's cost for every process,
 // most of which never parse). One type for every pattern: a
-// sync.OnceValue per pattern generated about 1.3 KB of code each in the
-// WASM engine, which is at its size budget.
+// sync.OnceValue per pattern generated code of its own for each in the
+// WASM engine, which has a size budget.
 func lazyRegexp(pattern string) func() *regexp.Regexp {
 	l := &lazyRE{pattern: pattern}
 	return l.get

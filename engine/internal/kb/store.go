@@ -328,7 +328,7 @@ func (c *cached) decode() bool {
 // rows, one per file in path order (path, source key by number, stat data,
 // blob id, content checksum, the parse's length and CRC), then the compiled part, a CRC of
 // all that, and only then the parses, back to back. A warm call so reads
-// the rows (about 100 bytes a file), never a parse it does not decode.
+// the rows (small, fixed fields per file), never a parse it does not decode.
 
 // intact reports whether the stored parse still has its stored CRC.
 func (c *cached) intact() bool {

@@ -5,7 +5,7 @@ import "github.com/yuin/goldmark/ast"
 // node is every kind of node this package adds to goldmark's AST: wiki
 // links and GFM tables (table, header, row, cell). One Go
 // type serves them all because each node type costs the WASM engine its
-// own copy of goldmark's base node methods (about 6 KB of code per type).
+// own copy of goldmark's base node methods.
 type node struct {
 	ast.BaseBlock
 	kind   ast.NodeKind

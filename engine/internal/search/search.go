@@ -308,7 +308,7 @@ func (ix *Index) search(terms []string) []Hit {
 		return nil
 	}
 	// sort.Slice, not slices.SortFunc: a generic sort of its own shape
-	// would add 16 KB to the WASM engine; ranks are distinct, so the
+	// would add its own code to the WASM engine; ranks are distinct, so the
 	// order is total either way.
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := keys[i], keys[j]

@@ -6,7 +6,7 @@
 // It reads and diffs objects through internal/git, kontext's one git object
 // layer: go-git's Log with a path filter is wrong on merges (it compares a
 // commit with the previous one in traversal order, not with its parent) and
-// two orders of magnitude slower than git. A commit's changed paths never
+// far slower than git. A commit's changed paths never
 // change, so they are cached forever under <git-dir>/kontext/cache/commits/
 // and only commits new since the last walk cost a tree diff.
 package history
