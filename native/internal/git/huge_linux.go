@@ -22,7 +22,7 @@ const shortCall = time.Second
 // the kernel is asked to back them with transparent huge pages: with THP
 // in "madvise" mode (a common default) that is one page fault per 2 MiB
 // instead of one per 4 KiB, and the process exits before the memory is
-// reused. A process that runs longer (a daemon, an MCP or review server,
+// reused. A process that runs longer (an MCP or review server,
 // a Go program embedding the engine) gets plain memory: heap advised for
 // huge pages and reused for small objects made its later warm reads
 // slower (in-process `entries.list` with since after a cold index in the
