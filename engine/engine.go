@@ -137,10 +137,6 @@ func (e *Engine) UseSnapshotStore(s SnapshotStore) { e.reader.SetStore(s) }
 // that change files of an in-memory filesystem call it.
 func (e *Engine) Forget(paths ...string) { e.reader.Forget(paths...) }
 
-// ConfigFiles are the committed configuration files in lookup order (the
-// first that exists is read).
-func ConfigFiles() []string { return config.Candidates() }
-
 // SetRevision changes publication.revision of a Snapshot surface.
 func (e *Engine) SetRevision(rev string) { e.opts.Revision = rev }
 
