@@ -35,6 +35,12 @@ func (e *Engine) pathRoot() repopath.Root {
 	return repopath.Root{Dir: e.opts.Root, Aliases: e.opts.RootAliases}
 }
 
+// RepoPaths normalises the source paths of a request field by RepoPath's
+// rule; an error names the field (as entries.governing's do).
+func (e *Engine) RepoPaths(field string, paths []string) ([]string, error) {
+	return e.normPaths(field, paths)
+}
+
 // normPaths normalises the source paths of a request field (RepoPath).
 func (e *Engine) normPaths(field string, paths []string) ([]string, error) {
 	out := make([]string, 0, len(paths))

@@ -20,7 +20,8 @@ import (
 // "./"-prefixed spelling give byte-identical answers, and a path that
 // climbs out with ".." or lies outside the root is refused with the same
 // error.code, on `kontext api`, `kontext governing` (arguments), the
-// engine's Do, and the MCP server's ctx_governing. (The WASM and edge
+// engine's Do, and the MCP server's ctx_governing; and context.brief,
+// which echoes the paths it was given, alike on its three doors. (The WASM and edge
 // surfaces run the same engine code; their tests live with them.)
 func TestOnePathRule(t *testing.T) {
 	t.Setenv("KONTEXT_NOW", "2026-11-30T12:00:00Z")
@@ -47,6 +48,14 @@ func TestOnePathRule(t *testing.T) {
 	}
 	defer func() { cs.Close(); ss.Wait() }()
 
+	tool := func(name, p string) string {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{"paths": []string{p}}})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		return res.Content[0].(*mcp.TextContent).Text + "\n" + string(b)
+	}
 	input := func(p string) string {
 		b, _ := json.Marshal(map[string]any{"paths": []string{p}})
 		return string(b)
@@ -67,14 +76,14 @@ func TestOnePathRule(t *testing.T) {
 			}
 			return string(engine.ResultEnvelope(res))
 		}},
-		{"MCP ctx_governing", func(p string) string {
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ctx_governing", Arguments: map[string]any{"paths": []string{p}}})
-			if err != nil {
-				t.Fatalf("ctx_governing: %v", err)
-			}
-			b, _ := json.Marshal(res.StructuredContent)
-			return res.Content[0].(*mcp.TextContent).Text + "\n" + string(b)
+		{"MCP ctx_governing", func(p string) string { return tool("ctx_governing", p) }},
+		// context.brief echoes the paths it was given: normalised too.
+		{"kontext api context.brief", func(p string) string { out, _ := cli("api", "context.brief", input(p)); return out }},
+		{"kontext brief", func(p string) string {
+			out, errb := cli("brief", "--json", p)
+			return out + errb
 		}},
+		{"MCP ctx_brief", func(p string) string { return tool("ctx_brief", p) }},
 	}
 	code := func(answer string) string {
 		var env struct {
