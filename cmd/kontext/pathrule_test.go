@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,8 +17,9 @@ import (
 )
 
 // TestOnePathRule: every native surface normalises a requested path by
-// the one rule (engine/internal/repopath): a relative path and its
-// "./"-prefixed spelling give byte-identical answers, and a path that
+// the one rule (engine/internal/repopath): a relative path, its
+// "./"-prefixed and uncleaned spellings and its absolute path inside the
+// root give byte-identical answers, and a path that
 // climbs out with ".." or lies outside the root is refused with the same
 // error.code, on `kontext api`, `kontext governing` (arguments), the
 // engine's Do, and the MCP server's ctx_governing; and context.brief,
@@ -105,7 +107,8 @@ func TestOnePathRule(t *testing.T) {
 		if code(want) != "" || !strings.Contains(want, "vat") {
 			t.Fatalf("%s: src/billing/tax/vat.go: %s", s.name, want)
 		}
-		for _, p := range []string{"./src/billing/tax/vat.go", "src//billing/./tax/vat.go", "./src/../src/billing/tax/vat.go"} {
+		// Absolute paths inside the root resolve on the native surfaces.
+		for _, p := range []string{"./src/billing/tax/vat.go", "src//billing/./tax/vat.go", "./src/../src/billing/tax/vat.go", filepath.Join(demo, "src", "billing", "tax", "vat.go")} {
 			if got := s.ask(p); got != want {
 				t.Errorf("%s: %q answered other bytes than the relative path:\n%s\nwant\n%s", s.name, p, got, want)
 			}
