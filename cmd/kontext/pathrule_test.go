@@ -17,14 +17,14 @@ import (
 )
 
 // TestOnePathRule: every native surface normalises a requested path by
-// the one rule (engine/internal/repopath): a relative path, its
+// the one rule (engine/internal/repopath). A relative path, its
 // "./"-prefixed and uncleaned spellings and its absolute path inside the
-// root give byte-identical answers, and a path that
-// climbs out with ".." or lies outside the root is refused with the same
-// error.code, on `kontext api`, `kontext governing` (arguments), the
-// engine's Do, and the MCP server's ctx_governing; and context.brief,
-// which echoes the paths it was given, alike on its three doors. (The WASM and edge
-// surfaces run the same engine code; their tests live with them.)
+// root give byte-identical answers, and a path that climbs out with ".."
+// or lies outside the root is refused with the same error.code, on
+// `kontext api`, `kontext governing` (arguments), the engine's Do and the
+// MCP server's ctx_governing; and on the three doors of context.brief,
+// which echoes the paths it was given. (The in-memory engine of the WASM
+// and edge surfaces: engine's TestPathRuleInMemory.)
 func TestOnePathRule(t *testing.T) {
 	t.Setenv("KONTEXT_NOW", "2026-11-30T12:00:00Z")
 	demo := testrepo.Demo(t)
