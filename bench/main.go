@@ -155,7 +155,7 @@ func main() {
 	demo := filepath.Join(tmp, "demo")
 	run(root, "bash", "build/demo-repo.sh", demo)
 	// Warm, as the 10,000-entry rows: a call once the demo's files are
-	// older than git's racy second leaves the sidecar the next ones use.
+	// older than git's racy second stores the snapshot the next ones use.
 	time.Sleep(1100 * time.Millisecond)
 	run(root, bin, "-C", demo, "api", "status")
 	ours, ref := sideBySide(31,

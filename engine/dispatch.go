@@ -5,6 +5,7 @@ import (
 	"context"
 	"reflect"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/kontext/kontext/engine/api"
@@ -41,6 +42,9 @@ const (
 	NeedsHistory
 	// NeedsWriter marks an operation that writes (native only, with a Writer).
 	NeedsWriter
+	// Paged marks a read answered in pages: it takes view and cursor
+	// (capabilities <op>.view and <op>.cursor).
+	Paged
 )
 
 // Op builds the row of operation name from its typed run function. The
@@ -107,10 +111,10 @@ func readOperations() []Operation {
 	rows := []Operation{
 		Op("status", Subset, runStatus),
 		Op("api.describe", Subset, runDescribe).Returning(&api.DescribeResult{}, &api.DescribeOneResult{}),
-		Op("entries.list", Subset, runList),
+		Op("entries.list", Subset|Paged, runList),
 		Op("entries.get", Subset, runGet),
-		Op("entries.search", Subset, runSearch),
-		Op("entries.governing", Subset, runGoverning),
+		Op("entries.search", Subset|Paged, runSearch),
+		Op("entries.governing", Subset|Paged, runGoverning),
 		Op("entries.related", Subset, runRelated),
 	}
 	// The history reads: the WASM engine serves none of them (no Subset),
@@ -177,9 +181,11 @@ func (e *Engine) Operations() []string {
 // plus the history capability strings where git history is at hand.
 func (e *Engine) capabilities() []string {
 	caps := e.Operations()
-	// Every surface: the compact view and cursor pages of the paged reads.
-	for _, op := range []string{"entries.governing", "entries.list", "entries.search"} {
-		caps = append(caps, op+".view", op+".cursor")
+	// The compact view and cursor pages of the paged reads this surface serves.
+	for _, op := range e.ops {
+		if op.needs&Paged != 0 && e.serves(&op) {
+			caps = append(caps, op.name+".view", op.name+".cursor")
+		}
 	}
 	if e.opts.History != nil {
 		caps = append(caps, "verification.last_verified", "drift.ordered")
@@ -227,10 +233,12 @@ func (e *Engine) Request(ctx context.Context, op string, input []byte) (out []by
 }
 
 // Do runs one operation and returns its result value (not yet encoded).
+// It is the JSON door; Invoke is the typed one. Both take the same
+// preamble (door) and the same spoiled-snapshot retry (answer).
 func (e *Engine) Do(ctx context.Context, name string, input []byte) (any, error) {
-	o, ok := e.lookupOp(name)
-	if !ok || !e.serves(o) {
-		return nil, unsupported(name, ok || isPlanned(name), e.opts.Surface)
+	o, err := e.door(name)
+	if err != nil {
+		return nil, err
 	}
 	if len(bytes.TrimSpace(input)) == 0 {
 		input = []byte("{}")
@@ -239,26 +247,50 @@ func (e *Engine) Do(ctx context.Context, name string, input []byte) (any, error)
 	if err := jsonin.Decode(input, in); err != nil {
 		return nil, err
 	}
+	if err := e.admit(ctx, o, in); err != nil {
+		return nil, err
+	}
+	return answer(e, o, func() (any, error) { return o.run(ctx, e, in) })
+}
+
+// door finds the row of operation name, served by this engine.
+func (e *Engine) door(name string) (*Operation, error) {
+	o, ok := e.lookupOp(name)
+	if !ok || !e.serves(o) {
+		return nil, unsupported(name, ok || isPlanned(name), e.opts.Surface)
+	}
+	return o, nil
+}
+
+// admit vets a decoded input of o before it runs: no dir in the
+// in-memory engine, ctx not done, and the row's own check.
+func (e *Engine) admit(ctx context.Context, o *Operation, in any) error {
 	if d := dirOf(in); d != "" && e.opts.Surface != Native {
-		return nil, apierr.Invalid("dir is not available in the in-memory engine; open another knowledge base instead")
+		return apierr.Invalid("dir is not available in the in-memory engine; open another knowledge base instead")
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, apierr.Wrap(apierr.OperationFailed, err, "%s was cancelled", name)
+		return apierr.Wrap(apierr.OperationFailed, err, "%s was cancelled", o.name)
 	}
 	if o.check != nil {
+		// Writes refuse control characters in their text, for Go callers as for requests.
 		if err := o.check(in); err != nil {
-			return nil, err
+			return err
 		}
 	}
+	return nil
+}
+
+// answer runs a read once more when an entry of the stored compiled
+// snapshot did not decode during it: the reader has dropped the stored
+// snapshot, so the second run answers from the files. Writes run once.
+func answer[O any](e *Engine, o *Operation, run func() (O, error)) (O, error) {
 	if o.needs&NeedsWriter != 0 {
-		return o.run(ctx, e, in)
+		return run()
 	}
 	spoiled := e.reader.Spoiled()
-	res, err := o.run(ctx, e, in)
+	res, err := run()
 	if e.reader.Spoiled() != spoiled {
-		// An entry of the stored compiled snapshot did not decode: the
-		// reader has dropped it, so the read answers again from the files.
-		res, err = o.run(ctx, e, in)
+		res, err = run()
 	}
 	return res, err
 }
@@ -283,14 +315,45 @@ func unsupported(name string, known bool, s Surface) error {
 	case known:
 		return apierr.New(apierr.UnsupportedOperation, "%s is not implemented in this version of kontext; status.capabilities lists what is", name)
 	}
-	// A short name (brief, governing) names the operation it ends.
-	for _, ns := range [...]string{"entries.", "context.", "drafts.", "inbox.", "repository.", "bundle.", "verify.", "operations."} {
-		if isPlanned(ns + name) {
-			return apierr.New(apierr.UnsupportedOperation, "unknown operation %q; did you mean %s%s? status.capabilities lists the operations", name, ns, name)
-		}
+	// A short name (brief, governing) names the operation it ends; of
+	// several (list: entries.list, inbox.list), the first by name.
+	if full := endingIn(name); full != "" {
+		return apierr.New(apierr.UnsupportedOperation, "unknown operation %q; did you mean %s? status.capabilities lists the operations", name, full)
 	}
 	return apierr.New(apierr.UnsupportedOperation, "unknown operation %q; status.capabilities lists the operations", name)
 }
+
+// endingIn is the first operation of the API, by name, whose name after
+// its namespace is short ("" when none).
+func endingIn(short string) string {
+	best := ""
+	try := func(full string) {
+		if _, rest, ok := strings.Cut(full, "."); ok && rest == short && (best == "" || full < best) {
+			best = full
+		}
+	}
+	for full := range loadSchemas() {
+		try(full)
+	}
+	for _, full := range planned {
+		try(full)
+	}
+	return best
+}
+
+// IsPaged reports whether operation name is a read answered in pages
+// (view and cursor), as the dispatch table marks it.
+func IsPaged(name string) bool { return pagedReads()[name] }
+
+var pagedReads = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, op := range readOperations() {
+		if op.needs&Paged != 0 {
+			m[op.name] = true
+		}
+	}
+	return m
+})
 
 func dirOf(in any) string {
 	type dirred interface{ TargetDir() string }

@@ -137,55 +137,6 @@ func (e *Engine) UseSnapshotStore(s SnapshotStore) { e.reader.SetStore(s) }
 // that change files of an in-memory filesystem call it.
 func (e *Engine) Forget(paths ...string) { e.reader.Forget(paths...) }
 
-// The file-system monitor's hooks (native/daemon) are functions, not
-// methods: the WASM engine, which never calls them, then links none of
-// them (reflection keeps every exported method of a linked type).
-
-// SetImmutable turns Options.Immutable on or off: while off, every read
-// lists and stats the files again (keeping the parses whose stat data
-// still match). A file-system monitor turns it off for one read when a
-// watched file may have changed.
-func SetImmutable(e *Engine, on bool) { e.reader.SetImmutable(on) }
-
-// DeferSaves makes e's reads answer before they store a changed snapshot;
-// SaveDeferred stores it (a file-system monitor calls it after answering).
-func DeferSaves(e *Engine, on bool) { e.reader.DeferSaves(on) }
-
-// SaveDeferred stores the snapshot a read left owed (DeferSaves).
-func SaveDeferred(e *Engine) { e.reader.SaveDeferred() }
-
-// Touched tells an immutable engine that only the knowledge files at
-// paths (relative to the root) changed, in place, since its last read:
-// the next read re-stats those alone (a file-system monitor that saw
-// only such changes calls it; see kb.Reader.Touched).
-func Touched(e *Engine, paths ...string) { e.reader.Touched(paths...) }
-
-// ShareKnowledge makes e read the knowledge base through from's reader (its
-// parse cache, immutability and snapshot store): an engine opened for one
-// request answers from a long-lived warm one. Both must be over the same
-// root.
-func ShareKnowledge(e, from *Engine) { e.reader = from.reader }
-
-// KnowledgeInputs reads the knowledge base and returns what the read
-// depends on, relative to the root: the source directories (or single
-// files) and the other files (the configuration candidates, the ledger,
-// the path overlay). A file-system monitor watches them.
-func KnowledgeInputs(ctx context.Context, e *Engine) (sources, files []string, err error) {
-	st, err := e.Read(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, s := range st.Cfg.Sources() {
-		sources = append(sources, s.Dir)
-	}
-	files = append(config.Candidates(), st.Cfg.Ledger(), st.Cfg.Overlay())
-	return sources, files, nil
-}
-
-// ConfigFiles are the committed configuration files in lookup order (the
-// first that exists is read).
-func ConfigFiles() []string { return config.Candidates() }
-
 // SetRevision changes publication.revision of a Snapshot surface.
 func (e *Engine) SetRevision(rev string) { e.opts.Revision = rev }
 

@@ -52,3 +52,29 @@ func TestRepoPathSnapshotRejectsAbsolute(t *testing.T) {
 		t.Fatalf("suggest_paths in the in-memory engine: %v", env)
 	}
 }
+
+// TestPathRuleInMemory: the in-memory engine (WASM, edge) answers a
+// relative path and its "./" and uncleaned spellings with the same bytes,
+// and refuses climbing, outside and absolute paths as invalid_input.
+func TestPathRuleInMemory(t *testing.T) {
+	e, _ := memEngine(t, map[string]string{".ai/conventions/a.md": "---\npaths: [\"src/**\"]\n---\n# A\n"})
+	ctx := context.Background()
+	ask := func(p string) string {
+		return string(e.Request(ctx, "entries.governing", []byte(`{"paths":["`+p+`"]}`)))
+	}
+	want := ask("src/a.go")
+	if !strings.Contains(want, `"ok":true`) {
+		t.Fatalf("src/a.go: %s", want)
+	}
+	for _, p := range []string{"./src/a.go", "src//./a.go", "./src/../src/a.go"} {
+		if got := ask(p); got != want {
+			t.Errorf("%q answered\n%s\nwant\n%s", p, got, want)
+		}
+	}
+	for _, p := range []string{"../x.go", "src/../../x.go", "/etc/passwd", "/src/a.go"} {
+		env := decode(t, []byte(ask(p)))
+		if er, _ := env["error"].(map[string]any); er["code"] != apierr.InvalidInput {
+			t.Errorf("%q: %v, want invalid_input", p, env)
+		}
+	}
+}

@@ -215,13 +215,13 @@ func spoilEntry(t *testing.T, snap []byte, lists bool) []byte {
 	_, n := binary.Varint(d[at:])
 	at += n                     // stamp
 	uv()                        // files
-	uv()                        // the parses' length
+	plen := int(uv())           // the parses' length: they follow the CRC
 	for k := uv(); k > 1; k-- { // source keys (count + 1)
 		str()
 	}
 	at += 4 + int(binary.LittleEndian.Uint32(d[at:])) // rows
 	compiled := str()
-	crcAt := at
+	crcAt := len(d) - plen - 4
 	at = compiled
 	str() // inputs
 	str() // snapshot id

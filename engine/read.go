@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/kontext/kontext/engine/sidecar"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/kontext/kontext/engine/internal/jsonin"
 	"github.com/kontext/kontext/engine/internal/kb"
 	"github.com/kontext/kontext/engine/internal/match"
+	"github.com/kontext/kontext/engine/internal/repopath"
 )
 
 // Bounds of the numeric inputs (the schema's maximums say the same): every number a caller
@@ -143,7 +143,7 @@ func runGet(ctx context.Context, e *Engine, in *api.GetInput) (*api.Entry, error
 		return nil, err
 	}
 	id := in.ID
-	if isAbsolute(strings.ReplaceAll(id, "\\", "/")) {
+	if repopath.IsAbs(strings.ReplaceAll(id, "\\", "/")) {
 		// An entry file named by its absolute path, as agents send them.
 		if id, err = e.repoPath(id); err != nil {
 			return nil, jsonin.Errorf("id", "%v", err)
@@ -360,7 +360,7 @@ func (e *Engine) governingPage(ctx context.Context, st *State, paths, exclude []
 		skip = func(o int) bool { return excluded[st.Snap.Entry(o).ID] }
 	}
 	res := &api.GoverningResult{Snapshot: st.Snap.ID}
-	hits := sidecar.Hits(st.Snap.Governing().Lookup(paths), minSpec, skip,
+	hits := governingHits(st.Snap.Governing().Lookup(paths), minSpec, skip,
 		func(o int) (int, string) { en := st.Snap.Entry(o); return kb.KindRank(en.Kind), en.ID })
 	res.Total = len(hits)
 	hits = hits[min(offset, len(hits)):]
@@ -387,6 +387,53 @@ func (e *Engine) governingPage(ctx context.Context, st *State, paths, exclude []
 		res.Boundaries = e.boundaries(e.FS(), paths)
 	}
 	return res, nil
+}
+
+// governingHit is one governing entry of an answer: its owner (the
+// entry's index in the snapshot), the matches at or above the minimum
+// specificity, and the best of them.
+type governingHit struct {
+	Owner   int
+	Matches []match.Match
+	Best    int
+}
+
+// governingHits filters and orders index lookup results as
+// entries.governing answers them: matches below minSpec dropped (and
+// entries left with none), skip(owner) entries left out, then the most
+// specific first and, among equals, kind rank and id ascending (key).
+func governingHits(rs []match.Result, minSpec int, skip func(owner int) bool, key func(owner int) (rank int, id string)) []governingHit {
+	var hits []governingHit
+	for _, r := range rs {
+		if skip != nil && skip(r.Owner) {
+			continue
+		}
+		var ms []match.Match
+		best := -1
+		for _, m := range r.Matches {
+			if m.Specificity < minSpec {
+				continue
+			}
+			ms = append(ms, m)
+			best = max(best, m.Specificity)
+		}
+		if len(ms) > 0 {
+			hits = append(hits, governingHit{Owner: r.Owner, Matches: ms, Best: best})
+		}
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		a, b := hits[i], hits[j]
+		if a.Best != b.Best {
+			return a.Best > b.Best
+		}
+		ra, ida := key(a.Owner)
+		rb, idb := key(b.Owner)
+		if ra != rb {
+			return ra < rb
+		}
+		return ida < idb
+	})
+	return hits
 }
 
 const maxRelated = 5

@@ -4,35 +4,29 @@ import (
 	"context"
 
 	"github.com/kontext/kontext/engine/api"
-	"github.com/kontext/kontext/engine/apierr"
 )
 
 // Typed methods for Go callers (the CLI, MCP, brief, bundle): the same rows
 // and checks as Request, without a JSON round trip and without casts.
 
 // Invoke runs operation name's typed run function for a Go caller: the
-// operation must be served by this engine and ctx not done, exactly as
-// through Request. Write packages (engine/drafts) build their typed
-// functions on it.
+// same preamble and spoiled-snapshot retry as Do (the operation served by
+// this engine, no dir in the in-memory engine, ctx not done, the row's
+// check), without a JSON round trip. Write packages (engine/drafts) build
+// their typed functions on it.
 func Invoke[I, O any](ctx context.Context, e *Engine, name string, run func(context.Context, *Engine, *I) (O, error), in *I) (O, error) {
 	var zero O
-	o, ok := e.lookupOp(name)
-	if !ok || !e.serves(o) {
-		return zero, unsupported(name, ok || isPlanned(name), e.opts.Surface)
-	}
-	if err := ctx.Err(); err != nil {
-		return zero, apierr.Wrap(apierr.OperationFailed, err, "%s was cancelled", name)
+	o, err := e.door(name)
+	if err != nil {
+		return zero, err
 	}
 	if in == nil {
 		in = new(I)
 	}
-	if o.check != nil {
-		// Writes refuse control characters in their text, for Go callers as for requests.
-		if err := o.check(in); err != nil {
-			return zero, err
-		}
+	if err := e.admit(ctx, o, in); err != nil {
+		return zero, err
 	}
-	return run(ctx, e, in)
+	return answer(e, o, func() (O, error) { return run(ctx, e, in) })
 }
 
 // Status answers status.

@@ -78,10 +78,6 @@ type Options struct {
 	Person bool
 	// Application is <name> when KONTEXT_APPLICATION is unset ("" = "api").
 	Application string
-	// Immutable: the knowledge files are read once and answered from memory
-	// until Engine.Revalidate (a file-system monitor that sees every change
-	// calls it); see engine.Options.Immutable.
-	Immutable bool
 }
 
 // Open returns an engine over the worktree containing dir. A directory
@@ -107,7 +103,7 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 	}
 	// The write operations are passed in here, explicitly: the engine
 	// itself never links them (the WASM build has none).
-	opts := engine.Options{Root: abs, Now: now, Surface: engine.Native, Operations: Operations(), RelatedModel: models.Related, RelatedCache: models.CachedRelated, Immutable: o.Immutable}
+	opts := engine.Options{Root: abs, Now: now, Surface: engine.Native, Operations: Operations(), RelatedModel: models.Related, RelatedCache: models.CachedRelated}
 	gitDir := ""
 	repo, err := gogit.Open(abs)
 	switch {
@@ -153,10 +149,6 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 	}
 	return e, nil
 }
-
-// ModelConfigFiles are the local config files the model selection of the
-// repository whose git dir is gitDir reads (status.llm depends on them).
-func ModelConfigFiles(gitDir string) []string { return llm.ConfigFiles(gitDir) }
 
 // BundleSnapshots is the cache of compiled bundle snapshots of e's
 // worktree (under its git dir) for worktree.WithSnapshotCache; nil for an

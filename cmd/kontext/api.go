@@ -9,8 +9,6 @@ import (
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/native"
-	"github.com/kontext/kontext/native/daemon"
-	"github.com/kontext/kontext/native/quick"
 )
 
 // maxStdin is the largest input read from stdin (2 MiB).
@@ -41,7 +39,7 @@ func runAPI(ctx context.Context, g *factory, args []string) int {
 		}
 	}
 	g.prog.state("running " + op)
-	env, owed := request(ctx, g, op, input)
+	env := request(ctx, g, op, input)
 	code := exitForEnvelope(env)
 	if code != exitOK {
 		g.failure = envelopeError(env)
@@ -64,52 +62,21 @@ func runAPI(ctx context.Context, g *factory, args []string) int {
 		}
 	}
 	o.Write(append(env, '\n'))
-	if owed != nil && code == exitOK && o.err == nil {
-		owed.finishStatus(owed.ctx, append(env, '\n'))
-	}
 	return o.finish(stderr, code, 1)
 }
 
 // request is native.Request with the invocation's progress reporter told
-// about long work (the history index build), and the status sidecar this
-// invocation owes the early answer, if any, pinned to the read.
-func request(ctx context.Context, g *factory, op string, input []byte) ([]byte, *owedStatus) {
+// about long work (the history index build).
+func request(ctx context.Context, g *factory, op string, input []byte) []byte {
 	dir, err := native.TargetDir(g.dir, input)
 	if err != nil {
-		return engine.ErrorEnvelope(err), nil
+		return engine.ErrorEnvelope(err)
 	}
-	if env, ok := forward(g, op, input); ok {
-		return env, nil
-	}
-	e, err := g.host.openEngine(dir, native.Options{Progress: g.prog.engineProgress()})
+	e, err := native.OpenWith(dir, native.Options{Progress: g.prog.engineProgress()})
 	if err != nil {
-		return engine.ErrorEnvelope(err), nil
+		return engine.ErrorEnvelope(err)
 	}
-	var owed *owedStatus
-	if op == quick.Status {
-		if w, pinned := owedSidecar(ctx, g, quick.Status, e); w != nil {
-			owed, ctx = &owedStatus{w, pinned}, pinned
-		}
-	}
-	return e.Request(ctx, op, input), owed
-}
-
-// owedStatus is a status sidecar write with the context of its read.
-type owedStatus struct {
-	*sidecarWrite
-	ctx context.Context
-}
-
-// forward asks the repository's daemon (kontext daemon start) to answer a
-// read-only request from memory (daemon.Ask): a request read from stdin
-// or asked from a terminal, which the relay does not hand over before
-// the program starts. Any doubt returns ok false and the request runs
-// here.
-func forward(g *factory, op string, input []byte) ([]byte, bool) {
-	if g.host.daemon || g.progress != "" {
-		return nil, false
-	}
-	return daemon.Ask(g.dir, op, input)
+	return e.Request(ctx, op, input)
 }
 
 // envelopeError is the error of a failed envelope (for the progress

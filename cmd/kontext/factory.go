@@ -48,7 +48,7 @@ func (f *factory) engine() (*engine.Engine, error) {
 		return nil, errProbe
 	}
 	if f.eng == nil && f.engErr == nil {
-		f.eng, f.engErr = f.host.openEngine(f.dir, native.Options{Progress: f.prog.engineProgress(), Person: true})
+		f.eng, f.engErr = native.OpenWith(f.dir, native.Options{Progress: f.prog.engineProgress(), Person: true})
 	}
 	return f.eng, f.engErr
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/drafts"
 	"github.com/kontext/kontext/internal/table"
-	"github.com/kontext/kontext/native/quick"
 )
 
 func exitForEnvelope(out []byte) int {
@@ -264,8 +263,6 @@ func runGoverningCmd(ctx context.Context, g *factory, args []string) int {
 	if paths, err = repoArgs(g, paths); err != nil {
 		return fail(g, stderr, err)
 	}
-	e, _ := g.engine() // read reports its error
-	owed, ctx := owedSidecar(ctx, g, quick.Governing, e)
 	// The table shows no history-derived field: only --json/--jq (the
 	// stable result object) reads the commit index.
 	history := g.json || g.jq != ""
@@ -283,9 +280,6 @@ func runGoverningCmd(ctx context.Context, g *factory, args []string) int {
 			return ids
 		}}
 		table.Governing(w, style, paths, governedRows(r), boundaryRows(r))
-		if owed != nil {
-			owed.finish(ctx)
-		}
 		if len(r.Entries) == 0 {
 			// "No entry governs" is only true when kontext reads the
 			// repository's knowledge: an ADR log or rule files not set up

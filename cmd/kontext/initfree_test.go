@@ -14,7 +14,8 @@ import (
 // no package-level variable of this module compiles a regexp, builds a
 // goldmark parser or decodes the operations' schemas while the program
 // starts; they are built at first use (sync.OnceValue). Function literals
-// are not run at initialisation and are not checked.
+// are not run at initialisation and are not checked. No init calls
+// os.Exit (no code answers before main).
 func TestInitFree(t *testing.T) {
 	costly := map[string]bool{
 		"regexp.MustCompile": true, "regexp.Compile": true, "regexp.MustCompilePOSIX": true,
@@ -41,6 +42,21 @@ func TestInitFree(t *testing.T) {
 			return err
 		}
 		for _, decl := range f.Decls {
+			if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "init" {
+				// One road: no code answers before main(), so no init
+				// ends the process.
+				ast.Inspect(fn.Body, func(n ast.Node) bool {
+					if call, ok := n.(*ast.CallExpr); ok {
+						if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+							if x, ok := sel.X.(*ast.Ident); ok && x.Name == "os" && sel.Sel.Name == "Exit" {
+								t.Errorf("%s: an init calls os.Exit: answers come from main", fset.Position(call.Pos()))
+							}
+						}
+					}
+					return true
+				})
+				continue
+			}
 			g, ok := decl.(*ast.GenDecl)
 			if !ok || g.Tok != token.VAR {
 				continue

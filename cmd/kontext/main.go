@@ -10,17 +10,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
-	"github.com/kontext/kontext/native"
-	"github.com/kontext/kontext/native/daemon"
-	// relay answers an invocation a daemon serves while the program is
-	// still initialising (before the packages below it): see its doc.
-	_ "github.com/kontext/kontext/native/relay"
 )
 
 // Exit codes (README "The human CLI").
@@ -51,30 +45,10 @@ type factory struct {
 	failure *apierr.Error
 	prog    *reporter
 
-	io     IOStreams
-	host   host
-	eng    *engine.Engine
-	engErr error
-}
-
-// host is what an invocation takes from its process besides the command
-// line and streams. A daemon runs a client's invocation (relay) with the
-// client's working directory and $COLUMNS, and engines over its warm read.
-type host struct {
-	cwd     string // absolute; "" is the process's working directory
+	io      IOStreams
 	columns string // $COLUMNS
-	// open opens an engine (nil: native.OpenWith).
-	open func(dir string, o native.Options) (*engine.Engine, error)
-	// daemon: the invocation runs inside a daemon (never forwarded again).
-	daemon bool
-}
-
-// openEngine opens the engine of dir the invocation's way.
-func (h host) openEngine(dir string, o native.Options) (*engine.Engine, error) {
-	if h.open != nil {
-		return h.open(dir, o)
-	}
-	return native.OpenWith(dir, o)
+	eng     *engine.Engine
+	engErr  error
 }
 
 type command struct {
@@ -151,8 +125,6 @@ func init() {
 		{"version", "", "the version, API version and license (--json: also commit, Go version, os/arch)", "kontext version --json", runVersionCmd},
 		{"completion", "bash|zsh|fish|powershell", "a shell completion script for the commands and their flags", "kontext completion bash > /etc/bash_completion.d/kontext", runCompletionCmd},
 		{"man", "", "the man page kontext(1) in roff", "kontext man > kontext.1", runManCmd},
-		{"daemon", "start|run|stop|status [--idle D]", "the opt-in file-system monitor: a background process per repository that answers read-only kontext api calls from memory, told of changes by inotify (Linux)",
-			"kontext daemon start\n  kontext daemon status --json", runDaemonCmd},
 		{"mcp", "", "MCP server over stdio (tools ctx_api, ctx_governing, ctx_challenge, ctx_prepare_commit)",
 			"kontext -C ~/src/app mcp", runMCPCmd},
 	}
@@ -173,23 +145,15 @@ func main() {
 	os.Exit(code)
 }
 
-// run is one invocation in this process.
+// run is one invocation: its command line is parsed here, once.
 func run(ctx context.Context, args []string, streams IOStreams) int {
-	return runIn(ctx, args, streams, host{columns: os.Getenv("COLUMNS")})
-}
-
-// runIn is one invocation on the host h.
-func runIn(ctx context.Context, args []string, streams IOStreams, h host) int {
 	stdout, stderr := streams.Out, streams.ErrOut
-	g := &factory{dir: ".", color: "auto", io: streams, host: h}
+	g := &factory{dir: ".", color: "auto", io: streams, columns: os.Getenv("COLUMNS")}
 	rest, version, help, err := parseGlobals(g, args)
 	if err != nil {
 		fmt.Fprintf(stderr, "kontext: %v\n", err)
 		shortUsage(stderr)
 		return exitUsage
-	}
-	if h.cwd != "" && !filepath.IsAbs(g.dir) {
-		g.dir = filepath.Join(h.cwd, g.dir)
 	}
 	if version && g.json {
 		return runVersionCmd(ctx, g, nil) // --version --json: the version object
@@ -235,12 +199,7 @@ func runIn(ctx context.Context, args []string, streams IOStreams, h host) int {
 	}
 	g.prog = newReporter(g, c.name)
 	code := c.run(ctx, g, rest[1:])
-	code = g.prog.end(ctx, code)
-	read := c.name != "api" || len(rest) > 1 && daemon.Forwardable(rest[1])
-	if !h.daemon && daemonCommands[c.name] && read && os.Getenv("KONTEXT_DAEMON") == "auto" {
-		autoStartDaemon(g)
-	}
-	return code
+	return g.prog.end(ctx, code)
 }
 
 // parseGlobals takes the global flags out of args wherever they stand

@@ -28,7 +28,7 @@ func columns(g *factory, terminal int) int {
 	if g.wide {
 		return 0
 	}
-	if v, err := strconv.Atoi(g.host.columns); err == nil && v > 0 {
+	if v, err := strconv.Atoi(g.columns); err == nil && v > 0 {
 		return max(v, 20)
 	}
 	return terminal

@@ -88,7 +88,12 @@ func runBrief(ctx context.Context, e *engine.Engine, in *api.BriefInput) (*api.B
 		budget = *in.BudgetLines
 	}
 	repo := api.BriefRepository{Root: e.Options().Root, Head: st.Head, PathsFrom: "given"}
-	paths := append([]string(nil), in.Paths...)
+	// Given paths are normalised as every surface normalises them, so
+	// "./a" and "a" brief alike.
+	paths, err := e.RepoPaths("paths", in.Paths)
+	if err != nil {
+		return nil, err
+	}
 	if h := e.Options().History; h == nil {
 		if in.Diff != "" {
 			return nil, jsonin.Errorf("diff", "needs a git repository; %s is not in one", e.Options().Root)

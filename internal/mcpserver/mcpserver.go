@@ -24,7 +24,6 @@ import (
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/native"
-	"github.com/kontext/kontext/native/daemon"
 )
 
 // Serve runs an MCP server over newline-delimited JSON-RPC on in/out (the
@@ -158,13 +157,9 @@ func (h *handler) prepareFormalized(ctx context.Context, input []byte) []byte {
 	return e.Request(ctx, "drafts.stage", mustJSON(in))
 }
 
-// request is native.Request over the server's cached engines; a read
-// goes to the repository's daemon when one runs (kontext daemon: no stat
-// per knowledge file, the same answer).
+// request is native.Request over the server's cached engines: the server
+// is the warm process for an agent's session.
 func (h *handler) request(ctx context.Context, op string, input []byte) []byte {
-	if env, ok := daemon.Ask(h.dir, op, input); ok {
-		return env
-	}
 	e, err := h.engine(input)
 	if err != nil {
 		return engine.ErrorEnvelope(err)

@@ -114,7 +114,9 @@ var tools = sync.OnceValue(func() []tool {
 					input = in
 				}
 				d, hasDir := args["dir"]
-				paged := op == "entries.list" || op == "entries.search"
+				// The paged reads (the dispatch table marks them) but
+				// entries.governing, which ctx_governing pages.
+				paged := engine.IsPaged(op) && op != "entries.governing"
 				if !hasDir && !paged {
 					return op, input, nil
 				}

@@ -1,9 +1,6 @@
 // Package table owns kontext's human tables: columns padded to their
 // widest cell, fitted to a width when there is one, and the governing
-// listing built from them. It imports only the standard library's
-// lighter packages, so the early governing answer (package quick), which
-// runs while the program initialises, prints with the very code the full
-// command does.
+// listing built from them.
 package table
 
 import (

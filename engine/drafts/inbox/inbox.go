@@ -29,6 +29,7 @@ import (
 	"github.com/kontext/kontext/engine/internal/match"
 	"github.com/kontext/kontext/engine/internal/redact"
 	"github.com/kontext/kontext/engine/internal/render"
+	"github.com/kontext/kontext/engine/internal/repopath"
 )
 
 // This file owns the local inbox: drafts.capture, inbox.list, inbox.drop,
@@ -90,7 +91,7 @@ func (e *box) inboxCheckEntry(st *engine.State, en *api.CaptureEntry) error {
 		if _, err := match.Compile(raw); err != nil {
 			return jsonin.Errorf("entry.paths", "%q: %v", raw, err)
 		}
-		if _, err := match.NormalizePath(strings.TrimPrefix(raw, "!")); err != nil {
+		if _, err := repopath.Normalize(strings.TrimPrefix(raw, "!")); err != nil {
 			return jsonin.Errorf("entry.paths", "%q: %v", raw, err)
 		}
 	}
@@ -199,7 +200,7 @@ func inboxParseRef(ref string) (*inboxRef, error) {
 				return nil, bad("has an empty line range")
 			}
 		}
-		n, err := match.NormalizePath(file)
+		n, err := repopath.Normalize(file)
 		if err != nil || n == "" {
 			return nil, bad("has a path outside the repository")
 		}

@@ -83,100 +83,10 @@ type Reader struct {
 	// first answers the last snapshot without listing anything.
 	immutable bool
 	spoiled   uint64 // entries of a stored compiled part that did not decode: see Spoiled
-	// deferSave: a read leaves the store to SaveDeferred (pending says a
-	// save is owed), so a long-lived reader answers before it writes.
-	deferSave, pending bool
-	// The last read's listings, by source, and the configuration text
-	// they were listed under: an immutable reader told which files
-	// changed (Touched) re-stats only those.
-	lastLists     [][]job
-	lastSkips     [][]Skipped
-	lastLinkDiags [][]entry.Diagnostic
-	lastCfg       []byte
-	touched       map[string]bool
-	// record: reads collect their inputs (Record); lastRec holds the last
-	// successful read's.
-	record  bool
-	lastRec *recording
 }
 
-// Touched tells an immutable reader that the files at paths (relative to
-// the root) may have changed in place since its last read, and nothing
-// else did: no name was added, removed or renamed in a source, no
-// configuration, ledger or overlay changed (a file-system monitor knows;
-// for anything else it turns immutability off for a read). The next read
-// re-stats those files only and re-parses what changed; a path that is
-// no longer a listed regular file, a listing with a symbolic link, or
-// another configuration makes it list everything instead.
-func (r *Reader) Touched(paths ...string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.touched == nil {
-		r.touched = map[string]bool{}
-	}
-	for _, p := range paths {
-		r.touched[p] = true
-	}
-}
-
-// relist is the listing of a read after Touched: the last listings with
-// the touched files stat'ed again. ok is false when it cannot stand for a
-// full listing (see Touched).
-func (r *Reader) relist(cfgText []byte, sources int) (lists [][]job, skips [][]Skipped, linkDiags [][]entry.Diagnostic, ok bool) {
-	if !r.immutable || r.touched == nil || len(r.lastLists) != sources || string(cfgText) != string(r.lastCfg) {
-		return nil, nil, nil, false
-	}
-	lists = make([][]job, sources)
-	for i, l := range r.lastLists {
-		lists[i] = l
-		copied := false
-		for k, j := range l {
-			if j.target != "" {
-				return nil, nil, nil, false // a link: its target's change is another path's event
-			}
-			if !r.touched[j.path] {
-				continue
-			}
-			fi, err := r.fs.Lstat(link.FSPath(j.path))
-			if err != nil || !fi.Mode().IsRegular() {
-				return nil, nil, nil, false
-			}
-			if !copied {
-				lists[i], copied = append([]job(nil), l...), true
-			}
-			lists[i][k].info = fi
-		}
-	}
-	return lists, r.lastSkips, r.lastLinkDiags, true
-}
-
-// DeferSaves makes reads leave storing the snapshot to SaveDeferred: a
-// process that keeps the reader (a file-system monitor) answers a changed
-// knowledge base first and stores it after.
-func (r *Reader) DeferSaves(on bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.deferSave = on
-}
-
-// SaveDeferred stores the last read's snapshot when a read left it owed.
-func (r *Reader) SaveDeferred() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.pending && r.persist != nil && r.last != nil {
-		r.persist.save(r, r.last)
-	}
-	r.pending = false
-}
-
-// save stores s now, or owes it (DeferSaves).
-func (r *Reader) save(s *Snapshot) {
-	if r.deferSave {
-		r.pending = true
-		return
-	}
-	r.persist.save(r, s)
-}
+// save stores s.
+func (r *Reader) save(s *Snapshot) { r.persist.save(r, s) }
 
 // Spoiled counts the entries of stored compiled parts that did not
 // decode when a read's answer needed them (each then stands as its id
@@ -268,13 +178,10 @@ type Snapshot struct {
 func (r *Reader) Read(head string) (snap *Snapshot, err error) {
 	if r.immutable {
 		r.mu.Lock()
-		last, touched := r.last, r.touched != nil
+		last := r.last
 		r.mu.Unlock()
-		if last != nil && last.Head == head && !touched {
-			r.mu.Lock()
-			r.lastRec = nil // nothing was listed, so nothing recorded
-			r.mu.Unlock()
-			return last, nil // nothing is listed again until Forget or Touched
+		if last != nil && last.Head == head {
+			return last, nil // nothing is listed again until Forget
 		}
 	}
 	// The stored snapshot is loaded before the configuration is read: a
@@ -285,18 +192,12 @@ func (r *Reader) Read(head string) (snap *Snapshot, err error) {
 		r.persist.load(r)
 	}
 	r.mu.Unlock()
-	rec := r.newRecording()
-	cfg, cfgText, err := r.readConfig(rec)
+	cfg, cfgText, err := r.readConfig()
 	if err != nil {
 		return nil, err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	defer func() {
-		if r.lastRec = nil; err == nil && rec != nil {
-			rec.snap, r.lastRec = snap, rec
-		}
-	}()
 	if r.persist != nil && !r.loaded {
 		r.persist.load(r) // Forget or SetStore in between
 	}
@@ -308,20 +209,14 @@ func (r *Reader) Read(head string) (snap *Snapshot, err error) {
 	}
 	// List every source first, then parse the cache misses in parallel.
 	// Sources are listed in parallel: on a warm cache the stats are the cost.
-	lists, skips, linkDiags, relisted := r.relist(cfgText, len(sources))
 	errs := make([]error, len(sources))
-	if !relisted {
-		lists = make([][]job, len(sources))
-		skips = make([][]Skipped, len(sources))
-		linkDiags = make([][]entry.Diagnostic, len(sources))
-		parallel(len(sources), func(i int) { lists[i], skips[i], linkDiags[i], errs[i] = r.list(&sources[i], sourceDirs, rec) })
-	} else {
-		rec.partial()
-	}
+	lists := make([][]job, len(sources))
+	skips := make([][]Skipped, len(sources))
+	linkDiags := make([][]entry.Diagnostic, len(sources))
+	parallel(len(sources), func(i int) { lists[i], skips[i], linkDiags[i], errs[i] = r.list(&sources[i], sourceDirs) })
 	total := 0
 	for i := range sources {
 		if errs[i] != nil {
-			r.lastLists = nil // the next read lists everything
 			return nil, errs[i]
 		}
 		s.Skipped = append(s.Skipped, skips[i]...)
@@ -329,9 +224,6 @@ func (r *Reader) Read(head string) (snap *Snapshot, err error) {
 		s.Diagnostics = append(s.Diagnostics, linkDiags[i]...)
 		total += len(lists[i])
 	}
-	rec.files(lists, linkDiags)
-	r.touched = nil
-	r.lastLists, r.lastSkips, r.lastLinkDiags, r.lastCfg = lists, skips, linkDiags, cfgText
 	linkSig := diagListsSig(linkDiags) // a new or fixed broken link changes the answer too
 	// A stored table that every listed file matches (unchanged, not racy,
 	// none deleted) needs no records: blobsFrom looks blob ids up in it.
@@ -364,12 +256,10 @@ again:
 		// than there are records means a record's file is gone.
 		deleted = recorded < len(r.files)
 	}
-	rec.stat(r, cfg.Ledger())
 	ledger, err := readOptional(r.fs, cfg.Ledger())
 	if err != nil {
 		return nil, err
 	}
-	rec.stat(r, cfg.Overlay())
 	overlay, err := readOptional(r.fs, cfg.Overlay())
 	if err != nil {
 		return nil, err
@@ -609,9 +499,8 @@ func ledgerProblems(s *Snapshot, cfg *config.Config, ledger []byte) []entry.Diag
 	return out
 }
 
-func (r *Reader) readConfig(rec *recording) (*config.Config, []byte, error) {
+func (r *Reader) readConfig() (*config.Config, []byte, error) {
 	for _, cand := range config.Candidates() {
-		rec.stat(r, cand)
 		data, err := readOptional(r.fs, cand)
 		if err != nil {
 			return nil, nil, err
@@ -652,7 +541,7 @@ type job struct {
 // stat data of the parse cache, so an unchanged file costs no extra stat.
 // Symlinks are followed only inside the repository; the others come back
 // as diagnostics. Markdown files that are not records come back as skipped.
-func (r *Reader) list(srcp *entry.Source, sourceDirs map[string]bool, rec *recording) ([]job, []Skipped, []entry.Diagnostic, error) {
+func (r *Reader) list(srcp *entry.Source, sourceDirs map[string]bool) ([]job, []Skipped, []entry.Diagnostic, error) {
 	src := *srcp
 	var out []job
 	var skipped []Skipped
@@ -662,7 +551,6 @@ func (r *Reader) list(srcp *entry.Source, sourceDirs map[string]bool, rec *recor
 	// being walked, to stop directory loops.
 	var walk func(display, real string, stack []string) error
 	walk = func(display, real string, stack []string) error {
-		rec.stat(r, real) // before the listing: a later change shows
 		infos, err := r.fs.ReadDir(link.FSPath(real))
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
@@ -699,7 +587,7 @@ func (r *Reader) list(srcp *entry.Source, sourceDirs map[string]bool, rec *recor
 				continue
 			}
 			if isLink(fi) {
-				if err := r.followLink(rel, srcp, stack, walk, &out, &diags, rec); err != nil {
+				if err := r.followLink(rel, srcp, stack, walk, &out, &diags); err != nil {
 					return err
 				}
 				continue
@@ -725,7 +613,7 @@ func (r *Reader) list(srcp *entry.Source, sourceDirs map[string]bool, rec *recor
 		}
 		return nil
 	}
-	real, d, err := r.resolvedDir(src.Dir, rec)
+	real, d, err := r.resolvedDir(src.Dir)
 	switch {
 	case err != nil:
 		return nil, nil, nil, err
@@ -734,7 +622,6 @@ func (r *Reader) list(srcp *entry.Source, sourceDirs map[string]bool, rec *recor
 	}
 	if fi, err := r.fs.Stat(link.FSPath(real)); err == nil && fi.Mode().IsRegular() {
 		// A source may name one file, such as the legacy .cursorrules.
-		rec.add(src.Dir, fi)
 		if entry.IsRecordFile(src.Dir, src) {
 			l := job{listed{path: src.Dir, info: fi}, srcp}
 			if real != src.Dir {

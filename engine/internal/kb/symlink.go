@@ -18,12 +18,8 @@ func (r *Reader) SetRoots(roots []string) {
 	r.roots = append([]string(nil), roots...)
 }
 
-func (r *Reader) resolver(rec *recording) *link.Resolver {
-	res := &link.Resolver{FS: r.fs, Roots: r.roots}
-	if rec != nil {
-		res.Seen = rec.add // the links and directories a resolution passed are inputs
-	}
-	return res
+func (r *Reader) resolver() *link.Resolver {
+	return &link.Resolver{FS: r.fs, Roots: r.roots}
 }
 
 // linkDiag is the warning for a link that is not read.
@@ -40,9 +36,9 @@ func linkDiag(err error) (entry.Diagnostic, bool) {
 // with the target's content; a directory link is walked (walk is called
 // with the link's path and the target dir). A link that cannot be read is
 // a diagnostic when it could have been a knowledge file or directory.
-func (r *Reader) followLink(rel string, srcp *entry.Source, stack []string, walk func(display, real string, stack []string) error, out *[]job, diags *[]entry.Diagnostic, rec *recording) error {
+func (r *Reader) followLink(rel string, srcp *entry.Source, stack []string, walk func(display, real string, stack []string) error, out *[]job, diags *[]entry.Diagnostic) error {
 	src := *srcp
-	target, fi, err := r.resolver(rec).Resolve(rel)
+	target, fi, err := r.resolver().Resolve(rel)
 	if err != nil {
 		if d, ok := linkDiag(err); ok {
 			// A link named like a knowledge file is reported; so is one
@@ -147,7 +143,7 @@ func isLink(fi os.FileInfo) bool { return fi.Mode()&os.ModeSymlink != 0 }
 
 // resolvedDir resolves a source directory that is itself (or lies below) a
 // symlink; "" and no problem when it does not exist.
-func (r *Reader) resolvedDir(dir string, rec *recording) (string, *entry.Diagnostic, error) {
+func (r *Reader) resolvedDir(dir string) (string, *entry.Diagnostic, error) {
 	if dir == "" {
 		return "", nil, nil
 	}
@@ -156,7 +152,7 @@ func (r *Reader) resolvedDir(dir string, rec *recording) (string, *entry.Diagnos
 	if fi, err := r.fs.Lstat(dir); err != nil || !isLink(fi) {
 		return dir, nil, nil
 	}
-	target, _, err := r.resolver(rec).Resolve(dir)
+	target, _, err := r.resolver().Resolve(dir)
 	if err != nil {
 		var le *link.Error
 		if errors.As(err, &le) && le.Code == link.Dangling && le.Target == dir {

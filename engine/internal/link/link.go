@@ -48,9 +48,6 @@ func (e *Error) Error() string {
 type Resolver struct {
 	FS    billy.Filesystem
 	Roots []string
-	// Seen, when set, is told every path the resolution lstats and what it
-	// found (nil: absent): the stat data its answer depends on.
-	Seen func(path string, fi os.FileInfo)
 }
 
 // Resolve returns the repo-relative path rel finally names, with every
@@ -65,19 +62,11 @@ func (r *Resolver) Resolve(rel string) (string, os.FileInfo, error) {
 	fi, err := r.FS.Lstat(FSPath(p))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			r.seen(p, nil)
 			return "", nil, &Error{Code: Dangling, Path: rel, Target: p}
 		}
 		return "", nil, err
 	}
-	r.seen(p, fi)
 	return p, fi, nil
-}
-
-func (r *Resolver) seen(p string, fi os.FileInfo) {
-	if r.Seen != nil {
-		r.Seen(p, fi)
-	}
 }
 
 // resolve follows every component of p; orig names the link in errors.
@@ -92,12 +81,10 @@ func (r *Resolver) resolve(p, orig string, hops *int) (string, error) {
 		fi, err := r.FS.Lstat(next)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
-				r.seen(next, nil)
 				return "", &Error{Code: Dangling, Path: orig, Target: p}
 			}
 			return "", err
 		}
-		r.seen(next, fi)
 		if fi.Mode()&os.ModeSymlink == 0 {
 			done = next
 			continue

@@ -549,7 +549,7 @@ func (ix *Index) SetIs(si, owner int, raws []string) bool {
 
 // Lookup answers which sets govern each path; results are sorted by Owner
 // (stable for equal owners) and identical to Naive(sets, paths). Paths are
-// expected normalised (NormalizePath) and valid UTF-8.
+// expected normalised (repopath.Normalize) and valid UTF-8.
 func (ix *Index) Lookup(paths []string) []Result {
 	s := ix.scratches.Get().(*scratch)
 	defer ix.scratches.Put(s)

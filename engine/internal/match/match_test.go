@@ -103,32 +103,6 @@ func TestCompileErrors(t *testing.T) {
 	}
 }
 
-func TestNormalizePath(t *testing.T) {
-	for in, want := range map[string]string{
-		"src/a.go":       "src/a.go",
-		"./src/a.go":     "src/a.go",
-		"/src/a.go":      "src/a.go",
-		"//src//a.go":    "src/a.go",
-		"src/./a.go":     "src/a.go",
-		"src/billing/":   "src/billing/",
-		"src//billing//": "src/billing/",
-		"./src/./":       "src/",
-		"./././x":        "x",
-		"a..b/c":         "a..b/c",
-		"...":            "...",
-	} {
-		got, err := NormalizePath(in)
-		if err != nil || got != want {
-			t.Errorf("NormalizePath(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"..", "../x", "src/../x", "/..", "a/b/..", "", "/", "./", ".", "a/\xff"} {
-		if got, err := NormalizePath(in); err == nil {
-			t.Errorf("NormalizePath(%q) = %q, want error", in, got)
-		}
-	}
-}
-
 func TestRootOnly(t *testing.T) {
 	for raw, want := range map[string]bool{
 		"*.sql":       true,

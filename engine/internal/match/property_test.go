@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/kontext/kontext/engine/internal/repopath"
 )
 
 // corpusGen draws patterns and paths from a small random alphabet so that
@@ -232,7 +234,7 @@ func FuzzIndexEqualsNaive(f *testing.F) {
 		raw := strings.Split(paths, "\n")
 		var norm []string
 		for _, p := range raw {
-			if n, err := NormalizePath(p); err == nil {
+			if n, err := repopath.Normalize(p); err == nil {
 				norm = append(norm, n)
 			}
 		}

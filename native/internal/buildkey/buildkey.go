@@ -1,8 +1,6 @@
 // Package buildkey names the running kontext binary: a rebuilt binary
 // (whose parser may read differently) ignores snapshots an older one
-// stored, and a daemon serves only clients of its own build. It imports
-// nothing heavy: the daemon client computes it before the program's
-// packages are initialised.
+// stored.
 package buildkey
 
 import (

@@ -188,10 +188,6 @@ func (s *Selection) modelName(adapter string) string {
 	return ""
 }
 
-// Probes reports whether Status looks beyond the configuration and the
-// environment: the command adapter's program is looked up on PATH.
-func (s *Selection) Probes() bool { return s.err == nil && s.settings.Adapter == Command }
-
 // check says why adapter cannot be used ("" when it can).
 func (s *Selection) check(adapter string) string {
 	if s.err != nil {

@@ -1,7 +1,0 @@
-//go:build linux
-
-package quick
-
-import "syscall"
-
-const sysFstatat = syscall.SYS_FSTATAT
