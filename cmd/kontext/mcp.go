@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/kontext/kontext/internal/mcpserver"
 )
@@ -16,9 +15,6 @@ func runMCPCmd(ctx context.Context, g *factory, args []string) int {
 	if len(args) != 0 {
 		fmt.Fprintf(stderr, "kontext: mcp takes no arguments (got %q)\n", args)
 		return exitUsage
-	}
-	if os.Getenv("KONTEXT_DAEMON") == "auto" {
-		autoStartDaemon(g) // the session's reads go to it once it answers
 	}
 	if err := mcpserver.Serve(ctx, g.dir, stdin, stdout); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(stderr, "kontext: mcp: %v\n", err)

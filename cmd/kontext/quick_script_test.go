@@ -63,3 +63,15 @@ func untraced(s string) string {
 func cmdSettle(ts *testscript.TestScript, neg bool, args []string) {
 	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(1100 * time.Millisecond)))
 }
+
+// kontextArgs is the command line of quick-same: DIR ARGS… is
+// `kontext -C DIR ARGS…` ("-" for DIR: no -C, in the script's directory).
+func kontextArgs(ts *testscript.TestScript, args []string) []string {
+	if len(args) < 2 {
+		ts.Fatalf("usage: DIR ARGS…")
+	}
+	if args[0] == "-" {
+		return args[1:]
+	}
+	return append([]string{"-C", args[0]}, args[1:]...)
+}

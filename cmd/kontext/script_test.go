@@ -34,7 +34,6 @@ func TestScripts(t *testing.T) {
 			} {
 				env.Setenv(k, v)
 			}
-			daemonSetup(env)
 			return edgeSetup(env)
 		},
 		Condition: edgeCondition,
@@ -50,16 +49,9 @@ func TestScripts(t *testing.T) {
 					ts.Fatalf("demo-repo.sh: %v\n%s", err, out)
 				}
 			},
-			"http":             cmdHTTP,
-			"kontext-same":     cmdKontextSame,
-			"kontext-unserved": cmdKontextUnserved,
-			"daemon-kill":      cmdDaemonKill,
-			"daemon-gone":      cmdDaemonGone,
-			"daemon-mark":      cmdDaemonMark,
-			"daemon-up":        cmdDaemonUp,
-			"daemon-answered":  cmdDaemonAnswered,
-			"quick-same":       cmdQuickSame,
-			"settle":           cmdSettle,
+			"http":       cmdHTTP,
+			"quick-same": cmdQuickSame,
+			"settle":     cmdSettle,
 			// fits N fails unless every line of the last command's stdout
 			// is at most N runes wide (colour sequences not counted).
 			"fits": func(ts *testscript.TestScript, neg bool, args []string) {
