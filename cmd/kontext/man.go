@@ -34,7 +34,7 @@ func runManCmd(g *factory, fs *pflag.FlagSet) runFunc {
 			Source: "kontext " + engine.Version, Manual: "User Commands"}
 		root.DisableAutoGenTag = true
 		long := root.Long
-		root.Long = long + "\n\n" + manCommands(root)
+		root.Long = long + "\n\n" + manCommands(root) + "# LICENSE\n\n" + License + "\n"
 		var page bytes.Buffer
 		err := doc.GenMan(root, header, &page)
 		root.Long = long
@@ -82,7 +82,7 @@ func manCommands(root *cobra.Command) string {
 			if !s.IsAvailableCommand() && s.Name() != "help" {
 				continue
 			}
-			fmt.Fprintf(&b, "## %s\n\n`%s`\n\n%s\n\n", s.CommandPath(), s.UseLine(), mdEscape(s.Short))
+			fmt.Fprintf(&b, "### %s\n\n`%s`\n\n%s\n\n", s.CommandPath(), s.UseLine(), mdEscape(s.Short))
 			if f := s.LocalNonPersistentFlags(); f.HasAvailableFlags() {
 				fmt.Fprintf(&b, "```\n%s```\n\n", f.FlagUsages())
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -146,10 +147,12 @@ never commits. kontext mcp serves the MCP tools ` + toolsMark + `.
 Global flags go before or after the command. Exit codes: 0 ok, 1 operational
 error, 2 usage or invalid input, 3 a check found something, 10 brief over
 budget, 130 interrupted.`,
-		Example:               indent("kontext governing src/billing/tax/vat.go\nkontext api status\nkontext help governing"),
-		SilenceErrors:         true,
-		SilenceUsage:          true,
-		DisableFlagsInUseLine: true,
+		Example:       indent("kontext governing src/billing/tax/vat.go\nkontext api status\nkontext help governing"),
+		SilenceErrors: true,
+		// cobra's suggestions: a name within two edits, or a prefix.
+		SuggestionsMinimumDistance: 2,
+		SilenceUsage:               true,
+		DisableFlagsInUseLine:      true,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return unknownCommand(cmd, args[0])
@@ -196,13 +199,69 @@ budget, 130 interrupted.`,
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
 		if c.Name() == "completion" {
-			c.Example = indent("kontext completion bash > /etc/bash_completion.d/kontext")
-			for _, s := range c.Commands() {
-				s.Example = indent("kontext completion " + s.Name())
-			}
+			completionCommand(g, c)
 		}
 	}
 	return root
+}
+
+// completionCommand completes cobra's completion command: examples, a
+// usage error without a shell, and bash completing file names as such.
+func completionCommand(g *factory, c *cobra.Command) {
+	c.Use = "completion bash|zsh|fish|powershell"
+	c.DisableFlagsInUseLine = true
+	c.Example = indent("kontext completion bash > /etc/bash_completion.d/kontext")
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return &usageError{msg: "kontext completion: name one shell: bash, zsh, fish or powershell", cmd: cmd}
+		}
+		msg := fmt.Sprintf("kontext completion: unknown shell %q (bash, zsh, fish or powershell)", args[0])
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += fmt.Sprintf("; did you mean %q?", s[0])
+		}
+		return &usageError{msg: msg, cmd: cmd}
+	}
+	c.SuggestionsMinimumDistance = 2
+	for _, s := range c.Commands() {
+		s.Example = indent("kontext completion " + s.Name())
+		if s.Name() == "bash" {
+			s.RunE = func(cmd *cobra.Command, args []string) error {
+				noDesc, _ := cmd.Flags().GetBool("no-descriptions")
+				var b bytes.Buffer
+				if err := cmd.Root().GenBashCompletionV2(&b, !noDesc); err != nil {
+					return err
+				}
+				_, err := g.io.Out.Write(bashFilenames(b.Bytes()))
+				return err
+			}
+		}
+	}
+}
+
+// bashFilenames makes cobra's bash script complete file names as such
+// (-o filenames: a directory gets its slash, special characters are
+// quoted), and lets -C complete directories without the bash-completion
+// package (_filedir).
+func bashFilenames(script []byte) []byte {
+	s := strings.ReplaceAll(string(script), "complete -o default -F __start_kontext kontext",
+		"complete -o default -o filenames -F __start_kontext kontext")
+	s = strings.ReplaceAll(s, "complete -o default -o nospace -F __start_kontext kontext",
+		"complete -o default -o filenames -o nospace -F __start_kontext kontext")
+	return []byte(s + `
+# Without the bash-completion package, directories (-C) still complete.
+if ! declare -F _filedir >/dev/null 2>&1; then
+    _filedir() {
+        local IFS=$'
+'
+        if [[ $1 == -d ]]; then
+            COMPREPLY+=($(compgen -d -- "$cur"))
+        else
+            COMPREPLY+=($(compgen -f -- "$cur"))
+        fi
+    }
+fi
+`)
 }
 
 func init() {
@@ -217,10 +276,11 @@ func indent(example string) string {
 // cobra is the cobra.Command of c.
 func (c command) cobra(g *factory) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:                   c.use,
-		Short:                 c.short,
-		Example:               indent(c.example),
-		DisableFlagsInUseLine: true,
+		Use:                        c.use,
+		Short:                      c.short,
+		Example:                    indent(c.example),
+		DisableFlagsInUseLine:      true,
+		SuggestionsMinimumDistance: 2,
 	}
 	run := func(ctx context.Context, args []string) int { return c.run(ctx, g, args) }
 	if c.flags != nil {
@@ -449,9 +509,10 @@ func editDistance(a, b string) int {
 // command kontext does not have is a usage error with a suggestion.
 func helpCommand(root *cobra.Command) *cobra.Command {
 	return &cobra.Command{
-		Use:     "help [command]",
-		Short:   "help about any command",
-		Example: indent("kontext help governing\nkontext help paths suggest"),
+		Use:                   "help [command]",
+		DisableFlagsInUseLine: true,
+		Short:                 "help about any command",
+		Example:               indent("kontext help governing\nkontext help paths suggest"),
 		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			cmd, _, err := root.Find(args)
 			if err != nil || cmd == nil {
