@@ -1,6 +1,7 @@
 // Command release builds kontext's release: for each platform an archive
 // kontext_<version>_<goos>_<goarch>.tar.gz (.zip for Windows) holding the
-// binary, the licenses, the README, shell completions, the man page and a
+// binary, the licenses, the README, shell completions (bash, zsh, fish,
+// PowerShell), the man pages (kontext.1 and one per command) and a
 // manifest.json {name, version, api_version, os, arch, sha256, size}; a
 // manifest.json for the whole release; the npm package tarball when given;
 // and SHA256SUMS over every file. The same inputs give the same bytes:
