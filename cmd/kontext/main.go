@@ -104,7 +104,7 @@ func run(ctx context.Context, args []string, streams IOStreams) int {
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	if _, err := root.ExecuteContextC(ctx); err != nil {
-		return g.report(err, jsonWanted)
+		return g.report(ctx, err, jsonWanted)
 	}
 	return g.code
 }

@@ -379,13 +379,20 @@ func (e *usageError) Error() string { return e.msg }
 // report writes err the way kontext reports usage errors and returns the
 // exit code: under --json the API error envelope, else the reason and a
 // short usage (never the whole help).
-func (g *factory) report(err error, jsonWanted bool) int {
+func (g *factory) report(ctx context.Context, err error, jsonWanted bool) int {
 	if errors.Is(err, errDone) {
 		return g.code
 	}
 	var ue *usageError
 	if !errors.As(err, &ue) {
 		ue = &usageError{msg: err.Error()}
+	}
+	if ue.cmd != nil && ue.cmd.HasParent() && g.progress == "jsonl" {
+		// The progress stream of the command ends with the error event.
+		defer func() {
+			g.failure = apierr.As(apierr.Invalid("%s", ue.msg))
+			newReporter(g, strings.Fields(ue.cmd.CommandPath())[1]).end(ctx, exitUsage)
+		}()
 	}
 	w := g.io.ErrOut
 	if jsonWanted || g.json {
