@@ -241,15 +241,30 @@ func completionCommand(g *factory, c *cobra.Command) {
 
 // bashFilenames makes cobra's bash script complete file names as such
 // (-o filenames: a directory gets its slash, special characters are
-// quoted), and lets -C complete directories without the bash-completion
-// package (_filedir).
+// quoted), and works without the bash-completion package too (its
+// _get_comp_words_by_ref and _filedir, simplified).
 func bashFilenames(script []byte) []byte {
 	s := strings.ReplaceAll(string(script), "complete -o default -F __start_kontext kontext",
 		"complete -o default -o filenames -F __start_kontext kontext")
 	s = strings.ReplaceAll(s, "complete -o default -o nospace -F __start_kontext kontext",
 		"complete -o default -o filenames -o nospace -F __start_kontext kontext")
 	return []byte(s + `
-# Without the bash-completion package, directories (-C) still complete.
+# Without the bash-completion package: its word splitting (simplified)
+# and directories for -C.
+if ! declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+    _get_comp_words_by_ref() {
+        while [[ $# -gt 0 ]]; do
+            case $1 in
+            -n) shift ;;
+            cur) cur=${COMP_WORDS[COMP_CWORD]} ;;
+            prev) prev=${COMP_WORDS[COMP_CWORD-1]} ;;
+            words) words=("${COMP_WORDS[@]}") ;;
+            cword) cword=$COMP_CWORD ;;
+            esac
+            shift
+        done
+    }
+fi
 if ! declare -F _filedir >/dev/null 2>&1; then
     _filedir() {
         local IFS=$'
