@@ -37,7 +37,12 @@ type command struct {
 	// them (kontext edge alone is a usage error).
 	subs    []command
 	subOnly bool
+	// values are the values a flag takes, for completion.
+	values map[string][]string
 }
+
+// kinds are the values of --kind (completion).
+var kinds = []string{"decision", "convention", "learning", "incident", "architecture"}
 
 // commandTable is every command kontext has, in the order of the help.
 func commandTable() []command {
@@ -47,7 +52,7 @@ func commandTable() []command {
 		{use: "status", short: "storage, config source, counts per kind and status, review due", example: "kontext status", run: runStatusCmd},
 		{use: "setup [--detect|--no-detect] [--dry-run]", short: "detect the knowledge the repository keeps (ADR logs, Cursor/Copilot rules, AGENTS.md) and write the config; create the knowledge directories (idempotent, no hooks)",
 			example: "kontext setup --dry-run", flags: runSetupCmd},
-		{use: "list [--kind K] [--tag T] [--all]", short: "table of entries", example: "kontext list --kind decision", flags: runListCmd},
+		{use: "list [--kind K] [--tag T] [--all]", short: "table of entries", example: "kontext list --kind decision", flags: runListCmd, values: map[string][]string{"kind": kinds}},
 		{use: "show <id>", short: "one entry (id, id prefix, ADR number or file path)", example: "kontext show 7", run: runShowCmd},
 		{use: "search <query>", short: "ranked search hits", example: "kontext search rounding", flags: runSearchCmd},
 		{use: "governing <path>… [--min-specificity N]", short: "which entries govern these files, and why (rule, specificity)",
@@ -61,19 +66,20 @@ func commandTable() []command {
 					example: "kontext paths suggest --all --apply", flags: runPathsSuggest},
 			}},
 		{use: "drift [--base R] [--head R] [--kind K]… [--fail]", short: "entries whose governed files changed after their last look",
-			example: "kontext drift --base origin/main --fail", flags: runDriftCmd},
+			example: "kontext drift --base origin/main --fail", flags: runDriftCmd, values: map[string][]string{"kind": kinds}},
 		{use: "changed <base> <head>", short: "entries added, revised, superseded or deprecated between two revisions",
-			example: "kontext changed origin/main HEAD", flags: runChangedCmd},
+			example: "kontext changed origin/main HEAD", flags: runChangedCmd, values: map[string][]string{"kind": kinds}},
 		{use: "ci [--strict] [--base R] [--head R] [--notice] [--format text|github|sarif|codeclimate|json] [--fail-on none|drift|any]", short: "diagnostics, drift, review due and failing verifies for a CI job; with a base only what touches the change; annotations, SARIF, Code Climate",
-			example: "kontext ci --base origin/main --format github --notice", flags: runCICmd},
+			example: "kontext ci --base origin/main --format github --notice", flags: runCICmd,
+			values: map[string][]string{"format": {"text", "github", "sarif", "codeclimate", "json"}, "fail-on": {"none", "drift", "any"}}},
 		{use: "pr comment", short: "the pull-request (GitHub) or merge-request (GitLab) comment with the review of the change",
 			example: "kontext pr comment --base origin/main", subOnly: true,
 			subs: []command{
 				{use: "comment [--pr N] [--base R] [--head R] [--provider github|gitlab] [--require]", short: "post or update the one pull-request (GitHub) or merge-request (GitLab) comment with the review of the change",
-					example: "kontext pr comment --base origin/main", flags: runPRCmd},
+					example: "kontext pr comment --base origin/main", flags: runPRCmd, values: map[string][]string{"provider": {"github", "gitlab"}}},
 			}},
 		{use: "confirm <id>… [--because \"…\"] [--kind read|agent] [--migrate-legacy]", short: "record that entries still hold: checked line + ledger line, staged (never committed)",
-			example: "kontext confirm 2026-04-14-nightly-export-is-a-cronjob --because \"re-read after the lock fix\"", flags: runConfirmCmd},
+			example: "kontext confirm 2026-04-14-nightly-export-is-a-cronjob --because \"re-read after the lock fix\"", flags: runConfirmCmd, values: map[string][]string{"kind": {"read", "agent"}}},
 		{use: "new <kind> \"<title>\" [--path P]… [--tag T]… [--supersedes ID]… [--summary S] [--status S] [--body B | --edit] [--force]", short: "stage a new entry (never committed); the body from --body, $EDITOR on the kind's template at a terminal, or stdin",
 			example: "kontext new convention \"Log with slog\" --path 'src/**/*.go'", flags: runNewCmd},
 		{use: "supersede <id> \"<new title>\" [--path P]…", short: "stage a new entry that supersedes id",
@@ -108,12 +114,12 @@ func commandTable() []command {
 					example: "kontext edge serve --bundle bundle.json --port 8787", flags: runEdgeServe},
 			}},
 		{use: "review [--base R] [--head R] [--port P] [--no-open] [--out file.html] [--format markdown]", short: "the review console for this change: served on 127.0.0.1, or one self-contained HTML file, or (--format markdown) the pull-request comment body",
-			example: "kontext review --out review.html\nkontext review --format markdown --base origin/main", flags: runReviewCmd},
+			example: "kontext review --out review.html\nkontext review --format markdown --base origin/main", flags: runReviewCmd, values: map[string][]string{"format": {"markdown"}}},
 		{use: "capture --kind K --title T [--path P]… [--tag T]… [--source S] [--body B]", short: "keep an insight as a local inbox candidate (secrets and e-mail addresses redacted; body from stdin)",
-			example: "kontext capture --kind learning --title \"VAT ids are checked upstream\" --path 'src/billing/**' < note.md", flags: runCaptureCmd},
+			example: "kontext capture --kind learning --title \"VAT ids are checked upstream\" --path 'src/billing/**' < note.md", flags: runCaptureCmd, values: map[string][]string{"kind": kinds}},
 		{use: "promote <candidate> [--path P]", short: "stage a captured candidate as a new entry (never committed)", example: "kontext promote cand-1a2b3c4d5e6f", flags: runPromoteCmd},
 		{use: "repair", short: "rewrite lagging checked lines from the ledger and restore missing reciprocal supersede metadata; staged", example: "kontext repair", flags: runRepairCmd},
-		{use: "inbox [--state pending|dismissed|promoted|all]", short: "this worktree's captured candidates and challenges", example: "kontext inbox --state all", flags: runInboxCmd},
+		{use: "inbox [--state pending|dismissed|promoted|all]", short: "this worktree's captured candidates and challenges", example: "kontext inbox --state all", flags: runInboxCmd, values: map[string][]string{"state": {"pending", "dismissed", "promoted", "all"}}},
 		{use: "drop <candidate> [--reason \"…\"]", short: "dismiss an inbox candidate", example: "kontext drop cand-1a2b3c4d5e6f --reason \"duplicate\"", flags: runDropCmd},
 		{use: "challenge <id> --because \"…\"", short: "record in the inbox that an entry may no longer hold (never staged)",
 			example: "kontext challenge 2026-01-12-money-is-integer-cents --because \"we store micros now\"", flags: runChallengeCmd},
@@ -322,6 +328,9 @@ func (c command) cobra(g *factory) *cobra.Command {
 		g.prog = newReporter(g, strings.Fields(cmd.CommandPath())[1])
 		g.code = g.prog.end(ctx, run(ctx, args))
 		return nil
+	}
+	for name, vs := range c.values {
+		cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(vs, cobra.ShellCompDirectiveNoFileComp))
 	}
 	for _, s := range c.subs {
 		cmd.AddCommand(s.cobra(g))
