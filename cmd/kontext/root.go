@@ -215,6 +215,7 @@ budget, 130 interrupted.`,
 // usage error without a shell, and bash completing file names as such.
 func completionCommand(g *factory, c *cobra.Command) {
 	c.Use = "completion bash|zsh|fish|powershell"
+	c.Short = "a shell completion script: commands, subcommands, flags and their values"
 	c.DisableFlagsInUseLine = true
 	c.Example = indent("kontext completion bash > /etc/bash_completion.d/kontext")
 	c.Args = cobra.ArbitraryArgs
