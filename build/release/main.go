@@ -1,10 +1,11 @@
 // Command release builds kontext's release: for each platform an archive
 // kontext_<version>_<goos>_<goarch>.tar.gz (.zip for Windows) holding the
 // binary, the licenses, the README and its guides (docs/*.md), shell
-// completions, the man page and a manifest.json {name, version,
-// api_version, os, arch, sha256, size}; a manifest.json for the whole
-// release; the npm package tarball when given; and SHA256SUMS over every
-// file. The same inputs give the same bytes:
+// completions (bash, zsh, fish, PowerShell), the man pages (kontext.1 and
+// one per command) and a manifest.json {name, version, api_version, os,
+// arch, sha256, size}; a manifest.json for the whole release; the npm
+// package tarball when given; and SHA256SUMS over every file. The same
+// inputs give the same bytes:
 // binaries are built with -trimpath and no VCS stamp, archive entries are
 // sorted with fixed modes, owners and mtimes (SOURCE_DATE_EPOCH, else the
 // HEAD commit's time), and gzip carries no name or time.

@@ -120,6 +120,8 @@ func Build(o Options) error {
 	if err := goBuild(root, o.Version, runtime.GOOS, runtime.GOARCH, host); err != nil {
 		return err
 	}
+	// The host binary's doc generators are dated like the archive members.
+	docEnv := append(os.Environ(), "SOURCE_DATE_EPOCH="+strconv.FormatInt(mtime.Unix(), 10))
 	docs := []file{}
 	for _, d := range []struct {
 		name string
@@ -128,13 +130,33 @@ func Build(o Options) error {
 		{"completions/kontext.bash", []string{"completion", "bash"}},
 		{"completions/_kontext", []string{"completion", "zsh"}},
 		{"completions/kontext.fish", []string{"completion", "fish"}},
-		{"man/kontext.1", []string{"man"}},
+		{"completions/kontext.ps1", []string{"completion", "powershell"}},
 	} {
-		out, err := exec.Command(host, d.args...).Output()
+		cmd := exec.Command(host, d.args...)
+		cmd.Env = docEnv
+		out, err := cmd.Output()
 		if err != nil {
 			return fmt.Errorf("kontext %s: %w", strings.Join(d.args, " "), err)
 		}
 		docs = append(docs, file{d.name, out, 0o644})
+	}
+	// man/: kontext.1 (every command) and a page per command.
+	manDir := filepath.Join(work, "man")
+	cmd := exec.Command(host, "man", "--dir", manDir)
+	cmd.Env = docEnv
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("kontext man --dir: %w\n%s", err, out)
+	}
+	pages, err := os.ReadDir(manDir)
+	if err != nil {
+		return err
+	}
+	for _, p := range pages {
+		data, err := os.ReadFile(filepath.Join(manDir, p.Name()))
+		if err != nil {
+			return err
+		}
+		docs = append(docs, file{"man/" + p.Name(), data, 0o644})
 	}
 	texts, err := textFiles(root)
 	if err != nil {

@@ -80,7 +80,7 @@ func TestRelease(t *testing.T) {
 	// Unpack and check the manifest against the binary.
 	files := untar(t, archive, t.TempDir())
 	for _, want := range []string{"kontext", "manifest.json", "LICENSE-MIT", "LICENSE-APACHE", "README.md",
-		"completions/kontext.bash", "completions/_kontext", "completions/kontext.fish", "man/kontext.1"} {
+		"completions/kontext.bash", "completions/_kontext", "completions/kontext.fish", "completions/kontext.ps1", "man/kontext.1", "man/kontext-governing.1"} {
 		if _, ok := files[base+"/"+want]; !ok {
 			t.Errorf("archive lacks %s/%s", base, want)
 		}
@@ -134,7 +134,7 @@ func TestRelease(t *testing.T) {
 	winBase := "kontext_1.2.3_windows_amd64"
 	zipFiles := unzip(t, filepath.Join(dist, winBase+".zip"))
 	for _, want := range []string{"kontext.exe", "manifest.json", "LICENSE-MIT", "LICENSE-APACHE", "README.md",
-		"completions/kontext.bash", "completions/_kontext", "completions/kontext.fish", "man/kontext.1"} {
+		"completions/kontext.bash", "completions/_kontext", "completions/kontext.fish", "completions/kontext.ps1", "man/kontext.1", "man/kontext-governing.1"} {
 		if _, ok := zipFiles[winBase+"/"+want]; !ok {
 			t.Errorf("zip lacks %s/%s", winBase, want)
 		}

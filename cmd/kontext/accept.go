@@ -26,11 +26,7 @@ func runRejectCmd(ctx context.Context, g *factory, args []string) int {
 // status; the file keeps every other byte.
 func setStatusCmd(ctx context.Context, g *factory, name, status string, args []string) int {
 	stdout, stderr := g.io.Out, g.io.ErrOut
-	fs := flags(name, stderr)
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return exitUsage
-	}
+	pos := args
 	if len(pos) != 1 {
 		return usageErr(g, stderr, "usage: kontext %s <id> (a proposed decision: id, id prefix, ADR number or path)", name)
 	}

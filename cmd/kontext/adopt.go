@@ -6,26 +6,25 @@ import (
 	"slices"
 	"text/tabwriter"
 
+	"github.com/spf13/pflag"
+
 	"github.com/kontext/kontext/engine/api"
 )
 
-// setupInput reads kontext setup's flags: --detect (the default),
-// --no-detect, --dry-run.
-func setupInput(args []string, stderr io.Writer) (*api.SetupInput, error) {
-	fs := flags("setup", stderr)
+// setupFlags declares kontext setup's flags: --detect (the default),
+// --no-detect, --dry-run; input reads them with the arguments.
+func setupFlags(fs *pflag.FlagSet) (input func(args []string, stderr io.Writer) (*api.SetupInput, error)) {
 	det := fs.Bool("detect", true, "detect existing knowledge (ADR logs, Cursor/Copilot rules, AGENTS.md) and append new sources to the config")
 	noDet := fs.Bool("no-detect", false, "skip detection")
 	dry := fs.Bool("dry-run", false, "show what would be detected and written; change nothing")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return nil, err
+	return func(pos []string, stderr io.Writer) (*api.SetupInput, error) {
+		if len(pos) > 0 {
+			fmt.Fprintf(stderr, "kontext setup takes no arguments, got %q\n", pos)
+			return nil, fmt.Errorf("arguments")
+		}
+		detect := *det && !*noDet
+		return &api.SetupInput{Detect: &detect, DryRun: *dry}, nil
 	}
-	if len(pos) > 0 {
-		fmt.Fprintf(stderr, "kontext setup takes no arguments, got %q\n", pos)
-		return nil, fmt.Errorf("arguments")
-	}
-	detect := *det && !*noDet
-	return &api.SetupInput{Detect: &detect, DryRun: *dry}, nil
 }
 
 // printSetup prints what setup found (with entry counts), wrote and created.

@@ -14,7 +14,7 @@ import (
 func runBrief(t *testing.T, dir string, json bool, args ...string) (string, string, int) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := runBriefCmd(context.Background(), &factory{dir: dir, json: json, io: Streams(nil, &stdout, &stderr)}, args)
+	code := runCommand(context.Background(), &factory{dir: dir, json: json, io: Streams(nil, &stdout, &stderr)}, "brief", args)
 	return stdout.String(), stderr.String(), code
 }
 

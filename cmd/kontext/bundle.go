@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/spf13/pflag"
 
 	"github.com/kontext/kontext/internal/bundle"
 )
@@ -12,56 +13,54 @@ import (
 // review console or the edge worker: to a file (atomically) or, with
 // -o -, to stdout. By default it is a bundle to publish: committed,
 // team-visible knowledge at HEAD; --worktree adds uncommitted files.
-func runBundleCmd(ctx context.Context, g *factory, args []string) int {
-	stdout, stderr := g.io.Out, g.io.ErrOut
-	fs := flags("bundle", stderr)
+func runBundleCmd(g *factory, fs *pflag.FlagSet) runFunc {
 	base := fs.String("base", "", "base revision (default: merge base with origin/HEAD, origin/main, the upstream…)")
 	head := fs.String("head", "", "head revision (default: HEAD; committed knowledge only)")
 	worktree := fs.Bool("worktree", false, "include uncommitted knowledge files (HEAD plus the working tree) for a local review")
-	out := fs.String("o", "", "output file (- = stdout)")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if len(pos) > 0 {
-		return usageErr(g, stderr, "kontext bundle takes no arguments (got %q); usage: kontext bundle [--base R] [--head R | --worktree] -o file.json", pos[0])
-	}
-	if *out == "" {
-		return usageErr(g, stderr, "kontext bundle needs -o file.json (or -o - for stdout)")
-	}
-	g.prog.state("building the bundle")
-	b, err := bundle.Build(ctx, bundle.Options{Dir: g.dir, Base: *base, Head: *head, Worktree: *worktree, Progress: g.prog.engineProgress()})
-	if err != nil {
-		return fail(g, stderr, err)
-	}
-	if *out == "-" {
-		data, err := bundle.Marshal(b)
+	out := fs.StringP("output", "o", "", "output `file` (- = stdout)")
+	return func(ctx context.Context, args []string) int {
+		stdout, stderr := g.io.Out, g.io.ErrOut
+		pos := args
+		if len(pos) > 0 {
+			return usageErr(g, stderr, "kontext bundle takes no arguments (got %q); usage: kontext bundle [--base R] [--head R | --worktree] -o file.json", pos[0])
+		}
+		if *out == "" {
+			return usageErr(g, stderr, "kontext bundle needs -o file.json (or -o - for stdout)")
+		}
+		g.prog.state("building the bundle")
+		b, err := bundle.Build(ctx, bundle.Options{Dir: g.dir, Base: *base, Head: *head, Worktree: *worktree, Progress: g.prog.engineProgress()})
 		if err != nil {
 			return fail(g, stderr, err)
 		}
-		o := newOut(stdout, g)
-		if g.jq != "" { // --jq filters the bundle itself
-			if err := runJQ(o, g.jq, data); err != nil && o.err == nil {
+		if *out == "-" {
+			data, err := bundle.Marshal(b)
+			if err != nil {
 				return fail(g, stderr, err)
 			}
-			return o.finish(stderr, exitOK, 0)
+			o := newOut(stdout, g)
+			if g.jq != "" { // --jq filters the bundle itself
+				if err := runJQ(o, g.jq, data); err != nil && o.err == nil {
+					return fail(g, stderr, err)
+				}
+				return o.finish(stderr, exitOK, 0)
+			}
+			o.Write(data)
+			g.prog.fileDone("-", "")
+			return o.finish(stderr, exitOK, bytes.Count(data, []byte("\n")))
 		}
-		o.Write(data)
-		g.prog.fileDone("-", "")
-		return o.finish(stderr, exitOK, bytes.Count(data, []byte("\n")))
+		n, err := bundle.WriteFile(*out, b)
+		if err != nil {
+			return fail(g, stderr, err)
+		}
+		g.prog.fileDone(*out, *out)
+		sum := bundleSummary{Path: *out, Bytes: n, Files: len(b.Files), ChangedPaths: len(b.ChangedPaths), Entries: len(b.History), Drifted: len(b.Drift)}
+		if g.json {
+			return emit(g, stdout, sum, nil)
+		}
+		fmt.Fprintf(stderr, "wrote %s (%d bytes): %d files, %d changed paths, %d entries, %d drifted\n",
+			sum.Path, sum.Bytes, sum.Files, sum.ChangedPaths, sum.Entries, sum.Drifted)
+		return exitOK
 	}
-	n, err := bundle.WriteFile(*out, b)
-	if err != nil {
-		return fail(g, stderr, err)
-	}
-	g.prog.fileDone(*out, *out)
-	sum := bundleSummary{Path: *out, Bytes: n, Files: len(b.Files), ChangedPaths: len(b.ChangedPaths), Entries: len(b.History), Drifted: len(b.Drift)}
-	if g.json {
-		return emit(g, stdout, sum, nil)
-	}
-	fmt.Fprintf(stderr, "wrote %s (%d bytes): %d files, %d changed paths, %d entries, %d drifted\n",
-		sum.Path, sum.Bytes, sum.Files, sum.ChangedPaths, sum.Entries, sum.Drifted)
-	return exitOK
 }
 
 // bundleSummary is kontext bundle --json with -o file: what was written.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/spf13/pflag"
 	"io"
 	"os"
 	"strings"
@@ -46,9 +47,7 @@ func (c changeFlags) reportOptions() report.Options {
 	return o
 }
 
-func runCICmd(ctx context.Context, g *factory, args []string) int {
-	stdout, stderr := g.io.Out, g.io.ErrOut
-	fs := flags("ci", stderr)
+func runCICmd(g *factory, fs *pflag.FlagSet) runFunc {
 	strict := fs.Bool("strict", false, "exit 3 on any finding (= --fail-on any)")
 	var c changeFlags
 	fs.StringVar(&c.base, "base", "", "base revision: report only findings touching the change (default: GITHUB_BASE_REF, CI_MERGE_REQUEST_DIFF_BASE_SHA, else everything)")
@@ -57,81 +56,81 @@ func runCICmd(ctx context.Context, g *factory, args []string) int {
 	format := fs.String("format", "", "text, github, sarif, codeclimate or json (default text; --json = json)")
 	failOn := fs.String("fail-on", "none", "exit 3 on: none, drift (drift or no drift base) or any finding")
 	verbose := fs.Bool("verbose", false, "list every changed file and commit of drifted entries (the text report shows the first 5)")
-	if _, err := parseInterleaved(fs, args); err != nil {
-		return exitUsage
-	}
-	switch *format {
-	case "":
-		*format = "text"
-		if g.json {
-			*format = "json"
+	return func(ctx context.Context, args []string) int {
+		stdout, stderr := g.io.Out, g.io.ErrOut
+		switch *format {
+		case "":
+			*format = "text"
+			if g.json {
+				*format = "json"
+			}
+		case "text", "github", "sarif", "codeclimate", "json":
+		default:
+			return usageErr(g, stderr, "--format takes text, github, sarif, codeclimate or json, not %q", *format)
 		}
-	case "text", "github", "sarif", "codeclimate", "json":
-	default:
-		return usageErr(g, stderr, "--format takes text, github, sarif, codeclimate or json, not %q", *format)
-	}
-	switch *failOn {
-	case "none", "drift", "any":
-	default:
-		return usageErr(g, stderr, "--fail-on takes none, drift or any, not %q", *failOn)
-	}
-	if *strict {
-		*failOn = "any"
-	}
-	e, err := g.engine()
-	if err != nil {
-		return fail(g, stderr, err)
-	}
-	r, err := report.Build(ctx, e, c.reportOptions().WithNotice(*notice))
-	if err != nil {
-		return fail(g, stderr, err)
-	}
-	// The whole-repository summary is only in the json and text formats.
-	rep := &CIReport{Drift: r.Drift}
-	if *format == "json" || *format == "text" || *failOn == "any" {
-		if rep, err = ciReport(ctx, g, r); err != nil {
+		switch *failOn {
+		case "none", "drift", "any":
+		default:
+			return usageErr(g, stderr, "--fail-on takes none, drift or any, not %q", *failOn)
+		}
+		if *strict {
+			*failOn = "any"
+		}
+		e, err := g.engine()
+		if err != nil {
 			return fail(g, stderr, err)
 		}
-	}
-	var code int
-	switch *format {
-	case "github":
-		code = emitRaw(g, func(w io.Writer) error { return report.WriteGitHub(w, r) })
-	case "sarif":
-		code = emitRaw(g, func(w io.Writer) error {
-			if err := report.WriteSARIF(w, r, engine.Version); err != nil {
+		r, err := report.Build(ctx, e, c.reportOptions().WithNotice(*notice))
+		if err != nil {
+			return fail(g, stderr, err)
+		}
+		// The whole-repository summary is only in the json and text formats.
+		rep := &CIReport{Drift: r.Drift}
+		if *format == "json" || *format == "text" || *failOn == "any" {
+			if rep, err = ciReport(ctx, g, r); err != nil {
+				return fail(g, stderr, err)
+			}
+		}
+		var code int
+		switch *format {
+		case "github":
+			code = emitRaw(g, func(w io.Writer) error { return report.WriteGitHub(w, r) })
+		case "sarif":
+			code = emitRaw(g, func(w io.Writer) error {
+				if err := report.WriteSARIF(w, r, engine.Version); err != nil {
+					return err
+				}
+				_, err := io.WriteString(w, "\n")
 				return err
-			}
-			_, err := io.WriteString(w, "\n")
-			return err
-		})
-	case "codeclimate":
-		code = emitRaw(g, func(w io.Writer) error {
-			data, err := report.CodeClimate(r)
-			if err == nil {
-				_, err = w.Write(append(data, '\n'))
-			}
-			return err
-		})
-	case "json":
-		g.json = true
-		code = emit(g, stdout, rep, nil)
-	default:
-		code = emit(g, stdout, rep, func(w io.Writer) { printCI(w, rep, r, *verbose) })
+			})
+		case "codeclimate":
+			code = emitRaw(g, func(w io.Writer) error {
+				data, err := report.CodeClimate(r)
+				if err == nil {
+					_, err = w.Write(append(data, '\n'))
+				}
+				return err
+			})
+		case "json":
+			g.json = true
+			code = emit(g, stdout, rep, nil)
+		default:
+			code = emit(g, stdout, rep, func(w io.Writer) { printCI(w, rep, r, *verbose) })
+		}
+		if code != exitOK {
+			return code
+		}
+		drifted := rep.Drift.BaseSource == "fallback-none" && !r.Scoped
+		errs, warns, _ := report.Counts(r.Results)
+		for _, res := range r.Results {
+			drifted = drifted || res.Rule == "kontext/drift"
+		}
+		switch {
+		case *failOn == "drift" && drifted, *failOn == "any" && (errs+warns > 0 || (!r.Scoped && rep.Findings > 0)):
+			return exitFound
+		}
+		return exitOK
 	}
-	if code != exitOK {
-		return code
-	}
-	drifted := rep.Drift.BaseSource == "fallback-none" && !r.Scoped
-	errs, warns, _ := report.Counts(r.Results)
-	for _, res := range r.Results {
-		drifted = drifted || res.Rule == "kontext/drift"
-	}
-	switch {
-	case *failOn == "drift" && drifted, *failOn == "any" && (errs+warns > 0 || (!r.Scoped && rep.Findings > 0)):
-		return exitFound
-	}
-	return exitOK
 }
 
 // ciReport is today's ci summary (whole repository) with the located

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/spf13/pflag"
 	"io"
 	"strings"
 
@@ -15,33 +16,31 @@ import (
 // (the text appended verbatim under ## Added <today>), then drafts.stage
 // {amends} with exactly the body it returned — the documented extend →
 // amend workflow. --dry-run prints the extended body and stages nothing.
-func runExtendCmd(ctx context.Context, g *factory, args []string) int {
-	stdout, stderr := g.io.Out, g.io.ErrOut
-	fs := flags("extend", stderr)
+func runExtendCmd(g *factory, fs *pflag.FlagSet) runFunc {
 	dry := fs.Bool("dry-run", false, "print the extended body; stage nothing")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return exitUsage
+	return func(ctx context.Context, args []string) int {
+		stdout, stderr := g.io.Out, g.io.ErrOut
+		pos := args
+		if len(pos) != 2 || strings.TrimSpace(pos[1]) == "" {
+			return usageErr(g, stderr, "usage: kontext extend <id> \"<text>\" [--dry-run]")
+		}
+		en, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: pos[0]})
+		if err != nil {
+			return fail(g, stderr, err)
+		}
+		ext, err := call(ctx, g, drafts.Extend, &api.ExtendInput{EntryID: en.ID, EntryRevision: en.Revision, Text: pos[1]})
+		if err != nil {
+			return fail(g, stderr, err)
+		}
+		if *dry {
+			return emit(g, stdout, ext, func(w io.Writer) { fmt.Fprintln(w, ext.Entry.Body) })
+		}
+		amends := ext.Amends
+		res, err := call(ctx, g, drafts.Stage, &api.StageInput{OperationID: newOperationID("extend"), Amends: &amends,
+			Entry: &api.StageEntry{Body: ext.Entry.Body}})
+		if err != nil {
+			return fail(g, stderr, err)
+		}
+		return emitStaged(g, stdout, res)
 	}
-	if len(pos) != 2 || strings.TrimSpace(pos[1]) == "" {
-		return usageErr(g, stderr, "usage: kontext extend <id> \"<text>\" [--dry-run]")
-	}
-	en, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: pos[0]})
-	if err != nil {
-		return fail(g, stderr, err)
-	}
-	ext, err := call(ctx, g, drafts.Extend, &api.ExtendInput{EntryID: en.ID, EntryRevision: en.Revision, Text: pos[1]})
-	if err != nil {
-		return fail(g, stderr, err)
-	}
-	if *dry {
-		return emit(g, stdout, ext, func(w io.Writer) { fmt.Fprintln(w, ext.Entry.Body) })
-	}
-	amends := ext.Amends
-	res, err := call(ctx, g, drafts.Stage, &api.StageInput{OperationID: newOperationID("extend"), Amends: &amends,
-		Entry: &api.StageEntry{Body: ext.Entry.Body}})
-	if err != nil {
-		return fail(g, stderr, err)
-	}
-	return emitStaged(g, stdout, res)
 }

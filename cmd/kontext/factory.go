@@ -44,9 +44,6 @@ func Streams(in io.Reader, out, errOut io.Writer) IOStreams {
 // and shared by every call of the command (kontext ci reads the
 // repository once, not once per question).
 func (f *factory) engine() (*engine.Engine, error) {
-	if f.probing {
-		return nil, errProbe
-	}
 	if f.eng == nil && f.engErr == nil {
 		f.eng, f.engErr = native.OpenWith(f.dir, native.Options{Progress: f.prog.engineProgress(), Person: true})
 	}

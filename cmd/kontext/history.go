@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/kontext/kontext/internal/table"
+	"github.com/spf13/pflag"
 	"io"
 	"strings"
 
@@ -11,27 +12,25 @@ import (
 	"github.com/kontext/kontext/engine/api"
 )
 
-func runDriftCmd(ctx context.Context, g *factory, args []string) int {
-	stdout, stderr := g.io.Out, g.io.ErrOut
-	fs := flags("drift", stderr)
+func runDriftCmd(g *factory, fs *pflag.FlagSet) runFunc {
 	base := fs.String("base", "", "base revision (default: merge base with origin/HEAD, origin/main, the upstream…)")
 	head := fs.String("head", "", "head revision (default: HEAD plus the working tree)")
 	var kinds multi
 	fs.Var(&kinds, "kind", "only this kind (repeatable)")
 	failOn := fs.Bool("fail", false, "exit 3 when an entry drifted or no base could be found")
 	verbose := fs.Bool("verbose", false, "list every changed file and commit (the text report shows the first 5)")
-	if _, err := parseInterleaved(fs, args); err != nil {
-		return exitUsage
+	return func(ctx context.Context, args []string) int {
+		stdout, stderr := g.io.Out, g.io.ErrOut
+		d, err := read(ctx, g, (*engine.Engine).Drift, &api.DriftInput{Base: *base, Head: *head, Kinds: kinds})
+		if err != nil {
+			return fail(g, stderr, err)
+		}
+		code := emit(g, stdout, d, func(w io.Writer) { printDrift(w, d, *verbose) })
+		if code == exitOK && *failOn && (len(d.Entries) > 0 || d.BaseSource == "fallback-none") {
+			return exitFound
+		}
+		return code
 	}
-	d, err := read(ctx, g, (*engine.Engine).Drift, &api.DriftInput{Base: *base, Head: *head, Kinds: kinds})
-	if err != nil {
-		return fail(g, stderr, err)
-	}
-	code := emit(g, stdout, d, func(w io.Writer) { printDrift(w, d, *verbose) })
-	if code == exitOK && *failOn && (len(d.Entries) > 0 || d.BaseSource == "fallback-none") {
-		return exitFound
-	}
-	return code
 }
 
 // driftShown is how many changed files and commits an entry shows in the
@@ -142,40 +141,38 @@ func shortSHA(s string) string {
 	return s
 }
 
-func runChangedCmd(ctx context.Context, g *factory, args []string) int {
-	stdout, stderr := g.io.Out, g.io.ErrOut
-	fs := flags("changed", stderr)
+func runChangedCmd(g *factory, fs *pflag.FlagSet) runFunc {
 	var kinds multi
 	fs.Var(&kinds, "kind", "only this kind (repeatable)")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if len(pos) != 2 {
-		return usageErr(g, stderr, "usage: kontext changed <base> <head>")
-	}
-	r, err := read(ctx, g, (*engine.Engine).ChangedBetween, &api.ChangedInput{Base: pos[0], Head: pos[1], Kinds: kinds})
-	if err != nil {
-		return fail(g, stderr, err)
-	}
-	return emit(g, stdout, r, func(w io.Writer) {
-		if len(r.Changes) == 0 {
-			fmt.Fprintln(w, "no entry changed")
-			return
+	return func(ctx context.Context, args []string) int {
+		stdout, stderr := g.io.Out, g.io.ErrOut
+		pos := args
+		if len(pos) != 2 {
+			return usageErr(g, stderr, "usage: kontext changed <base> <head>")
 		}
-		t := headless(w.(*out), 5)
-		t.IDCol, t.FlexCol, t.Colors[2] = 2, 3, "36"
-		t.Short = idShortener(ctx, g)
-		for _, c := range r.Changes {
-			note := ""
-			if len(c.SupersededBy) > 0 {
-				note = "by " + strings.Join(c.SupersededBy, ", ")
-			}
-			if c.Removed {
-				note = "removed"
-			}
-			t.Row(c.Change, c.Kind, c.ID, c.Title, note)
+		r, err := read(ctx, g, (*engine.Engine).ChangedBetween, &api.ChangedInput{Base: pos[0], Head: pos[1], Kinds: kinds})
+		if err != nil {
+			return fail(g, stderr, err)
 		}
-		t.Render()
-	})
+		return emit(g, stdout, r, func(w io.Writer) {
+			if len(r.Changes) == 0 {
+				fmt.Fprintln(w, "no entry changed")
+				return
+			}
+			t := headless(w.(*out), 5)
+			t.IDCol, t.FlexCol, t.Colors[2] = 2, 3, "36"
+			t.Short = idShortener(ctx, g)
+			for _, c := range r.Changes {
+				note := ""
+				if len(c.SupersededBy) > 0 {
+					note = "by " + strings.Join(c.SupersededBy, ", ")
+				}
+				if c.Removed {
+					note = "removed"
+				}
+				t.Row(c.Change, c.Kind, c.ID, c.Title, note)
+			}
+			t.Render()
+		})
+	}
 }

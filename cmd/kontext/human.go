@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/spf13/pflag"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -103,76 +104,78 @@ func runStatusCmd(ctx context.Context, g *factory, args []string) int {
 	})
 }
 
-func runSetupCmd(ctx context.Context, g *factory, args []string) int {
-	stdout, stderr := g.io.Out, g.io.ErrOut
-	input, err := setupInput(args, stderr)
-	if err != nil {
-		return exitUsage
+func runSetupCmd(g *factory, fs *pflag.FlagSet) runFunc {
+	setupInput := setupFlags(fs)
+	return func(ctx context.Context, args []string) int {
+		stdout, stderr := g.io.Out, g.io.ErrOut
+		input, err := setupInput(args, stderr)
+		if err != nil {
+			return exitUsage
+		}
+		s, err := call(ctx, g, drafts.Setup, input)
+		if err != nil {
+			return fail(g, stderr, err)
+		}
+		return emit(g, stdout, s, func(w io.Writer) { printSetup(w, s) })
 	}
-	s, err := call(ctx, g, drafts.Setup, input)
-	if err != nil {
-		return fail(g, stderr, err)
-	}
-	return emit(g, stdout, s, func(w io.Writer) { printSetup(w, s) })
 }
 
 type multi []string
 
 func (m *multi) String() string     { return strings.Join(*m, ",") }
 func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+func (m *multi) Type() string       { return "string" }
 
-func runListCmd(ctx context.Context, g *factory, args []string) int {
-	stdout, stderr := g.io.Out, g.io.ErrOut
-	fs := flags("list", stderr)
+func runListCmd(g *factory, fs *pflag.FlagSet) runFunc {
 	var kinds, tags multi
 	fs.Var(&kinds, "kind", "only this kind (repeatable)")
 	fs.Var(&tags, "tag", "only entries with this tag (repeatable)")
 	all := fs.Bool("all", false, "include superseded, deprecated and rejected entries")
-	if _, err := parseInterleaved(fs, args); err != nil {
-		return exitUsage
-	}
-	var entries []*api.Entry
-	var diags int
-	offset := 0
-	// The table shows no history-derived field: only --json/--jq read the
-	// commit index.
-	history := g.json || g.jq != ""
-	for {
-		l, err := read(ctx, g, (*engine.Engine).List, &api.ListInput{Kinds: kinds, Tags: tags, ActiveOnly: !*all, Limit: intp(500), Offset: offset, History: &history})
-		if err != nil {
-			return fail(g, stderr, err)
-		}
-		entries = append(entries, l.Entries...)
-		diags = len(l.Diagnostics)
-		if l.NextOffset == nil {
-			break
-		}
-		offset = *l.NextOffset
-	}
-	return emit(g, stdout, map[string]any{"entries": entries, "total": len(entries)}, func(w io.Writer) {
-		t := newTable(w.(*out), "ID", "KIND", "STATUS", "TITLE", "")
-		t.IDCol, t.FlexCol, t.Colors[0], t.Colors[4] = 0, 3, "36", "31"
-		t.Short = idShortener(ctx, g)
-		t.ColorOf = func(col int, cell string) string {
-			if col == 2 {
-				return statusColor(&cell)
+	return func(ctx context.Context, args []string) int {
+		stdout, stderr := g.io.Out, g.io.ErrOut
+		var entries []*api.Entry
+		var diags int
+		offset := 0
+		// The table shows no history-derived field: only --json/--jq read the
+		// commit index.
+		history := g.json || g.jq != ""
+		for {
+			l, err := read(ctx, g, (*engine.Engine).List, &api.ListInput{Kinds: kinds, Tags: tags, ActiveOnly: !*all, Limit: intp(500), Offset: offset, History: &history})
+			if err != nil {
+				return fail(g, stderr, err)
 			}
-			return ""
-		}
-		for _, e := range entries {
-			flag := ""
-			if e.ReviewDue {
-				flag = "review due"
+			entries = append(entries, l.Entries...)
+			diags = len(l.Diagnostics)
+			if l.NextOffset == nil {
+				break
 			}
-			t.Row(e.ID, e.Kind, deref(e.Status, "-"), e.Title, flag)
+			offset = *l.NextOffset
 		}
-		t.Render()
-		fmt.Fprintf(w, "\n%d entries", len(entries))
-		if diags > 0 {
-			fmt.Fprintf(w, ", %d diagnostics (kontext --json api entries.list)", diags)
-		}
-		fmt.Fprintln(w)
-	})
+		return emit(g, stdout, map[string]any{"entries": entries, "total": len(entries)}, func(w io.Writer) {
+			t := newTable(w.(*out), "ID", "KIND", "STATUS", "TITLE", "")
+			t.IDCol, t.FlexCol, t.Colors[0], t.Colors[4] = 0, 3, "36", "31"
+			t.Short = idShortener(ctx, g)
+			t.ColorOf = func(col int, cell string) string {
+				if col == 2 {
+					return statusColor(&cell)
+				}
+				return ""
+			}
+			for _, e := range entries {
+				flag := ""
+				if e.ReviewDue {
+					flag = "review due"
+				}
+				t.Row(e.ID, e.Kind, deref(e.Status, "-"), e.Title, flag)
+			}
+			t.Render()
+			fmt.Fprintf(w, "\n%d entries", len(entries))
+			if diags > 0 {
+				fmt.Fprintf(w, ", %d diagnostics (kontext --json api entries.list)", diags)
+			}
+			fmt.Fprintln(w)
+		})
+	}
 }
 
 func runShowCmd(ctx context.Context, g *factory, args []string) int {
@@ -215,80 +218,77 @@ func runShowCmd(ctx context.Context, g *factory, args []string) int {
 	})
 }
 
-func runSearchCmd(ctx context.Context, g *factory, args []string) int {
-	stdout, stderr := g.io.Out, g.io.ErrOut
-	fs := flags("search", stderr)
+func runSearchCmd(g *factory, fs *pflag.FlagSet) runFunc {
 	limit := fs.Int("limit", 20, "at most this many hits")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if len(pos) == 0 {
-		return usageErr(g, stderr, "usage: kontext search <query>")
-	}
-	s, err := read(ctx, g, (*engine.Engine).Search, &api.SearchInput{Query: strings.Join(pos, " "), Limit: limit})
-	if err != nil {
-		return fail(g, stderr, err)
-	}
-	return emit(g, stdout, s, func(w io.Writer) {
-		if len(s.Entries) == 0 {
-			fmt.Fprintln(w, "no entries match")
-			return
+	return func(ctx context.Context, args []string) int {
+		stdout, stderr := g.io.Out, g.io.ErrOut
+		pos := args
+		if len(pos) == 0 {
+			return usageErr(g, stderr, "usage: kontext search <query>")
 		}
-		t := newTable(w.(*out), "SCORE", "ID", "KIND", "STATUS", "TITLE", "")
-		t.IDCol, t.FlexCol, t.Colors[1], t.Colors[5] = 1, 4, "36", "31"
-		t.Short = idShortener(ctx, g)
-		for _, e := range s.Entries {
-			flag := ""
-			if e.ReviewDue {
-				flag = "review due"
+		s, err := read(ctx, g, (*engine.Engine).Search, &api.SearchInput{Query: strings.Join(pos, " "), Limit: limit})
+		if err != nil {
+			return fail(g, stderr, err)
+		}
+		return emit(g, stdout, s, func(w io.Writer) {
+			if len(s.Entries) == 0 {
+				fmt.Fprintln(w, "no entries match")
+				return
 			}
-			t.Row(fmt.Sprintf("%.3f", *e.Score), e.ID, e.Kind, deref(e.Status, "-"), e.Title, flag)
-		}
-		t.Render()
-	})
+			t := newTable(w.(*out), "SCORE", "ID", "KIND", "STATUS", "TITLE", "")
+			t.IDCol, t.FlexCol, t.Colors[1], t.Colors[5] = 1, 4, "36", "31"
+			t.Short = idShortener(ctx, g)
+			for _, e := range s.Entries {
+				flag := ""
+				if e.ReviewDue {
+					flag = "review due"
+				}
+				t.Row(fmt.Sprintf("%.3f", *e.Score), e.ID, e.Kind, deref(e.Status, "-"), e.Title, flag)
+			}
+			t.Render()
+		})
+	}
 }
 
-func runGoverningCmd(ctx context.Context, g *factory, args []string) int {
-	stdout, stderr := g.io.Out, g.io.ErrOut
-	fs := flags("governing", stderr)
+func runGoverningCmd(g *factory, fs *pflag.FlagSet) runFunc {
 	minSpec := fs.Int("min-specificity", 0, "drop matches less specific than N")
-	paths, err := parseInterleaved(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if len(paths) == 0 {
-		return usageErr(g, stderr, "usage: kontext governing <path>… [--min-specificity N]")
-	}
-	if paths, err = repoArgs(g, paths); err != nil {
-		return fail(g, stderr, err)
-	}
-	// The table shows no history-derived field: only --json/--jq (the
-	// stable result object) reads the commit index.
-	history := g.json || g.jq != ""
-	r, err := read(ctx, g, (*engine.Engine).Governing, &api.GoverningInput{Paths: paths, MinSpecificity: *minSpec, History: &history})
-	if err != nil {
-		return fail(g, stderr, err)
-	}
-	return emit(g, stdout, r, func(w io.Writer) {
-		var ids map[string]string
-		o := w.(*out)
-		style := table.Style{Width: o.width, Paint: o.paint, Short: func() map[string]string { // read once for every path's table
-			if ids == nil {
-				ids = idShortener(ctx, g)()
-			}
-			return ids
-		}}
-		table.Governing(w, style, paths, governedRows(r), boundaryRows(r))
-		if len(r.Entries) == 0 {
-			// "No entry governs" is only true when kontext reads the
-			// repository's knowledge: an ADR log or rule files not set up
-			// yet get the hint status gives, never a silent empty answer.
-			if s, err := g.status(ctx); err == nil && s.Hint != nil {
-				printAdoptionHint(stderr, s)
-			}
+	return func(ctx context.Context, args []string) int {
+		stdout, stderr := g.io.Out, g.io.ErrOut
+		paths := args
+		var err error
+		if len(paths) == 0 {
+			return usageErr(g, stderr, "usage: kontext governing <path>… [--min-specificity N]")
 		}
-	})
+		if paths, err = repoArgs(g, paths); err != nil {
+			return fail(g, stderr, err)
+		}
+		// The table shows no history-derived field: only --json/--jq (the
+		// stable result object) reads the commit index.
+		history := g.json || g.jq != ""
+		r, err := read(ctx, g, (*engine.Engine).Governing, &api.GoverningInput{Paths: paths, MinSpecificity: *minSpec, History: &history})
+		if err != nil {
+			return fail(g, stderr, err)
+		}
+		return emit(g, stdout, r, func(w io.Writer) {
+			var ids map[string]string
+			o := w.(*out)
+			style := table.Style{Width: o.width, Paint: o.paint, Short: func() map[string]string { // read once for every path's table
+				if ids == nil {
+					ids = idShortener(ctx, g)()
+				}
+				return ids
+			}}
+			table.Governing(w, style, paths, governedRows(r), boundaryRows(r))
+			if len(r.Entries) == 0 {
+				// "No entry governs" is only true when kontext reads the
+				// repository's knowledge: an ADR log or rule files not set up
+				// yet get the hint status gives, never a silent empty answer.
+				if s, err := g.status(ctx); err == nil && s.Hint != nil {
+					printAdoptionHint(stderr, s)
+				}
+			}
+		})
+	}
 }
 
 // governedRows are a governing answer's entries as the listing shows them.

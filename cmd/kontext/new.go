@@ -4,8 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"flag"
 	"fmt"
+	"github.com/spf13/pflag"
 	"io"
 	"strings"
 
@@ -20,6 +20,7 @@ type multiFlag []string
 
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
+func (m *multiFlag) Type() string       { return "string" }
 
 // newOperationID is a fresh operation_id for one CLI invocation.
 func newOperationID(cmd string) string {
@@ -43,8 +44,7 @@ func readBody(stdin io.Reader) (string, error) {
 // empty result aborts, nothing staged); else from stdin. Before staging,
 // a title that nearly repeats an active entry's is refused unless --force,
 // and an empty body gets a warning (the entry is staged).
-func stageEntryCmd(ctx context.Context, g *factory, name string, args []string, stdout, stderr io.Writer, stdin io.Reader, supersede bool) int {
-	fs := flags(name, stderr)
+func stageEntryCmd(g *factory, fs *pflag.FlagSet, name string, supersede bool) runFunc {
 	var paths, tags, supersedes multiFlag
 	fs.Var(&paths, "path", "a governed path pattern (repeatable)")
 	fs.Var(&tags, "tag", "a tag (repeatable)")
@@ -57,85 +57,81 @@ func stageEntryCmd(ctx context.Context, g *factory, name string, args []string, 
 	status := fs.String("status", "", "a new decision's status: proposed (default), accepted or rejected")
 	edit := fs.Bool("edit", false, "write the body in $VISUAL/$EDITOR from the kind's template, also when no terminal is attached")
 	force := fs.Bool("force", false, "stage even when an active entry has nearly the same title")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	bodySet := false
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "body" {
-			bodySet = true
+	return func(ctx context.Context, args []string) int {
+		stdout, stderr, stdin := g.io.Out, g.io.ErrOut, g.io.In
+		pos := args
+		var err error
+		bodySet := fs.Changed("body")
+		if bodySet && *edit {
+			return usageErr(g, stderr, "--body and --edit exclude each other: pass the body, or write it in the editor")
 		}
-	})
-	if bodySet && *edit {
-		return usageErr(g, stderr, "--body and --edit exclude each other: pass the body, or write it in the editor")
-	}
-	entryIn := &api.StageEntry{Paths: paths, Tags: tags, Summary: *summary, Status: *status}
-	var exclude []string
-	if supersede {
-		if len(pos) != 2 {
-			return usageErr(g, stderr, "usage: kontext supersede <id> \"<new title>\" [--path P]… [--tag T]… [--summary S] [--status S] [--body B | --edit] [--force]")
-		}
-		oe, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: pos[0]})
-		if err != nil {
-			return failCLI(g, stderr, err)
-		}
-		k := oe.Kind
-		if *kind != "" {
-			k = *kind
-		}
-		entryIn.Kind, entryIn.Title, entryIn.Supersedes = k, pos[1], []string{oe.ID}
-		if len(paths) == 0 {
-			entryIn.Paths = oe.Paths
-		}
-	} else {
-		if len(pos) != 2 {
-			return usageErr(g, stderr, "usage: kontext new <kind> \"<title>\" [--path P]… [--tag T]… [--supersedes ID]… [--summary S] [--status S] [--body B | --edit] [--force]")
-		}
-		entryIn.Kind, entryIn.Title, entryIn.Supersedes = pos[0], pos[1], supersedes
-	}
-	exclude = append(exclude, entryIn.Supersedes...)
-	if !*force && strings.TrimSpace(entryIn.Title) != "" {
-		dups, err := nearDuplicates(ctx, g, entryIn.Title, exclude)
-		if err != nil {
-			return failCLI(g, stderr, err)
-		}
-		if len(dups) > 0 {
-			var names []string
-			for _, d := range dups {
-				names = append(names, fmt.Sprintf("%s (%q)", d.ID, d.Title))
+		entryIn := &api.StageEntry{Paths: paths, Tags: tags, Summary: *summary, Status: *status}
+		var exclude []string
+		if supersede {
+			if len(pos) != 2 {
+				return usageErr(g, stderr, "usage: kontext supersede <id> \"<new title>\" [--path P]… [--tag T]… [--summary S] [--status S] [--body B | --edit] [--force]")
 			}
-			return fail(g, stderr, apierr.New(apierr.OperationConflict,
-				"%q nearly repeats the title of %s; nothing was staged. Add to it (kontext extend %s \"<text>\"), replace it (kontext supersede %s \"<title>\"), or pass --force to stage a new entry anyway",
-				entryIn.Title, strings.Join(names, ", "), dups[0].ID, dups[0].ID))
+			oe, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: pos[0]})
+			if err != nil {
+				return failCLI(g, stderr, err)
+			}
+			k := oe.Kind
+			if *kind != "" {
+				k = *kind
+			}
+			entryIn.Kind, entryIn.Title, entryIn.Supersedes = k, pos[1], []string{oe.ID}
+			if len(paths) == 0 {
+				entryIn.Paths = oe.Paths
+			}
+		} else {
+			if len(pos) != 2 {
+				return usageErr(g, stderr, "usage: kontext new <kind> \"<title>\" [--path P]… [--tag T]… [--supersedes ID]… [--summary S] [--status S] [--body B | --edit] [--force]")
+			}
+			entryIn.Kind, entryIn.Title, entryIn.Supersedes = pos[0], pos[1], supersedes
 		}
-	}
-	var b string
-	switch {
-	case bodySet:
-		b = *body
-	case *edit || wantsEditor(g):
-		if b, err = editBody(ctx, g, entryIn.Kind, entryIn.Title); err != nil {
+		exclude = append(exclude, entryIn.Supersedes...)
+		if !*force && strings.TrimSpace(entryIn.Title) != "" {
+			dups, err := nearDuplicates(ctx, g, entryIn.Title, exclude)
+			if err != nil {
+				return failCLI(g, stderr, err)
+			}
+			if len(dups) > 0 {
+				var names []string
+				for _, d := range dups {
+					names = append(names, fmt.Sprintf("%s (%q)", d.ID, d.Title))
+				}
+				return fail(g, stderr, apierr.New(apierr.OperationConflict,
+					"%q nearly repeats the title of %s; nothing was staged. Add to it (kontext extend %s \"<text>\"), replace it (kontext supersede %s \"<title>\"), or pass --force to stage a new entry anyway",
+					entryIn.Title, strings.Join(names, ", "), dups[0].ID, dups[0].ID))
+			}
+		}
+		var b string
+		switch {
+		case bodySet:
+			b = *body
+		case *edit || wantsEditor(g):
+			if b, err = editBody(ctx, g, entryIn.Kind, entryIn.Title); err != nil {
+				return failCLI(g, stderr, err)
+			}
+			if b == "" {
+				return fail(g, stderr, apierr.Invalid("the body is empty: aborted, nothing was staged"))
+			}
+		default:
+			if b, err = readBody(stdin); err != nil {
+				return failCLI(g, stderr, err)
+			}
+		}
+		if strings.TrimSpace(b) != "" {
+			entryIn.Body = b
+		} else {
+			fmt.Fprintf(stderr, "kontext: warning: %q has no body: reviewers see only its title (pass --body, pipe it on stdin, or use --edit)\n", entryIn.Title)
+		}
+		res, err := call(ctx, g, drafts.Stage, &api.StageInput{OperationID: newOperationID(name), Entry: entryIn})
+		if err != nil {
 			return failCLI(g, stderr, err)
 		}
-		if b == "" {
-			return fail(g, stderr, apierr.Invalid("the body is empty: aborted, nothing was staged"))
-		}
-	default:
-		if b, err = readBody(stdin); err != nil {
-			return failCLI(g, stderr, err)
-		}
+		return emitStaged(g, stdout, res)
 	}
-	if strings.TrimSpace(b) != "" {
-		entryIn.Body = b
-	} else {
-		fmt.Fprintf(stderr, "kontext: warning: %q has no body: reviewers see only its title (pass --body, pipe it on stdin, or use --edit)\n", entryIn.Title)
-	}
-	res, err := call(ctx, g, drafts.Stage, &api.StageInput{OperationID: newOperationID(name), Entry: entryIn})
-	if err != nil {
-		return failCLI(g, stderr, err)
-	}
-	return emitStaged(g, stdout, res)
 }
 
 func emitStaged(g *factory, stdout io.Writer, res any) int {
@@ -156,39 +152,35 @@ func emitStaged(g *factory, stdout io.Writer, res any) int {
 
 // runNewCmd is `kontext new <kind> "<title>" [--path P]… [--tag T]…
 // [--supersedes ID]… [--summary S] [--body B]`.
-func runNewCmd(ctx context.Context, g *factory, args []string) int {
-	stdout, stderr, stdin := g.io.Out, g.io.ErrOut, g.io.In
-	return stageEntryCmd(ctx, g, "new", args, stdout, stderr, stdin, false)
+func runNewCmd(g *factory, fs *pflag.FlagSet) runFunc {
+	return stageEntryCmd(g, fs, "new", false)
 }
 
 // runSupersedeCmd is `kontext supersede <id> "<new title>" [--path P]…`:
 // stages a new entry that supersedes id.
-func runSupersedeCmd(ctx context.Context, g *factory, args []string) int {
-	stdout, stderr, stdin := g.io.Out, g.io.ErrOut, g.io.In
-	return stageEntryCmd(ctx, g, "supersede", args, stdout, stderr, stdin, true)
+func runSupersedeCmd(g *factory, fs *pflag.FlagSet) runFunc {
+	return stageEntryCmd(g, fs, "supersede", true)
 }
 
 // runRetireCmd is `kontext retire <id> --reason "…"`: the entry's current
 // revision is read first, then it is retired (status deprecated).
-func runRetireCmd(ctx context.Context, g *factory, args []string) int {
-	stdout, stderr := g.io.Out, g.io.ErrOut
-	fs := flags("retire", stderr)
+func runRetireCmd(g *factory, fs *pflag.FlagSet) runFunc {
 	reason := fs.String("reason", "", "why the entry no longer applies")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return exitUsage
+	return func(ctx context.Context, args []string) int {
+		stdout, stderr := g.io.Out, g.io.ErrOut
+		pos := args
+		if len(pos) != 1 || strings.TrimSpace(*reason) == "" {
+			return usageErr(g, stderr, "usage: kontext retire <id> --reason \"…\"")
+		}
+		en, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: pos[0]})
+		if err != nil {
+			return failCLI(g, stderr, err)
+		}
+		res, err := call(ctx, g, drafts.Retire, &api.RetireInput{OperationID: newOperationID("retire"),
+			EntryID: en.ID, EntryRevision: en.Revision, Reason: *reason})
+		if err != nil {
+			return failCLI(g, stderr, err)
+		}
+		return emitStaged(g, stdout, res)
 	}
-	if len(pos) != 1 || strings.TrimSpace(*reason) == "" {
-		return usageErr(g, stderr, "usage: kontext retire <id> --reason \"…\"")
-	}
-	en, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: pos[0]})
-	if err != nil {
-		return failCLI(g, stderr, err)
-	}
-	res, err := call(ctx, g, drafts.Retire, &api.RetireInput{OperationID: newOperationID("retire"),
-		EntryID: en.ID, EntryRevision: en.Revision, Reason: *reason})
-	if err != nil {
-		return failCLI(g, stderr, err)
-	}
-	return emitStaged(g, stdout, res)
 }

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
+	"github.com/spf13/pflag"
 	"io"
 	"math"
 	"os"
@@ -58,12 +58,6 @@ func repoArgs(g *factory, args []string) ([]string, error) {
 
 func runPathsCmd(ctx context.Context, g *factory, args []string) int {
 	stdout, stderr := g.io.Out, g.io.ErrOut
-	if len(args) > 0 && args[0] == "suggest" {
-		return runPathsSuggest(ctx, g, args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && (args[0] == "add" || args[0] == "remove") {
-		return runPathsSet(ctx, g, args[0], args[1:], stdout, stderr)
-	}
 	if len(args) != 1 {
 		return usageErr(g, stderr, "usage: kontext paths <entry> | kontext paths add|remove <entry> <glob>… | kontext paths suggest [<entry>…|--all] [--apply]")
 	}
@@ -97,39 +91,39 @@ func sourceName(s string) string {
 
 // runPathsSet is kontext paths add|remove <entry> <glob>…: one
 // drafts.set_paths write of the path overlay, staged.
-func runPathsSet(ctx context.Context, g *factory, verb string, args []string, stdout, stderr io.Writer) int {
-	fs := flags("paths "+verb, stderr)
-	opID := fs.String("operation-id", "", "a stable id of this write (a retry with it replays the first result)")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if len(pos) < 2 {
-		return usageErr(g, stderr, "usage: kontext paths %s <entry> <glob>… (globs are repository-relative; quote them so the shell leaves them alone)", verb)
-	}
-	in := &api.SetPathsInput{OperationID: *opID, EntryID: pos[0]}
-	if in.OperationID == "" {
-		in.OperationID = newOperationID("paths-" + verb)
-	}
-	if verb == "add" {
-		in.Add = pos[1:]
-	} else {
-		in.Remove = pos[1:]
-	}
-	res, err := call(ctx, g, drafts.SetPaths, in)
-	if err != nil {
-		return fail(g, stderr, err)
-	}
-	r, err := setPathsResult(res)
-	if err != nil {
-		return fail(g, stderr, err)
-	}
-	return emit(g, stdout, res, func(w io.Writer) {
-		printSetPaths(w, r)
-		if r.Staged {
-			fmt.Fprintln(w, "staged, not committed: review and commit as usual")
+func pathsSetCmd(verb string) func(g *factory, fs *pflag.FlagSet) runFunc {
+	return func(g *factory, fs *pflag.FlagSet) runFunc {
+		opID := fs.String("operation-id", "", "a stable id of this write (a retry with it replays the first result)")
+		return func(ctx context.Context, pos []string) int {
+			stdout, stderr := g.io.Out, g.io.ErrOut
+			if len(pos) < 2 {
+				return usageErr(g, stderr, "usage: kontext paths %s <entry> <glob>… (globs are repository-relative; quote them so the shell leaves them alone)", verb)
+			}
+			in := &api.SetPathsInput{OperationID: *opID, EntryID: pos[0]}
+			if in.OperationID == "" {
+				in.OperationID = newOperationID("paths-" + verb)
+			}
+			if verb == "add" {
+				in.Add = pos[1:]
+			} else {
+				in.Remove = pos[1:]
+			}
+			res, err := call(ctx, g, drafts.SetPaths, in)
+			if err != nil {
+				return fail(g, stderr, err)
+			}
+			r, err := setPathsResult(res)
+			if err != nil {
+				return fail(g, stderr, err)
+			}
+			return emit(g, stdout, res, func(w io.Writer) {
+				printSetPaths(w, r)
+				if r.Staged {
+					fmt.Fprintln(w, "staged, not committed: review and commit as usual")
+				}
+			})
 		}
-	})
+	}
 }
 
 // setPathsResult reads a drafts.set_paths answer, which is a map when it
@@ -165,55 +159,51 @@ func printSetPaths(w io.Writer, r *api.SetPathsResult) {
 	}
 }
 
-func runPathsSuggest(ctx context.Context, g *factory, args []string, stdout, stderr io.Writer) int {
-	fs := flags("paths suggest", stderr)
+func runPathsSuggest(g *factory, fs *pflag.FlagSet) runFunc {
 	all := fs.Bool("all", false, "every entry without paths")
 	max := fs.Int("max", 3, "at most this many globs per entry")
 	apply := fs.Bool("apply", false, "stage the suggestions at or above --min-confidence into the path overlay (drafts.set_paths)")
 	minConf := fs.Float64("min-confidence", 0.6, "with --apply: the lowest confidence (0-1) of a suggestion that is staged")
 	opID := fs.String("operation-id", "", "with --apply: a stable id of this run; each entry's write gets it with the entry id appended")
-	ids, err := parseInterleaved(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if !*apply && (set["min-confidence"] || set["operation-id"]) {
-		return usageErr(g, stderr, "--min-confidence and --operation-id go with --apply; without it nothing is written")
-	}
-	if *minConf < 0 || *minConf > 1 {
-		return usageErr(g, stderr, "--min-confidence is between 0 and 1, got %g", *minConf)
-	}
-	input := &api.SuggestPathsInput{MaxPerEntry: max}
-	switch {
-	case *all && len(ids) > 0:
-		return usageErr(g, stderr, "pass entries or --all, not both")
-	case *all:
-		input.All = true
-	case len(ids) == 0:
-		return usageErr(g, stderr, "usage: kontext paths suggest [<entry>…|--all] [--apply [--min-confidence 0.6]]")
-	default:
-		input.IDs = ids
-	}
-	if g.prog != nil {
-		g.prog.flow = "paths suggest"
-	}
-	g.prog.state("reading entries, mentions and co-changes")
-	r, err := call(ctx, g, worktree.SuggestPaths, input)
-	if err != nil {
-		return fail(g, stderr, err)
-	}
-	if *apply {
-		return applySuggestions(ctx, g, r, *minConf, *opID, stdout, stderr)
-	}
-	return emit(g, stdout, r, func(w io.Writer) {
-		if len(r.Suggestions) == 0 {
-			fmt.Fprintln(w, "every entry has paths: nothing to suggest")
-			return
+	return func(ctx context.Context, ids []string) int {
+		stdout, stderr := g.io.Out, g.io.ErrOut
+		if !*apply && (fs.Changed("min-confidence") || fs.Changed("operation-id")) {
+			return usageErr(g, stderr, "--min-confidence and --operation-id go with --apply; without it nothing is written")
 		}
-		printSuggestions(w, r)
-		fmt.Fprintln(w, "\nnothing was written; stage them with --apply [--min-confidence 0.6], or pick globs with kontext paths add <entry> <glob>…")
-	})
+		if *minConf < 0 || *minConf > 1 {
+			return usageErr(g, stderr, "--min-confidence is between 0 and 1, got %g", *minConf)
+		}
+		input := &api.SuggestPathsInput{MaxPerEntry: max}
+		switch {
+		case *all && len(ids) > 0:
+			return usageErr(g, stderr, "pass entries or --all, not both")
+		case *all:
+			input.All = true
+		case len(ids) == 0:
+			return usageErr(g, stderr, "usage: kontext paths suggest [<entry>…|--all] [--apply [--min-confidence 0.6]]")
+		default:
+			input.IDs = ids
+		}
+		if g.prog != nil {
+			g.prog.flow = "paths suggest"
+		}
+		g.prog.state("reading entries, mentions and co-changes")
+		r, err := call(ctx, g, worktree.SuggestPaths, input)
+		if err != nil {
+			return fail(g, stderr, err)
+		}
+		if *apply {
+			return applySuggestions(ctx, g, r, *minConf, *opID, stdout, stderr)
+		}
+		return emit(g, stdout, r, func(w io.Writer) {
+			if len(r.Suggestions) == 0 {
+				fmt.Fprintln(w, "every entry has paths: nothing to suggest")
+				return
+			}
+			printSuggestions(w, r)
+			fmt.Fprintln(w, "\nnothing was written; stage them with --apply [--min-confidence 0.6], or pick globs with kontext paths add <entry> <glob>…")
+		})
+	}
 }
 
 func printSuggestions(w io.Writer, r *api.SuggestPathsResult) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/spf13/pflag"
 	"io"
 	"os"
 	"strconv"
@@ -50,57 +51,52 @@ var prEnv = os.Getenv
 var prClient = &prhost.Client{}
 
 // runPRCmd is `kontext pr comment`.
-func runPRCmd(ctx context.Context, g *factory, args []string) int {
-	stdout, stderr := g.io.Out, g.io.ErrOut
-	if len(args) == 0 || args[0] != "comment" {
-		return usageErr(g, stderr, "usage: kontext pr comment [--pr N] [--base R] [--head R] [--provider github|gitlab] [--require]")
-	}
-	fs := flags("pr comment", stderr)
+func runPRCmd(g *factory, fs *pflag.FlagSet) runFunc {
 	var c changeFlags
 	number := fs.Int("pr", 0, "pull request number (GitHub) or merge request iid (GitLab); default from the CI's event")
 	fs.StringVar(&c.base, "base", "", "base revision (default: GITHUB_BASE_REF, CI_MERGE_REQUEST_DIFF_BASE_SHA, else the drift base)")
 	fs.StringVar(&c.head, "head", "", "head revision (default: HEAD plus the working tree)")
 	provider := fs.String("provider", "", "github or gitlab (default: from the CI's variables)")
 	require := fs.Bool("require", false, "fail (exit 1) when the comment cannot be posted: no token, no pull request, no permission")
-	pos, err := parseInterleaved(fs, args[1:])
-	if err != nil {
-		return exitUsage
-	}
-	if len(pos) > 0 {
-		return usageErr(g, stderr, "kontext pr comment takes no arguments (got %q)", pos[0])
-	}
-	t, skip, err := prTarget(*provider, *number)
-	if err != nil {
-		return usageErr(g, stderr, "%v", err)
-	}
-	if skip != "" {
-		fmt.Fprintf(stderr, "kontext: pr comment not posted: %s\n", skip)
-		if *require {
+	return func(ctx context.Context, args []string) int {
+		stdout, stderr := g.io.Out, g.io.ErrOut
+		pos := args
+		if len(pos) > 0 {
+			return usageErr(g, stderr, "kontext pr comment takes no arguments (got %q)", pos[0])
+		}
+		t, skip, err := prTarget(*provider, *number)
+		if err != nil {
+			return usageErr(g, stderr, "%v", err)
+		}
+		if skip != "" {
+			fmt.Fprintf(stderr, "kontext: pr comment not posted: %s\n", skip)
+			if *require {
+				return exitFailed
+			}
+			return exitOK
+		}
+		body, err := commentBody(ctx, g, c)
+		if err != nil {
+			return fail(g, stderr, err)
+		}
+		res, err := prClient.Upsert(ctx, *t, report.Marker, body)
+		switch {
+		case errors.Is(err, prhost.ErrForbidden):
+			fmt.Fprintf(stderr, "kontext: pr comment not posted: the token may not comment on %s #%d (a pull request from a fork gets a read-only token; give the job pull-requests: write)\n", t.Repo, t.Number)
+			if *require {
+				return exitFailed
+			}
+			return exitOK
+		case err != nil:
+			if errors.Is(err, context.Canceled) {
+				return exitInterrupted
+			}
+			fmt.Fprintf(stderr, "kontext: pr comment: %v\n", err)
 			return exitFailed
 		}
+		fmt.Fprintf(stdout, "%s comment %d on %s #%d\n", res.Action, res.ID, t.Repo, t.Number)
 		return exitOK
 	}
-	body, err := commentBody(ctx, g, c)
-	if err != nil {
-		return fail(g, stderr, err)
-	}
-	res, err := prClient.Upsert(ctx, *t, report.Marker, body)
-	switch {
-	case errors.Is(err, prhost.ErrForbidden):
-		fmt.Fprintf(stderr, "kontext: pr comment not posted: the token may not comment on %s #%d (a pull request from a fork gets a read-only token; give the job pull-requests: write)\n", t.Repo, t.Number)
-		if *require {
-			return exitFailed
-		}
-		return exitOK
-	case err != nil:
-		if errors.Is(err, context.Canceled) {
-			return exitInterrupted
-		}
-		fmt.Fprintf(stderr, "kontext: pr comment: %v\n", err)
-		return exitFailed
-	}
-	fmt.Fprintf(stdout, "%s comment %d on %s #%d\n", res.Action, res.ID, t.Repo, t.Number)
-	return exitOK
 }
 
 // prTarget reads where the comment goes from the CI's variables. A

@@ -61,7 +61,7 @@ func TestBundleCmd(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	g := &factory{dir: dir, io: Streams(nil, &stdout, &stderr)}
 	out := filepath.Join(t.TempDir(), "bundle.json")
-	if code := runBundleCmd(context.Background(), g, []string{"-o", out}); code != exitOK {
+	if code := runCommand(context.Background(), g, "bundle", []string{"-o", out}); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	data, err := os.ReadFile(out)
@@ -78,7 +78,7 @@ func TestBundleCmd(t *testing.T) {
 	}
 
 	stdout.Reset()
-	if code := runBundleCmd(context.Background(), g, []string{"--head", "HEAD", "-o", "-"}); code != exitOK {
+	if code := runCommand(context.Background(), g, "bundle", []string{"--head", "HEAD", "-o", "-"}); code != exitOK {
 		t.Fatalf("-o - exit %d: %s", code, stderr.String())
 	}
 	b := parseBundle(t, stdout.Bytes())
@@ -87,10 +87,10 @@ func TestBundleCmd(t *testing.T) {
 	}
 
 	stderr.Reset()
-	if code := runBundleCmd(context.Background(), g, nil); code != exitUsage || !strings.Contains(stderr.String(), "-o") {
+	if code := runCommand(context.Background(), g, "bundle", nil); code != exitUsage || !strings.Contains(stderr.String(), "-o") {
 		t.Errorf("without -o: exit %d %q", code, stderr.String())
 	}
-	if code := runBundleCmd(context.Background(), g, []string{"--base", "nope", "-o", "-"}); code != exitUsage {
+	if code := runCommand(context.Background(), g, "bundle", []string{"--base", "nope", "-o", "-"}); code != exitUsage {
 		t.Errorf("unknown base: exit %d", code)
 	}
 }
@@ -174,7 +174,7 @@ func TestReviewOut(t *testing.T) {
 	t.Setenv("KONTEXT_ASSETS", root)
 	out := filepath.Join(t.TempDir(), "review.html")
 	var stdout, stderr bytes.Buffer
-	if code := runReviewCmd(context.Background(), &factory{dir: dir, io: Streams(nil, &stdout, &stderr)}, []string{"--out", out}); code != exitOK {
+	if code := runCommand(context.Background(), &factory{dir: dir, io: Streams(nil, &stdout, &stderr)}, "review", []string{"--out", out}); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	page, err := os.ReadFile(out)
@@ -196,7 +196,7 @@ func TestReviewOut(t *testing.T) {
 	}
 	t.Setenv("KONTEXT_ASSETS", repo)
 	stdout.Reset()
-	if code := runReviewCmd(context.Background(), &factory{dir: dir, io: Streams(nil, &stdout, &stderr)}, []string{"--out", out}); code != exitOK {
+	if code := runCommand(context.Background(), &factory{dir: dir, io: Streams(nil, &stdout, &stderr)}, "review", []string{"--out", out}); code != exitOK {
 		t.Fatalf("real assets: exit %d: %s", code, stderr.String())
 	}
 	page, _ = os.ReadFile(out)
@@ -231,7 +231,7 @@ func TestReviewServe(t *testing.T) {
 	var stdout, stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- runReviewCmd(ctx, &factory{dir: dir, io: Streams(nil, &stdout, &stderr)}, []string{"--port", "0", "--no-open"})
+		done <- runCommand(ctx, &factory{dir: dir, io: Streams(nil, &stdout, &stderr)}, "review", []string{"--port", "0", "--no-open"})
 	}()
 	urlRE := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`)
 	var url string
@@ -291,10 +291,10 @@ func TestReviewOutSameBundle(t *testing.T) {
 	page, file := filepath.Join(tmp, "review.html"), filepath.Join(tmp, "bundle.json")
 	var stdout, stderr bytes.Buffer
 	g := &factory{dir: dir, io: Streams(nil, &stdout, &stderr)}
-	if code := runReviewCmd(context.Background(), g, []string{"--out", page}); code != exitOK {
+	if code := runCommand(context.Background(), g, "review", []string{"--out", page}); code != exitOK {
 		t.Fatalf("review --out: exit %d: %s", code, stderr.String())
 	}
-	if code := runBundleCmd(context.Background(), g, []string{"--worktree", "-o", file}); code != exitOK {
+	if code := runCommand(context.Background(), g, "bundle", []string{"--worktree", "-o", file}); code != exitOK {
 		t.Fatalf("bundle: exit %d: %s", code, stderr.String())
 	}
 	got, _ := os.ReadFile(page)

@@ -31,7 +31,7 @@ func verifyCLIRepo(t *testing.T) string {
 func TestTrustRefusesWithoutTerminal(t *testing.T) {
 	dir := verifyCLIRepo(t)
 	var stdout, stderr bytes.Buffer
-	code := runTrustCmd(context.Background(), &factory{dir: dir, io: Streams(strings.NewReader("y\n"), &stdout, &stderr)}, []string{"--verify", "v"})
+	code := runCommand(context.Background(), &factory{dir: dir, io: Streams(strings.NewReader("y\n"), &stdout, &stderr)}, "trust", []string{"--verify", "v"})
 	if code != exitUsage || !strings.Contains(stderr.String(), "terminal") {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
@@ -41,7 +41,7 @@ func TestTrustRefusesWithoutTerminal(t *testing.T) {
 	// Unpinned, verify runs nothing and says how to pin.
 	stdout.Reset()
 	stderr.Reset()
-	code = runVerifyCmd(context.Background(), &factory{dir: dir, io: Streams(nil, &stdout, &stderr)}, []string{"v"})
+	code = runCommand(context.Background(), &factory{dir: dir, io: Streams(nil, &stdout, &stderr)}, "verify", []string{"v"})
 	if code == exitOK || !strings.Contains(stderr.String(), "sh ./check.sh") || !strings.Contains(stderr.String(), "kontext trust --verify v") {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
@@ -54,12 +54,12 @@ func TestTrustAndVerifyFromATerminal(t *testing.T) {
 	defer func() { stdinTerminal = old }()
 	var stdout, stderr bytes.Buffer
 	// "n" pins nothing.
-	code := runTrustCmd(context.Background(), &factory{dir: dir, io: Streams(strings.NewReader("n\n"), &stdout, &stderr)}, []string{"--verify", "v"})
+	code := runCommand(context.Background(), &factory{dir: dir, io: Streams(strings.NewReader("n\n"), &stdout, &stderr)}, "trust", []string{"--verify", "v"})
 	trust := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "kontext", "trust.toml")
 	if _, err := os.Stat(trust); code != exitOK || err == nil {
 		t.Fatalf("exit %d, stderr %q, pinned on n", code, stderr.String())
 	}
-	code = runTrustCmd(context.Background(), &factory{dir: dir, io: Streams(strings.NewReader("y\n"), &stdout, &stderr)}, []string{"--verify", "v"})
+	code = runCommand(context.Background(), &factory{dir: dir, io: Streams(strings.NewReader("y\n"), &stdout, &stderr)}, "trust", []string{"--verify", "v"})
 	if code != exitOK || !strings.Contains(stdout.String(), "sh ./check.sh") || !strings.Contains(stdout.String(), "Pin this command for v in ") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 	}
@@ -68,12 +68,12 @@ func TestTrustAndVerifyFromATerminal(t *testing.T) {
 		t.Fatalf("trust.toml %q %v", data, err)
 	}
 	stdout.Reset()
-	code = runVerifyCmd(context.Background(), &factory{dir: dir, io: Streams(nil, &stdout, &stderr)}, []string{"v"})
+	code = runCommand(context.Background(), &factory{dir: dir, io: Streams(nil, &stdout, &stderr)}, "verify", []string{"v"})
 	if code != exitVerifyFailed || !strings.Contains(stdout.String(), "exit code 4") || !strings.Contains(stdout.String(), "checked") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 	}
 	stdout.Reset()
-	code = runVerifyCmd(context.Background(), &factory{dir: dir, json: true, io: Streams(nil, &stdout, &stderr)}, []string{"v"})
+	code = runCommand(context.Background(), &factory{dir: dir, json: true, io: Streams(nil, &stdout, &stderr)}, "verify", []string{"v"})
 	var res map[string]any
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil || code != exitVerifyFailed || res["exit_code"] != 4.0 || res["ran"] != true {
 		t.Fatalf("exit %d, json %s", code, stdout.String())

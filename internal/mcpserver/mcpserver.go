@@ -211,3 +211,13 @@ func (t tool) result(env []byte, args map[string]json.RawMessage) *mcp.CallToolR
 		IsError:           !probe.OK,
 	}
 }
+
+// Tools are the tools the server offers, in its order: name and title
+// (kontext --help, its man page and completions list them).
+func Tools() (names, titles []string) {
+	for _, t := range tools() {
+		names = append(names, t.name)
+		titles = append(titles, t.title)
+	}
+	return names, titles
+}
