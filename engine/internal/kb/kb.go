@@ -6,6 +6,8 @@
 package kb
 
 import (
+	"crypto/sha1"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -24,7 +26,6 @@ import (
 
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/config"
-	"github.com/kontext/kontext/engine/internal/digest"
 	"github.com/kontext/kontext/engine/internal/entry"
 	ledgerpkg "github.com/kontext/kontext/engine/internal/ledger"
 	"github.com/kontext/kontext/engine/internal/link"
@@ -43,7 +44,7 @@ type cached struct {
 	racy bool   // modified no earlier than the second its parse was recorded: check its content before trusting
 	sum  uint32 // raw's CRC-32 as stored, checked when raw is decoded
 	blob string
-	// check: digest.Check64 of the content parsed, which a racy file's
+	// check: check64 of the content parsed, which a racy file's
 	// content is checked against (a bundle's files all are where it is
 	// opened: their SHA-1 was most of a first answer's time in
 	// WebAssembly); blob is the content's id from then on.
@@ -838,7 +839,7 @@ func (r *Reader) recheck(j job, c *cached) bool {
 		from = j.target
 	}
 	data, lent, err := readLent(r.fs, from)
-	ok := err == nil && data != nil && c.blob != "" && digest.Check64(data) == c.check
+	ok := err == nil && data != nil && c.blob != "" && check64(data) == c.check
 	if ok && c.raw != "" && c.raw[0] >= parseText {
 		if lent {
 			c.text = unsafe.String(unsafe.SliceData(data), len(data)) // never changed: see Lender
@@ -867,7 +868,7 @@ func (r *Reader) parse(file, target string, fi os.FileInfo, src entry.Source) *c
 		// size -1 never hits: an unreadable file is tried again next read.
 		return &cached{size: -1, diags: []entry.Diagnostic{{File: file, Severity: "error", Code: "unreadable", Message: err.Error()}}}
 	}
-	c.blob, c.check = BlobID(data), digest.Check64(data)
+	c.blob, c.check = BlobID(data), check64(data)
 	c.entry, c.diags = entry.Parse(file, data, src)
 	if c.entry != nil {
 		c.diags = append(c.diags, globDiagnostics(c.entry)...)
@@ -904,10 +905,10 @@ func parallel(n int, fn func(int)) {
 
 // BlobID is the git blob id (SHA-1) of content.
 func BlobID(content []byte) string {
-	h := digest.NewSHA1()
+	h := sha1.New()
 	h.Write([]byte("blob " + strconv.Itoa(len(content)) + "\x00"))
 	h.Write(content)
-	sum := h.Sum()
+	sum := h.Sum(nil)
 	return hex.EncodeToString(sum[:])
 }
 
@@ -991,7 +992,7 @@ func sortEntries(es []*entry.Entry) {
 }
 
 func snapshotID(s *Snapshot) string {
-	h := digest.NewSHA256()
+	h := sha256.New()
 	put := func(parts ...string) {
 		for _, p := range parts {
 			h.Write([]byte(p))
@@ -1011,7 +1012,7 @@ func snapshotID(s *Snapshot) string {
 	if s.Overlay != nil {
 		put("\x00overlay\x00", BlobID(s.Overlay))
 	}
-	sum := h.Sum()
+	sum := h.Sum(nil)
 	return hex.EncodeToString(sum[:16])
 }
 
