@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// Testcheck64 pins values (they are stored in snapshots), and checks that
+// TestCheck64 pins values (they are stored in snapshots), and checks that
 // changing any one byte of a text, or its length, changes its checksum.
-func Testcheck64(t *testing.T) {
+func TestCheck64(t *testing.T) {
 	for _, c := range []struct {
 		in   string
 		want uint64
