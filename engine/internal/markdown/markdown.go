@@ -22,13 +22,12 @@ package markdown
 
 import (
 	"bytes"
+	"sync"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
-
-	"github.com/kontext/kontext/engine/internal/lazy"
 )
 
 // MaxSize is the largest text Render parses as Markdown: the cost of the
@@ -57,7 +56,7 @@ type Result struct {
 // md is goldmark's parser with GFM tables (gfm.go) and
 // [[id]] links (wikilink.go).
 // Built at first use, not at package initialisation.
-var md = lazy.Value[parser.Parser]{Build: buildMd}
+var md = sync.OnceValue(buildMd)
 
 func buildMd() parser.Parser {
 	return parser.NewParser(
@@ -90,7 +89,7 @@ func Render(src string) (res Result) {
 func render(src string) string {
 	b := CapNesting([]byte(src), maxPrefix)
 	w := &htmlWriter{src: b}
-	_ = ast.Walk(md.Get().Parse(text.NewReader(b)), w.node) // the writer never fails
+	_ = ast.Walk(md().Parse(text.NewReader(b)), w.node) // the writer never fails
 	return w.String()
 }
 
