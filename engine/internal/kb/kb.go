@@ -78,6 +78,7 @@ type Reader struct {
 	persist  persister
 	loaded   bool      // the store was read
 	compiled string    // the stored compiled snapshot, still encoded; "" when none or stale
+	decoded  *decoded  // the stored snapshot's configuration and overlay, decoded
 	recs     []*cached // the stored records in file order, which compiled refers to
 	dirty    bool      // the cache differs from what the store holds
 	// immutable: the files change only through Forget, so a read after the
@@ -278,16 +279,16 @@ func (r *Reader) Read(head string) (snap *Snapshot, err error) {
 			return last, nil // nothing is listed again until Forget or Touched
 		}
 	}
-	// The stored snapshot is loaded before the configuration is read: a
-	// portable one records how its TOML texts decode, which the reader
-	// engine, without a TOML parser, needs to read the configuration.
+	// The stored snapshot is loaded before the configuration is read: it
+	// holds the configuration decoded, so an unchanged one is not parsed.
 	r.mu.Lock()
 	if r.persist != nil && !r.loaded {
 		r.persist.load(r)
 	}
+	dec := r.decoded
 	r.mu.Unlock()
 	rec := r.newRecording()
-	cfg, cfgText, err := r.readConfig(rec)
+	cfg, cfgText, err := r.readConfig(rec, dec)
 	if err != nil {
 		return nil, err
 	}
@@ -417,9 +418,6 @@ again:
 			misses = append(misses, i)
 		}
 	}
-	if len(misses) > 0 && !entry.CanParse {
-		return nil, entry.NoParser(jobs[misses[0]].path, len(misses))
-	}
 	now := time.Now()
 	parallel(len(misses), func(k int) {
 		j := jobs[misses[k]]
@@ -484,9 +482,7 @@ again:
 	var ov *Overlay
 	if overlay != nil {
 		var diags []entry.Diagnostic
-		if ov, diags, err = ParseOverlay(cfg.Overlay(), overlay); err != nil {
-			return nil, err
-		}
+		ov, diags = r.parseOverlay(cfg.Overlay(), overlay)
 		s.Diagnostics = append(s.Diagnostics, diags...)
 	}
 	applyOverlay(s, cfg.Overlay(), ov)
@@ -610,7 +606,18 @@ func ledgerProblems(s *Snapshot, cfg *config.Config, ledger []byte) []entry.Diag
 	return out
 }
 
-func (r *Reader) readConfig(rec *recording) (*config.Config, []byte, error) {
+// parseOverlay is ParseOverlay, answered from the stored snapshot when it
+// holds the same text decoded.
+func (r *Reader) parseOverlay(file string, text []byte) (*Overlay, []entry.Diagnostic) {
+	if ov, diags, ok := r.decoded.overlay(file, text); ok {
+		return ov, diags
+	}
+	return ParseOverlay(file, text)
+}
+
+// readConfig reads the configuration: from dec (the stored snapshot's)
+// when its text is unchanged, else parsed.
+func (r *Reader) readConfig(rec *recording, dec *decoded) (*config.Config, []byte, error) {
 	for _, cand := range config.Candidates() {
 		rec.stat(r, cand)
 		data, err := readOptional(r.fs, cand)
@@ -626,6 +633,9 @@ func (r *Reader) readConfig(rec *recording) (*config.Config, []byte, error) {
 				return nil, nil, apierr.Invalid("%s is a symbolic link to %s, which is outside the repository or missing (absolute links are not followed); kontext reads its configuration only from inside the repository: replace the link with the file or remove it", cand, target)
 			}
 			continue
+		}
+		if cfg := dec.config(cand, data); cfg != nil {
+			return cfg, data, nil
 		}
 		cfg, err := config.Parse(cand, data)
 		if err != nil {

@@ -44,4 +44,3 @@ func corpus(t *testing.T) map[string]string {
 	}
 	return corpus
 }
-
