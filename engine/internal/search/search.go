@@ -206,9 +206,7 @@ func Build(docs []Doc) *Index {
 	for d := range order {
 		order[d] = int32(d)
 	}
-	// Positions break ties: the stable order. sort.Slice, not slices: a
-	// SortStableFunc over int32 would be the WASM engine's only copy of
-	// that sort (bytes against its size budget).
+	// Positions break ties: the stable order.
 	sort.Slice(order, func(i, j int) bool {
 		if c := strings.Compare(ids[order[i]], ids[order[j]]); c != 0 {
 			return c < 0
