@@ -79,10 +79,10 @@ func TestReadReposNames(t *testing.T) {
 
 func TestBuildRefusesAndKeeps(t *testing.T) {
 	assets := fstest.MapFS{
-		"engine/index.js":            {Data: []byte("export {}")},
-		"engine/wasm_exec.js":        {Data: []byte("")},
-		"engine/worker/worker.js":    {Data: []byte("export {}")},
-		"engine/kontext.wasm": {Data: []byte("\x00asm")},
+		"engine/index.js":         {Data: []byte("export {}")},
+		"engine/wasm_exec.js":     {Data: []byte("")},
+		"engine/worker/worker.js": {Data: []byte("export {}")},
+		"engine/kontext.wasm":     {Data: []byte("\x00asm")},
 	}
 	out := filepath.Join(t.TempDir(), "edge")
 	repos := []Repo{{Name: "app", Bundle: []byte(`{}`)}}
