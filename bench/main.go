@@ -203,45 +203,36 @@ func main() {
 	check(os.WriteFile(out, []byte(report), 0o644))
 }
 
-// wasmRows measures the npm package's engines: the size of kontext.wasm
-// and kontext-reader.wasm, their cold start in Node (interleaved), and the
-// governing workload through the package vs the same request in-process
-// in Go (BenchmarkGoverningOp, which writes its corpus for the Node side).
+// wasmRows measures the npm package's engine: the size of kontext.wasm,
+// its cold start in Node, and the governing workload through the package
+// vs the same request in-process in Go (BenchmarkGoverningOp, which writes
+// its corpus for the Node side).
 func wasmRows(root, tmp string) ([]row, []string) {
 	run(root, "bash", "build/wasm.sh", filepath.Join(tmp, "pack"))
 	const mib = 1 << 20
 	var rows []row
-	for _, f := range []struct{ name, what string }{
-		{"kontext.wasm", "kontext.wasm size (`-trimpath -ldflags='-s -w'`), no go-git"},
-		{"kontext-reader.wasm", "kontext-reader.wasm size (the engine without parsers: `-tags kontextreader`)"},
-	} {
-		file := filepath.Join(root, "wasm", f.name)
-		raw, err := os.Stat(file)
-		check(err)
-		gz := gzipSize(file)
-		rows = append(rows, row{workload: f.what,
-			ours: fmt.Sprintf("%.2f MiB gzip (%d bytes)", float64(gz)/mib, gz), reference: fmt.Sprintf("%.2f MiB raw", float64(raw.Size())/mib),
-			ratio: "—", budget: "≤ 2 MiB gzip", pass: gz <= 2*mib})
-	}
+	file := filepath.Join(root, "wasm", "kontext.wasm")
+	raw, err := os.Stat(file)
+	check(err)
+	gz := gzipSize(file)
+	rows = append(rows, row{workload: "kontext.wasm size (`-trimpath -ldflags='-s -w'`), the one engine of the npm package, no go-git",
+		ours: fmt.Sprintf("%.2f MiB gzip (%d bytes)", float64(gz)/mib, gz), reference: fmt.Sprintf("%.2f MiB raw", float64(raw.Size())/mib),
+		ratio: "—", budget: "≤ 3 MiB gzip", pass: gz <= 3*mib})
 
-	// The reader engine and the full one, alternating, a fresh process each.
-	// The budget counts compile + instantiate + ready; the import of the
-	// package and the read of the module from disk are shown beside it.
-	var cold, ready, faults, coldFull, readyFull, faultsFull []float64
+	// A fresh process each. The budget counts compile + instantiate +
+	// ready; the import of the package and the read of the module from
+	// disk are shown beside it.
+	var cold, ready, faults []float64
 	for i := 0; i < 7; i++ {
-		m := nodeJSON(root, "wasm/bench/coldstart.mjs", "--reader")
+		m := nodeJSON(root, "wasm/bench/coldstart.mjs")
 		cold, ready, faults = append(cold, m["cold_ms"]), append(ready, m["ready_ms"]), append(faults, m["faults"])
-		m = nodeJSON(root, "wasm/bench/coldstart.mjs")
-		coldFull, readyFull, faultsFull = append(coldFull, m["cold_ms"]), append(readyFull, m["ready_ms"]), append(faultsFull, m["faults"])
 	}
-	r, rf := median(ready), median(readyFull)
+	r := median(ready)
 	rows = append(rows,
-		row{workload: "WASM cold start in Node: compile + instantiate + ready, reader engine (`loadEngine({reader: true})`, the edge worker's), median of 7 processes",
-			ours: ms(r), reference: fmt.Sprintf("%s with the package's import and the module's read from disk; full engine %s (%s)", ms(median(cold)), ms(rf), ms(median(coldFull))),
-			ratio: fmt.Sprintf("%.2f×", r/rf), budget: "≤ 150 ms", pass: r <= 150},
-		row{workload: "WASM cold start in Node: compile + instantiate + ready, full engine (`loadEngine()`: parses files, renders Markdown; the review console's), same runs",
-			ours: ms(rf), reference: ms(median(coldFull)) + " with the import and the read", ratio: "—", budget: "≤ 150 ms", pass: rf <= 150})
-	coldNote := faultNote("WASM cold start with the import and the read, reader engine", median(faults), median(cold)) + "; " + faultNote("full engine", median(faultsFull), median(coldFull))
+		row{workload: "WASM cold start in Node: compile + instantiate + ready (`loadEngine()`), median of 7 processes",
+			ours: ms(r), reference: ms(median(cold)) + " with the package's import and the module's read from disk",
+			ratio: "—", budget: "≤ 150 ms", pass: r <= 150})
+	coldNote := faultNote("WASM cold start with the import and the read", median(faults), median(cold))
 
 	corpus := filepath.Join(tmp, "governing-corpus.json")
 	check(os.Setenv("KONTEXT_BENCH_CORPUS", corpus))

@@ -216,9 +216,10 @@ func listFloor(dir string) {
 func bundleRows(bin, tmp, root string) ([]row, []string) {
 	var rows []row
 	var notes []string
-	// At 1,000 entries, for the growth ×10: review --out and tar, the
-	// reader's and the full engine's bundle opens.
-	var review, opens [2]float64
+	// At 1,000 entries, for the growth ×10: review --out and tar, and the
+	// bundle open.
+	var review [2]float64
+	var open1000 float64
 	run(root, "bash", "build/wasm.sh", filepath.Join(tmp, "pack")) // wasm/kontext.wasm of this checkout
 	for _, n := range []int{1000, 10000} {
 		dir := filepath.Join(tmp, fmt.Sprintf("process-%d", n))
@@ -226,7 +227,7 @@ func bundleRows(bin, tmp, root string) ([]row, []string) {
 		run(dir, bin, "bundle", "-o", file)
 		_, queries := benchcorpus.Governing(n)
 		path := queries[0] // the path Repo returned: a few entries govern it
-		var with, without, open, first, cpu, cpuWithout, faults, reader, readerFaults []float64
+		var with, without, open, first, cpu, cpuWithout, faults []float64
 		// 9 processes at 1,000 entries (a median of 5 moved by 50 % when a
 		// burst on the machine hit two of them), 7 at 10,000.
 		samples := 9
@@ -237,8 +238,6 @@ func bundleRows(bin, tmp, root string) ([]row, []string) {
 			w := nodeJSON(root, "wasm/bench/bundle.mjs", file, path)
 			with, open, first, cpu = append(with, w["total_ms"]), append(open, w["open_ms"]), append(first, w["first_ms"]), append(cpu, w["cpu_ms"])
 			faults = append(faults, w["faults"])
-			r := nodeJSON(root, "wasm/bench/bundle.mjs", file, path, "--reader")
-			reader, readerFaults = append(reader, r["total_ms"]), append(readerFaults, r["faults"])
 			wo := nodeJSON(root, "wasm/bench/bundle.mjs", file, path, "--no-snapshot")
 			without, cpuWithout = append(without, wo["total_ms"]), append(cpuWithout, wo["cpu_ms"])
 		}
@@ -247,24 +246,18 @@ func bundleRows(bin, tmp, root string) ([]row, []string) {
 			budget, limit = "≤ 1 s", 1000
 		}
 		rows = append(rows, row{
-			workload: fmt.Sprintf("WASM in Node: load + openBundle + first governing, %s entries (bundle with its compiled snapshot), reader engine (`loadEngine({reader: true})`), median of %d processes", commas(fmt.Sprint(n)), samples),
-			ours:     ms(median(reader)), reference: ms(median(with)) + " (full engine, same bundle)",
-			ratio: fmt.Sprintf("%.2f×", median(reader)/median(with)), budget: budget, pass: median(reader) <= limit,
-		}, row{
-			workload: fmt.Sprintf("WASM in Node: the same with the full engine (`loadEngine()`), %s entries, median of %d processes", commas(fmt.Sprint(n)), samples),
+			workload: fmt.Sprintf("WASM in Node: load + openBundle + first governing, %s entries (bundle with its compiled snapshot, `loadEngine()`), median of %d processes", commas(fmt.Sprint(n)), samples),
 			ours:     ms(median(with)), reference: ms(median(without)) + " (same bundle without the snapshot)",
 			ratio: fmt.Sprintf("%.2f×", median(with)/median(without)), budget: budget, pass: median(with) <= limit,
 		})
 		if n == 1000 {
-			opens = [2]float64{median(reader), median(with)}
+			open1000 = median(with)
 		} else {
-			notes = append(notes, fmt.Sprintf("WASM bundle growth 1,000 → 10,000 entries (load + open + first governing): reader engine %.1f×, full engine %.1f×",
-				median(reader)/opens[0], median(with)/opens[1]))
+			notes = append(notes, fmt.Sprintf("WASM bundle growth 1,000 → 10,000 entries (load + open + first governing): %.1f×", median(with)/open1000))
 		}
-		notes = append(notes, fmt.Sprintf("WASM bundle at %s entries, full engine: openBundle %s (JSON.parse of the bundle, packing the files, open), first governing %s; process CPU %s with the snapshot, %s without",
+		notes = append(notes, fmt.Sprintf("WASM bundle at %s entries: openBundle %s (JSON.parse of the bundle, packing the files, open), first governing %s; process CPU %s with the snapshot, %s without",
 			commas(fmt.Sprint(n)), ms(median(open)), ms(median(first)), ms(median(cpu)), ms(median(cpuWithout))))
-		notes = append(notes, faultNote(fmt.Sprintf("WASM bundle at %s entries, reader engine", commas(fmt.Sprint(n))), median(readerFaults), median(reader))+
-			"; "+faultNote("full engine", median(faults), median(with)))
+		notes = append(notes, faultNote(fmt.Sprintf("WASM bundle at %s entries", commas(fmt.Sprint(n))), median(faults), median(with)))
 		if data, err := os.ReadFile(file); err == nil {
 			var doc struct {
 				Snapshot string `json:"snapshot"`
@@ -285,10 +278,10 @@ func bundleRows(bin, tmp, root string) ([]row, []string) {
 			})
 			notes = append(notes, fmt.Sprintf("`review --out` growth 1,000 → 10,000 entries: %.1f× (tar %.1f×)", rv/review[0], tar/review[1]))
 		} else {
-			// The page carries both engines whatever the size: a fixed
+			// The page carries the engine whatever the size: a fixed
 			// cost that a small knowledge base does not hide.
 			review = [2]float64{rv, tar}
-			notes = append(notes, fmt.Sprintf("`review --out` at 1,000 entries: %s vs tar %s (%.1f× wall, %.1f× CPU; median of 7 pairs); the page inlines the engines, about 2 MiB compressed, at any size",
+			notes = append(notes, fmt.Sprintf("`review --out` at 1,000 entries: %s vs tar %s (%.1f× wall, %.1f× CPU; median of 7 pairs); the page inlines the engine, about 3 MiB compressed, at any size",
 				ms(rv), ms(tar), ratio, rcpu))
 		}
 	}

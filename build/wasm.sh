@@ -1,13 +1,10 @@
 #!/usr/bin/env bash
 # wasm.sh — build the npm package @kontext/engine (wasm/): the engine as
-# WebAssembly (kontext.wasm, and kontext-reader.wasm: the same engine
-# without the parsers, built with the kontextreader tag, which answers
-# from bundles' compiled snapshots), Go's wasm_exec.js from the same
-# toolchain, the licenses, and the package tarball (raw .wasm files:
-# workers and bundlers import a .wasm as a module). Gzip copies,
-# kontext.wasm.gz and kontext-reader.wasm.gz, are made for the console (its
-# pages fetch them and inflate them in the page), its tests and the
-# benchmarks; they are not in the package.
+# WebAssembly (kontext.wasm, one raw .wasm: workers and bundlers import a
+# .wasm as a module), Go's wasm_exec.js from the same toolchain, the
+# licenses, and the package tarball. A gzip copy, kontext.wasm.gz, is made
+# for the console (its pages fetch it and inflate it in the page), its
+# tests and the benchmarks; it is not in the package.
 #
 #   build/wasm.sh [PACKDIR]     # PACKDIR defaults to .wasm-build/pack
 #
@@ -22,7 +19,6 @@ GO=${GO:-go}
 packdir=${1:-.wasm-build/pack}
 
 GOOS=js GOARCH=wasm "$GO" build -trimpath -buildvcs=false -ldflags='-s -w' -o wasm/kontext.wasm ./cmd/wasm
-GOOS=js GOARCH=wasm "$GO" build -tags kontextreader -trimpath -buildvcs=false -ldflags='-s -w' -o wasm/kontext-reader.wasm ./cmd/wasm
 
 goroot=$("$GO" env GOROOT)
 exec_js="$goroot/lib/wasm/wasm_exec.js"
@@ -33,9 +29,9 @@ if [ ! -f "$exec_js" ]; then
 fi
 cp "$exec_js" wasm/wasm_exec.js
 
-chmod 644 wasm/kontext.wasm wasm/kontext-reader.wasm
+rm -f wasm/kontext-reader.wasm wasm/kontext-reader.wasm.gz # left by an older build
+chmod 644 wasm/kontext.wasm
 gzip -9 -n -c wasm/kontext.wasm >wasm/kontext.wasm.gz
-gzip -9 -n -c wasm/kontext-reader.wasm >wasm/kontext-reader.wasm.gz
 
 cp LICENSE-MIT LICENSE-APACHE wasm/
 
@@ -55,7 +51,7 @@ fi
 
 raw=$(wc -c <wasm/kontext.wasm)
 gz=$(wc -c <wasm/kontext.wasm.gz)
-echo "wasm: kontext.wasm $raw bytes ($gz gzip), kontext-reader.wasm $(wc -c <wasm/kontext-reader.wasm) bytes; package $(ls "$packabs"/*.tgz)"
+echo "wasm: kontext.wasm $raw bytes ($gz gzip); package $(ls "$packabs"/*.tgz)"
 # The budget is enforced by make wasm-check; here it is only reported, so
 # the package still builds for the tests.
-GO=$GO bash build/wasm-size.sh wasm/kontext.wasm wasm/kontext-reader.wasm || echo "warning: over the wasm size budget (make wasm-check fails)" >&2
+GO=$GO bash build/wasm-size.sh wasm/kontext.wasm || echo "warning: over the wasm size budget (make wasm-check fails)" >&2

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"reflect"
 	"sort"
 	"strings"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
-	"github.com/kontext/kontext/engine/codec"
 	"github.com/kontext/kontext/engine/internal/jsonin"
 	"github.com/kontext/kontext/engine/internal/kb"
 )
@@ -388,26 +388,22 @@ func ErrorObject(err error) map[string]any {
 	return obj
 }
 
-// scratches are encode's buffers: an answer is built in one, then copied
-// out at its size.
-var scratches = sync.Pool{New: func() any { return new([]byte) }}
-
+// encode is the JSON of v as the API writes it: encoding/json with HTML
+// escaping off, without the encoder's trailing newline.
 func encode(v any) []byte {
-	scratch := scratches.Get().(*[]byte)
-	defer scratches.Put(scratch)
-	b, err := codec.Append((*scratch)[:0], v)
-	if err != nil {
-		return encodeOther(v, err)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return encodeFailed(err)
 	}
-	*scratch = b
-	return append([]byte(nil), b...)
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
 // encodeFailed is the envelope of an answer that could not be encoded.
 func encodeFailed(err error) []byte {
-	b, _ := codec.Append(nil, envelope{SchemaVersion: 1, Error: map[string]string{
+	return encode(envelope{SchemaVersion: 1, Error: map[string]string{
 		"code": string(apierr.OperationFailed), "message": "encoding the result failed: " + err.Error()}})
-	return b
 }
 
 var blobOf = kb.BlobID

@@ -1,5 +1,3 @@
-//go:build !kontextreader
-
 package engine
 
 import "github.com/kontext/kontext/engine/internal/markdown"

@@ -248,8 +248,7 @@ func contains(xs []string, x string) bool {
 }
 
 // wikiLinks appends the ids of the [[id]] and [[id|label]] links in body:
-// an id has no brackets, spaces or "|", a label no "]". Written by hand
-// rather than as a pattern so that the reader engine links no regexp.
+// an id has no brackets, spaces or "|", a label no "]".
 func wikiLinks(ids []string, body string) []string {
 	for i := 0; i+1 < len(body); {
 		k := strings.Index(body[i:], "[[")

@@ -51,9 +51,6 @@ func (p *Policy) Inspect(path string, text []byte) (*api.CommittedEntry, error) 
 	if !entry.IsRecordFile(rel, src) {
 		return nil, apierr.Invalid("%s is not an entry file of a %s-style source (README, index and template files are not records)", rel, src.Style)
 	}
-	if !entry.CanParse {
-		return nil, entry.NoParser(rel, 1)
-	}
 	en, diags := entry.Parse(rel, text, src)
 	if diags == nil {
 		diags = []api.Diagnostic{}

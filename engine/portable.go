@@ -26,8 +26,8 @@ func portableKey() string { return "kontext-portable " + Version }
 
 // PortableSnapshotReadable reports whether data is a portable snapshot
 // this version of the engine reads. One of another kontext version, or a
-// corrupt one, is ignored where it is opened: the full engine parses the
-// files instead, the reader engine (no parser) refuses every read.
+// corrupt one, is ignored where it is opened: the engine parses the files
+// instead.
 func PortableSnapshotReadable(data []byte) bool { return kb.SnapshotReadable(data, portableKey()) }
 
 // portableStore holds a portable snapshot in memory.

@@ -448,9 +448,6 @@ func (e *Engine) amendedSince(ctx context.Context, st *State, en *entry.Entry, c
 	if kb.BlobID(data) == st.Snap.Blob(en.File) {
 		return false, nil
 	}
-	if !entry.CanParse {
-		return false, entry.NoParser(en.File+" at "+commit, 1)
-	}
 	src := entry.Source{Kind: en.Kind, Style: en.Style}
 	old, _ := entry.Parse(en.File, data, src)
 	return old == nil || strings.TrimSpace(old.Body) != strings.TrimSpace(en.Body), nil

@@ -1,14 +1,13 @@
 package engine
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
-
-	"github.com/kontext/kontext/engine/internal/digest"
 )
 
 // CommandSHA256 is the hex sha256 of a verify command (trust pins carry it).
 func CommandSHA256(command string) string {
-	h := digest.Sum256([]byte(command))
+	h := sha256.Sum256([]byte(command))
 	return hex.EncodeToString(h[:])
 }
 

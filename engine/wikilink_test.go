@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// wikiLinks is written by hand (the reader engine links no regexp); it
+// wikiLinks is written by hand; it
 // must find what the pattern it replaced found.
 func TestWikiLinksIsThePattern(t *testing.T) {
 	re := regexp.MustCompile(`\[\[([^\[\]\s|]+)(?:\|[^\]]*)?\]\]`)

@@ -27,18 +27,8 @@ export type WasmSource =
   | Promise<Response>;
 
 export interface LoadOptions {
-  /** The engine; defaults to the package's kontext.wasm (kontext-reader.wasm with reader). Gzip-compressed bytes are accepted. */
+  /** The engine; defaults to the package's kontext.wasm. Gzip-compressed bytes are accepted. */
   wasm?: WasmSource;
-  /**
-   * Without wasm: load the package's kontext-reader.wasm, the engine without
-   * the parsers. It opens bundles that carry a compiled snapshot and answers
-   * from it, starting about twice as fast; what would need a parser (files
-   * without a snapshot, files changed since it was built — the configuration
-   * and paths.toml included —, render, layout of a configuration text no
-   * opened snapshot recorded) throws or answers KontextError code
-   * unsupported_operation, never a different answer.
-   */
-  reader?: boolean;
   /**
    * Node only, when the package compiles the module (bytes, a path or a
    * file: URL; not a WebAssembly.Module or a fetched Response): the V8
@@ -77,7 +67,7 @@ export interface OpenOptions {
 /** Options of openBundle. */
 export interface OpenBundleOptions {
   now?: string | Date | null;
-  /** Open the bundle's base files instead of its head (no compiled snapshot is used; not in the reader engine). */
+  /** Open the bundle's base files instead of its head (no compiled snapshot is used). */
   base?: boolean;
   /** As OpenOptions.immutable. */
   immutable?: boolean;
@@ -96,7 +86,7 @@ export interface ABI {
   operations: string[];
   /** The functions of the wasm table. */
   functions: string[];
-  /** False for the reader engine (kontext-reader.wasm), which parses no file. */
+  /** Always true: the engine parses files (kept for callers that check it). */
   parser: boolean;
 }
 
@@ -131,7 +121,7 @@ export interface Engine {
   /** The wasm instance's memory. */
   readonly memory: WebAssembly.Memory;
   abi(): ABI;
-  /** False for the reader engine (loadEngine({reader: true})): see LoadOptions.reader. */
+  /** Always true (see ABI.parser). */
   readonly parser: boolean;
   /** Throws KontextError on invalid input. */
   open(options: OpenOptions): KnowledgeBase;

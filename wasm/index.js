@@ -32,16 +32,14 @@ export class KontextError extends Error {
  * (ArrayBuffer or a typed array, optionally gzip-compressed), a URL (string
  * or URL; file: URLs and plain paths are read from disk in Node), a Response
  * or a promise of one (compiled while it downloads when served as
- * application/wasm). Without `wasm` the package's own kontext.wasm is used,
- * or with `reader: true` its kontext-reader.wasm: the engine without the
- * parsers, which answers from bundles' compiled snapshots only and starts
- * about twice as fast (engine.parser tells which one is loaded). In Node a
+ * application/wasm). Without `wasm` the package's own kontext.wasm is used.
+ * In Node a
  * module given as bytes, a path or a file: URL is compiled with
  * `tieringBudget` (default 200,000,000; null leaves V8 as it is): see
  * compileLate.
  */
 export async function loadEngine(options = {}) {
-  const source = options.wasm !== undefined ? options.wasm : new URL(options.reader ? "./kontext-reader.wasm" : "./kontext.wasm", import.meta.url);
+  const source = options.wasm !== undefined ? options.wasm : new URL("./kontext.wasm", import.meta.url);
   const budget = options.tieringBudget === undefined ? TIERING_BUDGET : options.tieringBudget;
   if (budget !== null && !(Number.isInteger(budget) && budget > 0 && budget < 2 ** 31)) {
     throw new TypeError("loadEngine: tieringBudget must be a positive integer below 2^31, or null");
@@ -310,12 +308,7 @@ class Engine {
     return unwrap(this.#api.abi());
   }
 
-  /**
-   * False for the reader engine (kontext-reader.wasm): it opens bundles
-   * that carry a compiled snapshot and answers from it, and refuses what
-   * would need a parser (files without a snapshot, files changed since it
-   * was built, render) with KontextError code unsupported_operation.
-   */
+  /** Always true: the engine parses files (kept for callers that check it). */
   get parser() {
     return this.abi().parser;
   }
@@ -453,8 +446,7 @@ class Engine {
    * refused with a KontextError (code unsupported_bundle) naming both
    * versions; minor versions only add fields. The head's compiled snapshot
    * (format 1.2, `snapshot`) is used when it matches the files, so no
-   * Markdown or YAML is parsed; immutable as in open(). The reader engine
-   * opens only a head with its snapshot (not base: true).
+   * Markdown or YAML is parsed; immutable as in open().
    */
   openBundle(bundle, { now, base = false, immutable = false } = {}) {
     const doc = typeof bundle === "string" ? JSON.parse(bundle)

@@ -52,16 +52,15 @@ func writeApp(root string) error {
 }
 
 // buildWasm builds cmd/wasm the way build/wasm.sh does (-trimpath,
-// -buildvcs=false, stripped; tags "kontextreader" for the reader engine),
-// so the same sources give the same bytes.
-func buildWasm(root, tags string) ([]byte, error) {
+// -buildvcs=false, stripped), so the same sources give the same bytes.
+func buildWasm(root string) ([]byte, error) {
 	tmp, err := os.MkdirTemp("", "kontext-wasm-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
 	out := filepath.Join(tmp, "kontext.wasm")
-	cmd := exec.Command(goTool(), "build", "-tags="+tags, "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", out, "./cmd/wasm")
+	cmd := exec.Command(goTool(), "build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", out, "./cmd/wasm")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	cmd.Stderr = os.Stderr
@@ -95,11 +94,12 @@ func gunzip(data []byte) ([]byte, error) {
 }
 
 // buildAssets builds what kontext embeds — web/index.html, web/style.css,
-// web/app.js, engine/kontext.wasm.gz, the edge worker's engine
-// (engine/kontext-reader.wasm.gz) and its engine/index.js,
+// web/app.js, engine/kontext.wasm.gz (the one engine: the console's and
+// the edge worker's) and the edge worker's engine/index.js,
 // engine/wasm_exec.js and engine/worker/worker.js — and writes them under
 // internal/review/assets/, or with check compares them with the committed
-// copies (the engine by its uncompressed bytes).
+// copies (the engine by its uncompressed bytes). The engine is rewritten
+// only when its uncompressed bytes change.
 func buildAssets(root string, check bool) error {
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -113,11 +113,10 @@ func buildAssets(root string, check bool) error {
 	if err != nil {
 		return err
 	}
-	engines := map[string][]byte{}
-	for name, tags := range map[string]string{"engine/kontext.wasm.gz": "", "engine/kontext-reader.wasm.gz": "kontextreader"} {
-		if engines[name], err = buildWasm(abs, tags); err != nil {
-			return err
-		}
+	const engineName = "engine/kontext.wasm.gz"
+	engine, err := buildWasm(abs)
+	if err != nil {
+		return err
 	}
 	want := map[string][]byte{"web/app.js": app}
 	for _, f := range []string{"index.html", "style.css"} {
@@ -140,6 +139,11 @@ func buildAssets(root string, check bool) error {
 		want[name] = data
 	}
 	dir := filepath.Join(abs, filepath.FromSlash(assetsDir))
+	committed, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(engineName)))
+	if err == nil {
+		committed, err = gunzip(committed)
+	}
+	engineFresh := err == nil && bytes.Equal(committed, engine)
 	if check {
 		var stale []string
 		for _, name := range []string{"web/index.html", "web/style.css", "web/app.js", "engine/index.js", "engine/worker/worker.js", "engine/wasm_exec.js"} {
@@ -148,22 +152,16 @@ func buildAssets(root string, check bool) error {
 				stale = append(stale, name)
 			}
 		}
-		for _, name := range []string{"engine/kontext.wasm.gz", "engine/kontext-reader.wasm.gz"} {
-			committed, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
-			if err == nil {
-				committed, err = gunzip(committed)
-			}
-			if err != nil || !bytes.Equal(committed, engines[name]) {
-				stale = append(stale, name)
-			}
+		if !engineFresh {
+			stale = append(stale, engineName)
 		}
 		if len(stale) > 0 {
 			return fmt.Errorf("%s/ is stale (%s): run make assets and commit the result", assetsDir, strings.Join(stale, ", "))
 		}
 		return nil
 	}
-	for name, wasm := range engines {
-		if want[name], err = gz(wasm); err != nil {
+	if !engineFresh {
+		if want[engineName], err = gz(engine); err != nil {
 			return err
 		}
 	}

@@ -29,7 +29,6 @@ import (
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
-	"github.com/kontext/kontext/engine/codec"
 )
 
 // ABI is the version of the function table; it is part of the global's
@@ -195,9 +194,6 @@ func handleArg(args []js.Value, i int, name string) (int, *kb, error) {
 func decode(doc []byte, name string, v any) error {
 	if len(bytes.TrimSpace(doc)) == 0 {
 		doc = []byte("{}")
-	}
-	if codec.Decode(doc, v) {
-		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	dec.DisallowUnknownFields()
@@ -453,10 +449,6 @@ func open(args []js.Value) (any, error) {
 	if err := packedFiles(buf, add); err != nil {
 		return nil, err
 	}
-	if !parser && snap == nil && len(names) > 0 {
-		return nil, apierr.New(apierr.UnsupportedOperation, "this is the reader engine (kontext-reader.wasm), which answers from a bundle's compiled snapshot and has no parser, and these files come without one: "+
-			"open a bundle written by kontext bundle (it carries the snapshot), or load the full engine (kontext.wasm) to parse files")
-	}
 	sortNames(names)
 	fs := newStableFS(newPackedFS(files, names))
 	opts := engine.Options{FS: fs, Surface: engine.Snapshot, Immutable: in.Immutable}
@@ -664,16 +656,24 @@ func layout(args []js.Value) (any, error) {
 // abi() describes the table: its version, the engine version, the
 // operations request serves and the functions of the table.
 func abi(_ []js.Value) (any, error) {
-	// Operations, not Status: ready (the first abi) reads no files, no
-	// schemas, and its answer is written by hand (not even the engine's
-	// codec: its first use costs 4–8 ms).
+	// Operations, not Status: ready (the first abi) reads no files and
+	// no schemas.
 	e := engine.New(engine.Options{FS: memfs.New(), Surface: engine.Snapshot})
-	out := &ABIResult{ABI: ABI, Version: engine.Version, Operations: e.Operations(), Parser: parser}
+	out := &ABIResult{ABI: ABI, Version: engine.Version, Operations: e.Operations(), Parser: true}
 	for _, f := range functions {
 		out.Functions = append(out.Functions, f.name)
 	}
-	if env, ok := out.envelope(); ok {
-		return env, nil
-	}
 	return out, nil
+}
+
+// render(markdown) is RenderMarkdown: {html, plain}.
+func render(args []js.Value) (any, error) {
+	src, ok, err := stringArg(args, 0, "markdown")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, apierr.Invalid("markdown is required")
+	}
+	return engine.RenderMarkdown(src), nil
 }

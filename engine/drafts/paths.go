@@ -67,10 +67,7 @@ func runSetPaths(ctx context.Context, e *draft, in *api.SetPathsInput) (any, err
 		}
 		var ov *kb.Overlay
 		if text != nil {
-			o, diags, err := kb.ParseOverlay(file, text)
-			if err != nil {
-				return nil, "", nil, err
-			}
+			o, diags := kb.ParseOverlay(file, text)
 			if o == nil {
 				return nil, "", nil, apierr.New(apierr.OperationConflict, "%s is not valid (%s); fix it first", file, diags[0].Message)
 			}
@@ -157,9 +154,7 @@ func runSetPaths(ctx context.Context, e *draft, in *api.SetPathsInput) (any, err
 		}
 		var ov *kb.Overlay
 		if st2.Snap.Overlay != nil {
-			if ov, _, err = kb.ParseOverlay(st2.Cfg.Overlay(), st2.Snap.Overlay); err != nil {
-				return nil, err
-			}
+			ov, _ = kb.ParseOverlay(st2.Cfg.Overlay(), st2.Snap.Overlay)
 		}
 		keys, held := overlayOf(ov, en)
 		key := overlayKey(en)

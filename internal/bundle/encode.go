@@ -7,7 +7,6 @@ import (
 	"sort"
 
 	"github.com/kontext/kontext/engine/api"
-	"github.com/kontext/kontext/engine/codec"
 )
 
 // Encode writes b to w as Marshal encodes it, byte for byte (indented,
@@ -180,4 +179,7 @@ func isBlank(h *History) bool {
 // appendString appends s as a JSON string exactly as encoding/json's
 // Marshal writes it (HTML escaping on). A test compares it with
 // json.Marshal.
-func appendString(dst []byte, s string) []byte { return codec.AppendString(dst, s, true) }
+func appendString(dst []byte, s string) []byte {
+	data, _ := json.Marshal(s) // a string always encodes
+	return append(dst, data...)
+}

@@ -79,10 +79,10 @@ func TestReadReposNames(t *testing.T) {
 
 func TestBuildRefusesAndKeeps(t *testing.T) {
 	assets := fstest.MapFS{
-		"engine/index.js":            {Data: []byte("export {}")},
-		"engine/wasm_exec.js":        {Data: []byte("")},
-		"engine/worker/worker.js":    {Data: []byte("export {}")},
-		"engine/kontext-reader.wasm": {Data: []byte("\x00asm")},
+		"engine/index.js":         {Data: []byte("export {}")},
+		"engine/wasm_exec.js":     {Data: []byte("")},
+		"engine/worker/worker.js": {Data: []byte("export {}")},
+		"engine/kontext.wasm":     {Data: []byte("\x00asm")},
 	}
 	out := filepath.Join(t.TempDir(), "edge")
 	repos := []Repo{{Name: "app", Bundle: []byte(`{}`)}}
@@ -102,7 +102,7 @@ func TestBuildRefusesAndKeeps(t *testing.T) {
 		t.Fatalf("the earlier build was touched: %v", err)
 	}
 	cfg := Config(res.Files, 8787, map[string]string{"KONTEXT_TOKEN": `a"b\c`}, "")
-	for _, want := range []string{`address = "127.0.0.1:8787"`, `(name = "kontext-reader.wasm", wasm = embed "kontext-reader.wasm")`, `(name = "repos/app.json", text = embed "repos/app.json")`, `(name = "KONTEXT_TOKEN", text = "a\"b\\c")`} {
+	for _, want := range []string{`address = "127.0.0.1:8787"`, `(name = "kontext.wasm", wasm = embed "kontext.wasm")`, `(name = "repos/app.json", text = embed "repos/app.json")`, `(name = "KONTEXT_TOKEN", text = "a\"b\\c")`} {
 		if !strings.Contains(cfg, want) {
 			t.Errorf("config lacks %s:\n%s", want, cfg)
 		}
@@ -118,9 +118,9 @@ func TestWorkerdExitNamesTheLastMessage(t *testing.T) {
 	}
 }
 
-// The worker answers from a bundle's compiled snapshot only (it runs the
-// reader engine): a bundle whose snapshot it cannot read is refused at
-// build, not deployed to fail every request.
+// The worker answers from a bundle's compiled snapshot only: a bundle
+// whose snapshot it cannot read is refused at build, not deployed to parse
+// every file per isolate.
 func TestReadReposChecksTheSnapshot(t *testing.T) {
 	files := map[string]string{".ai/conventions/x.md": "---\npaths: [\"src/**\"]\n---\n# X\n\nBody.\n"}
 	snap, err := engine.CompileSnapshot(context.Background(), files, "", nil)

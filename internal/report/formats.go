@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -109,170 +108,114 @@ func sarifLevel(l string) string {
 	return l
 }
 
-// SARIF returns the results as a SARIF 2.1.0 log: one rule per kind of
-// finding with its help text, each result located at its file with a
-// partial fingerprint that stays the same across pushes. Findings without
-// a file (no drift base) are tool execution notifications: code scanning
-// accepts only located results.
-//
-// The log is the bytes json.MarshalIndent(log, "", "  ") gives for it
-// (WriteSARIF writes them).
+// SARIF returns the results as a SARIF 2.1.0 log (indented by
+// encoding/json): one rule per kind of finding with its help text, each
+// result located at its file with a partial fingerprint that stays the
+// same across pushes. Findings without a file (no drift base) are tool
+// execution notifications: code scanning accepts only located results.
 func SARIF(r *Report, version string) ([]byte, error) {
-	var b bytes.Buffer
-	err := WriteSARIF(&b, r, version)
-	return b.Bytes(), err
-}
-
-// WriteSARIF writes the SARIF log of r to out, as SARIF returns it, a
-// part at a time: a change of thousands of files has thousands of
-// results, and marshalling them through reflection, indenting the whole
-// log and holding it cost as much as the rest of the report.
-func WriteSARIF(out io.Writer, r *Report, version string) error {
-	rules := append([]Rule(nil), Rules...)
-	index := map[string]int{}
-	for i, rl := range rules {
-		index[rl.ID] = i
+	type text struct {
+		Text     string `json:"text"`
+		Markdown string `json:"markdown,omitempty"`
 	}
+	type rule struct {
+		ID                   string            `json:"id"`
+		Name                 string            `json:"name"`
+		ShortDescription     text              `json:"shortDescription"`
+		FullDescription      text              `json:"fullDescription"`
+		Help                 text              `json:"help"`
+		HelpURI              string            `json:"helpUri,omitempty"`
+		DefaultConfiguration map[string]string `json:"defaultConfiguration"`
+	}
+	type region struct {
+		StartLine int `json:"startLine"`
+	}
+	type artifact struct {
+		URI       string `json:"uri"`
+		URIBaseID string `json:"uriBaseId"`
+	}
+	type physical struct {
+		ArtifactLocation artifact `json:"artifactLocation"`
+		Region           region   `json:"region"`
+	}
+	type location struct {
+		PhysicalLocation physical `json:"physicalLocation"`
+	}
+	type result struct {
+		RuleID              string            `json:"ruleId"`
+		RuleIndex           int               `json:"ruleIndex"`
+		Level               string            `json:"level"`
+		Message             text              `json:"message"`
+		Locations           []location        `json:"locations"`
+		PartialFingerprints map[string]string `json:"partialFingerprints"`
+		Properties          map[string]string `json:"properties,omitempty"`
+	}
+	type notification struct {
+		Level   string `json:"level"`
+		Message text   `json:"message"`
+	}
+	type invocation struct {
+		ExecutionSuccessful        bool           `json:"executionSuccessful"`
+		ToolExecutionNotifications []notification `json:"toolExecutionNotifications,omitempty"`
+	}
+	var rules []rule
+	index := map[string]int{}
 	ruleIndex := func(id string) int {
 		if i, ok := index[id]; ok {
 			return i
 		}
+		rl := ruleFor(id)
 		index[id] = len(rules)
-		rules = append(rules, ruleFor(id))
+		rules = append(rules, rule{ID: rl.ID, Name: rl.Name, ShortDescription: text{Text: rl.Short}, FullDescription: text{Text: rl.Help},
+			Help: text{Text: rl.Help, Markdown: "**" + rl.Short + "**\n\n" + rl.Help}, HelpURI: "https://github.com/kontext/kontext#pull-requests",
+			DefaultConfiguration: map[string]string{"level": sarifLevel(rl.Level)}})
 		return index[id]
 	}
-	// Rule indexes are taken in result order, as results are written, so
-	// the rules (written after the results' keys sort them first) are
-	// known before the rules array is written.
-	located := make([]int, 0, len(r.Results))
-	var notes []int
-	for i, res := range r.Results {
+	// Every known rule is declared, so rule indexes are stable.
+	for _, rl := range Rules {
+		ruleIndex(rl.ID)
+	}
+	results := []result{}
+	inv := invocation{ExecutionSuccessful: true}
+	for _, res := range r.Results {
 		if res.File == "" {
-			notes = append(notes, i)
+			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
+				notification{Level: sarifLevel(res.Level), Message: text{Text: res.Title + ": " + res.Message}})
 			continue
 		}
-		located = append(located, i)
-		ruleIndex(res.Rule)
-	}
-	w := &jsonWriter{b: make([]byte, 0, spillAt+4096), out: out}
-	w.open('{')
-	w.field("$schema", "https://json.schemastore.org/sarif-2.1.0.json")
-	w.key("runs")
-	w.open('[')
-	w.elem()
-	w.open('{')
-
-	w.key("invocations")
-	w.open('[')
-	w.elem()
-	w.open('{')
-	w.key("executionSuccessful")
-	w.raw("true")
-	if len(notes) > 0 {
-		w.key("toolExecutionNotifications")
-		w.open('[')
-		for _, i := range notes {
-			res := r.Results[i]
-			w.elem()
-			w.open('{')
-			w.field("level", sarifLevel(res.Level))
-			w.key("message")
-			w.text(res.Title+": "+res.Message, "")
-			w.close('}')
-		}
-		w.close(']')
-	}
-	w.close('}')
-	w.close(']')
-
-	w.key("results")
-	w.open('[')
-	for _, i := range located {
-		res := r.Results[i]
 		line := res.Line
 		if line == 0 {
 			line = 1
 		}
-		w.elem()
-		w.open('{')
-		w.field("ruleId", res.Rule)
-		w.key("ruleIndex")
-		w.int(index[res.Rule])
-		w.field("level", sarifLevel(res.Level))
-		w.key("message")
-		w.text(res.Title+". "+res.Message, "")
-		w.key("locations")
-		w.open('[')
-		w.elem()
-		w.open('{')
-		w.key("physicalLocation")
-		w.open('{')
-		w.key("artifactLocation")
-		w.open('{')
-		w.field("uri", res.File)
-		w.field("uriBaseId", "%SRCROOT%")
-		w.close('}')
-		w.key("region")
-		w.open('{')
-		w.key("startLine")
-		w.int(line)
-		w.close('}')
-		w.close('}')
-		w.close('}')
-		w.close(']')
-		w.key("partialFingerprints")
-		w.open('{')
-		w.field("kontextFinding/v1", res.Fingerprint)
-		w.close('}')
+		out := result{RuleID: res.Rule, RuleIndex: ruleIndex(res.Rule), Level: sarifLevel(res.Level), Message: text{Text: res.Title + ". " + res.Message},
+			Locations:           []location{{PhysicalLocation: physical{ArtifactLocation: artifact{URI: res.File, URIBaseID: "%SRCROOT%"}, Region: region{StartLine: line}}}},
+			PartialFingerprints: map[string]string{"kontextFinding/v1": res.Fingerprint}}
 		if res.Entry != "" {
-			w.key("properties")
-			w.open('{')
-			w.field("entry", res.Entry)
-			w.field("entryFile", res.EntryFile)
-			w.close('}')
+			out.Properties = map[string]string{"entry": res.Entry, "entryFile": res.EntryFile}
 		}
-		w.close('}')
-		w.spill()
+		results = append(results, out)
 	}
-	w.close(']')
-
-	w.key("tool")
-	w.open('{')
-	w.key("driver")
-	w.open('{')
-	w.field("informationUri", "https://github.com/kontext/kontext")
-	w.field("name", "kontext")
-	w.key("rules")
-	w.open('[')
-	for _, rl := range rules {
-		w.elem()
-		w.open('{')
-		w.field("id", rl.ID)
-		w.field("name", rl.Name)
-		w.key("shortDescription")
-		w.text(rl.Short, "")
-		w.key("fullDescription")
-		w.text(rl.Help, "")
-		w.key("help")
-		w.text(rl.Help, "**"+rl.Short+"**\n\n"+rl.Help)
-		w.field("helpUri", "https://github.com/kontext/kontext#pull-requests")
-		w.key("defaultConfiguration")
-		w.open('{')
-		w.field("level", sarifLevel(rl.Level))
-		w.close('}')
-		w.close('}')
+	log := map[string]any{
+		"$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+		"version": "2.1.0",
+		"runs": []any{map[string]any{
+			"tool": map[string]any{"driver": map[string]any{"name": "kontext", "version": version,
+				"informationUri": "https://github.com/kontext/kontext", "rules": rules}},
+			"invocations": []invocation{inv},
+			"results":     results,
+		}},
 	}
-	w.close(']')
-	w.field("version", version)
-	w.close('}')
-	w.close('}')
+	return json.MarshalIndent(log, "", "  ")
+}
 
-	w.close('}')
-	w.close(']')
-	w.field("version", "2.1.0")
-	w.close('}')
-	w.flush()
-	return w.err
+// WriteSARIF writes the SARIF log of r to out, as SARIF returns it.
+func WriteSARIF(out io.Writer, r *Report, version string) error {
+	b, err := SARIF(r, version)
+	if err != nil {
+		return err
+	}
+	_, err = out.Write(b)
+	return err
 }
 
 // CodeClimate returns the results as the Code Climate JSON list GitLab's

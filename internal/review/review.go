@@ -143,8 +143,8 @@ var contentTypes = map[string]string{
 	".md":   "text/plain; charset=utf-8",
 }
 
-// ServeHTTP answers GET and HEAD of /, /<web file>, /engine/kontext.wasm,
-// /engine/kontext-reader.wasm (and each as .wasm.gz) and /bundle.json, for
+// ServeHTTP answers GET and HEAD of /, /<web file>, /engine/kontext.wasm
+// (and /engine/kontext.wasm.gz) and /bundle.json, for
 // loopback Host headers only (a DNS-rebinding guard).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !loopbackHost(r.Host) {
@@ -170,10 +170,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
 		w.Write(data)
-	case p == "/engine/kontext.wasm" || p == "/engine/kontext-reader.wasm":
-		s.serveWasm(w, r, strings.TrimPrefix(p, "/engine/"))
-	case p == "/engine/kontext.wasm.gz" || p == "/engine/kontext-reader.wasm.gz":
-		s.serveWasmGz(w, strings.TrimSuffix(strings.TrimPrefix(p, "/engine/"), ".gz"))
+	case p == "/engine/kontext.wasm":
+		s.serveWasm(w, r, "kontext.wasm")
+	case p == "/engine/kontext.wasm.gz":
+		s.serveWasmGz(w, "kontext.wasm")
 	case p == "/" || p == "/index.html":
 		if missing := Missing(s.Assets); len(missing) > 0 {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -208,9 +208,8 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, name string) 
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(data))
 }
 
-// serveWasm serves an engine (name: kontext.wasm, or kontext-reader.wasm,
-// which the console opens a bundle's head with) from its gzip copy: as it
-// is with Content-Encoding: gzip to clients that accept it, else
+// serveWasm serves the engine (name: kontext.wasm) from its gzip copy: as
+// it is with Content-Encoding: gzip to clients that accept it, else
 // decompressed.
 func (s *Server) serveWasm(w http.ResponseWriter, r *http.Request, name string) {
 	w.Header().Set("Content-Type", "application/wasm")
@@ -241,9 +240,8 @@ func (s *Server) serveWasm(w http.ResponseWriter, r *http.Request, name string) 
 // serveWasmGz serves an engine's gzip file as a file (application/gzip,
 // no Content-Encoding): the console decompresses it in the page while it
 // compiles. In Chromium a response's bytes cost more on their way from the
-// network process to the page than inflating them there does, so the
-// compressed file reaches a compiled module sooner than a response with
-// Content-Encoding: gzip or an uncompressed one (bench/results.md).
+// network process to the page than inflating them there does
+// (web/README.md).
 // Assets without the .gz file (a checkout's wasm/ before make wasm) answer
 // 404, and the page falls back to the .wasm route.
 func (s *Server) serveWasmGz(w http.ResponseWriter, name string) {

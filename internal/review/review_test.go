@@ -20,7 +20,6 @@ import (
 
 // fakeWasm is not a real module; the server only moves bytes.
 var fakeWasm = []byte("\x00asm\x01\x00\x00\x00 fake engine")
-var fakeReader = []byte("\x00asm\x01\x00\x00\x00 fake reader engine")
 
 func gz(t *testing.T, b []byte) []byte {
 	t.Helper()
@@ -45,10 +44,9 @@ func testAssets(t *testing.T) fstest.MapFS {
 <script type="module" src="./app.js"></script>
 </body></html>
 `)},
-		"web/style.css":                 {Data: []byte("body { color: black }\n")},
-		"web/app.js":                    {Data: []byte("// the console and the engine, bundled\n(() => { globalThis.Go = class { }; const s = \"</SCRIPT>\"; })();\nasync function loadEngine(options = {}) { return null; }\nconst html = \"</script><!-- x\";\nconst engine = await loadEngine({});\n")},
-		"engine/kontext.wasm.gz":        {Data: gz(t, fakeWasm)},
-		"engine/kontext-reader.wasm.gz": {Data: gz(t, fakeReader)},
+		"web/style.css":          {Data: []byte("body { color: black }\n")},
+		"web/app.js":             {Data: []byte("// the console and the engine, bundled\n(() => { globalThis.Go = class { }; const s = \"</SCRIPT>\"; })();\nasync function loadEngine(options = {}) { return null; }\nconst html = \"</script><!-- x\";\nconst engine = await loadEngine({});\n")},
+		"engine/kontext.wasm.gz": {Data: gz(t, fakeWasm)},
 	}
 }
 
@@ -109,13 +107,8 @@ func TestServerRoutes(t *testing.T) {
 	if res.Header.Get("Content-Encoding") != "" || res.Header.Get("Content-Type") != "application/wasm" || !bytes.Equal(body, fakeWasm) {
 		t.Errorf("wasm (identity): %v %q", res.Header, body)
 	}
-	// The reader engine, which the console opens a bundle's head with.
-	res, body = get(t, ts.URL+"/engine/kontext-reader.wasm", nil)
-	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/wasm" || !bytes.Equal(body, fakeReader) {
-		t.Errorf("reader wasm: %d %v %q", res.StatusCode, res.Header, body)
-	}
-	// Each as its gzip file, which the console inflates in the page.
-	for p, want := range map[string][]byte{"/engine/kontext.wasm.gz": fakeWasm, "/engine/kontext-reader.wasm.gz": fakeReader} {
+	// As its gzip file, which the console inflates in the page.
+	for p, want := range map[string][]byte{"/engine/kontext.wasm.gz": fakeWasm} {
 		res, body = get(t, ts.URL+p, map[string]string{"Accept-Encoding": "gzip"})
 		if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/gzip" || res.Header.Get("Content-Encoding") != "" {
 			t.Errorf("%s: %d %v", p, res.StatusCode, res.Header)
@@ -126,7 +119,7 @@ func TestServerRoutes(t *testing.T) {
 			t.Errorf("%s: inflated, it is not the engine", p)
 		}
 	}
-	for _, p := range []string{"/nope.js", "/engine/kontext.wasm.gzip", "/../go.mod", "/engine/other.js", "/engine/index.js"} {
+	for _, p := range []string{"/nope.js", "/engine/kontext.wasm.gzip", "/../go.mod", "/engine/other.js", "/engine/index.js", "/engine/kontext-reader.wasm"} {
 		if res, _ := get(t, ts.URL+p, nil); res.StatusCode != 404 {
 			t.Errorf("GET %s: %d, want 404", p, res.StatusCode)
 		}
@@ -152,14 +145,14 @@ func TestServerMissingAssets(t *testing.T) {
 	if res, _ := get(t, ts.URL+"/engine/kontext.wasm", nil); res.StatusCode != 404 {
 		t.Errorf("wasm without assets: %d", res.StatusCode)
 	}
-	// Raw engines only (a checkout before make wasm): the .gz routes answer
-	// 404, which the page falls back from; the .wasm ones serve them.
-	ts = testServer(t, fstest.MapFS{"engine/kontext-reader.wasm": {Data: []byte("\x00asm reader")}})
-	if res, _ := get(t, ts.URL+"/engine/kontext-reader.wasm.gz", nil); res.StatusCode != 404 {
-		t.Errorf("reader .gz without its gzip file: %d, want 404", res.StatusCode)
+	// A raw engine only (a checkout before make wasm): the .gz route
+	// answers 404, which the page falls back from; the .wasm one serves it.
+	ts = testServer(t, fstest.MapFS{"engine/kontext.wasm": {Data: []byte("\x00asm raw")}})
+	if res, _ := get(t, ts.URL+"/engine/kontext.wasm.gz", nil); res.StatusCode != 404 {
+		t.Errorf(".gz without its gzip file: %d, want 404", res.StatusCode)
 	}
-	if res, body := get(t, ts.URL+"/engine/kontext-reader.wasm", nil); res.StatusCode != 200 || string(body) != "\x00asm reader" {
-		t.Errorf("raw reader: %d %q", res.StatusCode, body)
+	if res, body := get(t, ts.URL+"/engine/kontext.wasm", nil); res.StatusCode != 200 || string(body) != "\x00asm raw" {
+		t.Errorf("raw engine: %d %q", res.StatusCode, body)
 	}
 }
 

@@ -6,19 +6,16 @@
 // does not inflate as much as the wall time; faults: its minor page faults
 // from load to the answer).
 //
-//   node wasm/bench/bundle.mjs bundle.json <path> [--no-snapshot | --reader]
-//
-// --reader: the reader engine (kontext-reader.wasm), as the edge worker
-// and a Node program reading bundles load it.
+//   node wasm/bench/bundle.mjs bundle.json <path> [--no-snapshot]
 import { readFileSync } from "node:fs";
 
 import { loadEngine } from "../index.js";
 
 const [file, path, flag] = process.argv.slice(2);
-if (flag !== undefined && flag !== "--no-snapshot" && flag !== "--reader") throw new Error(`unknown flag ${flag}`);
+if (flag !== undefined && flag !== "--no-snapshot") throw new Error(`unknown flag ${flag}`);
 const f0 = process.resourceUsage().minorPageFault;
 const t0 = performance.now();
-const engine = await loadEngine({ reader: flag === "--reader" });
+const engine = await loadEngine();
 const t1 = performance.now();
 // The bundle's bytes, as the package's README reads one in Node; without
 // the snapshot, the same bytes parsed here and the snapshot dropped.

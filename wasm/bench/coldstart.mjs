@@ -5,13 +5,13 @@
 // instantiate + ready, the budget's definition), faults the process's minor
 // page faults over cold_ms. Run it in a fresh process per sample.
 //
-//   node wasm/bench/coldstart.mjs [--reader]   # --reader: kontext-reader.wasm
+//   node wasm/bench/coldstart.mjs
 import { readFileSync } from "node:fs";
 
 const f0 = process.resourceUsage().minorPageFault;
 const t0 = performance.now();
 const { loadEngine } = await import("../index.js");
-const bytes = readFileSync(new URL(process.argv.includes("--reader") ? "../kontext-reader.wasm" : "../kontext.wasm", import.meta.url));
+const bytes = readFileSync(new URL("../kontext.wasm", import.meta.url));
 const t1 = performance.now();
 const engine = await loadEngine({ wasm: bytes });
 engine.abi();

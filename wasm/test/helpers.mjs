@@ -88,7 +88,7 @@ export function demoBundle() {
   return env.result;
 }
 
-/** Reads of the demo that answer from every entry (the snapshot and reader tests ask them). */
+/** Reads of the demo that answer from every entry (the snapshot tests ask them). */
 export const DEMO_READS = [
   ["status", {}],
   ["entries.list", { limit: 500 }],

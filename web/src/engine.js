@@ -13,22 +13,15 @@ export function base64ToBytes(b64) {
   return out;
 }
 
-// startEngine loads the engine a bundle's head is opened with. Served,
-// the reader engine (kontext-reader.wasm: no parsers, so it downloads,
-// compiles and starts sooner), which index.html's early script compiled
-// while app.js loaded; the rest of the open switches to the full engine
-// (switchToFull). In the one-file page, the full engine from the inlined
-// gzip, compiled while it is decompressed.
+// startEngine loads the engine (kontext.wasm). Served, index.html's early
+// script compiled it while app.js loaded; in the one-file page, from the
+// inlined gzip, compiled while it is decompressed.
 export async function startEngine() {
-  if (inlinedEngine()) return fullEngine();
   const early = window.__KONTEXT_EARLY__;
-  const compiled = early && early.engine ? await early.engine : null;
+  const compiled = !inlinedEngine() && early && early.engine ? await early.engine : null;
   if (compiled instanceof WebAssembly.Module) {
-    try {
-      return await loadEngine({ wasm: compiled });
-    } catch {
-      // not a reader this page can run: the full engine answers alone
-    }
+    // not a module this page can run: loaded again the usual way
+    full ??= loadEngine({ wasm: compiled }).catch(() => loadFull());
   }
   return fullEngine();
 }
@@ -40,11 +33,7 @@ function inlinedEngine() {
 
 let full = null;
 
-/**
- * The full engine (kontext.wasm), loaded once: the base of a change, the
- * changed entries, entry bodies (engine.render) and bundles without a
- * compiled snapshot need its parsers.
- */
+/** The engine (kontext.wasm), loaded once. */
 export function fullEngine() {
   full ??= loadFull().catch((err) => {
     full = null; // asked again by the next caller
@@ -66,8 +55,8 @@ async function loadFull() {
 }
 
 // loadServed loads a served engine as index.html's early script compiles
-// the reader: its gzip file (url + ".gz") inflated in the page while it
-// compiles, else the .wasm itself.
+// it: its gzip file (url + ".gz") inflated in the page while it compiles,
+// else the .wasm itself.
 async function loadServed(url) {
   if (typeof DecompressionStream === "function") {
     try {
@@ -116,41 +105,9 @@ export async function initialBundle() {
 /** Entries per entries.list request of finishOpen: one pause apart. */
 const LIST_PAGE = 100;
 
-// openBundle opens bundle with the engine loaded, or first with the full
-// engine when the reader cannot answer it (no compiled snapshot, or files
-// the snapshot does not cover: the reader refuses them, it never answers
-// differently).
+// openBundle opens bundle's head with the engine (see openWith).
 export async function openBundle(bundle) {
-  if (state.engine.parser === false) {
-    try {
-      if (typeof bundle?.snapshot === "string") return openWith(bundle);
-    } catch (err) {
-      if (!needsParser(err)) throw err;
-    }
-    state.engine = await fullEngine();
-  }
   return openWith(bundle);
-}
-
-function needsParser(err) {
-  const code = err && (err.code || (err.envelope && err.envelope.error && err.envelope.error.code));
-  return code === "unsupported_operation";
-}
-
-// switchToFull moves an open bundle to the full engine before the parts
-// that need it (the base, entries changed, bodies): the head is opened
-// again there from the same files and snapshot (the same answers).
-async function switchToFull() {
-  const gen = state.generation;
-  const engine = await fullEngine();
-  if (state.generation !== gen || state.engine === engine) return state.generation === gen;
-  const a = state.headArgs;
-  const head = engine.open({ files: a.files, revision: a.revision, snapshot: a.snapshot, immutable: true });
-  state.head.close();
-  state.head = head;
-  state.engine = engine;
-  performance.mark("kontext:full-engine");
-  return true;
 }
 
 function openWith(bundle) {
@@ -172,9 +129,6 @@ function openWith(bundle) {
   try {
     const paths = normalisePaths(Array.isArray(bundle.changed_paths) ? bundle.changed_paths : []);
     governing = paths.length ? request(head, "entries.governing", { paths }).entries : [];
-    // The reader answers only from the snapshot: read now, so a bundle it
-    // cannot answer goes to the full engine before anything is shown.
-    if (!paths.length && state.engine.parser === false) request(head, "status", {});
   } catch (err) {
     head.close();
     throw err;
@@ -222,8 +176,6 @@ export async function finishOpen(pause) {
   const head = state.head;
   const paused = async () => (await pause(), state.generation === gen);
   if (!(await paused())) return false;
-  // The full engine downloads and compiles while the entries are listed.
-  if (state.engine.parser === false) fullEngine().catch(() => {});
   const entries = [];
   let diagnostics = [];
   for (let offset = 0; ;) {
@@ -242,7 +194,6 @@ export async function finishOpen(pause) {
   state.byId = new Map(entries.map((e) => [e.id, e]));
   state.status = request(head, "status", {});
   if (!(await paused())) return false;
-  if (!(await switchToFull())) return false;
   openBase();
   performance.mark("kontext:base-opened");
   if (!(await paused())) return false;

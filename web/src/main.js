@@ -5,7 +5,7 @@
 
 import { $ } from "./dom.js";
 import { state, normalisePaths, setStatus, showError } from "./state.js";
-import { startEngine, fullEngine, initialBundle, openBundle, finishOpen, computeChanges, computeGoverning } from "./engine.js";
+import { startEngine, initialBundle, openBundle, finishOpen, computeChanges, computeGoverning } from "./engine.js";
 import { renderAll, renderFirst, renderSummary, renderWarnings, renderFiles, renderChanges } from "./views/overview.js";
 import { renderResults } from "./views/search.js";
 import { route, closeView } from "./router.js";
@@ -145,9 +145,6 @@ async function main() {
   const bundleP = initialBundle().then((b) => {
     bundle = b;
     performance.mark("kontext:bundle-parsed");
-    // Without a compiled snapshot the reader engine cannot open it: the
-    // full engine starts downloading now.
-    if (!b || typeof b.snapshot !== "string") fullEngine().catch(() => {});
   }, (err) => { bundleError = err; });
   try {
     state.engine = await startEngine();

@@ -129,43 +129,41 @@ test("served console: governing, changes, search, deep links, min specificity", 
   // index.html's early script started the engine's and the bundle's
   // downloads; app.js took both over instead of asking again.
   const fetched = await page.evaluate(() => performance.getEntriesByType("resource").map((r) => new URL(r.name).pathname));
-  // Each engine as its gzip file, inflated in the page; never also raw.
-  assert.deepEqual(fetched.filter((p) => /\/kontext\.wasm(\.gz)?$/.test(p)), ["/engine/kontext.wasm.gz"]);
-  // The reader engine too (compiled by the early script); this bundle has no
-  // compiled snapshot, so the full engine opened it.
-  assert.deepEqual(fetched.filter((p) => /\/kontext-reader\.wasm(\.gz)?$/.test(p)), ["/engine/kontext-reader.wasm.gz"]);
+  // The one engine, once, as its gzip file, inflated in the page; never
+  // also raw.
+  assert.deepEqual(fetched.filter((p) => /\.wasm(\.gz)?$/.test(p)), ["/engine/kontext.wasm.gz"]);
   assert.deepEqual(fetched.filter((p) => p.endsWith(".json")), ["/bundle.json"]);
   assert.equal(await page.evaluate(() => window.__KONTEXT_EARLY__.engine instanceof Promise), true);
   await context.close();
 });
 
-// A host with only the .wasm files: the page falls back to them.
-test("served without the engines' gzip files", async () => {
+// A host with only the .wasm file: the page falls back to it.
+test("served without the engine's gzip file", async () => {
   const plain = await startServer(demoBundle(), { gzip: false });
   try {
     const { page, context, log } = await newPage(browser);
     await page.goto(plain.url);
-    // Chromium reports each missing .gz as a failed resource; nothing else.
+    // Chromium reports the missing .gz as a failed resource; nothing else.
     await checkDemo(page, log, "served without gzip", /status of 404/);
-    assert.equal(log.errors.length, 2, log.errors.join("\n"));
+    assert.equal(log.errors.length, 1, log.errors.join("\n"));
     const fetched = await page.evaluate(() => performance.getEntriesByType("resource").map((r) => new URL(r.name).pathname));
-    assert.deepEqual(fetched.filter((p) => /\/kontext(-reader)?\.wasm$/.test(p)).sort(), ["/engine/kontext-reader.wasm", "/engine/kontext.wasm"]);
+    assert.deepEqual(fetched.filter((p) => /\.wasm$/.test(p)), ["/engine/kontext.wasm"]);
     await context.close();
   } finally {
     await plain.close();
   }
 });
 
-// A host that sends the .gz files with Content-Encoding: gzip: the browser
-// inflates them, and the page compiles what came without inflating again.
-test("served with the engines' gzip files content-encoded", async () => {
+// A host that sends the .gz file with Content-Encoding: gzip: the browser
+// inflates it, and the page compiles what came without inflating again.
+test("served with the engine's gzip file content-encoded", async () => {
   const encoded = await startServer(demoBundle(), { gzip: "encoded" });
   try {
     const { page, context, log } = await newPage(browser);
     await page.goto(encoded.url);
     await checkDemo(page, log, "served content-encoded");
     const fetched = await page.evaluate(() => performance.getEntriesByType("resource").map((r) => new URL(r.name).pathname));
-    assert.deepEqual(fetched.filter((p) => /\/kontext(-reader)?\.wasm(\.gz)?$/.test(p)).sort(), ["/engine/kontext-reader.wasm.gz", "/engine/kontext.wasm.gz"]);
+    assert.deepEqual(fetched.filter((p) => /\.wasm(\.gz)?$/.test(p)), ["/engine/kontext.wasm.gz"]);
     await context.close();
   } finally {
     await encoded.close();

@@ -12,7 +12,6 @@ import (
 
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/entry"
-	"github.com/kontext/kontext/engine/internal/tomldoc"
 )
 
 // Candidates are the committed config files, in lookup order; the first
@@ -155,7 +154,7 @@ func Parse(file string, text []byte) (*Config, error) {
 // does not set storage.
 func ParseAt(file string, text []byte, storage string) (*Config, error) {
 	var fc fileConfig
-	if err := tomldoc.Decode(text, &fc); err != nil {
+	if err := DecodeTOML(text, &fc); err != nil {
 		return nil, tomlError(file, err)
 	}
 	c := DefaultsAt(storage)
@@ -290,10 +289,8 @@ func CleanDir(d string) (string, error) {
 }
 
 func tomlError(file string, err error) error {
-	var de *tomldoc.Error
+	var de *TOMLError
 	switch {
-	case errors.Is(err, tomldoc.ErrNoParser):
-		return entry.NoParser(file, 1)
 	case !errors.As(err, &de):
 		return apierr.Invalid("%s: %v", file, err)
 	case len(de.Unknown) > 0:
@@ -306,22 +303,6 @@ func tomlError(file string, err error) error {
 		return apierr.Invalid("%s:%d: %s", file, de.Row, de.Message)
 	}
 	return apierr.Invalid("%s: %v", file, err)
-}
-
-// Record is what a portable snapshot stores of a configuration text, so
-// that an engine without a TOML parser reads it (see tomldoc); "" when
-// the text cannot be recorded.
-func Record(text []byte) string {
-	var fc fileConfig
-	err := tomldoc.Decode(text, &fc)
-	// The local-only keys are only reported: that they are set is all
-	// that is recorded of them.
-	for _, v := range []*any{&fc.LLM, &fc.Model, &fc.Command, &fc.Trust} {
-		if *v != nil {
-			*v = true
-		}
-	}
-	return tomldoc.Encode(&fc, err)
 }
 
 // lineOf finds the 1-based line of key inside [section] (or of the section

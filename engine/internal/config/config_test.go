@@ -1,12 +1,13 @@
 package config
 
 import (
+	"encoding/json"
 	"path"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/kontext/kontext/engine/apierr"
-	"github.com/kontext/kontext/engine/internal/tomldoc/tomldoctest"
 )
 
 func TestDefaults(t *testing.T) {
@@ -123,28 +124,28 @@ func TestLocalOnlyKeysIgnored(t *testing.T) {
 	}
 }
 
-// What a portable snapshot records of a configuration decodes back to
-// what the parser gives (the reader engine reads nothing else), problems
-// included, so Parse answers alike in both engines. Of the local-only
-// keys only whether each is set is recorded.
-func TestRecordIsParse(t *testing.T) {
-	tomldoctest.Check(t, []string{
+// A parsed configuration survives JSON (a stored snapshot keeps it so)
+// unchanged, diagnostics included.
+func TestConfigJSON(t *testing.T) {
+	for _, text := range []string{
 		"version = 1\nstorage = \"knowledge\"\n",
 		"[kinds.decision]\ndir = \"docs/adr\"\nstyle = \"adr\"\nreview_after = \"1y\"\n[[kinds.decision.include]]\ndir = \"docs/old\"\n[[kinds.convention.include]]\ndir = \"rules\"\nstyle = \"cursor\"\n",
 		"[index]\nmax_commits = 100\n[brief]\nbudget_lines = 50\n",
 		"[llm]\nadapter = \"openai\"\nmodel = \"x\"\ncommand = [\"a\", 1]\n[trust]\nkeys = { a = 2026-01-01 }\n",
-		"version = 1\nbogus = 1\n[kinds.decision]\nwhat = 2\n",
-		"version = \n",
-		"[index]\nmax_commits = \"many\"\n",
-		"[kinds.nope]\ndir = \"x\"\n",
-	}, Record, func() any { return &fileConfig{} }, func(v any) {
-		fc := v.(*fileConfig)
-		for _, f := range []*any{&fc.LLM, &fc.Model, &fc.Command, &fc.Trust} {
-			if *f != nil {
-				*f = true
-			}
+	} {
+		want, err := Parse(".kontext.toml", []byte(text))
+		if err != nil {
+			t.Fatal(err)
 		}
-	})
+		b, err := json.Marshal(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Config
+		if err := json.Unmarshal(b, &got); err != nil || !reflect.DeepEqual(&got, want) {
+			t.Errorf("%q: JSON gives %+v (%v), want %+v", text, got, err, want)
+		}
+	}
 }
 
 // The overlay's and the ledger's paths are path.Join's, clean storage

@@ -1,5 +1,3 @@
-//go:build !kontextreader
-
 package entry
 
 import (
@@ -7,25 +5,9 @@ import (
 	"sync"
 )
 
-// lazyRegexp returns a function that compiles pattern on its first call
-// (regexps compiled at init are a cold start's cost for every process,
-// most of which never parse). One type for every pattern: a
-// sync.OnceValue per pattern generated code of its own for each in the
-// WASM engine, which has a size budget.
+// lazyRegexp returns a function that compiles pattern on its first call:
+// regexps compiled at init are a cold start's cost for every process,
+// most of which never parse.
 func lazyRegexp(pattern string) func() *regexp.Regexp {
-	l := &lazyRE{pattern: pattern}
-	return l.get
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }
-
-type lazyRE struct {
-	once    sync.Once
-	pattern string
-	re      *regexp.Regexp
-}
-
-func (l *lazyRE) get() *regexp.Regexp {
-	l.once.Do(l.compile)
-	return l.re
-}
-
-func (l *lazyRE) compile() { l.re = regexp.MustCompile(l.pattern) }

@@ -1,16 +1,14 @@
-//go:build !kontextreader
-
 package entry
 
 import (
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 
-	"github.com/kontext/kontext/engine/internal/lazy"
 	"github.com/kontext/kontext/engine/internal/markdown"
 )
 
@@ -48,7 +46,7 @@ type textLine struct {
 // for concurrent use.
 // Built at first use: package initialisation stays free for the calls that
 // parse nothing (a warm snapshot).
-var blockParser = lazy.Value[parser.Parser]{Build: buildBlockParser}
+var blockParser = sync.OnceValue(buildBlockParser)
 
 func buildBlockParser() parser.Parser {
 	return parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...))
@@ -72,7 +70,7 @@ func parseBlocks(src []byte) (root ast.Node) {
 			root = ast.NewDocument()
 		}
 	}()
-	return blockParser.Get().Parse(text.NewReader(capNesting(src)))
+	return blockParser().Parse(text.NewReader(capNesting(src)))
 }
 
 // maxPrefix bounds the run of container markers (">", list markers,

@@ -9,7 +9,7 @@ import (
 )
 
 // File names and numbers: what the reads need of an entry file's name
-// without parsing it (the reader engine links no parser).
+// without parsing it.
 
 // IsRecordFile reports whether rel (repo-relative path of a file under
 // src.Dir) is a file this style reads at all. frontmatter/adr: *.md except

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// ParseADRNumber is written by hand (the reader engine links no regexp);
+// ParseADRNumber is written by hand;
 // it must accept exactly what the pattern it replaced accepted.
 func TestParseADRNumberIsThePattern(t *testing.T) {
 	re := regexp.MustCompile(`(?i)^(?:adr[\s_#-]*)?#?(\d{1,9})$`)

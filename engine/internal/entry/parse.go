@@ -1,5 +1,3 @@
-//go:build !kontextreader
-
 package entry
 
 import (
@@ -7,10 +5,6 @@ import (
 	"strings"
 	"unicode/utf8"
 )
-
-// CanParse is true in the full engine; the reader engine (built with the
-// kontextreader tag) has no parser.
-const CanParse = true
 
 // Parse parses one file of src (rel is repo-relative, "/"-separated). It
 // returns the entry, or nil when the file is not an entry; then diags holds

@@ -1,5 +1,3 @@
-//go:build !kontextreader
-
 package entry
 
 import (

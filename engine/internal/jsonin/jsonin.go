@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/kontext/kontext/engine/apierr"
-	"github.com/kontext/kontext/engine/codec"
 )
 
 // MaxSize is the largest input document (2 MiB).
@@ -45,9 +44,6 @@ func Check(data []byte) error {
 func Decode(data []byte, v any) error {
 	if err := Check(data); err != nil {
 		return err
-	}
-	if codec.Decode(data, v) {
-		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

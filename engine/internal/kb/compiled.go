@@ -1,6 +1,7 @@
 package kb
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"reflect"
@@ -10,7 +11,6 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/kontext/kontext/engine/internal/digest"
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/match"
 )
@@ -26,7 +26,7 @@ import (
 // readInputs hashes everything besides the stored files that a read's
 // answer depends on.
 func readInputs(head string, cfgText, ledger, overlay []byte, linkSig, listSkipped string, aliases map[string][]string) string {
-	h := digest.NewSHA256()
+	h := sha256.New()
 	put := func(parts ...string) {
 		for _, p := range parts {
 			h.Write([]byte(p))
@@ -45,7 +45,7 @@ func readInputs(head string, cfgText, ledger, overlay []byte, linkSig, listSkipp
 	opt("ledger", ledger)
 	opt("overlay", overlay)
 	put("links\x00", strconv.Itoa(len(linkSig)), "\x00", linkSig, "\x00skipped\x00", strconv.Itoa(len(listSkipped)), "\x00", listSkipped, "\x00aliases\x00", aliasesSig(aliases))
-	sum := h.Sum()
+	sum := h.Sum(nil)
 	return hex.EncodeToString(sum[:])
 }
 

@@ -6,6 +6,8 @@
 package kb
 
 import (
+	"crypto/sha1"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -24,7 +26,6 @@ import (
 
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/config"
-	"github.com/kontext/kontext/engine/internal/digest"
 	"github.com/kontext/kontext/engine/internal/entry"
 	ledgerpkg "github.com/kontext/kontext/engine/internal/ledger"
 	"github.com/kontext/kontext/engine/internal/link"
@@ -43,7 +44,7 @@ type cached struct {
 	racy bool   // modified no earlier than the second its parse was recorded: check its content before trusting
 	sum  uint32 // raw's CRC-32 as stored, checked when raw is decoded
 	blob string
-	// check: digest.Check64 of the content parsed, which a racy file's
+	// check: check64 of the content parsed, which a racy file's
 	// content is checked against (a bundle's files all are where it is
 	// opened: their SHA-1 was most of a first answer's time in
 	// WebAssembly); blob is the content's id from then on.
@@ -77,6 +78,7 @@ type Reader struct {
 	persist  persister
 	loaded   bool      // the store was read
 	compiled string    // the stored compiled snapshot, still encoded; "" when none or stale
+	decoded  *decoded  // the stored snapshot's configuration and overlay, decoded
 	recs     []*cached // the stored records in file order, which compiled refers to
 	dirty    bool      // the cache differs from what the store holds
 	// immutable: the files change only through Forget, so a read after the
@@ -184,15 +186,15 @@ func (r *Reader) Read(head string) (snap *Snapshot, err error) {
 			return last, nil // nothing is listed again until Forget
 		}
 	}
-	// The stored snapshot is loaded before the configuration is read: a
-	// portable one records how its TOML texts decode, which the reader
-	// engine, without a TOML parser, needs to read the configuration.
+	// The stored snapshot is loaded before the configuration is read: it
+	// holds the configuration decoded, so an unchanged one is not parsed.
 	r.mu.Lock()
 	if r.persist != nil && !r.loaded {
 		r.persist.load(r)
 	}
+	dec := r.decoded
 	r.mu.Unlock()
-	cfg, cfgText, err := r.readConfig()
+	cfg, cfgText, err := r.readConfig(dec)
 	if err != nil {
 		return nil, err
 	}
@@ -306,9 +308,6 @@ again:
 			misses = append(misses, i)
 		}
 	}
-	if len(misses) > 0 && !entry.CanParse {
-		return nil, entry.NoParser(jobs[misses[0]].path, len(misses))
-	}
 	now := time.Now()
 	parallel(len(misses), func(k int) {
 		j := jobs[misses[k]]
@@ -373,9 +372,7 @@ again:
 	var ov *Overlay
 	if overlay != nil {
 		var diags []entry.Diagnostic
-		if ov, diags, err = ParseOverlay(cfg.Overlay(), overlay); err != nil {
-			return nil, err
-		}
+		ov, diags = r.parseOverlay(cfg.Overlay(), overlay)
 		s.Diagnostics = append(s.Diagnostics, diags...)
 	}
 	applyOverlay(s, cfg.Overlay(), ov)
@@ -499,7 +496,18 @@ func ledgerProblems(s *Snapshot, cfg *config.Config, ledger []byte) []entry.Diag
 	return out
 }
 
-func (r *Reader) readConfig() (*config.Config, []byte, error) {
+// parseOverlay is ParseOverlay, answered from the stored snapshot when it
+// holds the same text decoded.
+func (r *Reader) parseOverlay(file string, text []byte) (*Overlay, []entry.Diagnostic) {
+	if ov, diags, ok := r.decoded.overlay(file, text); ok {
+		return ov, diags
+	}
+	return ParseOverlay(file, text)
+}
+
+// readConfig reads the configuration: from dec (the stored snapshot's)
+// when its text is unchanged, else parsed.
+func (r *Reader) readConfig(dec *decoded) (*config.Config, []byte, error) {
 	for _, cand := range config.Candidates() {
 		data, err := readOptional(r.fs, cand)
 		if err != nil {
@@ -514,6 +522,9 @@ func (r *Reader) readConfig() (*config.Config, []byte, error) {
 				return nil, nil, apierr.Invalid("%s is a symbolic link to %s, which is outside the repository or missing (absolute links are not followed); kontext reads its configuration only from inside the repository: replace the link with the file or remove it", cand, target)
 			}
 			continue
+		}
+		if cfg := dec.config(cand, data); cfg != nil {
+			return cfg, data, nil
 		}
 		cfg, err := config.Parse(cand, data)
 		if err != nil {
@@ -725,7 +736,7 @@ func (r *Reader) recheck(j job, c *cached) bool {
 		from = j.target
 	}
 	data, lent, err := readLent(r.fs, from)
-	ok := err == nil && data != nil && c.blob != "" && digest.Check64(data) == c.check
+	ok := err == nil && data != nil && c.blob != "" && check64(data) == c.check
 	if ok && c.raw != "" && c.raw[0] >= parseText {
 		if lent {
 			c.text = unsafe.String(unsafe.SliceData(data), len(data)) // never changed: see Lender
@@ -754,7 +765,7 @@ func (r *Reader) parse(file, target string, fi os.FileInfo, src entry.Source) *c
 		// size -1 never hits: an unreadable file is tried again next read.
 		return &cached{size: -1, diags: []entry.Diagnostic{{File: file, Severity: "error", Code: "unreadable", Message: err.Error()}}}
 	}
-	c.blob, c.check = BlobID(data), digest.Check64(data)
+	c.blob, c.check = BlobID(data), check64(data)
 	c.entry, c.diags = entry.Parse(file, data, src)
 	if c.entry != nil {
 		c.diags = append(c.diags, globDiagnostics(c.entry)...)
@@ -791,10 +802,10 @@ func parallel(n int, fn func(int)) {
 
 // BlobID is the git blob id (SHA-1) of content.
 func BlobID(content []byte) string {
-	h := digest.NewSHA1()
+	h := sha1.New()
 	h.Write([]byte("blob " + strconv.Itoa(len(content)) + "\x00"))
 	h.Write(content)
-	sum := h.Sum()
+	sum := h.Sum(nil)
 	return hex.EncodeToString(sum[:])
 }
 
@@ -878,7 +889,7 @@ func sortEntries(es []*entry.Entry) {
 }
 
 func snapshotID(s *Snapshot) string {
-	h := digest.NewSHA256()
+	h := sha256.New()
 	put := func(parts ...string) {
 		for _, p := range parts {
 			h.Write([]byte(p))
@@ -898,7 +909,7 @@ func snapshotID(s *Snapshot) string {
 	if s.Overlay != nil {
 		put("\x00overlay\x00", BlobID(s.Overlay))
 	}
-	sum := h.Sum()
+	sum := h.Sum(nil)
 	return hex.EncodeToString(sum[:16])
 }
 

@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kontext/kontext/engine/internal/config"
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/match"
-	"github.com/kontext/kontext/engine/internal/tomldoc"
 )
 
 // The path overlay gives paths to entries whose files kontext must not
@@ -52,19 +52,16 @@ type Overlay struct {
 }
 
 // ParseOverlay reads the overlay text of file. A file that is not valid
-// is an error diagnostic and no overlay. The error is the reader engine's
-// refusal of a text its snapshot does not record (it has no TOML parser).
-func ParseOverlay(file string, text []byte) (*Overlay, []entry.Diagnostic, error) {
+// is an error diagnostic and no overlay.
+func ParseOverlay(file string, text []byte) (*Overlay, []entry.Diagnostic) {
 	var of overlayFile
-	bad := func(line int, format string, args ...any) (*Overlay, []entry.Diagnostic, error) {
+	bad := func(line int, format string, args ...any) (*Overlay, []entry.Diagnostic) {
 		return nil, []entry.Diagnostic{{File: file, Line: line, Severity: "error", Code: CodeBadOverlay,
-			Message: fmt.Sprintf(format, args...) + "; the overlay is ignored until it is fixed"}}, nil
+			Message: fmt.Sprintf(format, args...) + "; the overlay is ignored until it is fixed"}}
 	}
-	if err := tomldoc.Decode(text, &of); err != nil {
-		var de *tomldoc.Error
+	if err := config.DecodeTOML(text, &of); err != nil {
+		var de *config.TOMLError
 		switch {
-		case errors.Is(err, tomldoc.ErrNoParser):
-			return nil, nil, entry.NoParser(file, 1)
 		case !errors.As(err, &de):
 			return bad(0, "%v", err)
 		case len(de.Unknown) > 0:
@@ -92,15 +89,7 @@ func ParseOverlay(file string, text []byte) (*Overlay, []entry.Diagnostic, error
 		}
 	}
 	sort.Strings(o.Keys)
-	return o, diags, nil
-}
-
-// overlayRecord is what a portable snapshot stores of an overlay text
-// (see tomldoc); "" when it cannot be recorded.
-func overlayRecord(text []byte) string {
-	var of overlayFile
-	err := tomldoc.Decode(text, &of)
-	return tomldoc.Encode(&of, err)
+	return o, diags
 }
 
 // lineOfKey finds the 1-based line where key is assigned (quoted or bare).

@@ -2,8 +2,6 @@ package kb
 
 import (
 	"testing"
-
-	"github.com/kontext/kontext/engine/internal/tomldoc/tomldoctest"
 )
 
 func TestOverlay(t *testing.T) {
@@ -65,15 +63,4 @@ func splitComma(s string) []string {
 		}
 	}
 	return out
-}
-
-// What a portable snapshot records of an overlay decodes back to what the
-// parser gives, problems included (the reader engine reads nothing else).
-func TestOverlayRecordIsParse(t *testing.T) {
-	tomldoctest.Check(t, []string{
-		"version = 1\n[paths]\n\"0007-x\" = [\"src/db/**\", 'lit/*']\n\"docs/adr/0009-y.md\" = []\n",
-		"[paths]\nx = \"not a list\"\n",
-		"version = 1\nextra = true\n",
-		"[paths\n",
-	}, overlayRecord, func() any { return &overlayFile{} }, nil)
 }

@@ -29,10 +29,7 @@ func SetOverlayKey(text []byte, key string, globs []string) (out []byte, rewritt
 	var before *Overlay
 	if len(text) > 0 {
 		var diags []string
-		o, ds, err := ParseOverlay(OverlayFile, text)
-		if err != nil {
-			return nil, false, err
-		}
+		o, ds := ParseOverlay(OverlayFile, text)
 		for _, d := range ds {
 			if d.Severity == "error" {
 				diags = append(diags, d.Message)
@@ -44,7 +41,7 @@ func SetOverlayKey(text []byte, key string, globs []string) (out []byte, rewritt
 		before = o
 	}
 	want := func(res []byte) bool {
-		o, _, _ := ParseOverlay(OverlayFile, res)
+		o, _ := ParseOverlay(OverlayFile, res)
 		if o == nil || !slices.Equal(o.Globs[key], globs) || (len(globs) == 0 && slices.Contains(o.Keys, key)) {
 			return false
 		}

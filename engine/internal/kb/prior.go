@@ -1,5 +1,3 @@
-//go:build !js
-
 package kb
 
 import (
@@ -10,8 +8,6 @@ import (
 // storedIndex is the match index of a stored compiled part, whatever
 // inputs it was built from (nil when there is none or it does not
 // decode): a rebuild keeps it when its sets are the same (priorFits).
-// The WASM engine, held to its size budget, builds the index again
-// (prior_js.go).
 func storedIndex(data string) *match.Index {
 	if data == "" {
 		return nil

@@ -3,6 +3,7 @@ package kb
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"hash/crc32"
 	"os"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/kontext/kontext/engine/internal/config"
 	"github.com/kontext/kontext/engine/internal/entry"
-	"github.com/kontext/kontext/engine/internal/tomldoc"
 )
 
 // Store keeps the compiled snapshot between processes: a native engine
@@ -55,7 +55,7 @@ type PortableStore interface {
 // another version is ignored (and rebuilt), never trusted.
 const (
 	snapshotMagic   = "KONTEXTSNAP\x00"
-	snapshotVersion = 8
+	snapshotVersion = 9
 )
 
 // SetStore makes the reader load its parse cache from s (once, before the
@@ -149,27 +149,91 @@ func (readPersist) load(r *Reader) {
 		return
 	}
 	r.tab, r.files, r.recs, r.compiled = t, nil, nil, t.compiled
-	for i := 0; i+1 < len(t.toml); i += 2 {
-		tomldoc.Remember(t.toml[i], t.toml[i+1])
-	}
+	r.decoded = t.decoded
 }
 
-// tomlRecords is what a portable snapshot stores of the TOML texts s was
-// read with (its configuration, its path overlay), text and record in
-// turn: the reader engine has no TOML parser and reads them from here.
-func tomlRecords(s *Snapshot) []string {
+// decoded is what a stored snapshot keeps of the TOML texts its read was
+// made with — the configuration and the path overlay — decoded, as JSON
+// data: a later read of the same texts takes them from here and parses no
+// TOML, so no engine needs a TOML parser to read a snapshot. Each is used
+// only for the very text (and file) it was decoded from.
+type decoded struct {
+	cfgText, cfg string // the configuration's text and config.Config as JSON
+	ovText, ov   string // the overlay's text and overlayData as JSON
+}
+
+// overlayData is a parsed overlay as a snapshot stores it.
+type overlayData struct {
+	File        string             `json:"file"`
+	Overlay     *Overlay           `json:"overlay"`
+	Diagnostics []entry.Diagnostic `json:"diagnostics"`
+}
+
+// decodedOf is what a snapshot stores of s's TOML texts: name, text and
+// JSON in turn ("config" and "overlay").
+func decodedOf(s *Snapshot) []string {
 	var out []string
-	if s.ConfigText != nil {
-		if rec := config.Record(s.ConfigText); rec != "" {
-			out = append(out, string(s.ConfigText), rec)
+	if s.ConfigText != nil && s.Config != nil {
+		if b, err := json.Marshal(s.Config); err == nil {
+			out = append(out, "config", string(s.ConfigText), string(b))
 		}
 	}
-	if s.Overlay != nil {
-		if rec := overlayRecord(s.Overlay); rec != "" {
-			out = append(out, string(s.Overlay), rec)
+	if s.Overlay != nil && s.Config != nil {
+		file := s.Config.Overlay()
+		ov, diags := ParseOverlay(file, s.Overlay)
+		if b, err := json.Marshal(overlayData{File: file, Overlay: ov, Diagnostics: diags}); err == nil {
+			out = append(out, "overlay", string(s.Overlay), string(b))
 		}
 	}
 	return out
+}
+
+// decodedFrom reads decodedOf's list back; nil when it holds nothing.
+func decodedFrom(list []string) (*decoded, bool) {
+	if len(list)%3 != 0 {
+		return nil, false
+	}
+	if len(list) == 0 {
+		return nil, true
+	}
+	d := &decoded{}
+	for i := 0; i < len(list); i += 3 {
+		switch list[i] {
+		case "config":
+			d.cfgText, d.cfg = list[i+1], list[i+2]
+		case "overlay":
+			d.ovText, d.ov = list[i+1], list[i+2]
+		default:
+			return nil, false
+		}
+	}
+	return d, true
+}
+
+// config is the stored configuration of file when its text is text, nil
+// when none is stored for them.
+func (d *decoded) config(file string, text []byte) *config.Config {
+	if d == nil || d.cfg == "" || d.cfgText != string(text) {
+		return nil
+	}
+	var c config.Config
+	if json.Unmarshal([]byte(d.cfg), &c) != nil || c.Path != file {
+		return nil
+	}
+	return &c
+}
+
+// overlay is the stored parse of the overlay file when its text is text;
+// ok is false when none is stored for them.
+func (d *decoded) overlay(file string, text []byte) (_ *Overlay, _ []entry.Diagnostic, ok bool) {
+	if d == nil || d.ov == "" || d.ovText != string(text) {
+		return nil, nil, false
+	}
+	var od overlayData
+	if json.Unmarshal([]byte(d.ov), &od) != nil || od.File != file {
+		return nil, nil, false
+	}
+	return od.Overlay, od.Diagnostics, true
 }
 
 // save writes the parse cache and the compiled form of s (the read that
@@ -388,12 +452,12 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 	if s != nil && n == len(names) && len(names) == len(files) {
 		compiled = encodeCompiled(s, files, names)
 	}
-	var toml []string
-	if portable && s != nil {
-		toml = tomlRecords(s)
+	var data []string
+	if s != nil {
+		data = decodedOf(s)
 	}
 	tlen := 0
-	for _, t := range toml {
+	for _, t := range data {
 		tlen += 8 + len(t)
 	}
 	w := &entry.Encoder{Buf: make([]byte, 0, 256+len(key)+len(keyList)*64+rowsCap+len(compiled)+tlen)}
@@ -432,7 +496,7 @@ func encodeSnapshot(files map[string]*cached, s *Snapshot, key string, stamp tim
 	}
 	binary.LittleEndian.PutUint32(w.Buf[at:], uint32(len(w.Buf)-at-4))
 	w.String(compiled)
-	w.Strings(toml)
+	w.Strings(data)
 	w.Buf = binary.LittleEndian.AppendUint32(w.Buf, crc32.ChecksumIEEE(w.Buf))
 	return w.Buf, parses // a row not stored has no parse: ""
 }
@@ -452,7 +516,8 @@ func SnapshotReadable(data []byte, key string) bool {
 type table struct {
 	rows, parses, compiled string
 	keys                   []string
-	toml                   []string // text, record, …: see tomlRecords
+	data                   []string // decodedOf's list, as stored
+	decoded                *decoded // the configuration and overlay as data
 	n                      int
 	racyFrom               int64 // a file modified at or after this (Unix ns) is racy
 	// Where each row and its parse start: built at first use by a native
@@ -561,8 +626,9 @@ func decodeSnapshot(data []byte, key string) (*table, error) {
 	}
 	t.rows, r.Buf = r.Buf[4:4+rows], r.Buf[4+rows:]
 	t.compiled = r.String()
-	t.toml = r.Strings()
-	if len(t.toml)%2 != 0 {
+	var ok bool
+	t.data = r.Strings()
+	if t.decoded, ok = decodedFrom(t.data); !ok {
 		return nil, errBadSnapshot
 	}
 	if r.Err != nil || len(r.Buf) < 4 || n > uint64(len(t.rows)) || uint64(len(r.Buf)-4) != plen {

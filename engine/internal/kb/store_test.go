@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,9 +97,9 @@ func layout(t *testing.T, data []byte) (compiled, crc int) {
 		t.Fatal(err)
 	}
 	crc = len(data) - len(st.parses) - 4 // the parses follow the CRC
-	toml := &entry.Encoder{}
-	toml.Strings(st.toml) // between the compiled part and the CRC
-	return crc - len(toml.Buf) - len(st.compiled), crc
+	enc := &entry.Encoder{}
+	enc.Strings(st.data) // between the compiled part and the CRC
+	return crc - len(enc.Buf) - len(st.compiled), crc
 }
 
 // resum makes data's CRC match its (edited) bytes again.
@@ -446,13 +445,13 @@ func TestPortableStore(t *testing.T) {
 	}
 }
 
-// A portable snapshot records how its configuration and path overlay
-// decode (the reader engine has no TOML parser); a snapshot kept on disk,
-// read where the parser is, records none.
-func TestPortableStoreRecordsTOML(t *testing.T) {
+// A stored snapshot, portable or kept on disk, holds its configuration
+// and path overlay decoded, as JSON data; a reader of the same texts takes
+// them from there, equal to what the parser gives.
+func TestSnapshotStoresDecodedTOML(t *testing.T) {
 	fs := memfs.New()
-	cfg := "[kinds.decision]\ndir = \"docs/adr\"\n"
-	overlay := "version = 1\n[paths]\n\"e-1\" = [\"src/**\"]\n"
+	cfg := "[kinds.decision]\ndir = \"docs/adr\"\n[llm]\nadapter = \"x\"\n"
+	overlay := "version = 1\n[paths]\n\"e-1\" = [\"src/**\", \"[\"]\n"
 	for name, text := range map[string]string{".kontext.toml": cfg, ".ai/paths.toml": overlay, ".ai/conventions/e-1.md": entryText(1, 1)} {
 		if err := util.WriteFile(fs, name, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
@@ -473,12 +472,26 @@ func TestPortableStoreRecordsTOML(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []string{cfg, config.Record([]byte(cfg)), overlay, overlayRecord([]byte(overlay))}
-		if !portable {
-			want = nil
+		if len(st.data) != 6 || st.data[0] != "config" || st.data[1] != cfg || st.data[3] != "overlay" || st.data[4] != overlay {
+			t.Fatalf("portable %v: stored data %q", portable, st.data)
 		}
-		if !slices.Equal(st.toml, want) || (portable && (want[1] == "" || want[3] == "")) {
-			t.Fatalf("portable %v: TOML records %q, want %q", portable, st.toml, want)
+		want, err := config.Parse(".kontext.toml", []byte(cfg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := st.decoded.config(".kontext.toml", []byte(cfg)); !reflect.DeepEqual(got, want) {
+			t.Fatalf("portable %v: stored configuration %+v, parsed %+v", portable, got, want)
+		}
+		if got := st.decoded.config(".ai/kontext.toml", []byte(cfg)); got != nil {
+			t.Fatalf("portable %v: the configuration of another file is taken from the snapshot", portable)
+		}
+		if got := st.decoded.config(".kontext.toml", []byte(cfg+"\n")); got != nil {
+			t.Fatalf("portable %v: the configuration of another text is taken from the snapshot", portable)
+		}
+		wantOv, wantDiags := ParseOverlay(".ai/paths.toml", []byte(overlay))
+		gotOv, gotDiags, ok := st.decoded.overlay(".ai/paths.toml", []byte(overlay))
+		if !ok || !reflect.DeepEqual(gotOv, wantOv) || !reflect.DeepEqual(gotDiags, wantDiags) || len(wantDiags) != 1 {
+			t.Fatalf("portable %v: stored overlay %+v %+v, parsed %+v %+v", portable, gotOv, gotDiags, wantOv, wantDiags)
 		}
 	}
 }

@@ -1,15 +1,14 @@
 // Package markdown renders entry bodies (Markdown) to HTML for display:
-// CommonMark plus GFM tables, parsed by goldmark (the
-// parser the engine already uses to read entries) and written by this
-// package's own small HTML writer (html.go), which keeps goldmark's
-// renderer out of the WASM engine.
+// CommonMark plus GitHub Flavored Markdown (tables, strikethrough, task
+// lists, autolinks), by goldmark and its own HTML renderer.
 //
 // The output is safe to hand to a browser's HTML parser: raw HTML in the
-// source is dropped (a "raw HTML omitted" comment stands in its place; it
-// is never rendered as markup), links and images keep their target only
-// for http, https, mailto, relative references and #fragments (any other
-// target becomes href="" and the console shows the link as text), and
-// every text is escaped.
+// source is dropped (goldmark's renderer without its unsafe option writes
+// a "raw HTML omitted" comment in its place), links and images keep their
+// target only for http, https, mailto, relative references and #fragments
+// (any other target becomes href="" and the console shows the link as
+// text; an autolink to another scheme becomes such a link), and every
+// text is escaped.
 // [[id]] and [[id|label]] become <a class="wikilink" data-entry-id="id">,
 // without an href: the caller decides where an entry lives.
 //
@@ -22,13 +21,15 @@ package markdown
 
 import (
 	"bytes"
+	"sync"
 
+	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
-
-	"github.com/kontext/kontext/engine/internal/lazy"
 )
 
 // MaxSize is the largest text Render parses as Markdown: the cost of the
@@ -54,25 +55,30 @@ type Result struct {
 	Plain bool `json:"plain"`
 }
 
-// md is goldmark's parser with GFM tables (gfm.go) and
-// [[id]] links (wikilink.go).
-// Built at first use, not at package initialisation.
-var md = lazy.Value[parser.Parser]{Build: buildMd}
+// md is goldmark with its GFM extension, its HTML renderer (raw HTML
+// omitted), [[id]] links (wikilink.go) and the link allow-list
+// (safeLinks). Built at first use, not at package initialisation.
+var md = sync.OnceValue(buildMd)
 
-func buildMd() parser.Parser {
-	return parser.NewParser(
-		parser.WithBlockParsers(blockParsers()...),
-		parser.WithInlineParsers(append(parser.DefaultInlineParsers(),
-			util.Prioritized(&wikiLinkParser{}, 199))...),
-		parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(),
-			// Before link references (100) and tables (200) read the paragraph.
-			util.Prioritized(&longParagraph{}, 10),
-			util.Prioritized(&tableTransformer{}, 200))...),
+func buildMd() goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithParser(parser.NewParser(
+			parser.WithBlockParsers(blockParsers()...),
+			parser.WithInlineParsers(append(parser.DefaultInlineParsers(),
+				util.Prioritized(&wikiLinkParser{}, 199))...),
+			parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(),
+				// Before link references (100) and tables (200) read the paragraph.
+				util.Prioritized(&longParagraph{}, 10))...),
+			parser.WithASTTransformers(util.Prioritized(safeLinks{}, 1000)),
+		)),
+		goldmark.WithExtensions(extension.GFM),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(wikiLinkHTML{}, 500))),
 	)
 }
 
 // Render renders src. It never fails: a text goldmark cannot handle (a
-// panic inside it) is shown as preformatted text, like an oversized one.
+// panic or an error inside it) is shown as preformatted text, like an
+// oversized one.
 func Render(src string) (res Result) {
 	if len(src) > MaxSize {
 		return plain(src)
@@ -82,24 +88,82 @@ func Render(src string) (res Result) {
 			res = plain(src)
 		}
 	}()
-	return Result{HTML: render(src)}
+	out, err := render(src)
+	if err != nil {
+		return plain(src)
+	}
+	return Result{HTML: out}
 }
 
 // render parses src and writes its HTML (a panic escapes it: Render
 // recovers, the fuzz test must see it).
-func render(src string) string {
-	b := CapNesting([]byte(src), maxPrefix)
-	w := &htmlWriter{src: b}
-	_ = ast.Walk(md.Get().Parse(text.NewReader(b)), w.node) // the writer never fails
-	return w.String()
+func render(src string) (string, error) {
+	var out bytes.Buffer
+	err := md().Convert(CapNesting([]byte(src), maxPrefix), &out)
+	return out.String(), err
 }
 
 func plain(src string) Result {
-	w := &htmlWriter{}
-	w.WriteString("<pre><code>")
-	w.raw([]byte(src))
-	w.WriteString("</code></pre>\n")
-	return Result{HTML: w.String(), Plain: true}
+	return Result{HTML: "<pre><code>" + string(util.EscapeHTML([]byte(src))) + "</code></pre>\n", Plain: true}
+}
+
+// safeLinks drops the target of every link and image whose target is not
+// on the allow-list (safeURL), and turns an autolink to another scheme
+// into a link without a target: goldmark's renderer only drops a few
+// schemes it knows to be dangerous.
+type safeLinks struct{}
+
+func (safeLinks) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
+	src := reader.Source()
+	var unsafe []*ast.AutoLink
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Link:
+			if !safeURL(util.URLEscape(n.Destination, true)) {
+				n.Destination = nil
+			}
+		case *ast.Image:
+			if !safeURL(util.URLEscape(n.Destination, true)) {
+				n.Destination = nil
+			}
+		case *ast.AutoLink:
+			if n.AutoLinkType == ast.AutoLinkURL && !safeURL(util.URLEscape(n.URL(src), false)) {
+				unsafe = append(unsafe, n)
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, n := range unsafe {
+		link := ast.NewLink()
+		label := ast.NewString(n.Label(src))
+		label.SetRaw(true) // written escaped, as it is
+		link.AppendChild(link, label)
+		n.Parent().ReplaceChild(n.Parent(), n, link)
+	}
+}
+
+// safeURL reports whether url (percent-encoded) is an http, https or
+// mailto URL, a #fragment or a relative reference. A space, control
+// character or backslash (which percent-encoding leaves none of) makes it
+// unsafe: browsers ignore some of them inside a scheme.
+func safeURL(url []byte) bool {
+	colon := -1
+	for i, c := range url {
+		if c <= ' ' || c == 0x7f || c == '\\' {
+			return false
+		}
+		if c == ':' && colon < 0 {
+			colon = i
+		}
+		if (c == '/' || c == '?' || c == '#') && colon < 0 {
+			return true // relative: no scheme before the path, query or fragment
+		}
+	}
+	lower := bytes.ToLower(url)
+	return colon < 0 || bytes.HasPrefix(lower, []byte("http:")) || bytes.HasPrefix(lower, []byte("https:")) || bytes.HasPrefix(lower, []byte("mailto:"))
 }
 
 // blockParsers are goldmark's, with ATX headings (the only parser

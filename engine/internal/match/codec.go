@@ -71,8 +71,6 @@ func (b *builder) encode(sets []Set) []byte {
 	}
 	for t := range tabs {
 		// Ids break ties, as a stable sort of the increasing ids would.
-		// sort.Slice, not slices: a SortStableFunc over int32 was the
-		// WASM engine's only copy of that sort (bytes against its budget).
 		ids := tabs[t]
 		sort.Slice(ids, func(i, j int) bool {
 			if c := strings.Compare(keyOf(t, &b.globs[ids[i]]), keyOf(t, &b.globs[ids[j]])); c != 0 {

@@ -9,9 +9,8 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
-
-	"github.com/kontext/kontext/engine/internal/lazy"
 )
 
 // The kinds of findings, as they appear in "[redacted:<kind>]".
@@ -49,7 +48,7 @@ type rule struct {
 
 // rules are compiled on first use: a CLI call that redacts nothing pays
 // no regexp compilation at start-up.
-var rules = lazy.Value[[]rule]{Build: buildRules}
+var rules = sync.OnceValue(buildRules)
 
 func buildRules() []rule {
 	return []rule{
@@ -89,7 +88,7 @@ func buildRules() []rule {
 // empty map when none). Redacting its own output changes nothing.
 func Text(s string) (string, map[string]int) {
 	counts := map[string]int{}
-	for _, r := range rules.Get() {
+	for _, r := range rules() {
 		if !r.re.MatchString(s) {
 			continue
 		}

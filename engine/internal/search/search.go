@@ -10,11 +10,11 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/kontext/kontext/engine/internal/fold"
-	"github.com/kontext/kontext/engine/internal/lazy"
 )
 
 // BM25F parameters of entries.search (README "The application API").
@@ -39,7 +39,7 @@ var fieldWeight = [numFields]float64{3, 2, 2, 1}
 var stopwordsTxt string
 
 // Parsed at first use, not at package initialisation.
-var stopwords = lazy.Value[map[string]struct{}]{Build: buildStopwords}
+var stopwords = sync.OnceValue(buildStopwords)
 
 func buildStopwords() map[string]struct{} {
 	return parseStopwords(stopwordsTxt)
@@ -60,7 +60,7 @@ func parseStopwords(s string) map[string]struct{} {
 // IsStopWord reports whether tok is on the fixed English stop-word list. tok
 // is compared as is, so it must already be lower-case and folded.
 func IsStopWord(tok string) bool {
-	_, ok := stopwords.Get()[tok]
+	_, ok := stopwords()[tok]
 	return ok
 }
 
@@ -206,9 +206,7 @@ func Build(docs []Doc) *Index {
 	for d := range order {
 		order[d] = int32(d)
 	}
-	// Positions break ties: the stable order. sort.Slice, not slices: a
-	// SortStableFunc over int32 would be the WASM engine's only copy of
-	// that sort (bytes against its size budget).
+	// Positions break ties: the stable order.
 	sort.Slice(order, func(i, j int) bool {
 		if c := strings.Compare(ids[order[i]], ids[order[j]]); c != 0 {
 			return c < 0

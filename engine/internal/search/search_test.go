@@ -48,7 +48,7 @@ func TestTokenize(t *testing.T) {
 
 func TestStopWords(t *testing.T) {
 	n := 0
-	for w := range stopwords.Get() {
+	for w := range stopwords() {
 		n++
 		if w != strings.ToLower(w) || strings.TrimSpace(w) != w {
 			t.Errorf("stop word %q is not a lower-case token", w)

@@ -375,19 +375,20 @@ test("a KV namespace binding: the bundle replaced between requests is seen", asy
   writeFileSync(join(store, "kv", "snapshot"), "v2\n");
 });
 
-test("the worker runs the reader engine: a bundle without its compiled snapshot is refused, not parsed", async () => {
+test("the worker runs the one engine: a stored bundle without its compiled snapshot is parsed and answers alike", async () => {
+  putStore("kv", bundles.tiny, "tiny-2");
+  const want = await call(open, "/v1/repos/kv/governing?path=src/a.go");
+  assert.equal(want.status, 200, want.text);
   const raw = JSON.parse(readFileSync(bundles.tiny, "utf8"));
   delete raw.snapshot;
   const rawFile = join(work, "tiny-raw.json");
   writeFileSync(rawFile, JSON.stringify(raw));
   putStore("kv", rawFile, "raw-1");
   const r = await call(open, "/v1/repos/kv/governing?path=src/a.go");
-  assert.equal(r.status, 500, r.text);
-  assert.equal(r.json.ok, false);
-  assert.equal(r.json.error.code, "unsupported_operation");
-  assert.match(r.json.error.message, /reader engine/);
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.json.result, want.json.result);
   assert.equal((await call(open, "/v1/repos/tiny/status")).status, 200, "the other repositories still answer");
-  putStore("kv", bundles.tiny, "tiny-2");
+  putStore("kv", bundles.tiny, "tiny-3");
   assert.equal((await call(open, "/v1/repos/kv/governing?path=src/a.go")).status, 200);
 });
 
@@ -398,7 +399,7 @@ test("kontext edge build: a directory wrangler deploy --dry-run accepts", () => 
   const res = JSON.parse(r.stdout);
   assert.deepEqual(res.repos.map((x) => x.name), ["demo", "big"]);
   assert.ok(res.gzip_bytes > 1e6 && res.gzip_bytes < res.free_plan_limit_bytes, `${res.gzip_bytes} gzip bytes`);
-  for (const f of ["main.js", "worker/worker.js", "index.js", "wasm_exec.js", "kontext-reader.wasm", "repos/demo.json", "repos/big.json", "wrangler.toml"]) {
+  for (const f of ["main.js", "worker/worker.js", "index.js", "wasm_exec.js", "kontext.wasm", "repos/demo.json", "repos/big.json", "wrangler.toml"]) {
     assert.ok(existsSync(join(out, f)), f);
   }
   assert.match(readFileSync(join(out, "wrangler.toml"), "utf8"), /^name = "kontext-test"$/m);
@@ -406,7 +407,7 @@ test("kontext edge build: a directory wrangler deploy --dry-run accepts", () => 
   const w = spawnSync(join(repoRoot, "node_modules", ".bin", "wrangler"), ["deploy", "--dry-run", "--outdir", dry], { cwd: out, env: { ...env, CI: "true" }, encoding: "utf8", timeout: 300000 });
   assert.equal(w.status, 0, w.stdout + w.stderr);
   assert.match(w.stdout, /--dry-run: exiting now/);
-  assert.match(w.stdout, /kontext-reader\.wasm\s*│\s*compiled-wasm/);
+  assert.match(w.stdout, /kontext\.wasm\s*│\s*compiled-wasm/);
   assert.match(w.stdout, /repos\/big\.json\s*│\s*text/);
   assert.ok(existsSync(join(dry, "main.js")));
   // A second build replaces the first; a foreign directory is refused.

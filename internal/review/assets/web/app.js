@@ -725,7 +725,7 @@ var KontextError = class extends Error {
   }
 };
 async function loadEngine(options = {}) {
-  const source = options.wasm !== void 0 ? options.wasm : new URL(options.reader ? "./kontext-reader.wasm" : "./kontext.wasm", import.meta.url);
+  const source = options.wasm !== void 0 ? options.wasm : new URL("./kontext.wasm", import.meta.url);
   const budget = options.tieringBudget === void 0 ? TIERING_BUDGET : options.tieringBudget;
   if (budget !== null && !(Number.isInteger(budget) && budget > 0 && budget < 2 ** 31)) {
     throw new TypeError("loadEngine: tieringBudget must be a positive integer below 2^31, or null");
@@ -926,12 +926,7 @@ var Engine = class {
   abi() {
     return unwrap(this.#api.abi());
   }
-  /**
-   * False for the reader engine (kontext-reader.wasm): it opens bundles
-   * that carry a compiled snapshot and answers from it, and refuses what
-   * would need a parser (files without a snapshot, files changed since it
-   * was built, render) with KontextError code unsupported_operation.
-   */
+  /** Always true: the engine parses files (kept for callers that check it). */
   get parser() {
     return this.abi().parser;
   }
@@ -1060,8 +1055,7 @@ var Engine = class {
    * refused with a KontextError (code unsupported_bundle) naming both
    * versions; minor versions only add fields. The head's compiled snapshot
    * (format 1.2, `snapshot`) is used when it matches the files, so no
-   * Markdown or YAML is parsed; immutable as in open(). The reader engine
-   * opens only a head with its snapshot (not base: true).
+   * Markdown or YAML is parsed; immutable as in open().
    */
   openBundle(bundle, { now, base = false, immutable = false } = {}) {
     const doc = typeof bundle === "string" ? JSON.parse(bundle) : bundle instanceof ArrayBuffer || ArrayBuffer.isView(bundle) ? JSON.parse(utf8Text(bundle)) : bundle;
@@ -1154,14 +1148,10 @@ function base64ToBytes(b64) {
   return out;
 }
 async function startEngine() {
-  if (inlinedEngine()) return fullEngine();
   const early = window.__KONTEXT_EARLY__;
-  const compiled = early && early.engine ? await early.engine : null;
+  const compiled = !inlinedEngine() && early && early.engine ? await early.engine : null;
   if (compiled instanceof WebAssembly.Module) {
-    try {
-      return await loadEngine({ wasm: compiled });
-    } catch {
-    }
+    full ??= loadEngine({ wasm: compiled }).catch(() => loadFull());
   }
   return fullEngine();
 }
@@ -1220,31 +1210,7 @@ async function initialBundle() {
 }
 var LIST_PAGE = 100;
 async function openBundle(bundle) {
-  if (state.engine.parser === false) {
-    try {
-      if (typeof bundle?.snapshot === "string") return openWith(bundle);
-    } catch (err) {
-      if (!needsParser(err)) throw err;
-    }
-    state.engine = await fullEngine();
-  }
   return openWith(bundle);
-}
-function needsParser(err) {
-  const code = err && (err.code || err.envelope && err.envelope.error && err.envelope.error.code);
-  return code === "unsupported_operation";
-}
-async function switchToFull() {
-  const gen = state.generation;
-  const engine = await fullEngine();
-  if (state.generation !== gen || state.engine === engine) return state.generation === gen;
-  const a = state.headArgs;
-  const head = engine.open({ files: a.files, revision: a.revision, snapshot: a.snapshot, immutable: true });
-  state.head.close();
-  state.head = head;
-  state.engine = engine;
-  performance.mark("kontext:full-engine");
-  return true;
 }
 function openWith(bundle) {
   if (!bundle || typeof bundle !== "object") throw new Error("the bundle is not a JSON object");
@@ -1261,7 +1227,6 @@ function openWith(bundle) {
   try {
     const paths = normalisePaths(Array.isArray(bundle.changed_paths) ? bundle.changed_paths : []);
     governing = paths.length ? request(head, "entries.governing", { paths }).entries : [];
-    if (!paths.length && state.engine.parser === false) request(head, "status", {});
   } catch (err) {
     head.close();
     throw err;
@@ -1300,8 +1265,6 @@ async function finishOpen(pause) {
   const head = state.head;
   const paused = async () => (await pause(), state.generation === gen);
   if (!await paused()) return false;
-  if (state.engine.parser === false) fullEngine().catch(() => {
-  });
   const entries = [];
   let diagnostics = [];
   for (let offset = 0; ; ) {
@@ -1320,7 +1283,6 @@ async function finishOpen(pause) {
   state.byId = new Map(entries.map((e) => [e.id, e]));
   state.status = request(head, "status", {});
   if (!await paused()) return false;
-  if (!await switchToFull()) return false;
   openBase();
   performance.mark("kontext:base-opened");
   if (!await paused()) return false;
@@ -2018,8 +1980,6 @@ async function main() {
   const bundleP = initialBundle().then((b) => {
     bundle = b;
     performance.mark("kontext:bundle-parsed");
-    if (!b || typeof b.snapshot !== "string") fullEngine().catch(() => {
-    });
   }, (err) => {
     bundleError = err;
   });
