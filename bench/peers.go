@@ -235,7 +235,12 @@ func peerRows(root, bin, tmp string) ([]row, []string) {
 	if agErr == nil {
 		// As a user opts out: telemetry off in archgate's own settings too.
 		ag("telemetry", "disable").run()
-		notes = append(notes, fmt.Sprintf("archgate %s: the npm package `%s@%s` (its prebuilt binary), installed at bench time with `npm install --prefix .cache/peers`; run with telemetry off (`archgate telemetry disable`, ARCHGATE_TELEMETRY=0, DO_NOT_TRACK=1)",
+		// archgate asks GitHub for a newer release once a day and records
+		// when it did; this machine reaches no GitHub, so each call would
+		// try again: record a check made now, as a user's machine has.
+		check(os.MkdirAll(filepath.Join(home, ".archgate"), 0o755))
+		check(os.WriteFile(filepath.Join(home, ".archgate", "last-update-check"), []byte(fmt.Sprint(time.Now().UnixMilli())), 0o644))
+		notes = append(notes, fmt.Sprintf("archgate %s: the npm package `%s@%s` (its prebuilt binary), installed at bench time with `npm install --prefix .cache/peers`; run with telemetry off (`archgate telemetry disable`, ARCHGATE_TELEMETRY=0, DO_NOT_TRACK=1) and its daily update check recorded as done (this machine reaches no GitHub)",
 			archgateVersion, archgatePkg, archgateVersion))
 	}
 	dgWhy := npmMissing("decision-guardian")
@@ -262,12 +267,11 @@ func peerRows(root, bin, tmp string) ([]row, []string) {
 	if !bytes.Contains(out, []byte(fmt.Sprintf("d-%04d", want))) {
 		check(fmt.Errorf("kontext governing %s does not name d-%04d:\n%s", path, want, tail(out)))
 	}
-	var oneRef []float64 // the peers' medians, for the floor row
-	var oneOurs float64
 	type peerResult struct {
 		name       string
 		ours, ref  float64
 		ratio, cpu float64
+		floor      bool // archgate's start-up, not an answer: no budget
 	}
 	var one []peerResult
 	if agErr == nil {
@@ -287,28 +291,33 @@ func peerRows(root, bin, tmp string) ([]row, []string) {
 		}
 		check(err)
 		for _, c := range []struct {
-			name string
-			cmd  peerCmd
+			name  string
+			cmd   peerCmd
+			floor bool
 		}{
-			{"`archgate review-context` (the path the one changed file)", rc},
-			{"`archgate check --json <path>` (selects the ADRs whose files match; no rules to run, an empty answer: archgate's floor)", ag("check", "--json", path)},
+			{"`archgate review-context` (the path the one changed file)", rc, false},
+			{"`archgate check --json <path>`", ag("check", "--json", path), true},
 		} {
 			o, r, ratio, cpu, err := peerPairs(15, gov, c.cmd)
 			check(err)
-			one = append(one, peerResult{c.name, o, r, ratio, cpu})
-			oneRef, oneOurs = append(oneRef, r), o
+			one = append(one, peerResult{c.name, o, r, ratio, cpu, c.floor})
 		}
 		check(os.WriteFile(f, old, 0o644))
 	}
 	for _, p := range one {
-		rows = append(rows, row{
+		r := row{
 			workload:  fmt.Sprintf("peers, one path: `kontext governing <path>` vs %s; 20,000 files, 1,000 decisions, whole process, median of 15 interleaved pairs", p.name),
 			ours:      ms(p.ours),
 			reference: ms(p.ref) + " (archgate " + archgateVersion + ")",
 			ratio:     fmt.Sprintf("%.1f× faster (CPU %.1f×)", p.ratio, p.cpu),
 			budget:    "≥ 3× faster than the fastest peer",
 			pass:      p.ratio >= 3,
-		})
+		}
+		if p.floor {
+			r.workload += floorNote
+			r.budget, r.result = "— (floor)", fmt.Sprintf("floor: %.1f×", p.ratio)
+		}
+		rows = append(rows, r)
 	}
 	if agErr != nil {
 		rows = append(rows, row{workload: "peers, one path: archgate", ours: "—", reference: "not measured: " + agErr.Error(), ratio: "—", budget: "≥ 3× faster than the fastest peer", result: "not measured"})
@@ -317,7 +326,6 @@ func peerRows(root, bin, tmp string) ([]row, []string) {
 		row{workload: "peers, one path: Decision Guardian", ours: "—", reference: "not measured: " + dgWhy, ratio: "—", budget: "≥ 3× faster than the fastest peer", result: "not measured"},
 		row{workload: "peers, one path: adrkit", ours: "—", reference: "not measured: " + adrkitWhy, ratio: "—", budget: "≥ 3× faster than the fastest peer", result: "not measured"},
 	)
-	_ = oneOurs
 
 	// (b) A change of 3,000 files (3 in each of the 1,000 parts, so every
 	// decision governs three of them), staged: archgate's `review-context
@@ -379,12 +387,12 @@ func peerRows(root, bin, tmp string) ([]row, []string) {
 		o, r, ratio, cpu, err = peerPairs(9, ci, ag("check", "--staged", "--json"))
 		check(err)
 		rows = append(rows, row{
-			workload:  "peers, a 3,000-file change (staged): `kontext ci --base HEAD --notice --format json` vs `archgate check --staged --json` (selects the ADRs whose files match the staged files; no rules to run, an empty answer: archgate's floor), median of 9 interleaved pairs",
+			workload:  "peers, a 3,000-file change (staged): `kontext ci --base HEAD --notice --format json` vs `archgate check --staged --json`" + floorNote + ", median of 9 interleaved pairs",
 			ours:      ms(o),
 			reference: ms(r) + " (archgate " + archgateVersion + ")",
 			ratio:     fmt.Sprintf("%.1f× faster (CPU %.1f×)", ratio, cpu),
-			budget:    "≥ 2× faster than the fastest peer",
-			pass:      ratio >= 2,
+			budget:    "— (floor)",
+			result:    fmt.Sprintf("floor: %.1f×", ratio),
 		})
 		o2, r2, ratio2, cpu2, err := peerPairs(9, api, rc)
 		check(err)
@@ -396,9 +404,17 @@ func peerRows(root, bin, tmp string) ([]row, []string) {
 		row{workload: "peers, a 3,000-file change: Decision Guardian", ours: "—", reference: "not measured: " + dgWhy, ratio: "—", budget: "≥ 2× faster than the fastest peer", result: "not measured"},
 		row{workload: "peers, a 3,000-file change: adrkit", ours: "—", reference: "not measured: " + adrkitWhy, ratio: "—", budget: "≥ 2× faster than the fastest peer", result: "not measured"},
 	)
-	_ = oneRef
 	return rows, notes
 }
+
+// floorNote says what an archgate check row measures: with ADRs that
+// have no rules, check returns before it selects a file (it never reads
+// the change), so its time is archgate's start-up, a floor under any
+// answer it gives, not an answer. An ADR with a companion rule that
+// reports its files makes check answer, but then one call over these
+// 1,000 ADRs takes minutes and gigabytes (the results' method says so):
+// no row runs that.
+const floorNote = " (ADRs without rules: check returns before selecting any file, so this is archgate's start-up, a floor under any answer it gives, not an answer; no budget)"
 
 // tail is the last few hundred bytes of a command's output, on one line.
 func tail(out []byte) string {
