@@ -209,6 +209,10 @@ func kontextEnv(bin string) []string {
 	return env
 }
 
+// peerRows writes the peer repository under tmp, installs the peers
+// (archgate) into root/.cache/peers and measures kontext (bin) against
+// each, one path and a 3,000-file change; a peer that is not installable
+// or fails is a row that says why.
 func peerRows(root, bin, tmp string) ([]row, []string) {
 	var rows []row
 	var notes []string
@@ -281,9 +285,9 @@ func peerRows(root, bin, tmp string) ([]row, []string) {
 	if agErr == nil {
 		// archgate answers "which ADRs apply" for the changed files
 		// (`review-context`: staged and unstaged): the path is the one
-		// changed file. `check <path>` selects the ADRs whose files match
-		// the path and runs their rules; with no rules it answers nothing,
-		// so it is its floor, not its answer.
+		// changed file. `check <path>` would run the rules of the ADRs
+		// whose files match the path; with ADRs without rules it returns
+		// before selecting any: archgate's start-up, its floor.
 		f := filepath.Join(dir, filepath.FromSlash(path))
 		old, err := os.ReadFile(f)
 		check(err)
