@@ -24,6 +24,7 @@ import (
 type row struct {
 	workload, ours, reference, ratio, budget string
 	pass                                     bool
+	result                                   string // printed instead of pass / FAIL when set (a row not measured)
 }
 
 func main() {
@@ -36,6 +37,7 @@ func main() {
 	mcpOnly := flag.Bool("mcp-only", false, "run only the MCP answer-size and brief --diff rows and print them (bench/results.md is not written)")
 	consoleOnly := flag.Bool("console-only", false, "run only the review console rows (headless Chromium) and print them (bench/results.md is not written)")
 	largeOnly := flag.Bool("large-history-only", false, "run only the large-history rows (governing with history cached, changed between tags, cold history index) and print them (bench/results.md is not written)")
+	peersOnly := flag.Bool("peers-only", false, "run only the peer rows (archgate, Decision Guardian, adrkit on a 20,000-file repository) and print them (bench/results.md is not written)")
 	flag.Parse()
 	if *listOnly != "" {
 		listFloor(*listOnly)
@@ -108,6 +110,13 @@ func main() {
 		fmt.Print(render(rows, notes))
 		return
 	}
+	if *peersOnly {
+		tmp, bin := workspace(root)
+		defer os.RemoveAll(tmp)
+		rows, notes = peerRows(root, bin, tmp)
+		fmt.Print(render(rows, notes))
+		return
+	}
 	if *wasmOnly {
 		tmp, err := os.MkdirTemp("", "kontext-bench-")
 		check(err)
@@ -173,6 +182,9 @@ func main() {
 
 	rrows, rnotes := prRows(bin, tmp)
 	rows, notes = append(rows, rrows...), append(notes, rnotes...)
+
+	peer, peerNotes := peerRows(root, bin, tmp)
+	rows, notes = append(rows, peer...), append(notes, peerNotes...)
 
 	hrows, hnotes := historyRows(root)
 	rows, notes = append(rows, hrows...), append(notes, hnotes...)
@@ -360,6 +372,9 @@ func render(rows []row, notes []string) string {
 		res := "pass"
 		if !r.pass {
 			res = "**FAIL**"
+		}
+		if r.result != "" {
+			res = r.result
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", r.workload, r.ours, r.reference, r.ratio, r.budget, res)
 	}
