@@ -29,6 +29,7 @@ import (
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/engine/markdown"
 )
 
 // ABI is the version of the function table; it is part of the global's
@@ -666,7 +667,8 @@ func abi(_ []js.Value) (any, error) {
 	return out, nil
 }
 
-// render(markdown) is RenderMarkdown: {html, plain}.
+// render(markdown) renders an entry body to safe HTML (engine/markdown):
+// {html, plain}.
 func render(args []js.Value) (any, error) {
 	src, ok, err := stringArg(args, 0, "markdown")
 	if err != nil {
@@ -675,5 +677,5 @@ func render(args []js.Value) (any, error) {
 	if !ok {
 		return nil, apierr.Invalid("markdown is required")
 	}
-	return engine.RenderMarkdown(src), nil
+	return markdown.Render(src), nil
 }

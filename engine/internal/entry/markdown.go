@@ -9,7 +9,7 @@ import (
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 
-	"github.com/kontext/kontext/engine/internal/markdown"
+	"github.com/kontext/kontext/engine/internal/nesting"
 )
 
 // mdDoc is a Markdown text parsed by goldmark plus what is needed to map
@@ -81,7 +81,7 @@ const maxPrefix = 128
 
 // capNesting caps the container nesting of src at maxPrefix (offsets and
 // line numbers unchanged, so positions map back onto src).
-func capNesting(src []byte) []byte { return markdown.CapNesting(src, maxPrefix) }
+func capNesting(src []byte) []byte { return nesting.Cap(src, maxPrefix) }
 
 // lineIndex returns the 0-based line of byte offset off.
 func (d *mdDoc) lineIndex(off int) int {

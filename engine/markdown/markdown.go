@@ -17,6 +17,10 @@
 // one block (a paragraph over maxParagraph is shown as preformatted text,
 // without inline parsing); a text over MaxSize is shown as preformatted
 // text altogether.
+//
+// The WASM engine (its render()) and the review console link this package;
+// the engine's dispatcher and the native CLI do not, so a command-line call
+// never initialises goldmark's extensions.
 package markdown
 
 import (
@@ -30,6 +34,8 @@ import (
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/kontext/kontext/engine/internal/nesting"
 )
 
 // MaxSize is the largest text Render parses as Markdown: the cost of the
@@ -99,7 +105,7 @@ func Render(src string) (res Result) {
 // recovers, the fuzz test must see it).
 func render(src string) (string, error) {
 	var out bytes.Buffer
-	err := md().Convert(CapNesting([]byte(src), maxPrefix), &out)
+	err := md().Convert(nesting.Cap([]byte(src), maxPrefix), &out)
 	return out.String(), err
 }
 
@@ -205,39 +211,4 @@ func (*longParagraph) Transform(node *ast.Paragraph, _ text.Reader, _ parser.Con
 	code := ast.NewCodeBlock()
 	code.SetLines(lines)
 	node.Parent().ReplaceChild(node.Parent(), node, code)
-}
-
-// CapNesting returns src with every line's container-marker prefix (">",
-// list markers, indentation) beyond max blanked out: the markers become
-// spaces, so offsets and line numbers are unchanged and the line still
-// renders, only less deeply nested. Goldmark's block parser is quadratic in
-// the nesting one line opens; every caller of goldmark goes through this.
-// src itself is returned when nothing is capped.
-func CapNesting(src []byte, max int) []byte {
-	var out []byte
-	run, lineStart := 0, true
-	for i, c := range src {
-		if c == '\n' {
-			run, lineStart = 0, true
-			continue
-		}
-		if !lineStart {
-			continue
-		}
-		switch c {
-		case '>', ' ', '\t', '.', ')', '-', '*', '+', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-			if run++; run > max {
-				if out == nil {
-					out = append([]byte(nil), src...)
-				}
-				out[i] = ' '
-			}
-		default:
-			lineStart = false
-		}
-	}
-	if out == nil {
-		return src
-	}
-	return out
 }

@@ -30,7 +30,7 @@ func corpus(t *testing.T) map[string]string {
 		"code spans":    "`a\nb` `` ` `` ` x `\n",
 		"entities":      "&ouml; &#x1F600; &#1234567; &#xD800; &#99999999; &#x110000;\n",
 	}
-	root := filepath.Join("..", "..", "..", "testdata", "demo")
+	root := filepath.Join("..", "..", "testdata", "demo")
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") {
 			return err
