@@ -22,7 +22,7 @@ import (
 	"github.com/kontext/kontext/engine/models"
 	"github.com/kontext/kontext/engine/worktree"
 	"github.com/kontext/kontext/native/internal/dirfs"
-	"github.com/kontext/kontext/native/internal/gogit"
+	"github.com/kontext/kontext/native/internal/gitrepo"
 	"github.com/kontext/kontext/native/internal/llm"
 	"github.com/kontext/kontext/native/internal/snapstore"
 	"github.com/kontext/kontext/native/internal/verifyrun"
@@ -105,9 +105,9 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 	// itself never links them (the WASM build has none).
 	opts := engine.Options{Root: abs, Now: now, Surface: engine.Native, Operations: Operations(), RelatedModel: models.Related, RelatedCache: models.CachedRelated}
 	gitDir := ""
-	repo, err := gogit.Open(abs)
+	repo, err := gitrepo.Open(abs)
 	switch {
-	case errors.Is(err, gogit.ErrNoRepository):
+	case errors.Is(err, gitrepo.ErrNoRepository):
 	case err != nil:
 		return nil, err
 	default:

@@ -8,7 +8,7 @@ import (
 	"unicode"
 
 	"github.com/kontext/kontext/engine"
-	"github.com/kontext/kontext/native/internal/gogit"
+	"github.com/kontext/kontext/native/internal/gitrepo"
 	"github.com/kontext/kontext/native/internal/writer"
 )
 
@@ -17,7 +17,7 @@ import (
 // local state below <git-dir>/kontext/.
 type localWriter struct {
 	*writer.Writer
-	repo   *gogit.Repo
+	repo   *gitrepo.Repo
 	gitDir string
 	person bool   // the human CLI: by is git's user.name
 	app    string // the application's name when KONTEXT_APPLICATION is unset
@@ -25,7 +25,7 @@ type localWriter struct {
 
 var _ engine.Writer = (*localWriter)(nil)
 
-func newLocalWriter(repo *gogit.Repo, o Options) *localWriter {
+func newLocalWriter(repo *gitrepo.Repo, o Options) *localWriter {
 	return &localWriter{Writer: writer.New(repo.Root(), repo.GitDir()), repo: repo, gitDir: repo.GitDir(), person: o.Person, app: o.Application}
 }
 

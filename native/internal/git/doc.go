@@ -19,10 +19,10 @@
 //     shallow list (Shallow) and the common dir of a linked worktree
 //     (CommonDir).
 //
-// internal/history builds the commit index on it and internal/gogit
+// internal/history builds the commit index on it and internal/gitrepo
 // (engine.Git) answers trees, files, diffs, refs and ancestry with it.
 // Of go-git only the plumbing types and codecs stay: the git index and the
-// config format (internal/gogit and internal/writer, whose index writer
+// config format (internal/gitrepo and internal/writer, whose index writer
 // keeps go-git's index codec for its edge cases). Its storage
 // (storage/filesystem) is not linked into the CLI: it pulls go-git's
 // repository config, whose URL regexps and packfile machinery cost every

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/kontext/kontext/native/internal/git"
-	"github.com/kontext/kontext/native/internal/git/gittest"
+	"github.com/kontext/kontext/internal/gittest"
 )
 
 // TestIndexBlobs reads index versions 2, 3 (an intent-to-add entry sets

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/kontext/kontext/native/internal/git/gittest"
+	"github.com/kontext/kontext/internal/gittest"
 )
 
 func newRepo(tb testing.TB) *gittest.Repo { return gittest.New(tb) }

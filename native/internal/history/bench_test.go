@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kontext/kontext/native/internal/git/gittest"
+	"github.com/kontext/kontext/internal/gittest"
 )
 
 // genRepo is gittest.Generate: the benchmark's repository shape.

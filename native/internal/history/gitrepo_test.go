@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kontext/kontext/native/internal/git/gittest"
+	"github.com/kontext/kontext/internal/gittest"
 )
 
 // repo is a scratch repository driven by the git binary.

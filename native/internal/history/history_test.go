@@ -15,7 +15,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/kontext/kontext/native/internal/git/gittest"
+	"github.com/kontext/kontext/internal/gittest"
 )
 
 func build(t *testing.T, r *repo, max int) *Index {

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package gogit
+package gitrepo
 
 import "context"
 

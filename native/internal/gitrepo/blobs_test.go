@@ -1,4 +1,4 @@
-package gogit
+package gitrepo
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kontext/kontext/native/internal/git/gittest"
+	"github.com/kontext/kontext/internal/gittest"
 )
 
 // TestBlobs compares Blobs with git ls-files --stage (stage 0) and git

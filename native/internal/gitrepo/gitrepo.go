@@ -1,4 +1,4 @@
-// Package gogit is the native implementation of engine.Git. Objects,
+// Package gitrepo is the native implementation of engine.Git. Objects,
 // trees, diffs, refs, abbreviated ids and the shallow list come from
 // internal/git (the one git object layer); of go-git it keeps codecs: the
 // git index, gitignore patterns and the config format. It deliberately
@@ -7,7 +7,7 @@
 // call paid for at start-up although the layer reads all of it. Only
 // native surfaces import it: linking go-git into the wasm would more than
 // double its size.
-package gogit
+package gitrepo
 
 import (
 	"context"

@@ -1,10 +1,10 @@
-package gogit
+package gitrepo
 
 import (
 	"context"
 	"testing"
 
-	"github.com/kontext/kontext/native/internal/git/gittest"
+	"github.com/kontext/kontext/internal/gittest"
 )
 
 // BenchmarkRepo measures the engine.Git reads that go through the git
