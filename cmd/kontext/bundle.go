@@ -6,11 +6,13 @@ import (
 	"fmt"
 
 	"github.com/kontext/kontext/internal/bundle"
+	"github.com/kontext/kontext/internal/outfile"
 )
 
 // runBundleCmd writes a knowledge bundle (kontext.bundle/v1) for the
-// review console or the edge worker: to a file (atomically) or, with
-// -o -, to stdout. By default it is a bundle to publish: committed,
+// review console or the edge worker: to a file by the rules of package
+// outfile (atomically; a device or FIFO directly) or, with -o -, to
+// stdout. By default it is a bundle to publish: committed,
 // team-visible knowledge at HEAD; --worktree adds uncommitted files.
 func runBundleCmd(ctx context.Context, g *factory, args []string) int {
 	stdout, stderr := g.io.Out, g.io.ErrOut
@@ -34,7 +36,7 @@ func runBundleCmd(ctx context.Context, g *factory, args []string) int {
 	if err != nil {
 		return fail(g, stderr, err)
 	}
-	if *out == "-" {
+	if outfile.IsStdout(*out) {
 		data, err := bundle.Marshal(b)
 		if err != nil {
 			return fail(g, stderr, err)
@@ -47,7 +49,7 @@ func runBundleCmd(ctx context.Context, g *factory, args []string) int {
 			return o.finish(stderr, exitOK, 0)
 		}
 		o.Write(data)
-		g.prog.fileDone("-", "")
+		g.prog.fileDone(*out, "")
 		return o.finish(stderr, exitOK, bytes.Count(data, []byte("\n")))
 	}
 	n, err := bundle.WriteFile(*out, b)
