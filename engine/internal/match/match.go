@@ -237,6 +237,9 @@ func NormalizePath(p string) (string, error) {
 	if !utf8.ValidString(p) {
 		return "", fmt.Errorf("path %q is not valid UTF-8", p)
 	}
+	if strings.IndexByte(p, 0) >= 0 {
+		return "", fmt.Errorf("path %q contains a NUL byte, which no file name can hold; pass the path without it", p)
+	}
 	orig := p
 	p = stripLeading(p)
 	body, dir := strings.CutSuffix(p, "/")

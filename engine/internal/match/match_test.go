@@ -122,7 +122,7 @@ func TestNormalizePath(t *testing.T) {
 			t.Errorf("NormalizePath(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"..", "../x", "src/../x", "/..", "a/b/..", "", "/", "./", ".", "a/\xff"} {
+	for _, in := range []string{"..", "../x", "src/../x", "/..", "a/b/..", "", "/", "./", ".", "a/\xff", "src/a\x00b.go", "\x00", "src/\x00/"} {
 		if got, err := NormalizePath(in); err == nil {
 			t.Errorf("NormalizePath(%q) = %q, want error", in, got)
 		}

@@ -272,6 +272,11 @@ test("limits, methods, unknown routes and bad input answer with the envelope; th
   await expectError(await call(open, "/v1/governing", post({ paths: ["a.go"], bogus: 1 })), 400);
   await expectError(await call(open, "/v1/governing", post({ paths: ["/etc/passwd"] })), 400);
   await expectError(await call(open, "/v1/governing?path=/abs/file.go"), 400);
+  // A NUL byte in a path: 400 invalid_input, in the query and in the body.
+  const nul = await call(open, "/v1/governing?path=src/a%00b.go");
+  await expectError(nul, 400);
+  assert.match(nul.json.error.message, /NUL byte/);
+  await expectError(await call(open, "/v1/governing", post({ paths: ["src/billing/tax/vat.go\u0000"] })), 400);
   await expectError(await call(open, "/v1/governing?path=a.go&min_specificity=x"), 400);
   await expectError(await call(open, "/v1/governing?paths=a.go"), 400);
   await expectError(await call(open, "/v1/entries/%E0%A4%A"), 400);
