@@ -5,6 +5,8 @@ package tomldoc
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -29,7 +31,48 @@ func Decode(text []byte, v any) error {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		row, _ := de.Position()
-		return &Error{Row: row, Positioned: true, Message: de.Error()}
+		return &Error{Row: row, Positioned: true, Message: plain(strings.Join(de.Key(), "."), de.Error())}
 	}
-	return &Error{Message: err.Error()}
+	return &Error{Message: plain("", err.Error())}
+}
+
+// plain says a decoding error in the document's words: go-toml names the
+// Go field and type it decodes into ("cannot decode TOML string into
+// struct field config.fileConfig.Version of type int"), which means
+// nothing to a person editing the file.
+func plain(key, msg string) string {
+	msg = strings.TrimPrefix(msg, "toml: ")
+	if rest, ok := strings.CutPrefix(msg, "cannot decode TOML "); ok && strings.Contains(rest, " into struct field ") {
+		got, _, _ := strings.Cut(rest, " ")
+		want := "another type"
+		if i := strings.LastIndex(rest, " of type "); i >= 0 {
+			want = goType(rest[i+len(" of type "):])
+		}
+		if key == "" {
+			return fmt.Sprintf("a value must be %s, not a TOML %s", want, got)
+		}
+		return fmt.Sprintf("%s must be %s, not a TOML %s", key, want, got)
+	}
+	if key != "" {
+		return key + ": " + msg
+	}
+	return msg
+}
+
+// goType names a Go type as a TOML value.
+func goType(t string) string {
+	t = strings.TrimLeft(t, "*")
+	switch {
+	case t == "string":
+		return "a string"
+	case t == "bool":
+		return "true or false"
+	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint"):
+		return "an integer"
+	case strings.HasPrefix(t, "float"):
+		return "a number"
+	case strings.HasPrefix(t, "[]"):
+		return "an array"
+	}
+	return "a table"
 }
