@@ -61,8 +61,11 @@ func runBundleCmd(ctx context.Context, g *factory, args []string) int {
 	if g.json {
 		return emit(g, stdout, sum, nil)
 	}
-	fmt.Fprintf(stderr, "wrote %s (%d bytes): %d files, %d changed paths, %d entries, %d drifted\n",
+	line := fmt.Sprintf("wrote %s (%d bytes): %d files, %d changed paths, %d entries, %d drifted",
 		sum.Path, sum.Bytes, sum.Files, sum.ChangedPaths, sum.Entries, sum.Drifted)
+	if !g.prog.carry(line) { // under --progress jsonl stderr holds JSON lines only
+		fmt.Fprintln(stderr, line)
+	}
 	return exitOK
 }
 
