@@ -8,8 +8,10 @@
 //     reader never sees half a file and a failed write leaves it as it was;
 //   - a symbolic link is followed to its target, which is replaced the same
 //     way (the link stays a link);
+//   - /dev/stderr, /dev/fd/N and /proc/self/fd/N are written to that open
+//     descriptor of the process;
 //   - anything else that is not a directory (a character device such as
-//     /dev/null or /dev/full, a FIFO, a socket, a path through /dev/fd or
+//     /dev/null or /dev/full, a FIFO, a socket, a link into /dev/fd or
 //     /proc) is opened and written directly, never replaced, and a failed
 //     write is an error.
 package outfile
@@ -20,6 +22,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/kontext/kontext/engine/apierr"
@@ -32,6 +35,23 @@ func IsStdout(path string) bool {
 		return true
 	}
 	return false
+}
+
+// fdOf is the descriptor number a path names: /dev/stderr (2),
+// /dev/fd/N or /proc/self/fd/N; standard output is IsStdout's.
+func fdOf(path string) (int, bool) {
+	if path == "/dev/stderr" {
+		return 2, true
+	}
+	for _, prefix := range []string{"/dev/fd/", "/proc/self/fd/"} {
+		if rest, ok := strings.CutPrefix(path, prefix); ok {
+			n, err := strconv.Atoi(rest)
+			if err == nil && n >= 0 && n != 1 && strconv.Itoa(n) == rest {
+				return n, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // maxLinks bounds the symbolic links followed (as the kernel's ELOOP).
@@ -48,6 +68,25 @@ func Write(path string, write func(w io.Writer) error) (int64, error) {
 	}
 	if strings.IndexByte(path, 0) >= 0 {
 		return 0, apierr.Invalid("the output path %q contains a NUL byte", path)
+	}
+	if fd, ok := fdOf(path); ok {
+		// An open descriptor of this process (/dev/stderr, /dev/fd/3):
+		// written as it is, not reopened (reopening a pipe another user
+		// made is refused).
+		f, err := dupFile(fd, path) // a copy: closing it leaves the descriptor open
+		if err != nil {
+			return 0, apierr.Wrap(apierr.InvalidInput, err, "%s is not an open file descriptor", path)
+		}
+		cw := &countingWriter{w: f}
+		werr := write(cw)
+		f.Close()
+		switch {
+		case cw.err != nil:
+			return cw.n, writeErr(path, cw.n, cw.err)
+		case werr != nil:
+			return cw.n, werr
+		}
+		return cw.n, nil
 	}
 	target, direct, err := resolve(path)
 	if err != nil {

@@ -4,6 +4,7 @@ package outfile_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -159,5 +160,23 @@ func TestStdout(t *testing.T) {
 		if outfile.IsStdout(p) != want {
 			t.Errorf("IsStdout(%q) = %v", p, !want)
 		}
+	}
+}
+
+// TestDescriptor: /dev/fd/N is the process's open descriptor N, written as
+// it is (not reopened).
+func TestDescriptor(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	p := fmt.Sprintf("/dev/fd/%d", w.Fd())
+	if _, err := outfile.Write(p, text("to the descriptor")); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if b, _ := io.ReadAll(r); string(b) != "to the descriptor" {
+		t.Errorf("read %q", b)
 	}
 }
