@@ -297,7 +297,7 @@ func CleanDir(d string) (string, error) {
 			return "", fmt.Errorf("%q leaves the repository", d)
 		}
 	}
-	if first, _, _ := strings.Cut(c, "/"); strings.EqualFold(first, ".git") {
+	if first, _, _ := strings.Cut(c, "/"); len(first) == 4 && first[0] == '.' && first[1]|0x20 == 'g' && first[2]|0x20 == 'i' && first[3]|0x20 == 't' {
 		return "", fmt.Errorf("%q is inside .git, git's own directory, where nothing is committed; use a directory of the working tree, such as .ai", d)
 	}
 	return c, nil

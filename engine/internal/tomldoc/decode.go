@@ -5,7 +5,6 @@ package tomldoc
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -49,9 +48,9 @@ func plain(key, msg string) string {
 			want = goType(rest[i+len(" of type "):])
 		}
 		if key == "" {
-			return fmt.Sprintf("a value must be %s, not a TOML %s", want, got)
+			key = "a value"
 		}
-		return fmt.Sprintf("%s must be %s, not a TOML %s", key, want, got)
+		return key + " must be " + want + ", not a TOML " + got
 	}
 	if key != "" {
 		return key + ": " + msg
