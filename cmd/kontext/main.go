@@ -153,7 +153,7 @@ func init() {
 		{"man", "", "the man page kontext(1) in roff", "kontext man > kontext.1", runManCmd},
 		{"daemon", "start|run|stop|status [--idle D]", "the opt-in file-system monitor: a background process per repository that answers read-only kontext api calls from memory, told of changes by inotify (Linux)",
 			"kontext daemon start\n  kontext daemon status --json", runDaemonCmd},
-		{"mcp", "", "MCP server over stdio (tools ctx_api, ctx_governing, ctx_challenge, ctx_prepare_commit)",
+		{"mcp", "", "MCP server over stdio (tools ctx_api, ctx_brief, ctx_capture, ctx_challenge, ctx_governing, ctx_prepare_commit)",
 			"kontext -C ~/src/app mcp", runMCPCmd},
 	}
 }

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kontext/kontext/internal/mcpserver"
+)
+
+// TestHelpNamesEveryMCPTool: `kontext --help` and `kontext help mcp` name
+// every tool the MCP server lists (they named 4 of 6).
+func TestHelpNamesEveryMCPTool(t *testing.T) {
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := mcpserver.New(t.TempDir()).Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "help", Version: "0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil || len(list.Tools) == 0 {
+		t.Fatalf("tools/list: %v", err)
+	}
+	_, usage, _ := runCLI(t, "--help")
+	_, mcpHelp, _ := runCLI(t, "help", "mcp")
+	for _, tool := range list.Tools {
+		if !strings.Contains(usage, tool.Name) || !strings.Contains(mcpHelp, tool.Name) {
+			t.Errorf("%s is missing from kontext --help or kontext help mcp", tool.Name)
+		}
+	}
+}
