@@ -214,8 +214,16 @@ func helpFlags(c *command, args []string) (sets []*flag.FlagSet) {
 		}
 		words = append(words, a)
 	}
-	if c.name != "paths" { // the only command with subcommands
+	// Commands with subcommands: the subcommand named, else each of them.
+	subs := map[string][]string{"edge": {"build", "serve"}, "pr": {"comment"}, "paths": {"add", "remove", "suggest"}}
+	if subs[c.name] == nil {
 		words = nil
+	}
+	if len(words) == 0 && subs[c.name] != nil {
+		for _, s := range subs[c.name] {
+			sets = append(sets, helpFlags(c, []string{s})...)
+		}
+		return sets
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // nothing a probe starts may run
@@ -237,8 +245,8 @@ func helpFlags(c *command, args []string) (sets []*flag.FlagSet) {
 func commandHelp(w io.Writer, c *command, args []string) {
 	name := c.name
 	sets := helpFlags(c, args)
-	if c.name == "paths" && len(sets) == 1 {
-		name = sets[0].Name()
+	if len(sets) == 1 {
+		name = sets[0].Name() // the subcommand's: paths add, edge build, pr comment
 	}
 	fmt.Fprintf(w, "Usage: kontext %s %s\n\n%s\n", c.name, c.args, c.summary)
 	if lines := flagLines(sets); len(lines) > 0 {

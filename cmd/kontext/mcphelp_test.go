@@ -35,3 +35,27 @@ func TestHelpNamesEveryMCPTool(t *testing.T) {
 		}
 	}
 }
+
+// TestSubcommandHelpListsFlags: -h of a command with subcommands lists the
+// flags of the subcommand named, or of each of them (it listed none).
+func TestSubcommandHelpListsFlags(t *testing.T) {
+	for args, want := range map[string][]string{
+		"edge build -h":    {"Flags (edge build):", "--bundle", "--force", "--store-only"},
+		"edge serve -h":    {"Flags (edge serve):", "--port", "--store"},
+		"help edge":        {"--force", "--port"},
+		"pr comment -h":    {"Flags (pr comment):", "--provider", "--require"},
+		"help pr":          {"--require"},
+		"paths suggest -h": {"--min-confidence"},
+		"paths -h":         {"--operation-id", "--apply"},
+	} {
+		code, out, errOut := runCLI(t, strings.Fields(args)...)
+		if code != 0 {
+			t.Errorf("kontext %s: exit %d: %s", args, code, errOut)
+		}
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("kontext %s lacks %q:\n%s", args, w, out)
+			}
+		}
+	}
+}
