@@ -87,7 +87,7 @@ func checkFlags(fs *flag.FlagSet, args []string) error {
 		}
 		f := fs.Lookup(name)
 		if f == nil {
-			var names []string
+			names := globalNames()
 			fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 			msg := fmt.Sprintf("kontext %s: unknown flag %s", fs.Name(), a)
 			if s := suggest(name, names); s != "" {
@@ -129,11 +129,40 @@ func shortUsage(w io.Writer) {
 	fmt.Fprintf(w, "Usage: kontext [global flags] <command> [arguments]\nRun 'kontext help' for the commands, 'kontext <command> -h' for one.\n")
 }
 
-// unknownCommand reports a command name kontext does not have.
+// globalNames are the names (no dashes) of the flags every command takes.
+func globalNames() []string {
+	var out []string
+	for _, f := range globalFlags {
+		if n := strings.TrimLeft(f, "-"); len(n) > 1 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// subcommandOf says a subcommand word is not one of subs, with the closest
+// one: "kontext pr coment: unknown subcommand; did you mean comment?".
+func subcommandOf(cmd, word string, subs ...string) string {
+	msg := fmt.Sprintf("kontext %s %s: unknown subcommand (%s)", cmd, word, strings.Join(subs, ", "))
+	if s := suggest(word, subs); s != "" {
+		msg += fmt.Sprintf("; did you mean %s?", s)
+	}
+	return msg
+}
+
+// unknownCommand reports a command name kontext does not have (or a
+// global flag it does not know, written before the command).
 func unknownCommand(w io.Writer, name string) int {
 	msg := fmt.Sprintf("kontext: unknown command %q", name)
 	if s := suggest(name, commandNames()); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
+	}
+	if flagName, ok := strings.CutPrefix(name, "-"); ok {
+		flagName = strings.TrimPrefix(flagName, "-")
+		msg = fmt.Sprintf("kontext: unknown flag %s", name)
+		if s := suggest(flagName, globalNames()); s != "" {
+			msg += "; did you mean " + dashes(s) + "?"
+		}
 	}
 	fmt.Fprintln(w, msg)
 	shortUsage(w)

@@ -26,7 +26,7 @@ func runEdgeCmd(ctx context.Context, g *factory, args []string) int {
 	case "serve":
 		return runEdgeServe(ctx, g, args[1:])
 	}
-	return usageErr(g, stderr, "kontext edge %s: unknown subcommand (build or serve)", args[0])
+	return usageErr(g, stderr, "%s", subcommandOf("edge", args[0], "build", "serve"))
 }
 
 type edgeBuildResult struct {

@@ -59,3 +59,22 @@ func TestSubcommandHelpListsFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestDidYouMean: a mistyped subcommand or global flag gets the closest
+// name (usage error, exit 2).
+func TestDidYouMean(t *testing.T) {
+	dir := t.TempDir()
+	for args, want := range map[string]string{
+		"pr coment":         "did you mean comment?",
+		"edge biuld":        "did you mean build?",
+		"paths ad x y":      "did you mean add?",
+		"list --jsn":        "unknown flag --jsn; did you mean --json?",
+		"--jsn list":        "unknown flag --jsn; did you mean --json?",
+		"list --colr=never": "did you mean --color?",
+	} {
+		code, _, errOut := runCLI(t, append([]string{"-C", dir}, strings.Fields(args)...)...)
+		if code != exitUsage || !strings.Contains(errOut, want) {
+			t.Errorf("kontext %s: exit %d, stderr %q; want %q", args, code, errOut, want)
+		}
+	}
+}

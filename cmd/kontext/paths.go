@@ -65,7 +65,11 @@ func runPathsCmd(ctx context.Context, g *factory, args []string) int {
 		return runPathsSet(ctx, g, args[0], args[1:], stdout, stderr)
 	}
 	if len(args) != 1 {
-		return usageErr(g, stderr, "usage: kontext paths <entry> | kontext paths add|remove <entry> <glob>… | kontext paths suggest [<entry>…|--all] [--apply]")
+		msg := "usage: kontext paths <entry> | kontext paths add|remove <entry> <glob>… | kontext paths suggest [<entry>…|--all] [--apply]"
+		if len(args) > 1 && suggest(args[0], []string{"add", "remove", "suggest"}) != "" {
+			msg = subcommandOf("paths", args[0], "add", "remove", "suggest") + "; " + msg
+		}
+		return usageErr(g, stderr, "%s", msg)
 	}
 	e, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: args[0]})
 	if err != nil {

@@ -54,7 +54,11 @@ var prClient = &prhost.Client{}
 func runPRCmd(ctx context.Context, g *factory, args []string) int {
 	stdout, stderr := g.io.Out, g.io.ErrOut
 	if len(args) == 0 || args[0] != "comment" {
-		return usageErr(g, stderr, "usage: kontext pr comment [--pr N] [--base R] [--head R] [--provider github|gitlab] [--require]")
+		msg := "usage: kontext pr comment [--pr N] [--base R] [--head R] [--provider github|gitlab] [--require]"
+		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+			msg = subcommandOf("pr", args[0], "comment") + "; " + msg
+		}
+		return usageErr(g, stderr, "%s", msg)
 	}
 	fs := flags("pr comment", stderr)
 	var c changeFlags
