@@ -40,18 +40,17 @@ func Decode(text []byte, v any) error {
 // struct field config.fileConfig.Version of type int"), which means
 // nothing to a person editing the file.
 func plain(key, msg string) string {
-	msg = strings.TrimPrefix(msg, "toml: ")
-	if rest, ok := strings.CutPrefix(msg, "cannot decode TOML "); ok && strings.Contains(rest, " into struct field ") {
-		got, _, _ := strings.Cut(rest, " ")
-		want := "another type"
-		if i := strings.LastIndex(rest, " of type "); i >= 0 {
-			want = goType(rest[i+len(" of type "):])
+	const pre = "toml: cannot decode TOML "
+	if len(msg) > len(pre) && msg[:len(pre)] == pre {
+		rest := msg[len(pre):]
+		if i, j := strings.IndexByte(rest, ' '), strings.LastIndex(rest, " of type "); i > 0 && j > i {
+			if key == "" {
+				key = "a value"
+			}
+			return key + " must be " + goType(rest[j+len(" of type "):]) + ", not a TOML " + rest[:i]
 		}
-		if key == "" {
-			key = "a value"
-		}
-		return key + " must be " + want + ", not a TOML " + got
 	}
+	msg = strings.TrimPrefix(msg, "toml: ")
 	if key != "" {
 		return key + ": " + msg
 	}
@@ -60,17 +59,19 @@ func plain(key, msg string) string {
 
 // goType names a Go type as a TOML value.
 func goType(t string) string {
-	t = strings.TrimLeft(t, "*")
+	for len(t) > 0 && t[0] == '*' {
+		t = t[1:]
+	}
 	switch {
 	case t == "string":
 		return "a string"
 	case t == "bool":
 		return "true or false"
-	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint"):
+	case len(t) >= 3 && (t[:3] == "int" || t[:3] == "uin"):
 		return "an integer"
-	case strings.HasPrefix(t, "float"):
+	case len(t) >= 5 && t[:5] == "float":
 		return "a number"
-	case strings.HasPrefix(t, "[]"):
+	case len(t) >= 2 && t[:2] == "[]":
 		return "an array"
 	}
 	return "a table"
