@@ -173,10 +173,21 @@ func TestWritesNeverLandInGitOrOutside(t *testing.T) {
 
 func TestBadPathsAreInvalidInput(t *testing.T) {
 	r := confirmRepo(t)
-	for _, p := range []string{".git/hooks/x.md", ".ai/conventions/.GIT/x.md", ".ai/conventions/a\u0000b.md"} {
+	for _, p := range []string{".git/hooks/x.md", ".ai/conventions/.GIT/x.md", ".ai/conventions/a\u0000b.md", ".ai/conventions/notes.txt", ".ai/conventions/x.MD"} {
 		in := fmt.Sprintf(`{"operation_id":"p-%x","requested_path":%q,"entry":{"kind":"convention","title":"P"}}`, p, p)
 		if c := errCode(r.call("drafts.stage", in)); c != "invalid_input" {
 			t.Errorf("requested_path %q: %s, want invalid_input", p, c)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, ".ai/conventions/notes.txt")); err == nil {
+		t.Errorf("requested_path notes.txt made a directory")
+	}
+	// A directory with a dot in its name is still a directory: with a
+	// trailing slash, or when it exists.
+	for i, p := range []string{".ai/conventions/v1.2/", ".ai/conventions/v1.2"} {
+		in := fmt.Sprintf(`{"operation_id":"dot-%d","requested_path":%q,"entry":{"kind":"convention","title":"Dotted dir %d"}}`, i, p, i)
+		if env := r.call("drafts.stage", in); errCode(env) != "" {
+			t.Errorf("requested_path %q: %v", p, env)
 		}
 	}
 	head := r.git("rev-parse", "HEAD")

@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+
 	"github.com/spf13/pflag"
 
 	"github.com/kontext/kontext/internal/bundle"
+	"github.com/kontext/kontext/internal/outfile"
 )
 
 // runBundleCmd writes a knowledge bundle (kontext.bundle/v1) for the
-// review console or the edge worker: to a file (atomically) or, with
-// -o -, to stdout. By default it is a bundle to publish: committed,
+// review console or the edge worker: to a file by the rules of package
+// outfile (atomically; a device or FIFO directly) or, with -o -, to
+// stdout. By default it is a bundle to publish: committed,
 // team-visible knowledge at HEAD; --worktree adds uncommitted files.
 func runBundleCmd(g *factory, fs *pflag.FlagSet) runFunc {
 	base := fs.String("base", "", "base revision (default: merge base with origin/HEAD, origin/main, the upstream…)")
@@ -20,9 +23,8 @@ func runBundleCmd(g *factory, fs *pflag.FlagSet) runFunc {
 	out := fs.StringP("output", "o", "", "output `file` (- = stdout)")
 	return func(ctx context.Context, args []string) int {
 		stdout, stderr := g.io.Out, g.io.ErrOut
-		pos := args
-		if len(pos) > 0 {
-			return usageErr(g, stderr, "kontext bundle takes no arguments (got %q); usage: kontext bundle [--base R] [--head R | --worktree] -o file.json", pos[0])
+		if len(args) > 0 {
+			return usageErr(g, stderr, "kontext bundle takes no arguments (got %q); usage: kontext bundle [--base R] [--head R | --worktree] -o file.json", args[0])
 		}
 		if *out == "" {
 			return usageErr(g, stderr, "kontext bundle needs -o file.json (or -o - for stdout)")
@@ -32,7 +34,7 @@ func runBundleCmd(g *factory, fs *pflag.FlagSet) runFunc {
 		if err != nil {
 			return fail(g, stderr, err)
 		}
-		if *out == "-" {
+		if outfile.IsStdout(*out) {
 			data, err := bundle.Marshal(b)
 			if err != nil {
 				return fail(g, stderr, err)
@@ -45,7 +47,7 @@ func runBundleCmd(g *factory, fs *pflag.FlagSet) runFunc {
 				return o.finish(stderr, exitOK, 0)
 			}
 			o.Write(data)
-			g.prog.fileDone("-", "")
+			g.prog.fileDone(*out, "")
 			return o.finish(stderr, exitOK, bytes.Count(data, []byte("\n")))
 		}
 		n, err := bundle.WriteFile(*out, b)
@@ -57,8 +59,11 @@ func runBundleCmd(g *factory, fs *pflag.FlagSet) runFunc {
 		if g.json {
 			return emit(g, stdout, sum, nil)
 		}
-		fmt.Fprintf(stderr, "wrote %s (%d bytes): %d files, %d changed paths, %d entries, %d drifted\n",
+		line := fmt.Sprintf("wrote %s (%d bytes): %d files, %d changed paths, %d entries, %d drifted",
 			sum.Path, sum.Bytes, sum.Files, sum.ChangedPaths, sum.Entries, sum.Drifted)
+		if !g.prog.carry(line) { // under --progress jsonl stderr holds JSON lines only
+			fmt.Fprintln(stderr, line)
+		}
 		return exitOK
 	}
 }

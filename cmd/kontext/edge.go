@@ -23,6 +23,10 @@ type edgeBuildResult struct {
 	Gzip    int64           `json:"gzip_bytes"`
 	FreeMax int64           `json:"free_plan_limit_bytes"`
 	PaidMax int64           `json:"paid_plan_limit_bytes"`
+	// WranglerNew: wrangler.toml was edited, kept, and the new one
+	// written as wrangler.toml.new.
+	WranglerNew bool     `json:"wrangler_new"`
+	Notes       []string `json:"notes"`
 }
 
 type edgeRepoBrief struct {
@@ -44,6 +48,7 @@ func runEdgeBuild(g *factory, fs *pflag.FlagSet) runFunc {
 	out := fs.StringP("output", "o", "", "the deployable directory `DIR` to write")
 	name := fs.String("name", "kontext-edge", "the Worker's name in wrangler.toml")
 	storeOnly := fs.Bool("store-only", false, "no bundled repository: every one is read from the KONTEXT_STORE binding")
+	force := fs.Bool("force", false, "write into a non-empty directory an edge build did not write, and over files there (other files are kept; an edited wrangler.toml never)")
 	var bundles multiFlag
 	fs.Var(&bundles, "bundle", "[NAME=]FILE: a bundle from kontext bundle (repeatable; the first is the default repository)")
 	return func(ctx context.Context, pos []string) int {
@@ -58,11 +63,15 @@ func runEdgeBuild(g *factory, fs *pflag.FlagSet) runFunc {
 		if err != nil {
 			return fail(g, stderr, err)
 		}
-		res, err := edge.Build(edge.Options{Out: *out, Name: *name, Repos: repos, Assets: review.Assets(), StoreOnly: *storeOnly})
+		res, err := edge.Build(edge.Options{Out: *out, Name: *name, Repos: repos, Assets: review.Assets(), StoreOnly: *storeOnly, Force: *force})
 		if err != nil {
 			return fail(g, stderr, err)
 		}
-		r := edgeBuildResult{Dir: res.Dir, Name: *name, Files: res.Files, Bytes: res.Bytes, Gzip: res.Gzip, FreeMax: workersFreeLimit, PaidMax: workersPaidLimit}
+		r := edgeBuildResult{Dir: res.Dir, Name: *name, Files: res.Files, Bytes: res.Bytes, Gzip: res.Gzip, FreeMax: workersFreeLimit, PaidMax: workersPaidLimit,
+			WranglerNew: res.WranglerNew, Notes: res.Notes}
+		if r.Notes == nil {
+			r.Notes = []string{}
+		}
 		for i, rp := range repos {
 			r.Repos = append(r.Repos, edgeRepoBrief{Name: rp.Name, File: rp.File, Default: i == 0})
 		}
@@ -79,6 +88,9 @@ func runEdgeBuild(g *factory, fs *pflag.FlagSet) runFunc {
 			fmt.Fprintf(w, "size: %d bytes, %d gzip (Workers limits: 3 MB free plan, 10 MB paid)\n", res.Bytes, res.Gzip)
 			if res.Gzip > workersFreeLimit {
 				fmt.Fprintf(w, "warning: over the free plan's 3 MB: deploy on a paid plan, or serve fewer repositories from the bundle and the rest from KONTEXT_STORE\n")
+			}
+			for _, n := range res.Notes {
+				fmt.Fprintf(w, "note: %s\n", n)
 			}
 			fmt.Fprintf(w, "deploy: cd %s && npx wrangler deploy\n", res.Dir)
 		})

@@ -105,6 +105,9 @@ func fail(g *factory, stderr io.Writer, err error) int {
 		return exitInterrupted // interrupted: no error line
 	}
 	g.failure = apierr.As(err)
+	if g.progress == "jsonl" && !g.json {
+		return exitFor(err) // the stream's closing error event carries it: stderr stays JSON lines
+	}
 	if g.json {
 		stderr.Write(engine.ErrorEnvelope(err))
 		io.WriteString(stderr, "\n")

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/internal/prhost"
 	"github.com/kontext/kontext/internal/report"
 )
@@ -69,11 +70,7 @@ func runPRCmd(g *factory, fs *pflag.FlagSet) runFunc {
 			return usageErr(g, stderr, "%v", err)
 		}
 		if skip != "" {
-			fmt.Fprintf(stderr, "kontext: pr comment not posted: %s\n", skip)
-			if *require {
-				return exitFailed
-			}
-			return exitOK
+			return prNotPosted(g, *require, skip)
 		}
 		body, err := commentBody(ctx, g, c)
 		if err != nil {
@@ -82,21 +79,26 @@ func runPRCmd(g *factory, fs *pflag.FlagSet) runFunc {
 		res, err := prClient.Upsert(ctx, *t, report.Marker, body)
 		switch {
 		case errors.Is(err, prhost.ErrForbidden):
-			fmt.Fprintf(stderr, "kontext: pr comment not posted: the token may not comment on %s #%d (a pull request from a fork gets a read-only token; give the job pull-requests: write)\n", t.Repo, t.Number)
-			if *require {
-				return exitFailed
-			}
-			return exitOK
+			return prNotPosted(g, *require, fmt.Sprintf("the token may not comment on %s #%d (a pull request from a fork gets a read-only token; give the job pull-requests: write)", t.Repo, t.Number))
 		case err != nil:
-			if errors.Is(err, context.Canceled) {
-				return exitInterrupted
-			}
-			fmt.Fprintf(stderr, "kontext: pr comment: %v\n", err)
-			return exitFailed
+			return fail(g, stderr, apierr.Wrap(apierr.OperationFailed, err, "pr comment not posted"))
 		}
 		fmt.Fprintf(stdout, "%s comment %d on %s #%d\n", res.Action, res.ID, t.Repo, t.Number)
 		return exitOK
 	}
+}
+
+// prNotPosted reports a comment that could not be posted for a reason
+// the job may accept (no token, no pull request, a fork's read-only
+// token): one line and exit 0, or with --require an error (the JSON
+// envelope under --json) and exit 1.
+func prNotPosted(g *factory, require bool, why string) int {
+	if !require {
+		fmt.Fprintf(g.io.ErrOut, "kontext: pr comment not posted: %s\n", why)
+		return exitOK
+	}
+	fail(g, g.io.ErrOut, apierr.New(apierr.OperationFailed, "pr comment not posted: %s", why))
+	return exitFailed
 }
 
 // prTarget reads where the comment goes from the CI's variables. A

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,5 +154,49 @@ func TestPRTarget(t *testing.T) {
 	t.Setenv("GITHUB_EVENT_PATH", event)
 	if code, _, errOut := runCLI(t, "-C", dir, "pr", "comment"); code != 0 || !strings.Contains(errOut, "no pull request") {
 		t.Errorf("push event: exit %d, %q", code, errOut)
+	}
+}
+
+// TestPRCommentPagingLoop: a server whose next link points to itself ends
+// in one clear error (exit 1) after one read, not an endless loop; under
+// --json the error is the JSON envelope on stderr; a --require skip under
+// --json is the envelope too.
+func TestPRCommentPagingLoop(t *testing.T) {
+	dir := testrepo.Demo(t)
+	old := prClient
+	prClient = &prhost.Client{Sleep: func(context.Context, time.Duration) error { return nil }}
+	t.Cleanup(func() { prClient = old })
+	clearCI(t)
+	s := prhosttest.New("github", "tok")
+	defer s.Close()
+	s.Paging = prhosttest.PagingSelf
+	s.Add("LGTM")
+	t.Setenv("GITHUB_REPOSITORY", "acme/app")
+	t.Setenv("GITHUB_API_URL", s.URL)
+	t.Setenv("GITHUB_TOKEN", "tok")
+
+	code, out, errOut := runCLI(t, "-C", dir, "pr", "comment", "--pr", "7", "--base", "origin/main")
+	if code != exitFailed || out != "" || !strings.Contains(errOut, "points back to a page already read") || strings.Count(errOut, "\n") != 1 {
+		t.Fatalf("self link: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if len(s.Requests) != 1 {
+		t.Errorf("self link: %d requests, want 1", len(s.Requests))
+	}
+	code, out, errOut = runCLI(t, "--json", "-C", dir, "pr", "comment", "--pr", "7", "--base", "origin/main")
+	var env struct {
+		OK    bool `json:"ok"`
+		Error struct{ Code, Message string }
+	}
+	if err := json.Unmarshal([]byte(errOut), &env); err != nil || code != exitFailed || out != "" {
+		t.Fatalf("--json: exit %d, stdout %q, stderr %q is not the envelope: %v", code, out, errOut, err)
+	}
+	if env.OK || env.Error.Code != "operation_failed" || !strings.Contains(env.Error.Message, "already read") {
+		t.Errorf("--json envelope %+v", env)
+	}
+
+	t.Setenv("GITHUB_TOKEN", "")
+	code, _, errOut = runCLI(t, "--json", "-C", dir, "pr", "comment", "--pr", "7", "--require")
+	if err := json.Unmarshal([]byte(errOut), &env); err != nil || code != exitFailed || !strings.Contains(env.Error.Message, "GITHUB_TOKEN is not set") {
+		t.Errorf("--json --require without a token: exit %d, stderr %q", code, errOut)
 	}
 }

@@ -40,6 +40,22 @@ type reporter struct {
 	timer  *time.Timer
 	shown  bool
 	status string
+	// summary is the complete event's message under --progress jsonl
+	// (what the command would otherwise say on stderr).
+	summary string
+}
+
+// carry makes msg, a human line the command would print on stderr, the
+// message of the closing complete event when stderr is the JSON lines
+// stream (which carries nothing else); it reports whether it did.
+func (r *reporter) carry(msg string) bool {
+	if r == nil || !r.jsonl {
+		return false
+	}
+	r.mu.Lock()
+	r.summary = msg
+	r.mu.Unlock()
+	return true
 }
 
 func newReporter(g *factory, flow string) *reporter {
@@ -207,6 +223,10 @@ func (r *reporter) end(ctx context.Context, code int) int {
 			ev["message"] = "a check found something (exit 3)"
 		case exitOverBudget:
 			ev["message"] = "over budget with nothing left to drop (exit 10)"
+		default:
+			if r.summary != "" {
+				ev["message"] = r.summary
+			}
 		}
 		r.event(ev)
 	default:

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/kontext/kontext/internal/bundle"
+	"github.com/kontext/kontext/internal/outfile"
 	"github.com/kontext/kontext/internal/review"
 )
 
@@ -23,7 +24,7 @@ func runReviewCmd(g *factory, fs *pflag.FlagSet) runFunc {
 	head := fs.String("head", "", "head revision (default: HEAD plus the working tree)")
 	port := fs.Int("port", 0, "port on 127.0.0.1 (0 = any free port)")
 	noOpen := fs.Bool("no-open", false, "do not try to open a browser")
-	out := fs.String("out", "", "write one self-contained HTML file instead of serving")
+	out := fs.String("out", "", "write one self-contained HTML file instead of serving (- = stdout)")
 	format := fs.String("format", "", "markdown: print the pull-request comment body and exit (no server)")
 	return func(ctx context.Context, args []string) int {
 		stdout, stderr := g.io.Out, g.io.ErrOut
@@ -63,10 +64,20 @@ func runReviewCmd(g *factory, fs *pflag.FlagSet) runFunc {
 			}
 			g.prog.state("writing the page")
 			var pageErr error // the page's own error (assets missing), not the file's
-			n, err := bundle.WriteAtomicWith(*out, func(w io.Writer) error {
+			page := func(w io.Writer) error {
 				pageErr = review.WriteSingleFile(w, assets, func(w io.Writer) error { return bundle.EncodeInline(w, b) })
 				return pageErr
-			})
+			}
+			if outfile.IsStdout(*out) {
+				o := newOut(stdout, g)
+				if err := page(o); err != nil && o.err == nil {
+					fmt.Fprintf(stderr, "kontext: %v\n", err)
+					return exitFailed
+				}
+				g.prog.fileDone(*out, "")
+				return o.finish(stderr, exitOK, o.lines)
+			}
+			n, err := outfile.Write(*out, page)
 			if err != nil && err == pageErr {
 				fmt.Fprintf(stderr, "kontext: %v\n", err)
 				return exitFailed

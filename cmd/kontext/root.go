@@ -324,6 +324,20 @@ func (c command) cobra(g *factory) *cobra.Command {
 			return usageErr(g, g.io.ErrOut, "%s", msg)
 		}
 	}
+	if len(c.subs) > 0 && !c.subOnly {
+		// A command with arguments of its own and subcommands (paths
+		// <entry> | paths add …): a first argument close to a subcommand's
+		// name, with more after it, is a mistyped subcommand.
+		own := run
+		run = func(ctx context.Context, args []string) int {
+			if len(args) > 1 {
+				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+					return usageErr(g, g.io.ErrOut, "%s %s: unknown subcommand; did you mean %q?", cmd.CommandPath(), args[0], s[0])
+				}
+			}
+			return own(ctx, args)
+		}
+	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx := cmd.Context()
 		g.prog = newReporter(g, strings.Fields(cmd.CommandPath())[1])

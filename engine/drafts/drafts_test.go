@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -31,6 +32,7 @@ type fakeWriter struct {
 	staged    []string
 	state     map[string][]byte
 	failStage error // when set, Stage fails (git's index.lock held)
+	failDone  error // when set, storing a done receipt fails (disk full)
 }
 
 func (w *fakeWriter) Lock(context.Context) (func(), error) {
@@ -83,6 +85,9 @@ func (w *fakeWriter) ReadState(name string) ([]byte, bool, error) {
 func (w *fakeWriter) WriteState(name string, data []byte) error {
 	w.smu.Lock()
 	defer w.smu.Unlock()
+	if w.failDone != nil && strings.HasPrefix(name, "operations/") && strings.Contains(string(data), `"state":"done"`) {
+		return w.failDone
+	}
 	w.state[name] = append([]byte(nil), data...)
 	return nil
 }
@@ -333,5 +338,50 @@ func TestWriteRowsCheckText(t *testing.T) {
 		if op.Needs()&engine.NeedsWriter != 0 && !op.IsChecked() {
 			t.Errorf("%s writes but does not check its input's text", op.Name())
 		}
+	}
+}
+
+// TestReceiptLostAfterStaging: when the done receipt cannot be stored (a
+// full disk) after the entry is written and staged, the error says so —
+// staged, which file, receipt missing, and how to finish — and the same
+// request then finishes the receipt.
+func TestReceiptLostAfterStaging(t *testing.T) {
+	e, w := open(t)
+	call(t, e, "setup", `{}`)
+	w.failDone = syscall.ENOSPC
+	in := `{"operation_id":"op-full","entry":{"kind":"learning","title":"Disk full"}}`
+	var env struct {
+		Error struct {
+			Code        string   `json:"code"`
+			Message     string   `json:"message"`
+			Staged      bool     `json:"staged"`
+			Receipt     string   `json:"receipt"`
+			OperationID string   `json:"operation_id"`
+			Files       []string `json:"files"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(e.Request(context.Background(), "drafts.stage", []byte(in)), &env); err != nil {
+		t.Fatal(err)
+	}
+	target := ".ai/learnings/2026-03-04-disk-full.md"
+	x := env.Error
+	if x.Code != "operation_failed" || !x.Staged || x.Receipt != "missing" || x.OperationID != "op-full" || !slices.Equal(x.Files, []string{target}) {
+		t.Fatalf("error %+v", x)
+	}
+	for _, want := range []string{target + " is written and staged", "receipt", "no space left on device", `operation_id "op-full"`} {
+		if !strings.Contains(x.Message, want) {
+			t.Errorf("the message lacks %q: %s", want, x.Message)
+		}
+	}
+	if !slices.Contains(w.staged, target) {
+		t.Fatalf("staged %v", w.staged)
+	}
+	w.failDone = nil
+	res := call(t, e, "drafts.stage", in)
+	if res["path"] != target {
+		t.Fatalf("the same request again: %v", res)
+	}
+	if again := call(t, e, "drafts.stage", in); again["replayed"] != true {
+		t.Fatalf("after the receipt is stored, a retry replays: %v", again)
 	}
 }

@@ -252,8 +252,16 @@ func (e *draft) cleanRequested(p string) (string, error) {
 			return "", jsonin.Errorf("requested_path", "%q goes through .git; kontext never writes into the git directory", raw)
 		}
 	}
+	dirOnly := strings.HasSuffix(p, "/")
 	p = path.Clean(p)
 	fs := e.FS()
+	// A path with another extension than .md would be taken for a
+	// directory and the entry written inside it (notes.txt/…): say so.
+	if ext := path.Ext(p); ext != "" && ext != ".md" && !dirOnly {
+		if fi, err := fs.Stat(p); err != nil || !fi.IsDir() {
+			return "", jsonin.Errorf("requested_path", "%q names a %s file, but an entry is a Markdown file: end it with .md for the file, or with / for a directory to write into", raw, ext)
+		}
+	}
 	cur := ""
 	for _, seg := range strings.Split(p, "/") {
 		cur = path.Join(cur, seg)

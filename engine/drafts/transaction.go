@@ -330,9 +330,37 @@ func (e *draft) transact(ctx context.Context, op, operationID, fp string, input 
 		err = e.storeOpReceipt(w, receipt{State: "done", Operation: op, Fingerprint: fp, Result: done}, operationID)
 	}
 	if err != nil {
-		return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the receipt")
+		return nil, receiptLost(err, operationID, paths(files))
 	}
 	return res, nil
+}
+
+func paths(files []change) []string {
+	out := make([]string, 0, len(files))
+	for _, c := range files {
+		out = append(out, c.path)
+	}
+	return out
+}
+
+// receiptLost is the error of a write whose files are written and staged
+// but whose done receipt could not be stored (a full disk): it says what
+// is staged, that the receipt is missing, and how to finish it (the same
+// request again: the stored plan is resumed, nothing is written twice).
+func receiptLost(err error, operationID string, files []string) error {
+	what := "the write is done"
+	if len(files) > 0 {
+		what = strings.Join(files, ", ") + " is written and staged"
+		if len(files) > 1 {
+			what = strings.Join(files, ", ") + " are written and staged"
+		}
+	}
+	ae := apierr.Wrap(apierr.OperationFailed, err, "%s, but the receipt of operation %q could not be stored; make room (or fix the cause below), then send the same request again with operation_id %q: it finishes the receipt without writing again", what, operationID, operationID)
+	if files == nil {
+		files = []string{}
+	}
+	ae.Extra = map[string]any{"staged": len(files) > 0, "receipt": "missing", "operation_id": operationID, "files": files}
+	return ae
 }
 
 // routed runs a write whose entry paths all lie inside the nested
@@ -414,7 +442,7 @@ func (e *draft) routed(ctx context.Context, op, operationID, fp, repo string, in
 		err = e.storeOpReceipt(w, receipt{State: "done", Operation: op, Fingerprint: fp, Result: done, Routed: repo}, operationID)
 	}
 	if err != nil {
-		return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the receipt")
+		return nil, receiptLost(err, operationID, nil)
 	}
 	return res, nil
 }
@@ -503,7 +531,7 @@ func (e *draft) receipted(ctx context.Context, w engine.Writer, op, operationID,
 	}
 	if operationID != "" {
 		if err := e.storeOpReceipt(w, receipt{State: "done", Operation: op, Fingerprint: fp, Result: mustJSON(res)}, operationID); err != nil {
-			return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the receipt")
+			return nil, receiptLost(err, operationID, paths(p.files))
 		}
 	}
 	return res, nil
@@ -525,7 +553,7 @@ func (e *draft) resumeReceipted(ctx context.Context, w engine.Writer, r *receipt
 		return nil, err
 	}
 	if err := e.storeOpReceipt(w, receipt{State: "done", Operation: r.Operation, Fingerprint: r.Fingerprint, Result: r.Result}, operationID); err != nil {
-		return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the receipt")
+		return nil, receiptLost(err, operationID, paths(files))
 	}
 	var res map[string]any
 	if err := json.Unmarshal(r.Result, &res); err != nil || res == nil {

@@ -14,13 +14,11 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/kontext/kontext/engine/api"
-	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/worktree"
+	"github.com/kontext/kontext/internal/outfile"
 	"github.com/kontext/kontext/native"
 )
 
@@ -92,74 +90,10 @@ func Marshal(b *Bundle) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// WriteFile writes b to path atomically: a temporary file in the same
-// directory, then a rename. It streams the document (Encode) and returns
-// its size.
+// WriteFile writes b to path by the rules of every -o (package outfile:
+// atomically for a file, directly for a device or FIFO, a link followed).
+// It streams the document (Encode) and returns its size.
 func WriteFile(path string, b *Bundle) (int, error) {
-	n, err := WriteAtomicWith(path, func(w io.Writer) error { return Encode(w, b) })
+	n, err := outfile.Write(path, func(w io.Writer) error { return Encode(w, b) })
 	return int(n), err
-}
-
-// WriteAtomic writes data to path through a temporary file in the same
-// directory and a rename, so readers never see a partial file.
-func WriteAtomic(path string, data []byte) error {
-	_, err := WriteAtomicWith(path, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-	return err
-}
-
-// WriteAtomicWith is WriteAtomic of what write writes (streamed into the
-// temporary file); it returns the number of bytes written. When write
-// fails, path is left as it was.
-func WriteAtomicWith(path string, write func(w io.Writer) error) (int64, error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return 0, apierr.Wrap(apierr.OperationFailed, err, "writing %s", path)
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	cw := &countingWriter{w: f}
-	if err := write(cw); err != nil {
-		if cw.err != nil {
-			return 0, apierr.Wrap(apierr.OperationFailed, err, "writing %s", path)
-		}
-		return 0, err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return 0, apierr.Wrap(apierr.OperationFailed, err, "writing %s", path)
-	}
-	if err := f.Close(); err != nil {
-		return 0, apierr.Wrap(apierr.OperationFailed, err, "writing %s", path)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return 0, apierr.Wrap(apierr.OperationFailed, err, "writing %s", path)
-	}
-	ok = true
-	return cw.n, nil
-}
-
-// countingWriter counts the bytes written and keeps the file's error
-// (so a failed write reads as a write error, not the encoder's).
-type countingWriter struct {
-	w   io.Writer
-	n   int64
-	err error
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	if err != nil && c.err == nil {
-		c.err = err
-	}
-	return n, err
 }

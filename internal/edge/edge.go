@@ -8,8 +8,11 @@ package edge
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -136,26 +139,113 @@ type Options struct {
 	// StoreOnly allows no bundled repository: every one is read from the
 	// KONTEXT_STORE binding (KONTEXT_STORE_REPOS).
 	StoreOnly bool
-	Assets    fs.FS // engine/index.js, engine/wasm_exec.js, engine/worker/worker.js, engine/kontext.wasm(.gz)
+	// Force writes into a non-empty directory that no edge build wrote,
+	// and over files there that kontext did not write (never over an
+	// edited wrangler.toml).
+	Force  bool
+	Assets fs.FS // engine/index.js, engine/wasm_exec.js, engine/worker/worker.js, engine/kontext.wasm(.gz)
 }
 
 // Result describes a built directory.
 type Result struct {
 	Dir   string
-	Files []string // relative, sorted
+	Files []string // what the build wrote, relative, sorted (the manifest not included)
 	Bytes int64    // the modules a deployment uploads
 	Gzip  int64    // the same, gzip-compressed (what the Workers size limits count)
+	// WranglerNew is set when wrangler.toml was edited since kontext
+	// wrote it: it is kept, and the new one is wrangler.toml.new.
+	WranglerNew bool
+	// Notes say what the build left alone, in CLI words.
+	Notes []string
 }
 
-// manifestName marks a directory kontext edge build wrote (and may replace).
-const manifestName = "kontext-edge.json"
+// ManifestName is the file in which a build records what it wrote: each
+// path with its sha256. A later build rewrites only those files, and
+// never a wrangler.toml whose sha256 differs from the record.
+const ManifestName = ".kontext-build.json"
+
+// ManifestSchema is the manifest's schema id.
+const ManifestSchema = "kontext.edge-build/v1"
+
+// legacyManifest marked a directory written by earlier versions.
+const legacyManifest = "kontext-edge.json"
+
+// Manifest is DIR/.kontext-build.json.
+type Manifest struct {
+	Schema string           `json:"schema"`
+	Name   string           `json:"name"`
+	Repos  []map[string]any `json:"repos"`
+	// Files maps each file the build wrote (slash-separated, relative to
+	// the directory) to the sha256 of what it wrote, in hex.
+	Files map[string]string `json:"files"`
+}
+
+// ReadManifest reads dir's manifest; ok is false when there is none.
+func ReadManifest(dir string) (m *Manifest, ok bool, err error) {
+	data, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, apierr.Wrap(apierr.OperationFailed, err, "reading %s", filepath.Join(dir, ManifestName))
+	}
+	m = &Manifest{}
+	if err := json.Unmarshal(data, m); err != nil || m.Schema != ManifestSchema || m.Files == nil {
+		return nil, false, apierr.Invalid("%s is not a kontext edge build manifest (%s): remove it, or pass --force to write over the directory's files", filepath.Join(dir, ManifestName), ManifestSchema)
+	}
+	for rel := range m.Files {
+		if !safeRel(rel) {
+			return nil, false, apierr.Invalid("%s names %q, which is not a path inside the directory: remove the manifest, or pass --force", filepath.Join(dir, ManifestName), rel)
+		}
+	}
+	return m, true, nil
+}
+
+// safeRel: a relative slash path that stays inside its directory.
+func safeRel(rel string) bool {
+	if rel == "" || strings.HasPrefix(rel, "/") || strings.ContainsAny(rel, "\\\x00") || rel == ManifestName {
+		return false
+	}
+	for _, seg := range strings.Split(rel, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+func sha(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// fileSHA is the sha256 of the file at p ("" when it does not exist or is
+// not a regular file).
+func fileSHA(p string) (string, bool) {
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return "", err == nil
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return "", true
+	}
+	return sha(data), true
+}
 
 // Build writes the deployable directory: main.js (the entry module),
-// worker/worker.js, index.js, wasm_exec.js, kontext.wasm (the engine of
-// the npm package and the console), repos/<name>.json
-// and wrangler.toml. An existing directory is replaced only when it is
-// empty or an earlier edge build; the new one is complete before it
-// replaces the old.
+// worker/worker.js, index.js, wasm_exec.js, kontext.wasm (the engine
+// of the npm package and the console), repos/<name>.json and wrangler.toml, and records them with
+// their sha256 in .kontext-build.json.
+//
+// The directory's other files are never touched. A non-empty directory
+// without a manifest is refused unless Force; a file the build would write
+// that exists and was not written by an earlier build is refused unless
+// Force; a wrangler.toml whose sha256 differs from the manifest's (the
+// user edited it) is kept and the new one written as wrangler.toml.new.
+// Files an earlier build wrote that this one does not (a repository no
+// longer named) are removed when unchanged. Each file is replaced
+// atomically; the manifest is written last.
 func Build(opts Options) (*Result, error) {
 	if opts.Out == "" {
 		return nil, apierr.Invalid("kontext edge build needs -o DIR")
@@ -171,25 +261,210 @@ func Build(opts Options) (*Result, error) {
 		return nil, err
 	}
 	out := filepath.Clean(opts.Out)
-	if err := checkTarget(out); err != nil {
-		return nil, err
-	}
-	parent := filepath.Dir(out)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, apierr.Wrap(apierr.OperationFailed, err, "creating %s", parent)
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".tmp-")
+	prev, err := previousBuild(out, opts.Force)
 	if err != nil {
-		return nil, apierr.Wrap(apierr.OperationFailed, err, "creating a directory next to %s", out)
-	}
-	defer os.RemoveAll(tmp)
-	if err := writeFiles(tmp, files); err != nil {
 		return nil, err
 	}
-	if err := replaceDir(tmp, out); err != nil {
+	res := &Result{Dir: out}
+	record := map[string]string{}
+
+	// Plan: what to write where, refusing before anything is written.
+	type write struct {
+		rel  string
+		data []byte
+	}
+	var writes []write
+	rels := make([]string, 0, len(files))
+	for rel := range files {
+		if rel != ManifestName {
+			rels = append(rels, rel)
+		}
+	}
+	sort.Strings(rels)
+	for _, rel := range rels {
+		data := files[rel]
+		cur, exists := fileSHA(filepath.Join(out, filepath.FromSlash(rel)))
+		recorded, isRecorded := prev.files[rel]
+		switch {
+		case exists && cur == "":
+			return nil, apierr.Invalid("%s is in the way (not a regular file): move it, or build into another directory", filepath.Join(out, filepath.FromSlash(rel)))
+		case rel == "wrangler.toml" && exists && cur != sha(data) && !(isRecorded && cur == recorded):
+			// Edited since kontext wrote it (or never kontext's): kept.
+			res.WranglerNew = true
+			if isRecorded {
+				record[rel] = recorded
+			}
+			writes = append(writes, write{"wrangler.toml.new", data})
+			res.Notes = append(res.Notes, fmt.Sprintf("%s was edited since kontext wrote it: kept as it is; the new configuration is wrangler.toml.new (merge what changed, then delete it)", filepath.Join(out, "wrangler.toml")))
+			continue
+		case exists && cur != sha(data) && !(isRecorded && cur == recorded) && !prev.owned(rel) && !opts.Force:
+			return nil, apierr.Invalid("%s exists and kontext edge build did not write it: move it, or pass --force to replace it", filepath.Join(out, filepath.FromSlash(rel)))
+		}
+		writes = append(writes, write{rel, data})
+	}
+	written := map[string]bool{}
+	for _, w := range writes {
+		written[w.rel] = true
+	}
+	// Files of the earlier build this one does not write: removed when
+	// nobody changed them since.
+	var stale []string
+	for rel, recorded := range prev.files {
+		if _, ok := files[rel]; ok || written[rel] {
+			continue
+		}
+		p := filepath.Join(out, filepath.FromSlash(rel))
+		cur, exists := fileSHA(p)
+		switch {
+		case !exists:
+		case cur == recorded || prev.legacy:
+			stale = append(stale, rel)
+		default:
+			res.Notes = append(res.Notes, fmt.Sprintf("%s was written by an earlier build and edited since: kept (delete it if it is not needed)", p))
+		}
+	}
+	sort.Strings(stale)
+
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, apierr.Wrap(apierr.OperationFailed, err, "creating %s", out)
+	}
+	for _, w := range writes {
+		if err := writeAtomic(out, w.rel, w.data); err != nil {
+			return nil, err
+		}
+		record[w.rel] = sha(w.data)
+		res.Files = append(res.Files, w.rel)
+	}
+	for _, rel := range stale {
+		p := filepath.Join(out, filepath.FromSlash(rel))
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, apierr.Wrap(apierr.OperationFailed, err, "removing %s of the earlier build", p)
+		}
+		// Directories the earlier build made and nothing else uses.
+		for d := filepath.Dir(p); d != out && strings.HasPrefix(d, out+string(filepath.Separator)); d = filepath.Dir(d) {
+			if os.Remove(d) != nil {
+				break
+			}
+		}
+	}
+	if prev.legacy {
+		os.Remove(filepath.Join(out, legacyManifest))
+	}
+	m := Manifest{Schema: ManifestSchema, Name: opts.Name, Repos: manifestRepos(opts.Repos), Files: record}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
 		return nil, err
 	}
-	return describe(out, files)
+	if err := writeAtomic(out, ManifestName, append(data, '\n')); err != nil {
+		return nil, err
+	}
+	sort.Strings(res.Files)
+	return describe(res, files)
+}
+
+// previous is what an earlier build left in the directory.
+type previous struct {
+	files map[string]string // recorded path -> sha256
+	// legacy: a directory an earlier kontext wrote (kontext-edge.json, no
+	// hashes): the files it names as its own are kontext's.
+	legacy      bool
+	legacyFiles map[string]bool
+}
+
+// owned: a path the earlier build wrote (recorded, or named by a legacy
+// build).
+func (p previous) owned(rel string) bool {
+	if _, ok := p.files[rel]; ok {
+		return true
+	}
+	return p.legacyFiles[rel]
+}
+
+// previousBuild reads the manifest of out, and refuses a non-empty
+// directory without one unless force.
+func previousBuild(out string, force bool) (previous, error) {
+	prev := previous{files: map[string]string{}}
+	fi, err := os.Stat(out)
+	if errors.Is(err, fs.ErrNotExist) {
+		return prev, nil
+	}
+	if err != nil {
+		return prev, apierr.Wrap(apierr.InvalidInput, err, "-o %s", out)
+	}
+	if !fi.IsDir() {
+		return prev, apierr.Invalid("-o %s is a file, not a directory", out)
+	}
+	m, ok, err := ReadManifest(out)
+	if err != nil && !force {
+		return prev, err
+	}
+	if ok {
+		prev.files = m.Files
+		return prev, nil
+	}
+	if data, err := os.ReadFile(filepath.Join(out, legacyManifest)); err == nil {
+		var lm struct {
+			Schema string `json:"schema"`
+			Repos  []struct {
+				File string `json:"file"`
+			} `json:"repos"`
+		}
+		if json.Unmarshal(data, &lm) == nil && lm.Schema == "kontext.edge/v1" {
+			prev.legacy = true
+			prev.legacyFiles = map[string]bool{"main.js": true, "worker/worker.js": true, "index.js": true, "wasm_exec.js": true, "kontext-reader.wasm": true}
+			for _, r := range lm.Repos {
+				if safeRel(r.File) && strings.HasPrefix(r.File, "repos/") {
+					prev.legacyFiles[r.File] = true
+					prev.files[r.File] = "" // removed if no longer built
+				}
+			}
+			return prev, nil
+		}
+	}
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		return prev, apierr.Wrap(apierr.InvalidInput, err, "-o %s", out)
+	}
+	if len(ents) > 0 && !force {
+		return prev, apierr.Invalid("-o %s is not empty and has no %s (kontext edge build did not write it): name a new or empty directory, or pass --force to add kontext's files to it (the others are kept)", out, ManifestName)
+	}
+	return prev, nil
+}
+
+func manifestRepos(repos []Repo) []map[string]any {
+	out := []map[string]any{}
+	for i, r := range repos {
+		out = append(out, map[string]any{"name": r.Name, "file": "repos/" + r.Name + ".json", "default": i == 0})
+	}
+	return out
+}
+
+// writeAtomic writes dir/rel through a temporary file beside it and a
+// rename.
+func writeAtomic(dir, rel string, data []byte) error {
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return apierr.Wrap(apierr.OperationFailed, err, "writing %s", p)
+	}
+	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".*.tmp")
+	if err != nil {
+		return apierr.Wrap(apierr.OperationFailed, err, "writing %s", p)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), p)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return apierr.Wrap(apierr.OperationFailed, err, "writing %s", p)
+	}
+	return nil
 }
 
 // Files returns the deployable directory's files by relative path.
@@ -215,18 +490,11 @@ func Files(opts Options) (map[string][]byte, error) {
 	}
 	files["kontext.wasm"] = wasm
 	var imports, list strings.Builder
-	manifest := map[string]any{"schema": "kontext.edge/v1", "name": opts.Name}
-	var mrepos []map[string]any
 	for i, r := range opts.Repos {
 		files["repos/"+r.Name+".json"] = r.Bundle
 		fmt.Fprintf(&imports, "import repo%d from \"./repos/%s.json\";\n", i, r.Name)
 		fmt.Fprintf(&list, "    { name: %q, bundle: repo%d },\n", r.Name, i)
-		mrepos = append(mrepos, map[string]any{"name": r.Name, "file": "repos/" + r.Name + ".json", "default": i == 0})
 	}
-	if mrepos == nil {
-		mrepos = []map[string]any{}
-	}
-	manifest["repos"] = mrepos
 	files["main.js"] = []byte("// Generated by kontext edge build: the edge worker's entry module.\n" +
 		"// The repositories are bundled as Text modules; the first is the default.\n" +
 		"import wasm from \"./kontext.wasm\";\n" +
@@ -234,11 +502,6 @@ func Files(opts Options) (map[string][]byte, error) {
 		imports.String() +
 		"\nexport default createWorker({\n  wasm,\n  repos: [\n" + list.String() + "  ],\n});\n")
 	files["wrangler.toml"] = []byte(wranglerConfig(opts.Name))
-	m, err := json.MarshalIndent(manifest, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	files[manifestName] = append(m, '\n')
 	return files, nil
 }
 
@@ -286,83 +549,22 @@ func engineWasm(assets fs.FS) ([]byte, error) {
 	return data, nil
 }
 
-func checkTarget(out string) error {
-	fi, err := os.Stat(out)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		return apierr.Wrap(apierr.InvalidInput, err, "-o %s", out)
-	}
-	if !fi.IsDir() {
-		return apierr.Invalid("-o %s is a file, not a directory", out)
-	}
-	ents, err := os.ReadDir(out)
-	if err != nil {
-		return apierr.Wrap(apierr.InvalidInput, err, "-o %s", out)
-	}
-	if len(ents) == 0 {
-		return nil
-	}
-	if _, err := os.Stat(filepath.Join(out, manifestName)); err != nil {
-		return apierr.Invalid("-o %s is a directory kontext edge build did not write (no %s); name a new or empty directory", out, manifestName)
-	}
-	return nil
-}
-
-func writeFiles(dir string, files map[string][]byte) error {
-	for rel, data := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return apierr.Wrap(apierr.OperationFailed, err, "writing %s", rel)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			return apierr.Wrap(apierr.OperationFailed, err, "writing %s", rel)
-		}
-	}
-	return nil
-}
-
-// replaceDir moves the complete new directory into place; an earlier
-// build is moved aside first and removed after.
-func replaceDir(tmp, out string) error {
-	old := ""
-	if _, err := os.Stat(out); err == nil {
-		old = tmp + ".old"
-		if err := os.Rename(out, old); err != nil {
-			return apierr.Wrap(apierr.OperationFailed, err, "replacing %s", out)
-		}
-	}
-	if err := os.Rename(tmp, out); err != nil {
-		if old != "" {
-			os.Rename(old, out)
-		}
-		return apierr.Wrap(apierr.OperationFailed, err, "writing %s", out)
-	}
-	if old != "" {
-		os.RemoveAll(old)
-	}
-	return nil
-}
-
-func describe(dir string, files map[string][]byte) (*Result, error) {
-	res := &Result{Dir: dir}
+// describe adds the upload's sizes: every built file but wrangler.toml.
+func describe(res *Result, files map[string][]byte) (*Result, error) {
 	var buf bytes.Buffer
+	var mods []string
 	for rel, data := range files {
-		res.Files = append(res.Files, rel)
-		if rel == "wrangler.toml" || rel == manifestName {
+		if rel == "wrangler.toml" {
 			continue
 		}
+		mods = append(mods, rel)
 		res.Bytes += int64(len(data))
 	}
-	sort.Strings(res.Files)
+	sort.Strings(mods)
 	// The Workers limits count the upload compressed: one gzip stream of the
 	// modules in a fixed order gives a stable, slightly pessimistic figure.
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	for _, rel := range res.Files {
-		if rel == "wrangler.toml" || rel == manifestName {
-			continue
-		}
+	for _, rel := range mods {
 		zw.Write(files[rel])
 	}
 	if err := zw.Close(); err != nil {

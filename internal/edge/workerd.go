@@ -268,23 +268,18 @@ func workerdExit(err error, tail *tailBuffer) error {
 	return apierr.New(apierr.OperationFailed, "workerd stopped: %s", msg)
 }
 
+// listFiles lists the files a build recorded in dir's manifest.
 func listFiles(dir string) ([]string, error) {
-	if _, err := os.Stat(filepath.Join(dir, manifestName)); err != nil {
-		return nil, apierr.Invalid("%s is not a directory kontext edge build wrote", dir)
-	}
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() {
-			rel, _ := filepath.Rel(dir, p)
-			files = append(files, filepath.ToSlash(rel))
-		}
-		return nil
-	})
+	m, ok, err := ReadManifest(dir)
 	if err != nil {
-		return nil, apierr.Wrap(apierr.OperationFailed, err, "reading %s", dir)
+		return nil, err
+	}
+	if !ok {
+		return nil, apierr.Invalid("%s is not a directory kontext edge build wrote (no %s)", dir, ManifestName)
+	}
+	files := make([]string, 0, len(m.Files))
+	for rel := range m.Files {
+		files = append(files, rel)
 	}
 	sort.Strings(files)
 	return files, nil

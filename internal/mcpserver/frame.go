@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -20,8 +21,13 @@ const maxFrame = 4 << 20
 // line that is not JSON is answered with -32700, one that is JSON but not a single JSON-RPC
 // 2.0 message (a batch, null, a missing "jsonrpc", a bad id) with -32600, both with id null
 // as JSON-RPC prescribes when the id cannot be known, and the server keeps serving.
-// It closes fwd when in ends (with in's error, if any).
-func frames(in io.Reader, fwd *io.PipeWriter, reply io.Writer) {
+//
+// When in ends it closes fwd (with in's error, if any), but only once every request it
+// passed on has been answered on reply (or stop is closed): the SDK ends the session as
+// soon as its input ends and drops the answers it is still preparing
+// (modelcontextprotocol/go-sdk#1061), so `printf '<requests>' | kontext mcp` would lose
+// them. A stdio server answers every request it read before it exits.
+func frames(in io.Reader, fwd *io.PipeWriter, reply *lockedWriter, stop <-chan struct{}) {
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
 		line, tooLong, err := readLine(r)
@@ -30,15 +36,107 @@ func frames(in io.Reader, fwd *io.PipeWriter, reply io.Writer) {
 		} else if len(bytes.TrimSpace(line)) > 0 {
 			if code, msg := check(line); code != 0 {
 				writeError(reply, code, msg)
-			} else if _, werr := fwd.Write(append(line, '\n')); werr != nil {
-				return // the session ended
+			} else {
+				id, cancelled := requestOf(line)
+				if id != "" {
+					reply.open.add(id) // before the SDK can answer it
+				}
+				if cancelled != "" {
+					reply.open.done(cancelled) // a cancelled request may get no answer
+				}
+				if _, werr := fwd.Write(append(line, '\n')); werr != nil {
+					return // the session ended
+				}
 			}
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				err = nil
 			}
+			reply.open.wait(stop)
 			fwd.CloseWithError(err)
+			return
+		}
+	}
+}
+
+// requestOf returns the id of a request (a message with a method and an id), and the id
+// a notifications/cancelled names; "" when there is none.
+func requestOf(line []byte) (id, cancelled string) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method == "" {
+		return "", ""
+	}
+	if m.Method == "notifications/cancelled" {
+		return "", idKey(m.Params.RequestID)
+	}
+	return idKey(m.ID), ""
+}
+
+// idKey is a JSON-RPC id as a comparable key ("" for none or null): the SDK answers with
+// the id it read, a string or an integer.
+func idKey(raw json.RawMessage) string {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return ""
+	}
+	switch x := v.(type) {
+	case string:
+		return "s" + x
+	case float64:
+		return "n" + strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return ""
+}
+
+// pending counts the requests passed to the SDK that are not answered yet.
+type pending struct {
+	mu      sync.Mutex
+	ids     map[string]int
+	changed chan struct{} // closed and replaced whenever a request is answered
+}
+
+func (p *pending) add(id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ids == nil {
+		p.ids, p.changed = map[string]int{}, make(chan struct{})
+	}
+	p.ids[id]++
+}
+
+func (p *pending) done(id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ids[id] == 0 {
+		return
+	}
+	if p.ids[id]--; p.ids[id] == 0 {
+		delete(p.ids, id)
+	}
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// wait returns when every request is answered, or when stop is closed.
+func (p *pending) wait(stop <-chan struct{}) {
+	for {
+		p.mu.Lock()
+		if len(p.ids) == 0 {
+			p.mu.Unlock()
+			return
+		}
+		ch := p.changed
+		p.mu.Unlock()
+		select {
+		case <-ch:
+		case <-stop:
 			return
 		}
 	}
@@ -105,16 +203,30 @@ func writeError(w io.Writer, code int64, msg string) {
 	w.Write(append(b, '\n'))
 }
 
-// lockedWriter serialises whole messages from the SDK and from frames on one stream.
+// lockedWriter serialises whole messages from the SDK and from frames on one stream, and
+// marks each request answered once its answer is written.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu   sync.Mutex
+	w    io.Writer
+	open pending
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	l.mu.Unlock()
+	for line := range bytes.SplitSeq(p[:n], []byte("\n")) {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if len(bytes.TrimSpace(line)) > 0 && json.Unmarshal(line, &m) == nil && m.Method == "" {
+			if id := idKey(m.ID); id != "" {
+				l.open.done(id) // an answer (result or error) to a request
+			}
+		}
+	}
+	return n, err
 }
 
 func (l *lockedWriter) Close() error { return nil }

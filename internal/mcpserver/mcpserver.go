@@ -33,8 +33,10 @@ import (
 func Serve(ctx context.Context, dir string, in io.Reader, out io.Writer) error {
 	w := &lockedWriter{w: out}
 	pr, pw := io.Pipe()
-	go frames(in, pw, w)
+	stop := make(chan struct{})
+	go frames(in, pw, w, stop)
 	defer pr.Close() // unblocks frames when the session ends first
+	defer close(stop)
 	t := &mcp.IOTransport{Reader: pr, Writer: w}
 	return New(dir).Run(ctx, t)
 }

@@ -9,6 +9,9 @@
 // Link: rel="next"), PUT /projects/{id}/merge_requests/{iid}/notes/{note}.
 // Requests that answer 5xx, 429, or 403 because of a rate limit are
 // retried with backoff; plain http is refused except for loopback hosts.
+// Paging stops with an error after MaxPages pages or when a next link
+// names a page already read; a server's answer quoted in an error is cut
+// to MaxBodyInError characters.
 package prhost
 
 import (
@@ -24,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Target is where the comment goes.
@@ -65,7 +69,29 @@ type StatusError struct {
 }
 
 func (e *StatusError) Error() string {
-	return fmt.Sprintf("%s %s: %d %s", e.Method, e.URL, e.Status, strings.TrimSpace(e.Body))
+	return fmt.Sprintf("%s %s: %d %s", e.Method, e.URL, e.Status, clip(e.Body))
+}
+
+// MaxPages bounds the comment pages read: the APIs answer at most 100
+// comments a page, so 100 pages are 10,000 comments.
+const MaxPages = 100
+
+// MaxBodyInError is how much of a server's answer an error quotes.
+const MaxBodyInError = 200
+
+// ErrPaging is a list whose next links never end or lead back to a page
+// already read.
+var ErrPaging = errors.New("the API's comment pages do not end")
+
+// clip trims a server's answer for an error message: at most
+// MaxBodyInError characters, then an ellipsis and the full size.
+func clip(body string) string {
+	body = strings.TrimSpace(body)
+	if utf8.RuneCountInString(body) <= MaxBodyInError {
+		return body
+	}
+	r := []rune(body)
+	return fmt.Sprintf("%s… (%d bytes in all)", string(r[:MaxBodyInError]), len(body))
 }
 
 // Result says what Upsert did.
@@ -125,7 +151,15 @@ func (c *Client) Upsert(ctx context.Context, t Target, marker, body string) (*Re
 		return nil, fmt.Errorf("provider %q: use github or gitlab", t.Provider)
 	}
 	var found *comment
+	seen := map[string]bool{}
 	for next := list; next != "" && found == nil; {
+		if seen[next] {
+			return nil, fmt.Errorf("%w: the next page link points back to a page already read (%s); report this to the API's operator", ErrPaging, clip(next))
+		}
+		if len(seen) == MaxPages {
+			return nil, fmt.Errorf("%w: stopped after %d pages of comments (the next link is %s); report this to the API's operator", ErrPaging, MaxPages, clip(next))
+		}
+		seen[next] = true
 		var page []comment
 		resp, err := c.do(ctx, t, http.MethodGet, next, nil, &page)
 		if err != nil {
@@ -236,7 +270,7 @@ func (c *Client) do(ctx context.Context, t Target, method, u string, payload any
 			}
 			continue
 		case resp.StatusCode == http.StatusForbidden && !rateLimited(resp):
-			return nil, fmt.Errorf("%w: %s %s: %s", ErrForbidden, method, u, strings.TrimSpace(string(body)))
+			return nil, fmt.Errorf("%w: %s %s: %s", ErrForbidden, method, u, clip(string(body)))
 		}
 		return nil, &StatusError{Method: method, URL: u, Status: resp.StatusCode, Body: string(body)}
 	}

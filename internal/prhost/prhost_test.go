@@ -158,3 +158,61 @@ func TestCheckAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestPagingEnds: a next link that points to itself stops at the second
+// request, a server that links next pages without end stops at MaxPages;
+// both are ErrPaging, not an endless loop.
+func TestPagingEnds(t *testing.T) {
+	for _, provider := range []string{"github", "gitlab"} {
+		for _, paging := range []string{prhosttest.PagingSelf, prhosttest.PagingEndless} {
+			t.Run(provider+"/"+paging, func(t *testing.T) {
+				s := prhosttest.New(provider, "tok")
+				defer s.Close()
+				s.Paging = paging
+				s.Add("LGTM")
+				var waits []time.Duration
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				_, err := client(&waits).Upsert(ctx, target(s), marker, marker+"\nbody")
+				if !errors.Is(err, prhost.ErrPaging) {
+					t.Fatalf("err = %v, want ErrPaging", err)
+				}
+				want := map[string]int{prhosttest.PagingSelf: 1, prhosttest.PagingEndless: prhost.MaxPages}[paging]
+				if len(s.Requests) != want {
+					t.Errorf("%d requests, want %d", len(s.Requests), want)
+				}
+				if paging == prhosttest.PagingSelf && !strings.Contains(err.Error(), "already read") {
+					t.Errorf("err = %v, want it to say the link points back", err)
+				}
+				if len(s.Comments()) != 1 {
+					t.Errorf("a comment was posted after the paging error")
+				}
+			})
+		}
+	}
+}
+
+// TestErrorBodyClipped: a server's answer quoted in an error is cut to
+// MaxBodyInError characters.
+func TestErrorBodyClipped(t *testing.T) {
+	s := prhosttest.New("github", "tok")
+	defer s.Close()
+	long := `{"message":"` + strings.Repeat("x", 5000) + `"}`
+	s.FailNext(prhosttest.Fail{Status: 404, Body: long})
+	var waits []time.Duration
+	_, err := client(&waits).Upsert(context.Background(), target(s), marker, marker)
+	var se *prhost.StatusError
+	if !errors.As(err, &se) || se.Status != 404 {
+		t.Fatalf("err = %v, want a 404 StatusError", err)
+	}
+	if n := strings.Count(err.Error(), "x"); n != prhost.MaxBodyInError-len(`{"message":"`) {
+		t.Errorf("the error quotes %d x's of the body: %.300s", n, err)
+	}
+	if !strings.Contains(err.Error(), "5014 bytes in all") {
+		t.Errorf("the error does not give the body's size: %.400s", err)
+	}
+	s.FailNext(prhosttest.Fail{Status: 403, Body: long})
+	if _, err := client(&waits).Upsert(context.Background(), target(s), marker, marker); !errors.Is(err, prhost.ErrForbidden) || len(err.Error()) > 600 {
+		t.Errorf("fork 403 error not clipped: %d bytes", len(err.Error()))
+	}
+}

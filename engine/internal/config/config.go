@@ -129,6 +129,7 @@ type fileConfig struct {
 	Model   any `toml:"model"`
 	Command any `toml:"command"`
 	Trust   any `toml:"trust"`
+	Verify  any `toml:"verify"`
 }
 
 type fileKind struct {
@@ -162,7 +163,7 @@ func ParseAt(file string, text []byte, storage string) (*Config, error) {
 	for _, k := range []struct {
 		key, section string
 		set          bool
-	}{{"llm", "llm", fc.LLM != nil}, {"model", "", fc.Model != nil}, {"command", "", fc.Command != nil}, {"trust", "trust", fc.Trust != nil}} {
+	}{{"llm", "llm", fc.LLM != nil}, {"model", "", fc.Model != nil}, {"command", "", fc.Command != nil}, {"trust", "trust", fc.Trust != nil}, {"verify", "verify", fc.Verify != nil}} {
 		if !k.set {
 			continue
 		}
@@ -172,8 +173,11 @@ func ParseAt(file string, text []byte, storage string) (*Config, error) {
 		} else if line == 1 && !strings.HasPrefix(strings.TrimSpace(string(text)), "["+k.section) {
 			line = lineOf(text, "", k.key) // a dotted or inline form: llm.adapter = …, llm = {…}
 		}
-		c.Diagnostics = append(c.Diagnostics, entry.Diagnostic{File: file, Line: line, Severity: "warning", Code: CodeLocalOnlyKey,
-			Message: fmt.Sprintf("%q is ignored in committed config: models, commands and trust are set only in local configuration (<git-dir>/kontext/config.toml or the user config), so a cloned repository cannot make your machine run anything", k.key)})
+		msg := fmt.Sprintf("%q is ignored in committed config: models, commands and trust are set only in local configuration (<git-dir>/kontext/config.toml or the user config), so a cloned repository cannot make your machine run anything", k.key)
+		if k.key == "verify" {
+			msg = "\"verify\" is ignored in committed config: what a verify command is given ([verify] pass_env) is set only in local configuration (<git-dir>/kontext/config.toml or the user config), so a cloned repository cannot choose what your machine passes to a command"
+		}
+		c.Diagnostics = append(c.Diagnostics, entry.Diagnostic{File: file, Line: line, Severity: "warning", Code: CodeLocalOnlyKey, Message: msg})
 	}
 	bad := func(section, key, format string, args ...any) error {
 		return apierr.Invalid("%s:%d: %s: %s; fix the value or remove the key", file, lineOf(text, section, key), strings.TrimPrefix(section+"."+key, "."), fmt.Sprintf(format, args...))
@@ -183,8 +187,11 @@ func ParseAt(file string, text []byte, storage string) (*Config, error) {
 	}
 	if fc.Storage != nil {
 		s, err := CleanDir(*fc.Storage)
-		if err != nil || s == "" {
-			return nil, bad("", "storage", "%q is not a directory inside the repository", *fc.Storage)
+		if err == nil && s == "" {
+			err = fmt.Errorf("%q is the repository root; name a directory in it, such as .ai", *fc.Storage)
+		}
+		if err != nil {
+			return nil, bad("", "storage", "%v", err)
 		}
 		c.Storage = s
 		for _, k := range entry.Kinds {
@@ -273,8 +280,12 @@ func validStyle(s string) bool {
 }
 
 // CleanDir normalises a repo-relative directory ("./docs/adr/" → "docs/adr",
-// "." → "") and rejects absolute paths and paths that leave the repository.
+// "." → "") and rejects absolute paths, paths that leave the repository,
+// git's own directory (.git) and a NUL byte.
 func CleanDir(d string) (string, error) {
+	if strings.IndexByte(d, 0) >= 0 {
+		return "", fmt.Errorf("%q contains a NUL byte, which no directory name can hold", d)
+	}
 	d = strings.TrimSpace(strings.ReplaceAll(d, "\\", "/"))
 	if strings.HasPrefix(d, "/") || (len(d) > 1 && d[1] == ':') {
 		return "", fmt.Errorf("%q is absolute; use a path relative to the repository root", d)
@@ -284,6 +295,9 @@ func CleanDir(d string) (string, error) {
 		if seg == ".." {
 			return "", fmt.Errorf("%q leaves the repository", d)
 		}
+	}
+	if first, _, _ := strings.Cut(c, "/"); len(first) == 4 && first[0] == '.' && first[1]|0x20 == 'g' && first[2]|0x20 == 'i' && first[3]|0x20 == 't' {
+		return "", fmt.Errorf("%q is inside .git, git's own directory, where nothing is committed; use a directory of the working tree, such as .ai", d)
 	}
 	return c, nil
 }

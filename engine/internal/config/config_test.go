@@ -87,6 +87,16 @@ func TestParseErrors(t *testing.T) {
 		"toml syntax":         {"version = \n", `.kontext.toml:1:`},
 		"wrong type":          {"storage = 3\n", `.kontext.toml:1:`},
 		"include without dir": {"[[kinds.convention.include]]\nstyle = \"cursor\"\n", `include[0].dir`},
+		// Hardening II: the document's words, never Go's field names.
+		"version a string":  {"version = \"x\"\n", `.kontext.toml:1: version must be an integer, not a TOML string`},
+		"version a float":   {"version = 1.5\n", `.kontext.toml:1: version must be an integer, not a TOML float`},
+		"nested wrong type": {"[index]\nmax_commits = \"lots\"\n", `.kontext.toml:2: index.max_commits must be an integer, not a TOML string`},
+		"kind wrong type":   {"[kinds.learning]\nreview_after = 12\n", `.kontext.toml:2: kinds.learning.review_after must be a string, not a TOML integer`},
+		"storage NUL":       {"storage = \".ai\\u0000x\"\n", `.kontext.toml:1: storage: ".ai\x00x" contains a NUL byte`},
+		"storage .git":      {"storage = \".git\"\n", `.kontext.toml:1: storage: ".git" is inside .git`},
+		"storage in .git":   {"storage = \"./.git/kb\"\n", `is inside .git`},
+		"kind dir in .git":  {"[kinds.decision]\ndir = \".GIT/adr\"\n", `is inside .git`},
+		"storage root":      {"storage = \".\"\n", `is the repository root`},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -97,7 +107,26 @@ func TestParseErrors(t *testing.T) {
 			if apierr.CodeOf(err) != apierr.InvalidInput || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("%s: %v", apierr.CodeOf(err), err)
 			}
+			for _, leak := range []string{"fileConfig", "fileKind", "struct field", "struct {", "cannot decode"} {
+				if strings.Contains(err.Error(), leak) {
+					t.Errorf("the message names Go's types (%q): %v", leak, err)
+				}
+			}
 		})
+	}
+}
+
+// TestVerifyTableWarns: a committed [verify] table (pass_env chooses what
+// a command is given) is a local-only key like [llm]: a warning, and
+// reads keep working.
+func TestVerifyTableWarns(t *testing.T) {
+	c, err := Parse(".kontext.toml", []byte("version = 1\n\n[verify]\npass_env = [\"AWS_SECRET_ACCESS_KEY\"]\n"))
+	if err != nil {
+		t.Fatalf("a committed [verify] broke the read: %v", err)
+	}
+	if len(c.Diagnostics) != 1 || c.Diagnostics[0].Code != CodeLocalOnlyKey || c.Diagnostics[0].Line != 3 || c.Diagnostics[0].Severity != "warning" ||
+		!strings.Contains(c.Diagnostics[0].Message, "pass_env") {
+		t.Fatalf("diagnostics %+v", c.Diagnostics)
 	}
 }
 
@@ -132,6 +161,7 @@ func TestConfigJSON(t *testing.T) {
 		"[kinds.decision]\ndir = \"docs/adr\"\nstyle = \"adr\"\nreview_after = \"1y\"\n[[kinds.decision.include]]\ndir = \"docs/old\"\n[[kinds.convention.include]]\ndir = \"rules\"\nstyle = \"cursor\"\n",
 		"[index]\nmax_commits = 100\n[brief]\nbudget_lines = 50\n",
 		"[llm]\nadapter = \"openai\"\nmodel = \"x\"\ncommand = [\"a\", 1]\n[trust]\nkeys = { a = 2026-01-01 }\n",
+		"[verify]\npass_env = [\"X\"]\n",
 	} {
 		want, err := Parse(".kontext.toml", []byte(text))
 		if err != nil {

@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"errors"
+	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -44,7 +45,45 @@ func DecodeTOML(text []byte, v any) error {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		row, _ := de.Position()
-		return &TOMLError{Row: row, Positioned: true, Message: de.Error()}
+		return &TOMLError{Row: row, Positioned: true, Message: plainTOML(strings.Join(de.Key(), "."), de.Error())}
 	}
-	return &TOMLError{Message: err.Error()}
+	return &TOMLError{Message: plainTOML("", err.Error())}
+}
+
+// plainTOML says a decoding error in the document's words: go-toml names
+// the Go field and type it decodes into ("cannot decode TOML string into
+// struct field config.fileConfig.Version of type int"), which means
+// nothing to a person editing the file.
+func plainTOML(key, msg string) string {
+	if rest, ok := strings.CutPrefix(msg, "toml: cannot decode TOML "); ok {
+		if i, j := strings.IndexByte(rest, ' '), strings.LastIndex(rest, " of type "); i > 0 && j > i {
+			if key == "" {
+				key = "a value"
+			}
+			return key + " must be " + tomlType(rest[j+len(" of type "):]) + ", not a TOML " + rest[:i]
+		}
+	}
+	msg = strings.TrimPrefix(msg, "toml: ")
+	if key != "" {
+		return key + ": " + msg
+	}
+	return msg
+}
+
+// tomlType names a Go type as a TOML value.
+func tomlType(t string) string {
+	t = strings.TrimLeft(t, "*")
+	switch {
+	case t == "string":
+		return "a string"
+	case t == "bool":
+		return "true or false"
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
+		return "an integer"
+	case strings.HasPrefix(t, "float"):
+		return "a number"
+	case strings.HasPrefix(t, "[]"):
+		return "an array"
+	}
+	return "a table"
 }

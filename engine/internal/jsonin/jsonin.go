@@ -106,7 +106,9 @@ func goTypeName(t string) string {
 		return "an array"
 	case t == "bool":
 		return "a boolean"
-	case strings.Contains(t, "int"), strings.Contains(t, "float"):
+	case strings.Contains(t, "int"):
+		return "an integer" // 1.5 is a JSON number, but not one of these
+	case strings.Contains(t, "float"):
 		return "a number"
 	case strings.HasPrefix(t, "*"):
 		return goTypeName(t[1:])

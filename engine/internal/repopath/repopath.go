@@ -146,12 +146,15 @@ func alreadyClean(p string) bool {
 // Normalize makes a path repo-relative without resolving "..": leading
 // "./" and "/" are stripped, duplicate slashes and "." segments are
 // dropped, a trailing "/" is kept (one), so a directory stays a
-// directory. A ".." segment (escaping the repository), an empty result
-// or invalid UTF-8 is an error. A pattern's literal part is checked
+// directory. A ".." segment (escaping the repository), an empty result,
+// a NUL byte or invalid UTF-8 is an error. A pattern's literal part is checked
 // with it too.
 func Normalize(p string) (string, error) {
 	if !utf8.ValidString(p) {
 		return "", fmt.Errorf("path %q is not valid UTF-8", p)
+	}
+	if strings.IndexByte(p, 0) >= 0 {
+		return "", fmt.Errorf("path %q contains a NUL byte, which no file name can hold; pass the path without it", p)
 	}
 	orig := p
 	for {

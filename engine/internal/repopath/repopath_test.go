@@ -26,7 +26,7 @@ func TestNormalize(t *testing.T) {
 			t.Errorf("Normalize(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"..", "../x", "src/../x", "/..", "a/b/..", "", "/", "./", ".", "a/\xff"} {
+	for _, in := range []string{"..", "../x", "src/../x", "/..", "a/b/..", "", "/", "./", ".", "a/\xff", "src/a\x00b.go", "\x00", "src/\x00/"} {
 		if got, err := Normalize(in); err == nil {
 			t.Errorf("Normalize(%q) = %q, want error", in, got)
 		}

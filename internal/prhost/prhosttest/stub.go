@@ -1,7 +1,8 @@
 // Package prhosttest is a local stand-in for the comment endpoints of the
 // GitHub and GitLab REST APIs, served on 127.0.0.1 for tests: it keeps
 // comments in memory, pages them two at a time with Link: rel="next", and
-// can be told to fail the next requests (500, rate-limited 403, fork 403).
+// can be told to fail the next requests (500, rate-limited 403, fork 403)
+// or to page badly (a next link to itself, next pages without end).
 package prhosttest
 
 import (
@@ -26,7 +27,17 @@ type Comment struct {
 type Fail struct {
 	Status int
 	Header map[string]string
+	// Body replaces the default {"message":"canned <status>"}.
+	Body string
 }
+
+// Paging modes of a misbehaving server.
+const (
+	// PagingSelf: every list page's next link points to itself.
+	PagingSelf = "self"
+	// PagingEndless: every list page links a next page, forever.
+	PagingEndless = "endless"
+)
 
 // Server is the stub API.
 type Server struct {
@@ -34,6 +45,9 @@ type Server struct {
 	Provider string // github | gitlab
 	Token    string
 	PageSize int
+	// Paging makes the list's Link header misbehave: PagingSelf or
+	// PagingEndless ("" pages correctly).
+	Paging string
 
 	mu       sync.Mutex
 	comments []Comment
@@ -96,7 +110,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set(k, v)
 		}
 		w.WriteHeader(f.Status)
-		fmt.Fprintf(w, `{"message":"canned %d"}`, f.Status)
+		if f.Body != "" {
+			fmt.Fprint(w, f.Body)
+		} else {
+			fmt.Fprintf(w, `{"message":"canned %d"}`, f.Status)
+		}
 		return
 	}
 	auth := r.Header.Get("Authorization") == "Bearer "+s.Token
@@ -119,12 +137,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		if page < 1 {
 			page = 1
 		}
-		from := (page - 1) * s.PageSize
+		from := min((page-1)*s.PageSize, len(s.comments))
 		to := min(from+s.PageSize, len(s.comments))
-		if from > len(s.comments) {
-			from = len(s.comments)
+		switch s.Paging {
+		case PagingSelf:
+			w.Header().Set("Link", fmt.Sprintf(`<%s%s>; rel="next"`, s.URL, r.URL.RequestURI()))
+		case PagingEndless:
+			q := r.URL.Query()
+			q.Set("page", strconv.Itoa(page+1))
+			w.Header().Set("Link", fmt.Sprintf(`<%s%s?%s>; rel="next"`, s.URL, list, q.Encode()))
 		}
-		if to < len(s.comments) {
+		if to < len(s.comments) && s.Paging == "" {
 			q := r.URL.Query()
 			q.Set("page", strconv.Itoa(page+1))
 			w.Header().Set("Link", fmt.Sprintf(`<%s%s?%s>; rel="next", <%s%s?page=1>; rel="first"`, s.URL, list, q.Encode(), s.URL, list))

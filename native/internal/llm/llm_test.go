@@ -142,16 +142,25 @@ func TestOpenAISchemaRefused(t *testing.T) {
 		chat(w, "Sure! ```json\n{\"title\":\"plain\"}\n```")
 	})
 	s := openaiSelection(t, srv.URL)
-	m, _ := s.Pick("")
 	for i := 0; i < 2; i++ {
+		// A new pick each time, as every CLI or MCP call makes.
+		m, _ := s.Pick("")
 		got, err := m.Ask(context.Background(), req)
 		if err != nil || string(got) != `{"title":"plain"}` {
 			t.Fatalf("answer %s, %v", got, err)
 		}
 	}
-	// The refusal is remembered: the second question goes plain at once.
+	// The refusal is remembered for the endpoint: the second question goes
+	// plain at once.
 	if len(srv.requests) != 3 {
 		t.Fatalf("%d requests, want 3 (schema refused, plain, plain)", len(srv.requests))
+	}
+	// Plain means plain: no response_format (json_object is a format the
+	// server may refuse as well).
+	for i, r := range srv.requests[1:] {
+		if rf, ok := r["response_format"]; ok {
+			t.Errorf("plain request %d carries response_format %v", i+1, rf)
+		}
 	}
 	if !strings.Contains(srv.requests[1]["messages"].([]any)[0].(map[string]any)["content"].(string), `"type":"object"`) {
 		t.Fatal("the plain request does not carry the schema in its system message")

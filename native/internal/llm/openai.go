@@ -27,11 +27,12 @@ const attempts = 3
 type openaiModel struct {
 	baseURL, model, key string
 	timeout, retryDelay time.Duration
-	// plain is set once the server refused a JSON-schema response format:
-	// later questions ask for plain JSON with the schema in the prompt.
-	mu    sync.Mutex
-	plain bool
 }
+
+// plainEndpoints are the servers (base URLs) that refused a JSON-schema
+// response format in this process: later questions to them, from any
+// model value, ask for plain JSON with the schema in the prompt at once.
+var plainEndpoints sync.Map // base URL → true
 
 func (m *openaiModel) Use() api.ModelUse { return api.ModelUse{Adapter: OpenAI, Model: m.model} }
 
@@ -54,17 +55,12 @@ func (m *openaiModel) Ask(ctx context.Context, req engine.ModelRequest) (json.Ra
 	if err != nil {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "encoding the answer schema")
 	}
-	m.mu.Lock()
-	plain := m.plain
-	m.mu.Unlock()
-	if !plain {
+	if _, plain := plainEndpoints.Load(m.baseURL); !plain {
 		out, refused, err := m.ask(ctx, req, schema, true)
 		if !refused {
 			return out, err
 		}
-		m.mu.Lock()
-		m.plain = true
-		m.mu.Unlock()
+		plainEndpoints.Store(m.baseURL, true)
 	}
 	out, _, err := m.ask(ctx, req, schema, false)
 	return out, err
@@ -80,9 +76,10 @@ func (m *openaiModel) ask(ctx context.Context, req engine.ModelRequest, schema [
 	if structured {
 		body.ResponseFormat = map[string]any{"type": "json_schema", "json_schema": map[string]any{
 			"name": schemaName().ReplaceAllString(req.Task, "_"), "schema": req.Schema, "strict": false}}
-	} else {
-		body.ResponseFormat = map[string]any{"type": "json_object"}
 	}
+	// Otherwise plain JSON: no response_format at all (a server that
+	// refused json_schema often refuses json_object too); the system
+	// message carries the schema and answerObject finds the object.
 	payload, err := json.Marshal(body)
 	if err != nil {
 		return nil, false, apierr.Wrap(apierr.OperationFailed, err, "encoding the model request")

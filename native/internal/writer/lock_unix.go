@@ -30,7 +30,12 @@ func (w *Writer) Lock(ctx context.Context) (unlock func(), err error) {
 	if err != nil {
 		return nil, apierr.Wrap(apierr.OperationFailed, err, "opening the kontext write lock %s", name)
 	}
-	deadline := time.Now().Add(lockTimeout())
+	timeout, err := lockTimeout()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	deadline := time.Now().Add(timeout)
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {

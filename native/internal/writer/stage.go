@@ -198,7 +198,11 @@ func indexLockHeld(p string) error {
 // another process holds it, up to the lock timeout.
 func (w *Writer) lockIndex(ctx context.Context) (*indexLock, error) {
 	p := w.indexLockPath()
-	deadline := time.Now().Add(lockTimeout())
+	timeout, err := lockTimeout()
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(timeout)
 	for {
 		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		if err == nil {
@@ -379,7 +383,11 @@ func (w *Writer) gitFallback(ctx context.Context, names []string, reason string)
 		}
 	}
 	p := w.indexLockPath()
-	deadline := time.Now().Add(lockTimeout())
+	timeout, err := lockTimeout()
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(timeout)
 	for {
 		if _, err := os.Lstat(p); err == nil {
 			if cerr := ctx.Err(); cerr != nil {

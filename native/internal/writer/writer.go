@@ -56,15 +56,21 @@ func New(root, gitDir string) *Writer {
 	return &Writer{root: filepath.Clean(root), gitDir: filepath.Clean(gitDir), commonDir: common}
 }
 
-// lockTimeout is KONTEXT_LOCK_TIMEOUT (seconds, fractions allowed), 30 s by
-// default.
-func lockTimeout() time.Duration {
-	if v := strings.TrimSpace(os.Getenv("KONTEXT_LOCK_TIMEOUT")); v != "" {
-		if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 {
-			return time.Duration(f * float64(time.Second))
-		}
+// lockTimeout is KONTEXT_LOCK_TIMEOUT, 30 s by default: seconds (fractions
+// allowed: 0.5) or a Go duration (2s, 1m30s, 500ms). Anything else is
+// invalid_input, never silently the default.
+func lockTimeout() (time.Duration, error) {
+	v := strings.TrimSpace(os.Getenv("KONTEXT_LOCK_TIMEOUT"))
+	if v == "" {
+		return 30 * time.Second, nil
 	}
-	return 30 * time.Second
+	if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 && f <= 1e6 {
+		return time.Duration(f * float64(time.Second)), nil
+	}
+	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		return d, nil
+	}
+	return 0, apierr.Invalid("KONTEXT_LOCK_TIMEOUT=%q is not a wait: give seconds (30, 0.5) or a duration (2s, 1m30s), or unset it for the default 30s", v)
 }
 
 // pollInterval is the sleep between attempts to take a held lock.

@@ -574,3 +574,27 @@ func TestWriteFileNestedRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLockTimeoutValues: KONTEXT_LOCK_TIMEOUT takes seconds or a Go
+// duration; anything else is invalid_input naming the variable (it used to
+// be ignored silently), and a write refuses to start with it.
+func TestLockTimeoutValues(t *testing.T) {
+	for v, want := range map[string]time.Duration{"": 30 * time.Second, "2s": 2 * time.Second, "1m30s": 90 * time.Second,
+		"500ms": 500 * time.Millisecond, "0.5": 500 * time.Millisecond, "3": 3 * time.Second, " 0 ": 0} {
+		t.Setenv("KONTEXT_LOCK_TIMEOUT", v)
+		if got, err := lockTimeout(); err != nil || got != want {
+			t.Errorf("KONTEXT_LOCK_TIMEOUT=%q: %v, %v; want %v", v, got, err, want)
+		}
+	}
+	for _, v := range []string{"soon", "2 s", "-1", "-2s", "1e12", "NaN", "2sec"} {
+		t.Setenv("KONTEXT_LOCK_TIMEOUT", v)
+		if _, err := lockTimeout(); apierr.CodeOf(err) != apierr.InvalidInput || !strings.Contains(err.Error(), "KONTEXT_LOCK_TIMEOUT") {
+			t.Errorf("KONTEXT_LOCK_TIMEOUT=%q: %v, want invalid_input naming it", v, err)
+		}
+	}
+	dir := newRepo(t)
+	t.Setenv("KONTEXT_LOCK_TIMEOUT", "soon")
+	if _, err := New(dir, gitDirOf(t, dir)).Lock(context.Background()); apierr.CodeOf(err) != apierr.InvalidInput {
+		t.Errorf("Lock with a junk timeout: %v", err)
+	}
+}

@@ -247,8 +247,14 @@ test("ETag and If-None-Match: 304 on GET routes, never on POST", async () => {
   assert.equal((await call(open, "/v1/repos/tiny/status", { headers: { "If-None-Match": tag } })).status, 200);
   const repos304 = await call(open, "/v1/repos");
   assert.equal((await call(open, "/v1/repos", { headers: { "If-None-Match": repos304.headers.get("etag") } })).status, 304);
-  // An error is not a representation: If-None-Match does not turn it into 304.
-  assert.equal((await call(open, "/v1/entries/no-such-entry", { headers: { "If-None-Match": "*" } })).status, 404);
+  // An error is not a representation: If-None-Match does not turn it into
+  // 304, and it carries no ETag (2xx and 304 answers do).
+  const missing = await call(open, "/v1/entries/no-such-entry", { headers: { "If-None-Match": "*" } });
+  assert.equal(missing.status, 404);
+  assert.equal(missing.headers.get("etag"), null, "a 404 from the engine carries no ETag");
+  const badInput = await call(open, "/v1/governing?path=/abs/file.go");
+  assert.equal(badInput.status, 400);
+  assert.equal(badInput.headers.get("etag"), null, "a 400 carries no ETag");
 });
 
 test("limits, methods, unknown routes and bad input answer with the envelope; the isolate keeps serving", async () => {
@@ -258,6 +264,7 @@ test("limits, methods, unknown routes and bad input answer with the envelope; th
     assert.equal(r.json.ok, false);
     assert.equal(r.json.error.code, code);
     assert.ok(r.json.error.message.length > 10);
+    assert.equal(r.headers.get("etag"), null, `a ${status} answer carries no ETag`);
   };
   await expectError(await call(open, "/v1/governing", post("{bad json")), 400);
   await expectError(await call(open, "/v1/governing", post("[1,2]")), 400);
@@ -265,6 +272,11 @@ test("limits, methods, unknown routes and bad input answer with the envelope; th
   await expectError(await call(open, "/v1/governing", post({ paths: ["a.go"], bogus: 1 })), 400);
   await expectError(await call(open, "/v1/governing", post({ paths: ["/etc/passwd"] })), 400);
   await expectError(await call(open, "/v1/governing?path=/abs/file.go"), 400);
+  // A NUL byte in a path: 400 invalid_input, in the query and in the body.
+  const nul = await call(open, "/v1/governing?path=src/a%00b.go");
+  await expectError(nul, 400);
+  assert.match(nul.json.error.message, /NUL byte/);
+  await expectError(await call(open, "/v1/governing", post({ paths: ["src/billing/tax/vat.go\u0000"] })), 400);
   await expectError(await call(open, "/v1/governing?path=a.go&min_specificity=x"), 400);
   await expectError(await call(open, "/v1/governing?paths=a.go"), 400);
   await expectError(await call(open, "/v1/entries/%E0%A4%A"), 400);
