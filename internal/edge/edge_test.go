@@ -160,10 +160,10 @@ func TestReadReposChecksTheSnapshot(t *testing.T) {
 // manifest is refused unless Force, and so is a file in the way.
 func TestBuildKeepsUserFiles(t *testing.T) {
 	assets := fstest.MapFS{
-		"engine/index.js":            {Data: []byte("export {}")},
-		"engine/wasm_exec.js":        {Data: []byte("")},
-		"engine/worker/worker.js":    {Data: []byte("export {}")},
-		"engine/kontext-reader.wasm": {Data: []byte("\x00asm")},
+		"engine/index.js":         {Data: []byte("export {}")},
+		"engine/wasm_exec.js":     {Data: []byte("")},
+		"engine/worker/worker.js": {Data: []byte("export {}")},
+		"engine/kontext.wasm":     {Data: []byte("\x00asm")},
 	}
 	out := filepath.Join(t.TempDir(), "edge")
 	write := func(rel, text string) {

@@ -137,7 +137,7 @@ async function handle(state, request, env) {
     let status = 200;
     if (!env0.ok) {
       status = STATUS_OF_CODE[env0.error && env0.error.code] ?? 500;
-      return answer(status, env0, ctx, repo.info.snapshot);
+      return answer(status, env0, ctx); // an error is not a representation: no ETag
     }
     if (governing && !detail && !engineCompact && input.view === undefined) env0.result = compactGoverning(env0.result);
     if ((method === "GET" || method === "HEAD") && notModified(request, repo.info.snapshot)) {
@@ -555,6 +555,8 @@ function notModifiedAnswer(ctx, snapshot) {
   return new Response(null, { status: 304, headers: { ETag: etag(snapshot), "Cache-Control": "no-cache", ...corsHeaders(ctx.env, ctx.request) } });
 }
 
+// answer sends an envelope. 2xx answers carry the snapshot's ETag; error
+// answers never do (they are not a representation of the snapshot).
 function answer(status, envelope, ctx, snapshot = null, extra = {}) {
   const headers = {
     "Content-Type": "application/json; charset=utf-8",
@@ -563,7 +565,7 @@ function answer(status, envelope, ctx, snapshot = null, extra = {}) {
     ...corsHeaders(ctx.env, ctx.request),
     ...extra,
   };
-  if (snapshot !== null) headers.ETag = etag(snapshot);
+  if (snapshot !== null && status >= 200 && status < 300) headers.ETag = etag(snapshot);
   const body = ctx.request.method === "HEAD" ? null : JSON.stringify(envelope);
   return new Response(body, { status, headers });
 }
