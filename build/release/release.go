@@ -114,12 +114,40 @@ func Build(o Options) error {
 	}
 	defer os.RemoveAll(work)
 
-	// Completions and the man page come from a host binary of the same
-	// sources (they do not depend on the platform).
-	host := filepath.Join(work, "host", "kontext")
-	if err := goBuild(root, o.Version, runtime.GOOS, runtime.GOARCH, host); err != nil {
+	bins := map[string][]byte{}
+	var host string // a binary for this platform, for the completions and the man page
+	for _, t := range o.Targets {
+		goos, goarch, _ := strings.Cut(t, "/")
+		binPath := filepath.Join(work, goos+"_"+goarch, "kontext")
+		if err := goBuild(root, o.Version, goos, goarch, binPath); err != nil {
+			return err
+		}
+		if bins[t], err = os.ReadFile(binPath); err != nil {
+			return err
+		}
+		if goos == runtime.GOOS && goarch == runtime.GOARCH {
+			host = binPath
+		}
+	}
+	if host == "" {
+		// Completions and the man page come from a host binary of the same
+		// sources (they do not depend on the platform).
+		host = filepath.Join(work, "host", "kontext")
+		if err := goBuild(root, o.Version, runtime.GOOS, runtime.GOARCH, host); err != nil {
+			return err
+		}
+	}
+	docs, err := docFiles(root, host)
+	if err != nil {
 		return err
 	}
+	return pack(o, mtime, docs, bins)
+}
+
+// docFiles are the members every archive holds beside the binary: the
+// shell completions and the man page (printed by the host binary) and the
+// licenses and README of the checkout.
+func docFiles(root, host string) ([]file, error) {
 	docs := []file{}
 	for _, d := range []struct {
 		name string
@@ -132,18 +160,24 @@ func Build(o Options) error {
 	} {
 		out, err := exec.Command(host, d.args...).Output()
 		if err != nil {
-			return fmt.Errorf("kontext %s: %w", strings.Join(d.args, " "), err)
+			return nil, fmt.Errorf("kontext %s: %w", strings.Join(d.args, " "), err)
 		}
 		docs = append(docs, file{d.name, out, 0o644})
 	}
 	for _, f := range []string{"LICENSE-MIT", "LICENSE-APACHE", "README.md"} {
 		data, err := os.ReadFile(filepath.Join(root, f))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		docs = append(docs, file{f, data, 0o644})
 	}
+	return docs, nil
+}
 
+// pack writes the archives (one per target of o.Targets, from its binary in
+// bins), the npm tarball, manifest.json and SHA256SUMS into o.Out, which
+// exists. o.Version has no leading v.
+func pack(o Options, mtime time.Time, docs []file, bins map[string][]byte) error {
 	rel := Release{Name: "kontext", Version: o.Version, APIVersion: engine.APIVersion, License: license}
 	for _, t := range o.Targets {
 		goos, goarch, _ := strings.Cut(t, "/")
@@ -152,13 +186,9 @@ func Build(o Options) error {
 		if goos == "windows" {
 			exe += ".exe"
 		}
-		binPath := filepath.Join(work, base, exe)
-		if err := goBuild(root, o.Version, goos, goarch, binPath); err != nil {
-			return err
-		}
-		bin, err := os.ReadFile(binPath)
-		if err != nil {
-			return err
+		bin, ok := bins[t]
+		if !ok {
+			return fmt.Errorf("no binary for %s", t)
 		}
 		sum := sha256.Sum256(bin)
 		m := Manifest{Name: "kontext", Version: o.Version, APIVersion: engine.APIVersion, OS: goos, Arch: goarch,

@@ -17,6 +17,13 @@ import (
 var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
 func TestMain(m *testing.M) {
+	// A -race binary sleeps a second when it exits (the race runtime's
+	// atexit_sleep_ms) and the scripts launch hundreds of kontext
+	// processes; make test sets GORACE the same way. Races are still
+	// reported.
+	if os.Getenv("GORACE") == "" {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	testscript.Main(m, map[string]func(){"kontext": main})
 }
 
