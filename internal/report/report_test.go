@@ -263,5 +263,5 @@ func bigChange(t *testing.T, n int) (dir, base string) {
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	os.Exit(m.Run())
+	os.Exit(testrepo.M(m).Run())
 }
