@@ -64,10 +64,11 @@ test: vet assets-check cross-check wasm-check test-wasm test-edge test-web tools
 # the rest (sync.Once alone included) run without it. The two lists are
 # disjoint and together are ./...
 test-go:
-	@race=$$($(GO) run ./build/raceset) && plain=$$($(GO) run ./build/raceset -plain) && \
-	  echo "go test -race: $$(echo $$race | wc -w) packages; without -race: $$(echo $$plain | wc -w) packages" && \
-	  $(GO) test -count=1 -timeout 30m $$plain && \
-	  $(GO) test -race -count=1 -timeout 30m $$race
+	@race=$$($(GO) run ./build/raceset) && plain=$$($(GO) run ./build/raceset -plain) || exit 1; \
+	  echo "go test: $$(echo $$plain | wc -w) packages without -race, $$(echo $$race | wc -w) with -race"; \
+	  $(GO) test -count=1 -timeout 30m $$plain; a=$$?; \
+	  $(GO) test -race -count=1 -timeout 30m $$race; b=$$?; \
+	  [ $$a = 0 ] && [ $$b = 0 ]
 
 # The official SARIF 2.1.0 schema (from npm @microsoft/sarif-multitool's
 # Linux package, SHA-256 checked) for the SARIF validation test, in .cache/.
