@@ -84,11 +84,10 @@ func DemoAt(dir string) error {
 		return fmt.Errorf("the demo repository needs a new or empty directory: %w", err)
 	}
 	if shared.demo == "" {
-		tmp, err := os.MkdirTemp("", "kontext-demo-")
+		tmp, err := sharedTemp()
 		if err != nil {
 			return err
 		}
-		shared.tmp = tmp
 		if err := buildDemo(filepath.Join(tmp, "demo")); err != nil {
 			return err
 		}
@@ -107,6 +106,40 @@ func buildDemo(dir string) error {
 		return fmt.Errorf("demo-repo.sh: %v\n%s", err, out)
 	}
 	return nil
+}
+
+// SharedDir returns a new empty directory for a fixture that the tests of
+// the package build once and share (they must not change it): under M it
+// outlives the test and is removed after the package's tests, else it is
+// the test's own t.TempDir().
+func SharedDir(t testing.TB) string {
+	t.Helper()
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if !shared.on {
+		return t.TempDir()
+	}
+	tmp, err := sharedTemp()
+	if err == nil {
+		var dir string
+		if dir, err = os.MkdirTemp(tmp, "fixture-"); err == nil {
+			return dir
+		}
+	}
+	t.Fatal(err)
+	return ""
+}
+
+// sharedTemp is the directory M removes; shared.mu is held.
+func sharedTemp() (string, error) {
+	if shared.tmp == "" {
+		tmp, err := os.MkdirTemp("", "kontext-test-")
+		if err != nil {
+			return "", err
+		}
+		shared.tmp = tmp
+	}
+	return shared.tmp, nil
 }
 
 // shared is what the tests of one binary share under M.
