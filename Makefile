@@ -205,7 +205,7 @@ bench: web assets node-deps
 # capture, confirm and retire, 20 concurrent writers and same-id races, in
 # temp repositories only; the table goes into bench/results.md.
 stress:
-	KONTEXT_STRESS=full KONTEXT_STRESS_OUT=$(CURDIR)/bench/results.md $(GO) test -count=1 -timeout 30m -run '^TestStress$$' -v ./native
+	KONTEXT_STRESS=full KONTEXT_STRESS_OUT=$(CURDIR)/bench/results.md $(GO) test -count=1 -timeout 20m -run '^TestStress$$' -v ./native
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseFrontmatter -fuzztime 60s ./engine/internal/entry
