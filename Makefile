@@ -6,8 +6,12 @@ DEMO := .demo
 
 export GIT_CONFIG_GLOBAL := /dev/null
 export GIT_CONFIG_NOSYSTEM := 1
+# A -race binary sleeps a second when it exits (the race runtime's
+# atexit_sleep_ms), so every test binary and every kontext a script test
+# launches would cost a second of nothing. Races are still reported.
+export GORACE ?= atexit_sleep_ms=0
 
-.PHONY: sarif-schema build assets web demo test test-edge tools node-deps cross-check assets-check vet wasm-check wasm test-wasm test-web bench fuzz stress generate clean release
+.PHONY: sarif-schema build assets web demo test test-go test-bin test-edge tools node-deps cross-check assets-check vet wasm-check wasm test-wasm test-web bench fuzz stress generate clean release
 
 # A static binary (no cgo): it starts sooner than one that loads libc,
 # and it runs on any Linux. (go test -race keeps cgo.)
@@ -47,11 +51,24 @@ demo: build
 	@$(BIN) -C $(DEMO) drift
 
 # Everything: formatting, vet, the engine's purity under js/wasm, the npm
-# package's Node tests, and every Go test with the race detector (the CLI's
-# script tests run hundreds of processes: a busy 2-CPU machine needs more
-# than go test's default 10 minutes for that one package).
-test: vet assets-check cross-check wasm-check test-wasm test-edge test-web tools sarif-schema
-	$(GO) test -race -count=1 -timeout 30m ./...
+# package's Node tests, the edge worker under workerd, the console in
+# Chromium, and every Go test (test-go).
+test: vet assets-check cross-check wasm-check test-wasm test-edge test-web tools sarif-schema test-go
+
+# Every Go package's tests, the packages with concurrency under the race
+# detector. build/raceset draws the line by a rule over each package's Go
+# files, tests included: a package runs with -race when it has a go
+# statement, a channel, a select, sync's Mutex/RWMutex/WaitGroup/Cond/Map,
+# sync/atomic, golang.org/x/sync, t.Parallel, exec.Cmd.Start (a child
+# process beside the test), httptest or testscript (scripts in parallel);
+# the rest (sync.Once alone included) run without it. The two lists are
+# disjoint and together are ./...
+test-go:
+	@race=$$($(GO) run ./build/raceset) && plain=$$($(GO) run ./build/raceset -plain) || exit 1; \
+	  echo "go test: $$(echo $$plain | wc -w) packages without -race, $$(echo $$race | wc -w) with -race"; \
+	  $(GO) test -count=1 -timeout 30m $$plain; a=$$?; \
+	  $(GO) test -race -count=1 -timeout 30m $$race; b=$$?; \
+	  [ $$a = 0 ] && [ $$b = 0 ]
 
 # The official SARIF 2.1.0 schema (from npm @microsoft/sarif-multitool's
 # Linux package, SHA-256 checked) for the SARIF validation test, in .cache/.
@@ -83,9 +100,13 @@ assets-check:
 
 # The release archives are built for Linux, macOS and Windows: the CLI must
 # compile for each (platform code lives in *_unix.go / *_other.go files).
+# With the release's flags (build/release), so its test reuses the
+# compiled packages.
+RELEASE_FLAGS := -trimpath -buildvcs=false
+
 cross-check:
-	GOOS=windows GOARCH=amd64 $(GO) build -o /dev/null ./cmd/kontext
-	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/kontext
+	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) build $(RELEASE_FLAGS) -o /dev/null ./cmd/kontext
+	CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 $(GO) build $(RELEASE_FLAGS) -o /dev/null ./cmd/kontext
 
 vet:
 	@unformatted=$$(find . -name '*.go' -not -path './node_modules/*' -not -path './.demo/*' -print0 | xargs -0 gofmt -l); \
@@ -119,35 +140,40 @@ WASM_BUILD := .wasm-build
 wasm:
 	GO=$(GO) bash build/wasm.sh $(WASM_BUILD)/pack
 
+# The kontext the Node suites drive (test-wasm, test-edge, test-web),
+# built once per make run: static, with the release's flags, embedding the
+# console assets just built.
+TEST_BIN := $(WASM_BUILD)/kontext
+
+test-bin: assets
+	CGO_ENABLED=0 $(GO) build $(RELEASE_FLAGS) -o $(TEST_BIN) ./cmd/kontext
+
 # Node tests of the package through its public API, including the
 # WASM/native parity test against `kontext api` on the demo repository.
-test-wasm: wasm node-deps
-	$(GO) build -o $(WASM_BUILD)/kontext ./cmd/kontext
+test-wasm: wasm node-deps test-bin
 	@bash build/demo-repo.sh --force $(WASM_BUILD)/demo >/dev/null
-	KONTEXT_BIN=$(CURDIR)/$(WASM_BUILD)/kontext KONTEXT_DEMO_REPO=$(CURDIR)/$(WASM_BUILD)/demo \
+	KONTEXT_BIN=$(CURDIR)/$(TEST_BIN) KONTEXT_DEMO_REPO=$(CURDIR)/$(WASM_BUILD)/demo \
 	  KONTEXT_PACK=$(CURDIR)/$(WASM_BUILD)/pack node --test wasm/test/*.test.mjs
 
 # The edge worker (wasm/worker/) under a real workerd on 127.0.0.1 through
 # `kontext edge serve`, and `wrangler deploy --dry-run` on `kontext edge
 # build` (no network). KONTEXT_ASSETS: the binary serves this checkout's
 # wasm/ (the worker and the engine just built).
-test-edge: wasm node-deps
-	$(GO) build -o $(WASM_BUILD)/kontext ./cmd/kontext
+test-edge: wasm node-deps test-bin
 	@bash build/demo-repo.sh --force $(WASM_BUILD)/demo >/dev/null
-	KONTEXT_ASSETS=$(CURDIR) KONTEXT_BIN=$(CURDIR)/$(WASM_BUILD)/kontext KONTEXT_DEMO_REPO=$(CURDIR)/$(WASM_BUILD)/demo \
+	KONTEXT_ASSETS=$(CURDIR) KONTEXT_BIN=$(CURDIR)/$(TEST_BIN) KONTEXT_DEMO_REPO=$(CURDIR)/$(WASM_BUILD)/demo \
 	  node --test wasm/worker/test/*.test.mjs
 
 # End-to-end tests of the review console (web/) in headless Chromium:
 # playwright-core (root devDependency, never downloads a browser) drives
 # Debian's /usr/bin/chromium. Screenshots go to test-artifacts/web/.
-test-web: web assets node-deps
+test-web: web assets node-deps test-bin
 	@if [ ! -x /usr/bin/chromium ]; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y chromium; \
 	  else echo "test-web needs /usr/bin/chromium: run 'sudo apt-get install -y chromium' (Debian) and retry"; exit 1; fi; \
 	fi
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(WASM_BUILD)/kontext-review ./cmd/kontext
 	@bash build/demo-repo.sh --force $(WASM_BUILD)/review-demo >/dev/null
-	KONTEXT_REVIEW_BIN=$(CURDIR)/$(WASM_BUILD)/kontext-review KONTEXT_REVIEW_DEMO=$(CURDIR)/$(WASM_BUILD)/review-demo \
+	KONTEXT_REVIEW_BIN=$(CURDIR)/$(TEST_BIN) KONTEXT_REVIEW_DEMO=$(CURDIR)/$(WASM_BUILD)/review-demo \
 	  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 node --test web/test/*.test.mjs
 
 # The release (build/release): kontext_<version>_<goos>_<goarch>.tar.gz

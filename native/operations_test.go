@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("KONTEXT_STUB_MODEL") != "" {
 		os.Exit(stubModel()) // this binary is the command adapter's model
 	}
-	code := m.Run()
+	code := testrepo.M(m).Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}

@@ -114,13 +114,40 @@ func Build(o Options) error {
 	}
 	defer os.RemoveAll(work)
 
-	// Completions and the man page come from a host binary of the same
-	// sources (they do not depend on the platform).
-	host := filepath.Join(work, "host", "kontext")
-	if err := goBuild(root, o.Version, runtime.GOOS, runtime.GOARCH, host); err != nil {
+	bins := map[string][]byte{}
+	var host string // a binary for this platform, for the completions and the man page
+	for _, t := range o.Targets {
+		goos, goarch, _ := strings.Cut(t, "/")
+		binPath := filepath.Join(work, goos+"_"+goarch, "kontext")
+		if err := goBuild(root, o.Version, goos, goarch, binPath); err != nil {
+			return err
+		}
+		if bins[t], err = os.ReadFile(binPath); err != nil {
+			return err
+		}
+		if goos == runtime.GOOS && goarch == runtime.GOARCH {
+			host = binPath
+		}
+	}
+	if host == "" {
+		// Completions and the man page come from a host binary of the same
+		// sources (they do not depend on the platform).
+		host = filepath.Join(work, "host", "kontext")
+		if err := goBuild(root, o.Version, runtime.GOOS, runtime.GOARCH, host); err != nil {
+			return err
+		}
+	}
+	docs, err := docFiles(root, host, work, mtime)
+	if err != nil {
 		return err
 	}
-	// The host binary's doc generators are dated like the archive members.
+	return pack(o, mtime, docs, bins)
+}
+
+// docFiles are the members every archive holds beside the binary: the
+// shell completions and the man pages (printed by the host binary, dated
+// like the archive members), the licenses, the README and its guides.
+func docFiles(root, host, work string, mtime time.Time) ([]file, error) {
 	docEnv := append(os.Environ(), "SOURCE_DATE_EPOCH="+strconv.FormatInt(mtime.Unix(), 10))
 	docs := []file{}
 	for _, d := range []struct {
@@ -136,7 +163,7 @@ func Build(o Options) error {
 		cmd.Env = docEnv
 		out, err := cmd.Output()
 		if err != nil {
-			return fmt.Errorf("kontext %s: %w", strings.Join(d.args, " "), err)
+			return nil, fmt.Errorf("kontext %s: %w", strings.Join(d.args, " "), err)
 		}
 		docs = append(docs, file{d.name, out, 0o644})
 	}
@@ -145,31 +172,37 @@ func Build(o Options) error {
 	cmd := exec.Command(host, "man", "--dir", manDir)
 	cmd.Env = docEnv
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("kontext man --dir: %w\n%s", err, out)
+		return nil, fmt.Errorf("kontext man --dir: %w\n%s", err, out)
 	}
 	pages, err := os.ReadDir(manDir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, p := range pages {
 		data, err := os.ReadFile(filepath.Join(manDir, p.Name()))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		docs = append(docs, file{"man/" + p.Name(), data, 0o644})
 	}
 	texts, err := textFiles(root)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, f := range texts {
 		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		docs = append(docs, file{f, data, 0o644})
 	}
+	return docs, nil
+}
 
+// pack writes the archives (one per target of o.Targets, from its binary in
+// bins), the npm tarball, manifest.json and SHA256SUMS into o.Out, which
+// exists. o.Version has no leading v.
+func pack(o Options, mtime time.Time, docs []file, bins map[string][]byte) error {
 	rel := Release{Name: "kontext", Version: o.Version, APIVersion: engine.APIVersion, License: license}
 	for _, t := range o.Targets {
 		goos, goarch, _ := strings.Cut(t, "/")
@@ -178,13 +211,9 @@ func Build(o Options) error {
 		if goos == "windows" {
 			exe += ".exe"
 		}
-		binPath := filepath.Join(work, base, exe)
-		if err := goBuild(root, o.Version, goos, goarch, binPath); err != nil {
-			return err
-		}
-		bin, err := os.ReadFile(binPath)
-		if err != nil {
-			return err
+		bin, ok := bins[t]
+		if !ok {
+			return fmt.Errorf("no binary for %s", t)
 		}
 		sum := sha256.Sum256(bin)
 		m := Manifest{Name: "kontext", Version: o.Version, APIVersion: engine.APIVersion, OS: goos, Arch: goarch,

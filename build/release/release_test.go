@@ -14,39 +14,87 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/kontext/kontext/internal/testrepo"
 )
 
-// TestRelease builds the host platform's archive and the Windows .zip
-// twice, unpacks both, checks their manifests and SHA256SUMS against the
-// bytes, runs the unpacked host binary (--version and an API call), and
-// compares the two builds byte for byte. Only these two targets are built:
-// the other platforms go through the same code.
-func TestRelease(t *testing.T) {
+// The release the tests read, built once for the package (a build is a
+// cross-build of kontext per platform): the host platform's archive and
+// the Windows .zip of version 1.2.3, with a stand-in npm tarball, from
+// SOURCE_DATE_EPOCH releaseEpoch. Tests copy what they change.
+var shared struct {
+	once       sync.Once
+	dir, dist  string // dir holds dist and the npm tarball; TestMain removes it
+	npm        string
+	err        error
+	target     string
+	targets    []string
+	sourceDate time.Time
+}
+
+const (
+	releaseEpoch = 1767225600
+	windows      = "windows/amd64"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
+	os.Exit(code)
+}
+
+// sharedRelease returns the dist directory of the shared release.
+func sharedRelease(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("cross-builds kontext")
 	}
+	shared.once.Do(func() {
+		shared.target = runtime.GOOS + "/" + runtime.GOARCH
+		shared.targets = []string{shared.target, windows}
+		shared.sourceDate = time.Unix(releaseEpoch, 0).UTC()
+		if shared.dir, shared.err = os.MkdirTemp("", "kontext-release-test-"); shared.err != nil {
+			return
+		}
+		shared.npm = filepath.Join(shared.dir, "kontext-engine-1.2.3.tgz")
+		if shared.err = os.WriteFile(shared.npm, []byte("not really a package, only bytes to checksum"), 0o644); shared.err != nil {
+			return
+		}
+		shared.dist = filepath.Join(shared.dir, "dist")
+		old, had := os.LookupEnv("SOURCE_DATE_EPOCH")
+		os.Setenv("SOURCE_DATE_EPOCH", strconv.Itoa(releaseEpoch))
+		shared.err = Build(Options{Version: "v1.2.3", Out: shared.dist, Targets: shared.targets, NPM: shared.npm, Root: testrepo.Root()})
+		if had {
+			os.Setenv("SOURCE_DATE_EPOCH", old)
+		} else {
+			os.Unsetenv("SOURCE_DATE_EPOCH")
+		}
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.dist
+}
+
+// TestRelease checks the shared release (the host platform's archive and
+// the Windows .zip): it unpacks both, checks their manifests and
+// SHA256SUMS against the bytes, runs the unpacked host binary (--version
+// and an API call), and checks that the release is reproducible: the host
+// binary built again is the same bytes, and the same binaries packed again
+// give the same archives, manifest and sums. Only these two targets are
+// built: the other platforms go through the same code.
+func TestRelease(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the test unpacks the .tar.gz of a Unix host")
 	}
-	target := runtime.GOOS + "/" + runtime.GOARCH
-	const windows = "windows/amd64"
-	t.Setenv("SOURCE_DATE_EPOCH", "1767225600")
-	npm := filepath.Join(t.TempDir(), "kontext-engine-1.2.3.tgz")
-	if err := os.WriteFile(npm, []byte("not really a package, only bytes to checksum"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	build := func() string {
-		out := filepath.Join(t.TempDir(), "dist")
-		if err := Build(Options{Version: "v1.2.3", Out: out, Targets: []string{target, windows}, NPM: npm, Root: testrepo.Root()}); err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	dist := build()
+	dist := sharedRelease(t)
 	base := fmt.Sprintf("kontext_1.2.3_%s_%s", runtime.GOOS, runtime.GOARCH)
 	archive := filepath.Join(dist, base+".tar.gz")
 
@@ -171,11 +219,41 @@ func TestRelease(t *testing.T) {
 		}
 	}
 
-	// Reproducible: a second build gives the same bytes.
-	again := build()
+	// Reproducible: the host binary built again from the same sources is
+	// the same bytes (-trimpath, no VCS stamp, no build id) …
+	again := filepath.Join(t.TempDir(), "kontext")
+	if err := goBuild(testrepo.Root(), "1.2.3", runtime.GOOS, runtime.GOARCH, again); err != nil {
+		t.Fatal(err)
+	}
+	if sha256Hex(t, again) != sha256Hex(t, bin) {
+		t.Errorf("kontext differs between two builds of the same sources")
+	}
+	// … and packing the same binaries and documents again gives the same
+	// archives, manifest and sums.
+	hostBin, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []file
+	for name, p := range files {
+		rel := strings.TrimPrefix(name, base+"/")
+		if rel == "kontext" || rel == "manifest.json" {
+			continue
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, file{rel, data, 0o644})
+	}
+	repacked := t.TempDir()
+	if err := pack(Options{Version: "1.2.3", Out: repacked, Targets: shared.targets, NPM: shared.npm}, shared.sourceDate, docs,
+		map[string][]byte{shared.target: hostBin, windows: exe}); err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range []string{base + ".tar.gz", winBase + ".zip", "manifest.json", "SHA256SUMS"} {
-		if sha256Hex(t, filepath.Join(dist, name)) != sha256Hex(t, filepath.Join(again, name)) {
-			t.Errorf("%s differs between two builds of the same sources", name)
+		if sha256Hex(t, filepath.Join(dist, name)) != sha256Hex(t, filepath.Join(repacked, name)) {
+			t.Errorf("%s differs between two packings of the same binaries", name)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"github.com/kontext/kontext/internal/testrepo"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -17,7 +16,14 @@ import (
 var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"kontext": main})
+	// A -race binary sleeps a second when it exits (the race runtime's
+	// atexit_sleep_ms) and the scripts launch hundreds of kontext
+	// processes; make test sets GORACE the same way. Races are still
+	// reported.
+	if os.Getenv("GORACE") == "" {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
+	testscript.Main(testrepo.M(m), map[string]func(){"kontext": main})
 }
 
 // TestScripts runs testdata/script/*.txtar against the kontext binary.
@@ -38,16 +44,13 @@ func TestScripts(t *testing.T) {
 		},
 		Condition: edgeCondition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			// demo DIR builds the demo repository at DIR.
+			// demo DIR writes the demo repository at DIR (a copy of the
+			// one built once for the test binary).
 			"demo": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 1 {
 					ts.Fatalf("usage: demo DIR")
 				}
-				cmd := exec.Command("bash", filepath.Join(testrepo.Root(), "build", "demo-repo.sh"), ts.MkAbs(args[0]))
-				cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null")
-				if out, err := cmd.CombinedOutput(); err != nil {
-					ts.Fatalf("demo-repo.sh: %v\n%s", err, out)
-				}
+				ts.Check(testrepo.DemoAt(ts.MkAbs(args[0])))
 			},
 			"http": cmdHTTP,
 			// fits N fails unless every line of the last command's stdout

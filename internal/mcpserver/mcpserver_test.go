@@ -316,19 +316,25 @@ func TestEditChangesAnswer(t *testing.T) {
 	}
 }
 
+// built is the kontext binary the tests built (once for the package).
+var built string
+
 // kontextBin builds the kontext binary (KONTEXT_MCP_BIN names an already built one instead).
 func kontextBin(t *testing.T) string {
 	t.Helper()
-	bin := os.Getenv("KONTEXT_MCP_BIN")
-	if bin == "" {
-		bin = filepath.Join(t.TempDir(), "kontext")
+	if bin := os.Getenv("KONTEXT_MCP_BIN"); bin != "" {
+		return bin
+	}
+	if built == "" {
+		bin := filepath.Join(testrepo.SharedDir(t), "kontext")
 		build := exec.Command("go", "build", "-o", bin, "./cmd/kontext")
 		build.Dir = testrepo.Root()
 		if out, err := build.CombinedOutput(); err != nil {
 			t.Fatalf("go build: %v\n%s", err, out)
 		}
+		built = bin
 	}
-	return bin
+	return built
 }
 
 // TestStdioMalformedFrames drives the built binary with a raw line client: every malformed

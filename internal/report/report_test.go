@@ -233,12 +233,20 @@ func checkTables(t *testing.T, md string) {
 	}
 }
 
+// bigChanges are the repositories bigChange built, by n (the tests only
+// read them).
+var bigChanges = map[int][2]string{}
+
 // bigChange builds 60 conventions over 300 directories and a change of n
-// files spread over them (plus one knowledge file).
+// files spread over them (plus one knowledge file), once per n for the
+// package's tests.
 func bigChange(t *testing.T, n int) (dir, base string) {
 	t.Helper()
 	testrepo.Env(t)
-	dir = t.TempDir()
+	if c, ok := bigChanges[n]; ok {
+		return c[0], c[1]
+	}
+	dir = testrepo.SharedDir(t)
 	git := func(args ...string) string { return testrepo.Git(t, dir, args...) }
 	git("init", "-q", "-b", "main")
 	files := map[string]string{}
@@ -258,10 +266,11 @@ func bigChange(t *testing.T, n int) (dir, base string) {
 	testrepo.Write(t, dir, files)
 	git("add", "-A")
 	git("commit", "-q", "-m", "big change")
+	bigChanges[n] = [2]string{dir, base}
 	return dir, base
 }
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	os.Exit(m.Run())
+	os.Exit(testrepo.M(m).Run())
 }

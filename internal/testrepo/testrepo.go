@@ -5,12 +5,16 @@ package testrepo
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -55,16 +59,120 @@ func Git(t testing.TB, dir string, args ...string) string {
 }
 
 // Demo builds the demo repository (build/demo-repo.sh: fixed history, so
-// fixed commit ids) in a fresh temporary directory, with Env applied.
+// fixed commit ids) in a fresh temporary directory, with Env applied. In a
+// package whose TestMain runs its tests through M, the repository is built
+// once and each call gets a copy of it.
 func Demo(t testing.TB) string {
 	t.Helper()
 	Env(t)
 	dir := filepath.Join(t.TempDir(), "demo")
-	cmd := exec.Command("bash", filepath.Join(Root(), "build", "demo-repo.sh"), dir)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("demo-repo.sh: %v\n%s", err, out)
+	if err := DemoAt(dir); err != nil {
+		t.Fatal(err)
 	}
 	return dir
+}
+
+// DemoAt writes the demo repository at dir, which must not exist yet: a
+// copy of the one built for the test binary under M, else a fresh build.
+func DemoAt(dir string) error {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if !shared.on {
+		return buildDemo(dir)
+	}
+	if err := os.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("the demo repository needs a new or empty directory: %w", err)
+	}
+	if shared.demo == "" {
+		tmp, err := sharedTemp()
+		if err != nil {
+			return err
+		}
+		if err := buildDemo(filepath.Join(tmp, "demo")); err != nil {
+			return err
+		}
+		shared.demo = filepath.Join(tmp, "demo")
+	}
+	if out, err := exec.Command("cp", "-a", shared.demo, dir).CombinedOutput(); err != nil {
+		return fmt.Errorf("copying the demo repository: %v\n%s", err, out)
+	}
+	return nil
+}
+
+func buildDemo(dir string) error {
+	cmd := exec.Command("bash", filepath.Join(Root(), "build", "demo-repo.sh"), dir)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("demo-repo.sh: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// SharedDir returns a new empty directory for a fixture that the tests of
+// the package build once and share (they must not change it): under M it
+// outlives the test and is removed after the package's tests, else it is
+// the test's own t.TempDir().
+func SharedDir(t testing.TB) string {
+	t.Helper()
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if !shared.on {
+		return t.TempDir()
+	}
+	tmp, err := sharedTemp()
+	if err == nil {
+		var dir string
+		if dir, err = os.MkdirTemp(tmp, "fixture-"); err == nil {
+			return dir
+		}
+	}
+	t.Fatal(err)
+	return ""
+}
+
+// sharedTemp is the directory M removes; shared.mu is held.
+func sharedTemp() (string, error) {
+	if shared.tmp == "" {
+		tmp, err := os.MkdirTemp("", "kontext-test-")
+		if err != nil {
+			return "", err
+		}
+		shared.tmp = tmp
+	}
+	return shared.tmp, nil
+}
+
+// shared is what the tests of one binary share under M.
+var shared struct {
+	mu   sync.Mutex
+	on   bool   // M is running the tests
+	tmp  string // removed when the tests are done
+	demo string // the demo repository built once
+}
+
+// TestingM is *testing.M (and what testscript.Main takes).
+type TestingM interface{ Run() int }
+
+// M wraps a package's *testing.M for its TestMain — os.Exit(M(m).Run()),
+// or testscript.Main(M(m), …) — so the fixtures built once per test
+// binary (the demo repository) are shared by its tests and removed after
+// them.
+func M(m TestingM) TestingM { return sharedM{m} }
+
+type sharedM struct{ m TestingM }
+
+func (s sharedM) Run() int {
+	shared.mu.Lock()
+	shared.on = true
+	shared.mu.Unlock()
+	code := s.m.Run()
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.tmp != "" {
+		os.RemoveAll(shared.tmp)
+	}
+	shared.on, shared.tmp, shared.demo = false, "", ""
+	return code
 }
 
 // Golden compares got with the golden file at path (relative to Root), or
