@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kontext/kontext/native/internal/git"
 	"github.com/kontext/kontext/internal/gittest"
+	"github.com/kontext/kontext/native/internal/git"
 )
 
 // TestIndexBlobs reads index versions 2, 3 (an intent-to-add entry sets
