@@ -159,23 +159,36 @@ func (e *draft) confirmable(ctx context.Context, st *engine.State, en *entry.Ent
 	if en.ReadOnly {
 		return nil // only the ledger line is written
 	}
+	if err := e.committedOnce(ctx, st, en, "confirming"); err != nil {
+		return err
+	}
+	if st.Pub[en.File].State == "modified" {
+		return apierr.New(apierr.OperationConflict, "%s has unstaged edits; stage or discard them first", en.File)
+	}
+	return nil
+}
+
+// committedOnce refuses a lifecycle write (confirm, retire, extend and
+// amend, supersede, accept/reject, set_verify, repair) on an entry whose
+// file was never committed: untracked, or staged but not in HEAD. Such an
+// entry is still a draft; its first version goes through review as it is
+// (operation_conflict, "commit it first"). verb names the write
+// ("confirming"). It publishes the file, so st.Pub holds its state after.
+func (e *draft) committedOnce(ctx context.Context, st *engine.State, en *entry.Entry, verb string) error {
 	if err := e.Publish(ctx, st, []string{en.File}); err != nil {
 		return err
 	}
-	switch st.Pub[en.File].State {
-	case "untracked":
-		return apierr.New(apierr.OperationConflict, "%s was never committed; commit it before confirming it", en.File)
-	case "modified":
-		return apierr.New(apierr.OperationConflict, "%s has unstaged edits; stage or discard them first", en.File)
-	}
-	if e.Options().Git != nil {
+	never := st.Pub[en.File].State == "untracked"
+	if !never && e.Options().Git != nil {
 		_, head, err := e.Options().Git.Blobs(ctx, []string{en.File})
 		if err != nil {
 			return err
 		}
-		if _, ok := head[en.File]; !ok {
-			return apierr.New(apierr.OperationConflict, "%s was never committed; commit it before confirming it", en.File)
-		}
+		_, ok := head[en.File]
+		never = !ok
+	}
+	if never {
+		return apierr.New(apierr.OperationConflict, "%s was never committed; commit it first, before %s it", en.File, verb)
 	}
 	return nil
 }
