@@ -415,6 +415,9 @@ func (e *draft) planNew(ctx context.Context, st *engine.State, se *api.StageEntr
 		if err := e.committedOnce(ctx, st, en, "superseding"); err != nil {
 			return nil, "", nil, err
 		}
+		if err := unstagedEdits(st, en.File); err != nil {
+			return nil, "", nil, err
+		}
 		dup := false
 		for _, o := range olds {
 			dup = dup || o.ID == en.ID
