@@ -93,8 +93,9 @@ type SnapshotStore interface {
 	LoadSnapshot() ([]byte, error)
 	// SaveSnapshot replaces the stored bytes atomically.
 	SaveSnapshot(data []byte) error
-	// FileID is a file's identity beyond size and time (the inode), 0
-	// when the platform has none.
+	// FileID is a file's identity beyond size and modification time (the
+	// inode and the change time, as git's index compares them), 0 when the
+	// platform has none.
 	FileID(fi os.FileInfo) uint64
 	// Key names the program writing the snapshot; another key's snapshot
 	// is ignored and rebuilt.

@@ -80,3 +80,16 @@ type Writer interface {
 	// application:<name>.
 	Identity() string
 }
+
+// IndexWriter is a Writer that also reads and writes a file's version in
+// the git index apart from its working file: an append to a file the user
+// has unstaged lines in (the ledger) stages only its own lines.
+type IndexWriter interface {
+	// IndexFile returns the content rel has in the index; ok is false
+	// when the index has no entry for it.
+	IndexFile(ctx context.Context, rel string) (data []byte, ok bool, err error)
+	// StageContents stages paths from their working files and each file
+	// of contents with the content given (its working file untouched), in
+	// one update of the index.
+	StageContents(ctx context.Context, paths []string, contents map[string][]byte) error
+}

@@ -29,7 +29,14 @@ func newLocalWriter(repo *gitrepo.Repo, o Options) *localWriter {
 	return &localWriter{Writer: writer.New(repo.Root(), repo.GitDir()), repo: repo, gitDir: repo.GitDir(), person: o.Person, app: o.Application}
 }
 
+var _ engine.IndexWriter = (*localWriter)(nil)
+
 func (w *localWriter) Lock(ctx context.Context) (func(), error) { return w.Writer.Lock(ctx) }
+
+// IndexFile returns the content rel has in the git index.
+func (w *localWriter) IndexFile(ctx context.Context, rel string) ([]byte, bool, error) {
+	return w.repo.IndexFile(ctx, rel)
+}
 
 func (w *localWriter) statePath(name string) string {
 	return filepath.Join(w.gitDir, "kontext", filepath.FromSlash(name))

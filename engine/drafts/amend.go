@@ -58,7 +58,7 @@ func (e *draft) runAmend(ctx context.Context, in *api.StageInput) (any, error) {
 		default:
 			return nil, "", nil, jsonin.Errorf("amends.id", "%s is a %s; only conventions, learnings and incidents are amended", en.ID, en.Kind)
 		}
-		en, err = e.editable(ctx, st, en.ID, in.Amends.Revision)
+		en, err = e.editable(ctx, st, en.ID, in.Amends.Revision, "extending")
 		if err != nil {
 			if ae := apierr.As(err); ae.Code == apierr.InvalidInput && strings.HasPrefix(ae.Message, `field "entry_revision"`) {
 				return nil, "", nil, apierr.Invalid("%s", `field "amends.revision"`+strings.TrimPrefix(ae.Message, `field "entry_revision"`))

@@ -45,7 +45,7 @@ func runConfirm(ctx context.Context, e *draft, in *api.ConfirmInput) (any, error
 		case in.Repair:
 			return e.repair(ctx, st, p)
 		case in.MigrateLegacy:
-			return e.migrateLegacy(st, by, p, in)
+			return e.migrateLegacy(ctx, st, by, p, in)
 		case in.ID != "":
 			return e.confirmIDs(ctx, st, by, p, []string{in.ID}, in, nil)
 		}
@@ -130,15 +130,11 @@ func (e *draft) confirmIDs(ctx context.Context, st *engine.State, by string, p *
 			Ledger: api.LedgerRecord{At: now, Kind: kind, Commit: strp(st.Head), Because: because, Path: st.Cfg.Ledger()}})
 	}
 	if len(lines) > 0 {
-		ledgerText := string(st.Snap.Ledger)
-		if ledgerText != "" && !strings.HasSuffix(ledgerText, "\n") {
-			ledgerText += "\n"
-		}
-		ledgerText += strings.Join(lines, "\n") + "\n"
-		files[st.Cfg.Ledger()] = []byte(ledgerText)
-		order = append(order, st.Cfg.Ledger())
 		for _, f := range order {
 			p.write(f, files[f])
+		}
+		if err := e.appendLedger(ctx, st, p, lines); err != nil {
+			return nil, err
 		}
 	}
 	if confirmed != nil {
@@ -159,23 +155,43 @@ func (e *draft) confirmable(ctx context.Context, st *engine.State, en *entry.Ent
 	if en.ReadOnly {
 		return nil // only the ledger line is written
 	}
+	if err := e.committedOnce(ctx, st, en, "confirming"); err != nil {
+		return err
+	}
+	return unstagedEdits(st, en.File)
+}
+
+// unstagedEdits refuses a write into a file whose working content differs
+// from the index (the user's unsaved work, which staging would take
+// along). The file's publication must be known (Publish).
+func unstagedEdits(st *engine.State, file string) error {
+	if st.Pub[file].State == "modified" {
+		return apierr.New(apierr.OperationConflict, "%s has unstaged edits; stage or discard them first", file)
+	}
+	return nil
+}
+
+// committedOnce refuses a lifecycle write (confirm, retire, extend and
+// amend, supersede, accept/reject, set_verify, repair) on an entry whose
+// file was never committed: untracked, or staged but not in HEAD. Such an
+// entry is still a draft; its first version goes through review as it is
+// (operation_conflict, "commit it first"). verb names the write
+// ("confirming"). It publishes the file, so st.Pub holds its state after.
+func (e *draft) committedOnce(ctx context.Context, st *engine.State, en *entry.Entry, verb string) error {
 	if err := e.Publish(ctx, st, []string{en.File}); err != nil {
 		return err
 	}
-	switch st.Pub[en.File].State {
-	case "untracked":
-		return apierr.New(apierr.OperationConflict, "%s was never committed; commit it before confirming it", en.File)
-	case "modified":
-		return apierr.New(apierr.OperationConflict, "%s has unstaged edits; stage or discard them first", en.File)
-	}
-	if e.Options().Git != nil {
+	never := st.Pub[en.File].State == "untracked"
+	if !never && e.Options().Git != nil {
 		_, head, err := e.Options().Git.Blobs(ctx, []string{en.File})
 		if err != nil {
 			return err
 		}
-		if _, ok := head[en.File]; !ok {
-			return apierr.New(apierr.OperationConflict, "%s was never committed; commit it before confirming it", en.File)
-		}
+		_, ok := head[en.File]
+		never = !ok
+	}
+	if never {
+		return apierr.New(apierr.OperationConflict, "%s was never committed; commit it first, before %s it", en.File, verb)
 	}
 	return nil
 }
@@ -245,7 +261,7 @@ func (e *draft) repair(ctx context.Context, st *engine.State, p *plan) (*api.Rep
 // migrateLegacy writes one bulk ledger line for every active entry whose
 // only verification is its checked date, at that date: the look enters
 // the ledger as it was, and no entry file changes.
-func (e *draft) migrateLegacy(st *engine.State, by string, p *plan, in *api.ConfirmInput) (any, error) {
+func (e *draft) migrateLegacy(ctx context.Context, st *engine.State, by string, p *plan, in *api.ConfirmInput) (any, error) {
 	byID := ledger.ByID(st.Snap.LedgerLines)
 	out := &api.MigrateResult{Migrated: []api.LedgerRecord{}, Skipped: []api.Skipped{}}
 	var lines []string
@@ -270,11 +286,41 @@ func (e *draft) migrateLegacy(st *engine.State, by string, p *plan, in *api.Conf
 	if len(lines) == 0 {
 		return out, nil
 	}
-	text := string(st.Snap.Ledger)
-	if text != "" && !strings.HasSuffix(text, "\n") {
-		text += "\n"
+	if err := e.appendLedger(ctx, st, p, lines); err != nil {
+		return nil, err
 	}
-	text += strings.Join(lines, "\n") + "\n"
-	p.write(st.Cfg.Ledger(), []byte(text))
 	return out, nil
+}
+
+// appendLedger plans the append of lines to the ledger: the working file
+// gains them after what it holds, and the index after what it holds (the
+// staged ledger), so lines the user wrote and did not stage stay
+// unstaged and only kontext's own lines are staged.
+func (e *draft) appendLedger(ctx context.Context, st *engine.State, p *plan, lines []string) error {
+	path := st.Cfg.Ledger()
+	add := strings.Join(lines, "\n") + "\n"
+	c := change{path: path, data: []byte(endLine(string(st.Snap.Ledger)) + add)}
+	if iw, ok := e.Options().Writer.(engine.IndexWriter); ok {
+		staged, inIndex, err := iw.IndexFile(ctx, path)
+		if err != nil {
+			return err
+		}
+		s := add
+		if inIndex {
+			s = endLine(string(staged)) + add
+		}
+		if s != string(c.data) {
+			c.staged = []byte(s)
+		}
+	}
+	p.put(c)
+	return nil
+}
+
+// endLine is text ending in a newline (or empty).
+func endLine(text string) string {
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		return text + "\n"
+	}
+	return text
 }

@@ -48,7 +48,7 @@ func runExtend(ctx context.Context, e *draft, in *api.ExtendInput) (*api.ExtendR
 	if err := amendableKind(en, "entry_id"); err != nil {
 		return nil, err
 	}
-	en, err = e.editable(ctx, st, en.ID, in.EntryRevision)
+	en, err = e.editable(ctx, st, en.ID, in.EntryRevision, "extending")
 	if err != nil {
 		return nil, err
 	}
@@ -95,8 +95,8 @@ func Extend(ctx context.Context, e *engine.Engine, in *api.ExtendInput) (*api.Ex
 
 // Editable returns the entry ref names after the checks every edit of an
 // existing entry makes: not a read-only rule file, rev is its revision (or
-// stale_entry), and its file has no local or staged changes
-// (operation_conflict). Model operations that draft a replacement use it.
+// stale_entry), and its file was committed once and has no local or
+// staged changes (operation_conflict). Model operations that draft a replacement use it.
 func Editable(ctx context.Context, e *engine.Engine, st *engine.State, ref, rev string) (*entry.Entry, error) {
-	return (&draft{e}).editable(ctx, st, ref, rev)
+	return (&draft{e}).editable(ctx, st, ref, rev, "revising")
 }

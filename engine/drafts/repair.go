@@ -10,6 +10,7 @@ import (
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
+	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/edit"
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/render"
@@ -70,8 +71,12 @@ func (e *draft) repairSupersedes(ctx context.Context, st *engine.State, p *plan,
 			skip(fmt.Sprintf("a read-only %s rule file; kontext does not rewrite it (superseded by %s)", x.Style, strings.Join(idsOf(newers), ", ")))
 			continue
 		}
-		if err := e.Publish(ctx, st, []string{x.File}); err != nil {
-			return err
+		if err := e.committedOnce(ctx, st, x, "repairing"); err != nil {
+			if apierr.CodeOf(err) != apierr.OperationConflict {
+				return err
+			}
+			skip(apierr.As(err).Message)
+			continue
 		}
 		if s := st.Pub[x.File].State; s == "modified" {
 			skip(x.File + " has unstaged edits; stage or discard them first")

@@ -24,7 +24,7 @@ func runRetire(ctx context.Context, e *draft, in *api.RetireInput) (any, error) 
 		return nil, jsonin.Errorf("reason", "is longer than 4000 characters")
 	}
 	plan := func(st *engine.State) ([]change, string, []string, error) {
-		en, err := e.editable(ctx, st, in.EntryID, in.EntryRevision)
+		en, err := e.editable(ctx, st, in.EntryID, in.EntryRevision, "retiring")
 		if err != nil {
 			return nil, "", nil, err
 		}
@@ -68,7 +68,7 @@ func runSetVerify(ctx context.Context, e *draft, in *api.SetVerifyInput) (any, e
 	}
 	verify := strings.TrimSpace(in.Verify)
 	plan := func(st *engine.State) ([]change, string, []string, error) {
-		en, err := e.editable(ctx, st, in.EntryID, in.EntryRevision)
+		en, err := e.editable(ctx, st, in.EntryID, in.EntryRevision, "setting the verify of")
 		if err != nil {
 			return nil, "", nil, err
 		}
@@ -103,8 +103,10 @@ func runSetVerify(ctx context.Context, e *draft, in *api.SetVerifyInput) (any, e
 }
 
 // editable resolves an entry that a write changes in place: writable, at
-// the revision the caller read, without local or staged changes.
-func (e *draft) editable(ctx context.Context, st *engine.State, ref, rev string) (*entry.Entry, error) {
+// the revision the caller read, committed once, without local or staged
+// changes. verb names the write for the never-committed message
+// ("retiring").
+func (e *draft) editable(ctx context.Context, st *engine.State, ref, rev, verb string) (*entry.Entry, error) {
 	en, err := st.Snap.Lookup(ref)
 	if err != nil {
 		return nil, err
@@ -115,7 +117,7 @@ func (e *draft) editable(ctx context.Context, st *engine.State, ref, rev string)
 	if err := e.checkRevision(ctx, st, en, rev); err != nil {
 		return nil, err
 	}
-	if err := e.Publish(ctx, st, []string{en.File}); err != nil {
+	if err := e.committedOnce(ctx, st, en, verb); err != nil {
 		return nil, err
 	}
 	switch st.Pub[en.File].State {

@@ -57,7 +57,7 @@ func runSetStatus(ctx context.Context, e *draft, in *api.SetStatusInput) (any, e
 		case en.Status != "proposed" && en.Status != "":
 			return nil, "", nil, apierr.New(apierr.OperationConflict, "%s is %s, not proposed; only a proposed decision is accepted or rejected (stage a decision that supersedes it, or retire it)", en.ID, en.Status)
 		}
-		if en, err = e.editable(ctx, st, in.EntryID, in.EntryRevision); err != nil {
+		if en, err = e.editable(ctx, st, in.EntryID, in.EntryRevision, strings.TrimSuffix(status, "ed")+"ing"); err != nil {
 			return nil, "", nil, err
 		}
 		edited, err := statusEdit(en, status)

@@ -412,6 +412,12 @@ func (e *draft) planNew(ctx context.Context, st *engine.State, se *api.StageEntr
 		if entry.Inactive(en.Status) {
 			return nil, "", nil, apierr.New(apierr.OperationConflict, "%s is already %s; only active entries are superseded", en.ID, en.Status)
 		}
+		if err := e.committedOnce(ctx, st, en, "superseding"); err != nil {
+			return nil, "", nil, err
+		}
+		if err := unstagedEdits(st, en.File); err != nil {
+			return nil, "", nil, err
+		}
 		dup := false
 		for _, o := range olds {
 			dup = dup || o.ID == en.ID

@@ -101,6 +101,7 @@ type storedChange struct {
 	Data   []byte `json:"data"`
 	New    bool   `json:"new,omitempty"`
 	Before string `json:"before,omitempty"`
+	Staged []byte `json:"staged,omitempty"` // the index content when it is not Data
 }
 
 // storedPlan is what a planned receipt keeps so that a resume writes
@@ -233,7 +234,7 @@ func (e *draft) resumeStored(r *receipt, operationID string) (map[string]any, []
 		if !ok {
 			return nil, nil, "", nil, apierr.New(apierr.OperationConflict, "%s changed since operation %q was planned; check it by hand and use a new operation_id", c.Path, operationID)
 		}
-		files = append(files, change{path: c.Path, data: c.Data, isNew: c.New})
+		files = append(files, change{path: c.Path, data: c.Data, isNew: c.New, staged: c.Staged})
 	}
 	return nil, files, r.Plan.Target, r.Plan.Notes, nil
 }
@@ -250,6 +251,9 @@ type change struct {
 	path  string
 	data  []byte
 	isNew bool
+	// staged, when not nil, is what the index gets instead of data (an
+	// append to a file with unstaged lines: only the append is staged).
+	staged []byte
 }
 
 // writeOpInput runs a write of one entry file with an operation_id (see
@@ -591,7 +595,7 @@ func (e *draft) storePlan(files []change, target string, notes []string) *stored
 	sp := &storedPlan{Target: target, Notes: notes, Files: []storedChange{}}
 	fs := e.FS()
 	for _, f := range files {
-		c := storedChange{Path: f.path, Data: f.data, New: f.isNew}
+		c := storedChange{Path: f.path, Data: f.data, New: f.isNew, Staged: f.staged}
 		if old, err := util.ReadFile(fs, f.path); err == nil {
 			c.Before = sha(old)
 		}
@@ -683,13 +687,36 @@ func (e *draft) apply(ctx context.Context, w engine.Writer, files []change, stag
 	}
 	faultpoint("after_write")
 	if stage && len(paths) > 0 {
-		if err := w.Stage(ctx, paths...); err != nil {
+		if err := stageChanges(ctx, w, files); err != nil {
 			return nil, rollback(len(files), err)
 		}
 	}
 	faultpoint("after_stage")
 	e.Forget(paths...)
 	return paths, nil
+}
+
+// stageChanges stages the written files: each from its working file, or
+// with its planned index content (change.staged) where it has one and the
+// writer can stage content, all in one update of the index.
+func stageChanges(ctx context.Context, w engine.Writer, files []change) error {
+	var paths []string
+	var contents map[string][]byte
+	iw, canStage := w.(engine.IndexWriter)
+	for _, f := range files {
+		if f.staged != nil && canStage {
+			if contents == nil {
+				contents = map[string][]byte{}
+			}
+			contents[f.path] = f.staged
+			continue
+		}
+		paths = append(paths, f.path)
+	}
+	if contents == nil {
+		return w.Stage(ctx, paths...)
+	}
+	return iw.StageContents(ctx, paths, contents)
 }
 
 // unrecorded runs a write that carries no operation_id and stages nothing
@@ -734,14 +761,17 @@ type plan struct {
 	state []change // local state (receipted plans only, via planWriter)
 }
 
-func (p *plan) write(path string, data []byte) {
+func (p *plan) write(path string, data []byte) { p.put(change{path: path, data: data}) }
+
+// put plans c (replacing an earlier change of its path).
+func (p *plan) put(c change) {
 	for i := range p.files {
-		if p.files[i].path == path {
-			p.files[i].data = data
+		if p.files[i].path == c.path {
+			p.files[i] = c
 			return
 		}
 	}
-	p.files = append(p.files, change{path: path, data: data})
+	p.files = append(p.files, c)
 }
 
 // recorded runs a write whose plan is computed and written in one go

@@ -97,13 +97,8 @@ func runVerify(ctx context.Context, e *draft, in *api.VerifyInput) (*api.VerifyR
 	if _, err := e.recorded(ctx, "drafts.verify", "", "", func(now *engine.State, by string, p *plan) (any, error) {
 		line, _ := json.Marshal(verifyLedgerLine{At: at, Kind: ledger.KindVerify, ID: en.ID, Commit: strp(st.Head), By: by,
 			Because: strp(because), Passed: passed, ExitCode: run.ExitCode, CommandSHA256: sum})
-		text := string(now.Snap.Ledger)
-		if text != "" && !strings.HasSuffix(text, "\n") {
-			text += "\n"
-		}
 		path = now.Cfg.Ledger()
-		p.write(path, []byte(text+string(line)+"\n"))
-		return nil, nil
+		return nil, e.appendLedger(ctx, now, p, []string{string(line)})
 	}); err != nil {
 		return nil, err
 	}

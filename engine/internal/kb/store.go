@@ -30,8 +30,9 @@ type Store interface {
 	// SaveSnapshot replaces the stored bytes atomically (readers see the
 	// old or the new bytes, never a mix).
 	SaveSnapshot(data []byte) error
-	// FileID is the file's identity beyond size and time (the inode on
-	// Unix), 0 when unknown.
+	// FileID is the file's identity beyond size and modification time (on
+	// Unix the inode and the change time, as git's index compares them),
+	// 0 when unknown.
 	FileID(fi os.FileInfo) uint64
 	// Key names the program that reads and writes the snapshot (a rebuilt
 	// binary may parse differently): a snapshot written under another key

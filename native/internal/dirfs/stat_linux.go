@@ -100,6 +100,10 @@ func (i *info) IsDir() bool        { return i.Mode().IsDir() }
 // reads, without building a struct stat).
 func (i *info) Inode() uint64 { return i.ino }
 
+// ChangeTime is the file's status change time (ctime) in Unix ns, which
+// the snapshot store's FileID folds in with the inode.
+func (i *info) ChangeTime() int64 { return i.ctime }
+
 // Sys is a *syscall.Stat_t, as os.Lstat gives, holding the fields kept:
 // mode, size, inode, device, owner, group, modification and change times.
 func (i *info) Sys() any {

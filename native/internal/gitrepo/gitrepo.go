@@ -162,6 +162,24 @@ func (r *Repo) Blobs(ctx context.Context, paths []string) (map[string]string, ma
 	return index, head, nil
 }
 
+// IndexFile returns the content path has in the git index (stage 0);
+// ok is false when the index has no such entry.
+func (r *Repo) IndexFile(ctx context.Context, path string) ([]byte, bool, error) {
+	index, _, err := r.Blobs(ctx, []string{path})
+	if err != nil {
+		return nil, false, err
+	}
+	id, ok := index[path]
+	if !ok {
+		return nil, false, nil
+	}
+	data, err := r.objs.Blob(plumbing.NewHash(id))
+	if err != nil {
+		return nil, false, apierr.Wrap(apierr.OperationFailed, err, "reading the staged %s", path)
+	}
+	return data, true, nil
+}
+
 // GitDir is this worktree's git directory.
 func (r *Repo) GitDir() string { return r.gitDir }
 

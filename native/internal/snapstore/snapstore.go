@@ -107,8 +107,26 @@ func prune(dir, keep string) {
 	}
 }
 
-// FileID is the file's inode (0 where the platform has none).
-func (f *File) FileID(fi os.FileInfo) uint64 { return inode(fi) }
+// FileID is the file's inode and change time folded into one number (0
+// where the platform has neither): with the size and modification time the
+// reader compares, a file is validated as git validates its index.
+func (f *File) FileID(fi os.FileInfo) uint64 { return fileID(fi) }
+
+// mixID folds an inode and a change time (Unix ns) into one number. The
+// final mix is a bijection, so for one inode two change times never give
+// the same id.
+func mixID(ino uint64, ctime int64) uint64 {
+	if ino == 0 && ctime == 0 {
+		return 0
+	}
+	x := ino*0x9e3779b97f4a7c15 ^ uint64(ctime)
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
 
 // Key names this binary by its path, size and modification time: a rebuilt
 // kontext (whose parser may read differently) ignores the old snapshot.

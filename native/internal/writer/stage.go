@@ -44,16 +44,35 @@ type stagedFile struct {
 // unreadable format) is updated with `git update-index --add` instead, or
 // refused with operation_failed when git is not installed.
 func (w *Writer) Stage(ctx context.Context, paths ...string) error {
-	if len(paths) == 0 {
+	return w.StageContents(ctx, paths, nil)
+}
+
+// StageContents is Stage of paths, and also stages each file of contents
+// with the content given instead of its working-tree content (the working
+// file is not read), all in one rewrite of the index. Such an entry gets
+// no stat data (as `git update-index --cacheinfo` writes it), so git
+// compares the working file's content with it and shows what differs as
+// unstaged.
+func (w *Writer) StageContents(ctx context.Context, paths []string, contents map[string][]byte) error {
+	if len(paths) == 0 && len(contents) == 0 {
 		return nil
 	}
 	var names []string
 	seen := map[string]bool{}
 	abs := map[string]string{}
-	for _, p := range paths {
+	given := map[string][]byte{}
+	all := append([]string(nil), paths...)
+	for p := range contents {
+		all = append(all, p)
+	}
+	sort.Strings(all[len(paths):])
+	for _, p := range all {
 		clean, a, err := w.resolve(p)
 		if err != nil {
 			return err
+		}
+		if data, ok := contents[p]; ok {
+			given[clean] = data
 		}
 		if !seen[clean] {
 			seen[clean] = true
@@ -63,14 +82,19 @@ func (w *Writer) Stage(ctx context.Context, paths ...string) error {
 	}
 	cfg := w.config()
 	if cfg.objectFormat != "" && cfg.objectFormat != "sha1" {
-		return w.gitFallback(ctx, names, fmt.Sprintf("the repository uses the %s object format", cfg.objectFormat))
+		return w.gitFallback(ctx, names, given, fmt.Sprintf("the repository uses the %s object format", cfg.objectFormat))
 	}
 
 	files := make([]stagedFile, 0, len(names))
 	for _, n := range names {
-		f, err := readFile(n, abs[n])
-		if err != nil {
-			return err
+		var f fileData
+		if data, ok := given[n]; ok {
+			f.data = data // fi nil: no stat data
+		} else {
+			var err error
+			if f, err = readFile(n, abs[n]); err != nil {
+				return err
+			}
 		}
 		h, err := writeBlob(filepath.Join(w.commonDir, "objects"), f.data)
 		if err != nil {
@@ -89,7 +113,7 @@ func (w *Writer) Stage(ctx context.Context, paths ...string) error {
 		if err != nil {
 			return err
 		}
-		return w.gitFallback(ctx, names, reason)
+		return w.gitFallback(ctx, names, given, reason)
 	}
 	return lock.commit()
 }
@@ -311,6 +335,14 @@ func (w *Writer) rewriteIndex(lock *indexLock, files []stagedFile, cfg repoConfi
 		}
 	}
 	for _, f := range files {
+		if f.fi == nil { // content given: no stat data, the mode it had
+			mode := filemode.Regular
+			if e := existing[f.name]; e != nil && e.Mode == filemode.Executable {
+				mode = filemode.Executable
+			}
+			entries = append(entries, &index.Entry{Hash: f.hash, Name: f.name, Mode: mode})
+			continue
+		}
 		ctime, mtime, dev, ino, uid, gid := statData(f.fi)
 		mode := filemode.Regular
 		if cfg.fileMode {
@@ -365,8 +397,9 @@ func (w *Writer) rewriteIndex(lock *indexLock, files []stagedFile, cfg repoConfi
 var onFallback func(reason string)
 
 // gitFallback stages names with `git update-index --add`, used when the
-// index holds data the go-git codec would lose.
-func (w *Writer) gitFallback(ctx context.Context, names []string, reason string) error {
+// index holds data the go-git codec would lose; a name in given is staged
+// with that content (`git hash-object -w`, then `--cacheinfo`).
+func (w *Writer) gitFallback(ctx context.Context, names []string, given map[string][]byte, reason string) error {
 	if onFallback != nil {
 		onFallback(reason)
 	}
@@ -382,6 +415,29 @@ func (w *Writer) gitFallback(ctx context.Context, names []string, reason string)
 			env = append(env, kv)
 		}
 	}
+	args := []string{"update-index", "--add"}
+	var worktree []string
+	for _, n := range names {
+		data, ok := given[n]
+		if !ok {
+			worktree = append(worktree, n)
+			continue
+		}
+		cmd := exec.CommandContext(ctx, gitPath, "hash-object", "-w", "--no-filters", "--stdin")
+		cmd.Dir = w.root
+		cmd.Env = env
+		cmd.Stdin = bytes.NewReader(data)
+		out, err := cmd.Output()
+		if err != nil {
+			return apierr.Wrap(apierr.OperationFailed, err, "git hash-object failed writing the staged content of %s (%s)", n, reason)
+		}
+		mode := "100644"
+		if ls, err := w.gitOutput(ctx, gitPath, env, "ls-files", "-s", "--", n); err == nil && strings.HasPrefix(ls, "100755 ") {
+			mode = "100755"
+		}
+		args = append(args, "--cacheinfo", mode+","+strings.TrimSpace(string(out))+","+n)
+	}
+	args = append(append(args, "--"), worktree...)
 	p := w.indexLockPath()
 	timeout, err := lockTimeout()
 	if err != nil {
@@ -399,7 +455,7 @@ func (w *Writer) gitFallback(ctx context.Context, names []string, reason string)
 			time.Sleep(pollInterval)
 			continue
 		}
-		cmd := exec.CommandContext(ctx, gitPath, append([]string{"update-index", "--add", "--"}, names...)...)
+		cmd := exec.CommandContext(ctx, gitPath, args...)
 		cmd.Dir = w.root
 		cmd.Env = env
 		out, err := cmd.CombinedOutput()
@@ -416,6 +472,15 @@ func (w *Writer) gitFallback(ctx context.Context, names []string, reason string)
 		}
 		return apierr.New(apierr.OperationFailed, "git update-index failed staging %s (%s): %s", strings.Join(names, ", "), reason, msg)
 	}
+}
+
+// gitOutput runs git with args in the worktree and returns its output.
+func (w *Writer) gitOutput(ctx context.Context, gitPath string, env []string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, gitPath, args...)
+	cmd.Dir = w.root
+	cmd.Env = env
+	out, err := cmd.Output()
+	return string(out), err
 }
 
 // rawEntry is one index entry as stored: its name, the 62 fixed bytes

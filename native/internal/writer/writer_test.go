@@ -598,3 +598,41 @@ func TestLockTimeoutValues(t *testing.T) {
 		t.Errorf("Lock with a junk timeout: %v", err)
 	}
 }
+
+// TestStageContents stages a given content apart from the working file:
+// the index holds exactly it (no stat data, so git compares the working
+// file and shows the rest as unstaged), the working file is untouched,
+// other paths are staged from their files, and the git fallback does the
+// same.
+func TestStageContents(t *testing.T) {
+	for _, fallback := range []bool{false, true} {
+		dir := newRepo(t)
+		var reasons []string
+		if fallback {
+			gitOK(t, dir, "update-index", "--split-index")
+			expectFallback(&reasons)
+		}
+		w := New(dir, gitDirOf(t, dir))
+		writeFile(t, dir, "mod.txt", "one\nuser\nkontext\n", 0o644)
+		writeFile(t, dir, "a.md", "a\n", 0o644)
+		if err := w.StageContents(context.Background(), []string{"a.md"}, map[string][]byte{"mod.txt": []byte("one\nkontext\n")}); err != nil {
+			t.Fatal(err)
+		}
+		if got := gitOK(t, dir, "show", ":mod.txt"); got != "one\nkontext\n" {
+			t.Errorf("fallback %v: staged mod.txt %q", fallback, got)
+		}
+		if got, _ := os.ReadFile(filepath.Join(dir, "mod.txt")); string(got) != "one\nuser\nkontext\n" {
+			t.Errorf("fallback %v: working mod.txt changed: %q", fallback, got)
+		}
+		if got := gitOK(t, dir, "diff", "--", "mod.txt"); !strings.Contains(got, "+user") || strings.Contains(got, "+kontext") {
+			t.Errorf("fallback %v: unstaged diff %q, want only the user's line", fallback, got)
+		}
+		if stagedLine(t, dir, "a.md") == "" {
+			t.Errorf("fallback %v: a.md not staged", fallback)
+		}
+		if fallback != (len(reasons) == 1) {
+			t.Errorf("fallback %v: reasons %q", fallback, reasons)
+		}
+		fsck(t, dir)
+	}
+}

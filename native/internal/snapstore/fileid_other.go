@@ -4,4 +4,4 @@ package snapstore
 
 import "os"
 
-func inode(os.FileInfo) uint64 { return 0 }
+func fileID(os.FileInfo) uint64 { return 0 }
