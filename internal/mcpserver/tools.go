@@ -97,7 +97,7 @@ var tools = sync.OnceValue(func() []tool {
 				"The answer is {schema_version, ok, result} or {schema_version, ok: false, error: {code, message}}, as JSON in the text block too. " +
 				"api.describe gives each operation's input schema; status.capabilities lists the operations. " +
 				"entries.list and entries.search answer 10 entries a page here unless input.limit says otherwise: total counts them all, and next_cursor, passed back as input.cursor with the same other inputs, gives the next page " +
-				"(stale_cursor: the knowledge changed, ask again without it); input.view \"compact\" sends short records in items instead of whole entries.",
+				"(stale_cursor: the knowledge changed, ask again without it); input.view \"compact\" sends short records in items instead of whole entries (the answer then has items and no entries key; the default full view has entries, [] when nothing matches).",
 			annotations: &mcp.ToolAnnotations{Title: "kontext API", DestructiveHint: yes, OpenWorldHint: no},
 			fields: []field{
 				{name: "operation", kind: kString, required: true, description: "Operation name, e.g. status, api.describe, entries.list, entries.get, entries.search, entries.governing, entries.related, entries.drift, entries.changed, context.brief, drafts.capture."},
@@ -175,8 +175,8 @@ var tools = sync.OnceValue(func() []tool {
 			name:  "ctx_governing",
 			title: "Rules governing files",
 			description: "Which knowledge entries (decisions, conventions, learnings, incidents) govern these files, most specific first. " +
-				"Each entry comes as id, kind, title, summary, status, the rule (glob) that matched with its specificity, and its file; the body only when it is short " +
-				"(detail: true sends whole entries; ctx_api entries.get {id} one). " +
+				"The answer lists them in items (there is no entries key; items is [] when nothing governs): each as id, kind, title, summary, status, the rule (glob) that matched with its specificity, and its file; the body only when it is short " +
+				"(detail: true sends whole entries in entries instead of items; ctx_api entries.get {id} one). " +
 				"At most limit entries (default 10) per answer: total says how many govern, and next_cursor, passed back as cursor with the same paths, gives the next page.",
 			annotations: readOnly("Rules governing files"),
 			fields: append(apiFields("entries.governing", nil, "paths", "min_specificity"), dirField,

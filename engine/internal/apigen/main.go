@@ -237,7 +237,7 @@ func (w *tsWriter) collect(out *[]tsField, t reflect.Type, input bool, depth int
 		if name == "" {
 			name = f.Name
 		}
-		optional := strings.Contains(opts, "omitempty")
+		optional := strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")
 		if input {
 			// Inputs: every field but the required ones may be left out.
 			optional = !strings.Contains(f.Tag.Get("jsonschema"), "required")
