@@ -270,13 +270,18 @@ func runGoverning(ctx context.Context, e *Engine, in *api.GoverningInput) (*api.
 	return res, nil
 }
 
-// inView is a page in the asked view: the entries as they are, or (compact)
-// no entries and their short records.
+// inView is a page in the asked view: the entries as they are (never nil,
+// so the full view always sends entries, [] when nothing matches), or
+// (compact) no entries (nil: the key is left out) and their short records
+// (never nil: items is always sent).
 func inView(es []*api.Entry, compact, manyPaths bool) ([]*api.Entry, []*api.CompactEntry) {
 	if !compact {
+		if es == nil {
+			es = []*api.Entry{}
+		}
 		return es, nil
 	}
-	return []*api.Entry{}, compactEntries(es, manyPaths)
+	return nil, compactEntries(es, manyPaths)
 }
 
 // compactEntries is the compact view of entries (view: compact): one

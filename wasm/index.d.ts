@@ -825,9 +825,11 @@ export interface GoverningInput {
 }
 
 export interface GoverningResult {
-  entries: Entry[];
+  /** The page in the full view (the default): [] when nothing matches. Absent in the compact view, which sends items. */
+  entries?: Entry[];
   total: number;
   snapshot: string;
+  /** The page in the compact view (view: compact) as short records: [] when nothing matches. Absent in the full view. */
   items?: CompactEntry[];
   next_cursor?: string;
   /** Requested paths inside a nested repository, whose own knowledge governs them. */
@@ -969,11 +971,13 @@ export interface ListInput {
 }
 
 export interface ListResult {
-  entries: Entry[];
+  /** The page in the full view (the default): [] when nothing matches. Absent in the compact view, which sends items. */
+  entries?: Entry[];
   total: number;
   next_offset: number | null;
   snapshot: string;
   diagnostics: Diagnostic[];
+  /** The page in the compact view (view: compact) as short records: [] when nothing matches. Absent in the full view. */
   items?: CompactEntry[];
   next_cursor?: string;
 }
@@ -1139,9 +1143,11 @@ export interface SearchInput {
 }
 
 export interface SearchResult {
-  entries: Entry[];
+  /** The page in the full view (the default): [] when nothing matches. Absent in the compact view, which sends items. */
+  entries?: Entry[];
   total: number;
   snapshot: string;
+  /** The page in the compact view (view: compact) as short records: [] when nothing matches. Absent in the full view. */
   items?: CompactEntry[];
   next_cursor?: string;
 }

@@ -2,31 +2,40 @@ package api
 
 // ListResult is the result of entries.list.
 type ListResult struct {
-	Entries     []*Entry        `json:"entries"`
-	Total       int             `json:"total"`
-	NextOffset  *int            `json:"next_offset"`
-	Snapshot    string          `json:"snapshot"`
-	Diagnostics []Diagnostic    `json:"diagnostics"`
-	Items       []*CompactEntry `json:"items,omitempty"`
-	NextCursor  string          `json:"next_cursor,omitempty"`
+	// Entries is the page in the full view (the default): a list, empty
+	// when nothing matches; absent in the compact view, which sends Items.
+	Entries     []*Entry     `json:"entries,omitzero" jsonschema_description:"The page in the full view (the default): [] when nothing matches. Absent in the compact view, which sends items."`
+	Total       int          `json:"total"`
+	NextOffset  *int         `json:"next_offset"`
+	Snapshot    string       `json:"snapshot"`
+	Diagnostics []Diagnostic `json:"diagnostics"`
+	// Items is the page in the compact view (view: compact), empty when
+	// nothing matches; absent in the full view.
+	Items      []*CompactEntry `json:"items,omitzero" jsonschema_description:"The page in the compact view (view: compact) as short records: [] when nothing matches. Absent in the full view."`
+	NextCursor string          `json:"next_cursor,omitempty"`
 }
 
 // SearchResult is the result of entries.search.
 type SearchResult struct {
-	Entries    []*Entry        `json:"entries"`
-	Total      int             `json:"total"`
-	Snapshot   string          `json:"snapshot"`
-	Items      []*CompactEntry `json:"items,omitempty"`
+	// Entries is the page in the full view; absent in the compact view.
+	Entries  []*Entry `json:"entries,omitzero" jsonschema_description:"The page in the full view (the default): [] when nothing matches. Absent in the compact view, which sends items."`
+	Total    int      `json:"total"`
+	Snapshot string   `json:"snapshot"`
+	// Items is the page in the compact view; absent in the full view.
+	Items      []*CompactEntry `json:"items,omitzero" jsonschema_description:"The page in the compact view (view: compact) as short records: [] when nothing matches. Absent in the full view."`
 	NextCursor string          `json:"next_cursor,omitempty"`
 }
 
 // GoverningResult is the result of entries.governing.
 type GoverningResult struct {
-	Entries  []*Entry `json:"entries"`
+	// Entries is the page in the full view (the default): a list, empty
+	// when nothing governs; absent in the compact view, which sends Items.
+	Entries  []*Entry `json:"entries,omitzero" jsonschema_description:"The page in the full view (the default): [] when nothing matches. Absent in the compact view, which sends items."`
 	Total    int      `json:"total"`
 	Snapshot string   `json:"snapshot"`
-	// Items is the page in the compact view (view: compact); absent otherwise.
-	Items []*CompactEntry `json:"items,omitempty"`
+	// Items is the page in the compact view (view: compact), empty when
+	// nothing governs; absent in the full view.
+	Items []*CompactEntry `json:"items,omitzero" jsonschema_description:"The page in the compact view (view: compact) as short records: [] when nothing matches. Absent in the full view."`
 	// NextCursor continues a page cut by limit; absent on the last page.
 	NextCursor string `json:"next_cursor,omitempty"`
 	// Boundaries lists the requested paths that lie inside a nested

@@ -22,6 +22,7 @@ func channels(t *testing.T, cs *mcp.ClientSession, name string, args any) (strin
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkOutput(t, name, res)
 	sc, err := json.Marshal(res.StructuredContent)
 	if err != nil {
 		t.Fatal(err)

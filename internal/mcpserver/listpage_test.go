@@ -98,12 +98,14 @@ func followPages(t *testing.T, cs *mcp.ClientSession, tool string, args map[stri
 		if int(r["total"].(float64)) != total {
 			t.Fatalf("%s: total %v, want %d", tool, r["total"], total)
 		}
-		page := r["entries"].([]any)
-		if items, ok := r["items"].([]any); ok { // the compact view: entries is empty
-			if len(page) != 0 {
-				t.Fatalf("%s compact: entries %v", tool, page)
+		page, full := r["entries"].([]any)
+		if items, ok := r["items"].([]any); ok { // the compact view: items and no entries key
+			if _, has := r["entries"]; has {
+				t.Fatalf("%s compact: entries %v next to items", tool, r["entries"])
 			}
 			page = items
+		} else if !full {
+			t.Fatalf("%s: neither entries nor items in %v", tool, r)
 		}
 		if len(page) > DefaultPage {
 			t.Fatalf("%s: a page of %d", tool, len(page))

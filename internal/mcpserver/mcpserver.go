@@ -53,7 +53,7 @@ func New(dir string) *mcp.Server {
 			Annotations:  t.annotations,
 			Description:  t.description,
 			InputSchema:  t.inputSchema(),
-			OutputSchema: envelopeSchema(),
+			OutputSchema: t.outputSchema(),
 		}, h.tool(t))
 	}
 	return s

@@ -55,6 +55,7 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (string, m
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	checkOutput(t, name, res)
 	if len(res.Content) != 1 {
 		t.Fatalf("%s: %d content blocks, want 1", name, len(res.Content))
 	}

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -60,7 +61,10 @@ type tool struct {
 	description string
 	annotations *mcp.ToolAnnotations
 	fields      []field
-	request     func(args map[string]json.RawMessage) (op string, input []byte, err error)
+	// resultOp is the operation whose result the tool answers (its
+	// outputSchema's result); "" for ctx_api, which answers any operation's.
+	resultOp string
+	request  func(args map[string]json.RawMessage) (op string, input []byte, err error)
 	// text renders a successful answer for the text block (nil: the
 	// answer's JSON, byte for byte what structuredContent holds).
 	text func(result json.RawMessage, args map[string]json.RawMessage) string
@@ -97,7 +101,7 @@ var tools = sync.OnceValue(func() []tool {
 				"The answer is {schema_version, ok, result} or {schema_version, ok: false, error: {code, message}}, as JSON in the text block too. " +
 				"api.describe gives each operation's input schema; status.capabilities lists the operations. " +
 				"entries.list and entries.search answer 10 entries a page here unless input.limit says otherwise: total counts them all, and next_cursor, passed back as input.cursor with the same other inputs, gives the next page " +
-				"(stale_cursor: the knowledge changed, ask again without it); input.view \"compact\" sends short records in items instead of whole entries.",
+				"(stale_cursor: the knowledge changed, ask again without it); input.view \"compact\" sends short records in items instead of whole entries (the answer then has items and no entries key; the default full view has entries, [] when nothing matches).",
 			annotations: &mcp.ToolAnnotations{Title: "kontext API", DestructiveHint: yes, OpenWorldHint: no},
 			fields: []field{
 				{name: "operation", kind: kString, required: true, description: "Operation name, e.g. status, api.describe, entries.list, entries.get, entries.search, entries.governing, entries.related, entries.drift, entries.changed, context.brief, drafts.capture."},
@@ -146,6 +150,7 @@ var tools = sync.OnceValue(func() []tool {
 				"The text block is the document; the structured answer has it by section (the changed paths only counted, in repository.path_count). over_budget: true means it is longer than budget_lines with nothing left to drop.",
 			annotations: readOnly("Brief for paths or a change"),
 			fields:      append(typed(apiFields("context.brief", nil, "paths", "diff", "budget_lines", "architecture")), dirField),
+			resultOp:    "context.brief",
 			request: func(args map[string]json.RawMessage) (string, []byte, error) {
 				args["view"] = mustJSON("compact") // a diff can name thousands of paths: the paths line summarises them
 				return "context.brief", mustJSON(args), nil
@@ -160,6 +165,7 @@ var tools = sync.OnceValue(func() []tool {
 				"Example: {\"entry\": {\"kind\": \"learning\", \"title\": \"Exports need the advisory lock\", \"body\": \"The nightly export takes lock 42 ...\", \"paths\": [\"src/export/**\"]}}.",
 			annotations: &mcp.ToolAnnotations{Title: "Capture an insight", DestructiveHint: no, IdempotentHint: false, OpenWorldHint: no},
 			fields:      append(typed(apiFields("drafts.capture", nil, "entry", "source", "operation_id")), dirField),
+			resultOp:    "drafts.capture",
 			request:     forward("drafts.capture"),
 		},
 		{
@@ -169,16 +175,18 @@ var tools = sync.OnceValue(func() []tool {
 				"A challenge is never staged; retiring or superseding the entry resolves it.",
 			annotations: &mcp.ToolAnnotations{Title: "Challenge an entry", DestructiveHint: no, OpenWorldHint: no},
 			fields:      append(apiFields("inbox.challenge", nil, "id", "because"), dirField),
+			resultOp:    "inbox.challenge",
 			request:     forward("inbox.challenge"),
 		},
 		{
 			name:  "ctx_governing",
 			title: "Rules governing files",
 			description: "Which knowledge entries (decisions, conventions, learnings, incidents) govern these files, most specific first. " +
-				"Each entry comes as id, kind, title, summary, status, the rule (glob) that matched with its specificity, and its file; the body only when it is short " +
-				"(detail: true sends whole entries; ctx_api entries.get {id} one). " +
+				"The answer lists them in items (there is no entries key; items is [] when nothing governs): each as id, kind, title, summary, status, the rule (glob) that matched with its specificity, and its file; the body only when it is short " +
+				"(detail: true sends whole entries in entries instead of items; ctx_api entries.get {id} one). " +
 				"At most limit entries (default 10) per answer: total says how many govern, and next_cursor, passed back as cursor with the same paths, gives the next page.",
 			annotations: readOnly("Rules governing files"),
+			resultOp:    "entries.governing",
 			fields: append(apiFields("entries.governing", nil, "paths", "min_specificity"), dirField,
 				field{name: "detail", kind: kBool, description: "Send whole entries (body, links, verification, history) instead of the short form."},
 				field{name: "limit", kind: kInteger, description: "At most this many entries per answer (default 10).",
@@ -205,6 +213,7 @@ var tools = sync.OnceValue(func() []tool {
 				"Retrying with the same operation_id returns the first result. " +
 				"With formalize: true and a locally selected model, the candidate is worded by the model first and staged with that wording.",
 			annotations: &mcp.ToolAnnotations{Title: "Stage a captured candidate", DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
+			resultOp:    "drafts.stage",
 			// The tool stages a candidate only: candidate_id is required here.
 			fields: append(apiFields("drafts.stage", []string{"candidate_id"}, "candidate_id", "operation_id"), dirField,
 				field{name: "formalize", kind: kBool, description: "Word the candidate with the locally selected model before staging; without a selected model it is staged as captured."}),
@@ -319,7 +328,40 @@ func (k kind) schema() map[string]any {
 	return p
 }
 
-// envelopeSchema is the output schema of every tool: the API envelope.
+// resultsJSON holds the result schemas generated from engine/api by go
+// generate ./engine (engine/internal/apigen): {"<operation>": <schema>}.
+//
+//go:embed results.json
+var resultsJSON []byte
+
+// resultSchema is the generated JSON Schema of op's result, a fresh copy.
+func resultSchema(op string) map[string]any {
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(resultsJSON, &all); err != nil {
+		panic("mcpserver: results.json is corrupt; run go generate ./engine: " + err.Error())
+	}
+	var s map[string]any
+	if err := json.Unmarshal(all[op], &s); err != nil || s == nil {
+		panic("mcpserver: no result schema for " + op + "; run go generate ./engine")
+	}
+	return s
+}
+
+// outputSchema is the tool's output schema: the API envelope, its result
+// typed by the tool's operation (ctx_api: an object, any operation's).
+func (t tool) outputSchema() map[string]any {
+	s := envelopeSchema()
+	r := map[string]any{"type": "object", "description": "The operation's result (when ok is true): an object of the operation's result shape."}
+	if t.resultOp != "" {
+		r = resultSchema(t.resultOp)
+		r["description"] = "The " + t.resultOp + " result (when ok is true)."
+	}
+	s["properties"].(map[string]any)["result"] = r
+	return s
+}
+
+// envelopeSchema is the API envelope, its result untyped (outputSchema
+// types it).
 func envelopeSchema() map[string]any {
 	return map[string]any{
 		"type":        "object",

@@ -109,6 +109,17 @@ test("entries.list/get/search/governing/related on the demo", () => {
   assert.ok(ids.includes("2026-01-14-vat-is-rounded-per-line"));
   assert.equal(gov.entries[0].specificity, 5);
 
+  // The compact view lists its page in items and sends no entries key; the
+  // full view always sends entries ([] when nothing matches).
+  const small = ok(kb.request("entries.governing", { paths: ["src/billing/tax/vat.go"], view: "compact" }));
+  assert.equal("entries" in small, false);
+  assert.deepEqual(small.items.map((e) => e.id), ids);
+  const none = { query: "qqzzyzxq" };
+  assert.deepEqual(ok(kb.request("entries.search", none)).entries, []);
+  const noneCompact = ok(kb.request("entries.search", { ...none, view: "compact" }));
+  assert.equal("entries" in noneCompact, false);
+  assert.deepEqual(noneCompact.items, []);
+
   const rel = ok(kb.request("entries.related", { text: "VAT rounding per invoice line", paths: ["src/billing/tax/vat.go"] }));
   assert.ok(rel.candidates.some((c) => c.id === "2026-01-14-vat-is-rounded-per-line"), JSON.stringify(rel.candidates.map((c) => c.id)));
   kb.close();
@@ -296,7 +307,7 @@ test("list and search pages: every cursor followed is the whole answer; an updat
     do {
       const r = ok(kb.request(op, { ...input, limit: 4, view: "compact", ...(cursor ? { cursor } : {}) }));
       assert.equal(r.total, whole.length);
-      assert.deepEqual(r.entries, []);
+      assert.equal("entries" in r, false, "a compact page has no entries key");
       got.push(...r.items.map((i) => i.id));
       cursor = r.next_cursor;
       first ??= cursor;

@@ -79,8 +79,12 @@ const engine = await loadEngine();
 const kb = await engine.openDirectory(${JSON.stringify(demoDir)}, { now: ${JSON.stringify(NOW)} });
 const res: Envelope<GoverningResult> = kb.request("entries.governing", { paths: ["src/billing/tax/vat.go"] });
 if (!res.ok) throw new Error(res.error.message);
-const ids: string[] = res.result.entries.map((e) => e.id);
-const spec: number | undefined = res.result.entries[0].specificity;
+// The full view (the default) always has entries; the compact view has items instead.
+const entries = res.result.entries ?? [];
+const ids: string[] = entries.map((e) => e.id);
+const spec: number | undefined = entries[0].specificity;
+const compact = kb.request("entries.governing", { paths: ["src/billing/tax/vat.go"], view: "compact" });
+if (!compact.ok || compact.result.entries !== undefined || (compact.result.items ?? []).length !== ids.length) throw new Error("compact view");
 // @ts-expect-error: entries.governing takes paths, not a path
 const bad: GoverningInput = { path: "x" };
 const bundle = { schema: "kontext.bundle/v2", files: {} };

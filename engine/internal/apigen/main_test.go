@@ -13,9 +13,14 @@ func TestGeneratedUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	results, err := ResultSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for path, want := range map[string][]byte{
-		"../../schemas.json":       schemas,
-		"../../../wasm/index.d.ts": TypeScript(),
+		"../../schemas.json":                       schemas,
+		"../../../wasm/index.d.ts":                 TypeScript(),
+		"../../../internal/mcpserver/results.json": results,
 	} {
 		got, err := os.ReadFile(path)
 		if err != nil {
