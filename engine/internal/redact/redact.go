@@ -66,6 +66,10 @@ type rule struct {
 	keep int
 	// ok may veto a match (the submatches of re), e.g. an already redacted value.
 	ok func(m []string) bool
+	// lits: a rule runs only on a text that holds one of lits, or whose
+	// lower-case form holds one of ilits (a cheap substring search; a
+	// pattern that starts with \b gets no literal-prefix scan from regexp).
+	lits, ilits []string
 	// after is written after the marker (text the match consumed that is
 	// not secret, like the "@" that ends a URL's credentials).
 	after string
@@ -86,6 +90,18 @@ func mixed(t string) bool {
 	return strings.ContainsAny(t, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 }
 
+func containsAny(s string, xs []string) bool {
+	for _, x := range xs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// ghLits are the prefixes of GitHub's tokens.
+var ghLits = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}
+
 func hasDigit(t string) bool { return strings.ContainsAny(t, "0123456789") }
 
 // buildAfter: the prefix rules, for keys pasted cut short (the generated
@@ -97,30 +113,30 @@ func buildAfter() []rule {
 	}
 	all := func(string) bool { return true }
 	return []rule{
-		{kind: GCPAPIKey, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{12,}`)},
-		{kind: GoogleOAuthToken, re: regexp.MustCompile(`\bya29\.[0-9A-Za-z_-]{12,}`)},
-		{kind: OpenAIKey, re: regexp.MustCompile(`\bsk-(?:proj|svcacct|admin)-[0-9A-Za-z_-]{12,}`)},
-		{kind: OpenAIKey, re: regexp.MustCompile(`\bsk-[0-9A-Za-z]{20,}`),
+		{kind: GCPAPIKey, lits: []string{"AIza"}, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{12,}`)},
+		{kind: GoogleOAuthToken, lits: []string{"ya29."}, re: regexp.MustCompile(`\bya29\.[0-9A-Za-z_-]{12,}`)},
+		{kind: OpenAIKey, lits: []string{"sk-"}, re: regexp.MustCompile(`\bsk-(?:proj|svcacct|admin)-[0-9A-Za-z_-]{12,}`)},
+		{kind: OpenAIKey, lits: []string{"sk-"}, re: regexp.MustCompile(`\bsk-[0-9A-Za-z]{20,}`),
 			ok: tail(3, func(t string) bool { return hasDigit(t) && strings.ToLower(t) != t && strings.ToUpper(t) != t })},
-		{kind: AnthropicKey, re: regexp.MustCompile(`\bsk-ant-[0-9A-Za-z_-]{12,}`), ok: tail(7, all)},
-		{kind: NPMToken, re: regexp.MustCompile(`\bnpm_[0-9A-Za-z]{12,}`), ok: tail(4, mixed)},
-		{kind: GitLabToken, re: regexp.MustCompile(`\bglpat-[0-9A-Za-z_-]{12,}`)},
-		{kind: GitHubToken, re: regexp.MustCompile(`\b(?:gh[pousr]_[0-9A-Za-z]{12,}|github_pat_[0-9A-Za-z_]{12,})`), ok: tail(4, mixed)},
-		{kind: HuggingFaceToken, re: regexp.MustCompile(`\bhf_[A-Za-z]{16,}`), ok: tail(3, func(t string) bool { return strings.ToLower(t) != t })},
-		{kind: AWSAccessKey, re: regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{10,15}\b`), ok: tail(4, hasDigit)},
+		{kind: AnthropicKey, lits: []string{"sk-ant-"}, re: regexp.MustCompile(`\bsk-ant-[0-9A-Za-z_-]{12,}`), ok: tail(7, all)},
+		{kind: NPMToken, lits: []string{"npm_"}, re: regexp.MustCompile(`\bnpm_[0-9A-Za-z]{12,}`), ok: tail(4, mixed)},
+		{kind: GitLabToken, lits: []string{"glpat-"}, re: regexp.MustCompile(`\bglpat-[0-9A-Za-z_-]{12,}`)},
+		{kind: GitHubToken, lits: ghLits, re: regexp.MustCompile(`\b(?:gh[pousr]_[0-9A-Za-z]{12,}|github_pat_[0-9A-Za-z_]{12,})`), ok: tail(4, mixed)},
+		{kind: HuggingFaceToken, lits: []string{"hf_"}, re: regexp.MustCompile(`\bhf_[A-Za-z]{16,}`), ok: tail(3, func(t string) bool { return strings.ToLower(t) != t })},
+		{kind: AWSAccessKey, lits: []string{"AKIA", "ASIA"}, re: regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{10,15}\b`), ok: tail(4, hasDigit)},
 		// key = value assignments of passwords, secrets, API keys and tokens.
 		// The value is read by passwordValue, not by the pattern: a value
 		// pattern would rescan the rest of a long run once per rejected
 		// key inside it ("password=" repeated), which is quadratic. A bare
 		// "token" is a word of prose; a prefixed one (API_TOKEN) is a key.
-		{kind: PasswordAssignment, keep: 1, re: regexp.MustCompile(`(?i)(\b(?:[a-z0-9]+[_.-])*(?:password|passwd|passphrase|pwd|secret|secret[_-]?key|client[_-]?secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|private[_-]?token|[a-z0-9]+[_-]token)["']?[ \t]*[:=][ \t]*)`),
+		{kind: PasswordAssignment, keep: 1, ilits: []string{"pass", "pwd", "secret", "key", "token"}, re: regexp.MustCompile(`(?i)(\b(?:[a-z0-9]+[_.-])*(?:password|passwd|passphrase|pwd|secret|secret[_-]?key|client[_-]?secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|private[_-]?token|[a-z0-9]+[_-]token)["']?[ \t]*[:=][ \t]*)`),
 			ok: func(m []string) bool {
 				v := strings.Trim(m[2], `"'`)
 				return v != "" && !strings.HasPrefix(v, "[redacted:") && !strings.HasPrefix(m[2], "=") && !strings.HasPrefix(m[2], ":") && !keyLike(m[2]) && m[3] == "" && // a value followed by ":" is the next key
 					!strings.HasPrefix(v, "$") // a variable's reference ($TOKEN, ${{ secrets.X }}), not its value
 			}},
 		// E-mail addresses (not ssh-style git@host remotes).
-		{kind: Email, re: regexp.MustCompile(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`),
+		{kind: Email, lits: []string{"@"}, re: regexp.MustCompile(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`),
 			ok: func(m []string) bool { return !strings.HasPrefix(m[0], "git@") }},
 	}
 }
@@ -129,23 +145,23 @@ func buildRules() []rule {
 	return []rule{
 		// GCP service account JSON: the private_key and private_key_id fields
 		// (first, so the key inside the JSON string counts as the account's).
-		{kind: GCPServiceAccount, keep: 1, re: regexp.MustCompile(`("private_key(?:_id)?"\s*:\s*)"(?:[^"\\]|\\.)*(?:"|\z)`),
+		{kind: GCPServiceAccount, keep: 1, lits: []string{`"private_key`}, re: regexp.MustCompile(`("private_key(?:_id)?"\s*:\s*)"(?:[^"\\]|\\.)*(?:"|\z)`),
 			ok: func(m []string) bool { return !strings.Contains(m[0], "[redacted:") }},
 		// PEM private keys, armoured; an unterminated block is redacted to the end.
-		{kind: PrivateKey, re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\z)`)},
-		{kind: AWSAccessKey, re: regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b`)},
-		{kind: AWSSecret, keep: 1, re: regexp.MustCompile(`(?i)((?:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key)["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{20,}`)},
-		{kind: GitHubToken, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255})\b`)},
-		{kind: SlackToken, re: regexp.MustCompile(`\bxox[abpr]-[A-Za-z0-9-]{10,}`)},
-		{kind: StripeKey, re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}\b`)},
-		{kind: JWT, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}`)},
+		{kind: PrivateKey, lits: []string{"PRIVATE KEY-----"}, re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\z)`)},
+		{kind: AWSAccessKey, lits: []string{"AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA"}, re: regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b`)},
+		{kind: AWSSecret, keep: 1, ilits: []string{"secret"}, re: regexp.MustCompile(`(?i)((?:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key)["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{20,}`)},
+		{kind: GitHubToken, lits: ghLits, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255})\b`)},
+		{kind: SlackToken, lits: []string{"xox"}, re: regexp.MustCompile(`\bxox[abpr]-[A-Za-z0-9-]{10,}`)},
+		{kind: StripeKey, lits: []string{"_live_", "_test_"}, re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}\b`)},
+		{kind: JWT, lits: []string{"eyJ"}, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}`)},
 		// Authorization headers; a bare "Bearer <token>" only for long tokens.
-		{kind: Bearer, keep: 1, re: regexp.MustCompile(`(?i)(authorization["']?\s*[:=]\s*["']?bearer\s+)[A-Za-z0-9._~+/-]+=*`)},
-		{kind: Bearer, keep: 1, re: regexp.MustCompile(`(\b[Bb]earer\s+)[A-Za-z0-9._~+/-]{20,}=*`),
+		{kind: Bearer, keep: 1, ilits: []string{"bearer"}, re: regexp.MustCompile(`(?i)(authorization["']?\s*[:=]\s*["']?bearer\s+)[A-Za-z0-9._~+/-]+=*`)},
+		{kind: Bearer, keep: 1, lits: []string{"earer"}, re: regexp.MustCompile(`(\b[Bb]earer\s+)[A-Za-z0-9._~+/-]{20,}=*`),
 			ok: func(m []string) bool { return strings.ContainsAny(m[0][len(m[1]):], "0123456789") }},
 		// Credentials in a URL (postgres://user:pass@host, https://x:token@host):
 		// the password is redacted, the user and host are kept.
-		{kind: URLCredentials, keep: 1, after: "@", re: regexp.MustCompile(`(\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@'"<>\[\]]*:)[^\s/?#@'"<>]+@`),
+		{kind: URLCredentials, keep: 1, after: "@", lits: []string{"://"}, re: regexp.MustCompile(`(\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@'"<>\[\]]*:)[^\s/?#@'"<>]+@`),
 			ok: func(m []string) bool { return !strings.Contains(m[0], "[redacted:") }},
 	}
 }
@@ -155,18 +171,26 @@ func buildRules() []rule {
 // empty map when none). Redacting its own output changes nothing.
 func Text(s string) (string, map[string]int) {
 	counts := map[string]int{}
+	// lower only tells which rules can match: a replacement removes text
+	// and adds a marker, which no rule matches, so it is computed again
+	// only after the generated rules (which keep their own).
+	lower := strings.ToLower(s)
 	for _, r := range rulesBefore() {
-		s = apply(s, r, counts)
+		s = apply(s, lower, r, counts)
 	}
 	s = generated(s, counts)
+	lower = strings.ToLower(s)
 	for _, r := range rulesAfter() {
-		s = apply(s, r, counts)
+		s = apply(s, lower, r, counts)
 	}
 	return s, counts
 }
 
 // apply replaces the findings of one hand-written rule in s.
-func apply(s string, r rule, counts map[string]int) string {
+func apply(s, lower string, r rule, counts map[string]int) string {
+	if (len(r.lits) > 0 || len(r.ilits) > 0) && !containsAny(s, r.lits) && !containsAny(lower, r.ilits) {
+		return s
+	}
 	if !r.re.MatchString(s) {
 		return s
 	}
