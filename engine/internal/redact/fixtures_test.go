@@ -118,6 +118,7 @@ func TestNotSecrets(t *testing.T) {
 		"The token is rotated weekly: see docs/security.md.",
 		"Open https://example.com/path?q=1 or http://localhost:8080/.",
 		"The ASIA region and AKIA prefix.",
+		"fmt.Sprintf(\"postgres://%s:%s@%s/app\", user, pass, host) or postgres://$DB_USER:$DB_PASSWORD@db/app",
 	} {
 		got, counts := Text(s)
 		if got != s || len(counts) != 0 {
