@@ -296,3 +296,17 @@ func drawClass(ranges []rune, r *rand.Rand) rune {
 	}
 	return pick[r.IntN(len(pick))]
 }
+
+// BenchmarkText: prose with a secret of every shape now and then.
+func BenchmarkText(b *testing.B) {
+	var parts []string
+	for i, f := range append(fakes(), shapes()...) {
+		parts = append(parts, "Amounts are int64 cents; see src/billing/tax/vat.go and docs/adr/0007-use-postgres.md.",
+			fmt.Sprintf("Step %d: run make test, then key %s there.", i, f.text))
+	}
+	s := strings.Join(parts, "\n")
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		Text(s)
+	}
+}

@@ -99,14 +99,69 @@ func hasKeyword(lower string, keywords []string) bool {
 	return false
 }
 
+// keywordIndex finds which of the generated rules' keywords (all at least
+// two bytes long) a text holds in one pass: the first two bytes of each
+// keyword index it, and only a position whose two bytes start some
+// keyword is compared.
+type keywordIndex struct {
+	words  []string
+	pairs  [1 << 16 / 64]uint64 // the bit of a pair is set when a keyword starts with it
+	byPair map[uint16][]int
+	rules  [][]int // the keyword ids of each rule (nil: none, the rule always runs)
+}
+
+var keywords = sync.OnceValue(func() *keywordIndex {
+	x := &keywordIndex{byPair: map[uint16][]int{}, rules: make([][]int, len(gitleaksRules))}
+	ids := map[string]int{}
+	for i, r := range gitleaksRules {
+		for _, k := range r.keywords {
+			id, ok := ids[k]
+			if !ok {
+				id = len(x.words)
+				ids[k] = id
+				x.words = append(x.words, k)
+				p := uint16(k[0])<<8 | uint16(k[1]) // go generate keeps keywords of two bytes or more
+				x.pairs[p/64] |= 1 << (p % 64)
+				x.byPair[p] = append(x.byPair[p], id)
+			}
+			x.rules[i] = append(x.rules[i], id)
+		}
+	}
+	return x
+})
+
+// found returns, per keyword id, whether the lower-case text holds it.
+func (x *keywordIndex) found(lower string) []bool {
+	seen := make([]bool, len(x.words))
+	for i := 0; i+1 < len(lower); i++ {
+		p := uint16(lower[i])<<8 | uint16(lower[i+1])
+		if x.pairs[p/64]&(1<<(p%64)) == 0 {
+			continue
+		}
+		for _, id := range x.byPair[p] {
+			if !seen[id] && strings.HasPrefix(lower[i:], x.words[id]) {
+				seen[id] = true
+			}
+		}
+	}
+	return seen
+}
+
 // generated applies the gitleaks rules to s, adding their findings to
-// counts. Each rule whose keyword s holds is one FindAll pass over s (Go's
-// regexp is linear in the text); the keyword test is a substring search.
+// counts. The keywords are found in one pass over the lower-case text; each
+// rule whose keyword s holds is then one FindAll pass over s (Go's regexp
+// is linear in the text). A replacement only removes text and adds a
+// marker, which no rule matches, so the keywords are found once.
 func generated(s string, counts map[string]int) string {
-	lower := strings.ToLower(s)
+	kw := keywords()
+	seen := kw.found(strings.ToLower(s))
 	for i := range gitleaksRules {
 		r := &gitleaksRules[i]
-		if !hasKeyword(lower, r.keywords) {
+		run := len(kw.rules[i]) == 0
+		for _, id := range kw.rules[i] {
+			run = run || seen[id]
+		}
+		if !run {
 			continue
 		}
 		c := gitleaksRule(i)
@@ -142,7 +197,6 @@ func generated(s string, counts map[string]int) string {
 		if last > 0 {
 			b.WriteString(s[last:])
 			s = b.String()
-			lower = strings.ToLower(s)
 		}
 	}
 	return s

@@ -137,6 +137,16 @@ func Generate(src []byte) ([]byte, Stats, error) {
 			skip("not RE2 (Go's regexp)", r.ID)
 			continue
 		}
+		short := false
+		for _, k := range r.Keywords {
+			short = short || len(k) < 2
+		}
+		if short || len(r.Keywords) == 0 {
+			// The keyword pre-filter indexes keywords by their first two
+			// bytes, and a rule without one would run on every text.
+			skip("no keyword of two bytes or more", r.ID)
+			continue
+		}
 		var allows []allowlist
 		ok := true
 		for _, a := range r.Allowlists {
