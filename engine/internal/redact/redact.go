@@ -146,11 +146,7 @@ func buildRules() []rule {
 		// GCP service account JSON: the private_key and private_key_id fields
 		// (first, so the key inside the JSON string counts as the account's).
 		{kind: GCPServiceAccount, keep: 1, lits: []string{`"private_key`}, re: regexp.MustCompile(`("private_key(?:_id)?"\s*:\s*)"(?:[^"\\]|\\.)*(?:"|\z)`),
-			ok: func(m []string) bool {
-				pw := m[0][len(m[1]) : len(m[0])-1]
-				// Not a redacted value, nor a placeholder: $PASSWORD, ${PASSWORD}, %s, {{.Password}}.
-				return !strings.Contains(m[0], "[redacted:") && !strings.HasPrefix(pw, "$") && !strings.HasPrefix(pw, "%") && !strings.HasPrefix(pw, "{{")
-			}},
+			ok: func(m []string) bool { return !strings.Contains(m[0], "[redacted:") }},
 		// PEM private keys, armoured; an unterminated block is redacted to the end.
 		{kind: PrivateKey, lits: []string{"PRIVATE KEY-----"}, re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\z)`)},
 		{kind: AWSAccessKey, lits: []string{"AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA"}, re: regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b`)},
