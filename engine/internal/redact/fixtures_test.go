@@ -181,6 +181,32 @@ func TestEveryGeneratedRule(t *testing.T) {
 	t.Logf("%d generated rules, %d without a fixture", len(gitleaksRules), missing)
 }
 
+// hasKeyword reports whether the lower-case text holds one of keywords.
+func hasKeyword(lower string, keywords []string) bool {
+	for _, k := range keywords {
+		if strings.Contains(lower, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestKeywordIndex: the one-pass keyword search finds what a search per
+// keyword finds.
+func TestKeywordIndex(t *testing.T) {
+	x := keywords()
+	for _, s := range []string{"", "a", "sk", "Xsk-", "the key: AIza and ghp_ and s.x", strings.Repeat("hf_ey", 10),
+		"before\n" + shapes()[0].text, fakes()[8].text} {
+		lower := strings.ToLower(s)
+		got := x.found(lower)
+		for id, w := range x.words {
+			if got[id] != strings.Contains(lower, w) {
+				t.Errorf("%q: keyword %q found=%v", s, w, got[id])
+			}
+		}
+	}
+}
+
 // reports reports whether rule r finds s a secret on its own (pattern,
 // keyword, entropy and allowlists), and the secret.
 func reports(r *genRule, c *compiledRule, s string) (string, bool) {

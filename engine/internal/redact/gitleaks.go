@@ -85,20 +85,6 @@ func gitleaksRule(i int) *compiledRule {
 // go generate; rules_gen.go says which and why).
 func GeneratedRules() (generated, upstream int) { return len(gitleaksRules), upstreamRules }
 
-// hasKeyword reports whether the lower-case text holds one of keywords
-// (every rule has at least one in the upstream list; one without runs).
-func hasKeyword(lower string, keywords []string) bool {
-	if len(keywords) == 0 {
-		return true
-	}
-	for _, k := range keywords {
-		if strings.Contains(lower, k) {
-			return true
-		}
-	}
-	return false
-}
-
 // keywordIndex finds which of the generated rules' keywords (all at least
 // two bytes long) a text holds in one pass: the first two bytes of each
 // keyword index it, and only a position whose two bytes start some
