@@ -156,7 +156,9 @@ func buildRules() []rule {
 		{kind: StripeKey, lits: []string{"_live_", "_test_"}, re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}\b`)},
 		{kind: JWT, lits: []string{"eyJ"}, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}`)},
 		// Authorization headers; a bare "Bearer <token>" only for long tokens.
-		{kind: Bearer, keep: 1, ilits: []string{"bearer"}, re: regexp.MustCompile(`(?i)(authorization["']?\s*[:=]\s*["']?bearer\s+)[A-Za-z0-9._~+/-]+=*`)},
+		// The credential runs to the end of its word: "Bearer password=x"
+		// must not leave x behind.
+		{kind: Bearer, keep: 1, ilits: []string{"bearer"}, re: regexp.MustCompile(`(?i)(authorization["']?\s*[:=]\s*["']?bearer\s+)[A-Za-z0-9._~+/-]+=*[^\s"',;]*`)},
 		{kind: Bearer, keep: 1, lits: []string{"earer"}, re: regexp.MustCompile(`(\b[Bb]earer\s+)[A-Za-z0-9._~+/-]{20,}=*`),
 			ok: func(m []string) bool { return strings.ContainsAny(m[0][len(m[1]):], "0123456789") }},
 		// Credentials in a URL (postgres://user:pass@host, https://x:token@host):
