@@ -189,9 +189,10 @@ release:
 	$(GO) run ./build/release -version $(VERSION) -out dist -npm "$$(ls $(WASM_BUILD)/release-pack/*.tgz)"
 
 # Regenerates what comes from the API's Go types (engine/api): the input
-# schemas (engine/schemas.json) and wasm/index.d.ts.
+# schemas (engine/schemas.json) and wasm/index.d.ts; and the redaction's
+# rules from the pinned gitleaks rule list (engine/internal/redact/rules_gen.go).
 generate:
-	$(GO) generate ./engine
+	$(GO) generate ./engine ./engine/internal/redact
 
 bench: web assets node-deps
 	$(GO) run ./bench

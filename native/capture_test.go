@@ -24,6 +24,14 @@ func captureSecrets() map[string]string {
 		"password_assignment": "password=" + "hunter2hunter2",
 		"bearer":              "Authorization: Bearer " + strings.Repeat("tok3nValue", 3),
 		"email":               "jane.doe" + "@" + "example.com",
+		// Issue 42's item 5: shapes the first rules missed.
+		"gcp_api_key":        "AIza" + "SyB7x9Kq2mVt4LpR8wN3cZ5dF6gH1jK0sYQ",
+		"google_oauth_token": "ya29." + "a0AfH6SMB7x9Kq2mVt4LpR8wN3cZ5dF6gH1jK0sYQe",
+		"openai_api_key":     "sk-" + "proj-" + strings.Repeat("Qz7Xk2", 12) + "Ab" + "T3Blbk" + "FJ" + strings.Repeat("Lm4Np8", 12) + "Cd",
+		"anthropic_api_key":  "sk-" + "ant-api03-" + strings.Repeat("Rt5Vw9Yz2", 10) + "aBc" + "AA",
+		"npm_access_token":   "npm_" + strings.Repeat("k3Jd9Lq2Xz", 3) + "Wm7Pq4",
+		"gitlab_pat":         "glpat-" + "Hs8Kd2Lq9Xz4Vm7Pn3Wb",
+		"url_credentials":    "postgres://app:" + "Xk9vQ2mTz7Lp" + "@db.example.com/app",
 	}
 }
 
@@ -87,7 +95,9 @@ func TestCaptureRedactsAndDeduplicates(t *testing.T) {
 	}
 	for kind, s := range secrets {
 		secret := s
-		if i := strings.LastIndexAny(s, "=: "); i >= 0 && kind != "private_key" && kind != "gcp_service_account" {
+		if kind == "url_credentials" {
+			secret = "Xk9vQ2mTz7Lp"
+		} else if i := strings.LastIndexAny(s, "=: "); i >= 0 && kind != "private_key" && kind != "gcp_service_account" {
 			secret = s[i+1:]
 		}
 		if kind == "private_key" || kind == "gcp_service_account" {

@@ -580,3 +580,47 @@ func gone(pid int) bool {
 	}
 	return false
 }
+
+// TestReviseRedactsEntryBody: drafts.revise sends the entry's body to the
+// model through the same redaction as captures (issue 42's shapes).
+func TestReviseRedactsEntryBody(t *testing.T) {
+	noModelEnv(t)
+	dir := testrepo.Demo(t)
+	log := useStubModel(t, "")
+	secrets := []string{
+		"AIza" + "SyB7x9Kq2mVt4LpR8wN3cZ5dF6gH1jK0sYQ",
+		"sk-" + "ant-api03-" + strings.Repeat("Rt5Vw9Yz2", 4),
+		"Xk9vQ2mTz7Lp",
+		strings.Repeat("Zq3kV9xR7m", 3),
+	}
+	f := filepath.Join(dir, ".ai/decisions/2026-01-14-vat-is-rounded-per-line.md")
+	data, _ := os.ReadFile(f)
+	body := "\nThe rate service: key " + secrets[0] + ", model key " + secrets[1] +
+		", DATABASE_URL=postgres://app:" + secrets[2] + "@db.example.com/app, API_TOKEN=" + secrets[3] + "\n"
+	os.WriteFile(f, append(data, body...), 0o644)
+	if out, err := exec.Command("git", "-C", dir, "commit", "-qam", "rate service").CombinedOutput(); err != nil {
+		t.Fatalf("commit: %v %s", err, out)
+	}
+	in := `{"entry_id":"2026-01-14-vat-is-rounded-per-line","entry_revision":"` + vatRev + `","objections":["rounding per line loses cents on long invoices"],"llm":true}`
+	var env struct {
+		OK    bool
+		Error any
+	}
+	if err := json.Unmarshal(Request(context.Background(), dir, "drafts.revise", []byte(revisions(t, dir, in))), &env); err != nil || !env.OK {
+		t.Fatalf("revise: %v %v", err, env.Error)
+	}
+	sent, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range secrets {
+		if strings.Contains(string(sent), s) {
+			t.Fatalf("a secret reached the model: %s", s)
+		}
+	}
+	for _, m := range []string{"[redacted:gcp_api_key]", "[redacted:anthropic_api_key]", "[redacted:url_credentials]", "API_TOKEN=[redacted:password_assignment]"} {
+		if !strings.Contains(string(sent), m) {
+			t.Fatalf("%s missing from what was sent: %s", m, sent)
+		}
+	}
+}

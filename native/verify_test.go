@@ -240,12 +240,27 @@ func writeFile(t *testing.T, path, text string) {
 
 func TestVerifyOutputRedacted(t *testing.T) {
 	token := "ghp_" + strings.Repeat("aB3d", 9)
-	r, root := verifyRepo(t, map[string]string{"leak": "echo \"token=" + token + "\"\n"})
+	gcp := "AIza" + "SyB7x9Kq2mVt4LpR8wN3cZ5dF6gH1jK0sYQ"
+	pass := "Xk9vQ2mTz7Lp"
+	apiToken := strings.Repeat("Zq3kV9xR7m", 3)
+	r, root := verifyRepo(t, map[string]string{"leak": "echo \"token=" + token + "\"\n" +
+		"echo \"key " + gcp + "\"\n" + "echo \"DATABASE_URL=postgres://app:" + pass + "@db.example.com/app\"\n" +
+		"echo \"API_TOKEN=" + apiToken + "\"\n"})
 	pin(t, root, "leak", "sh ./leak.sh")
 	res := r.api("drafts.verify", `{"id":"leak"}`)
 	out := res["output_tail"].(string)
 	if strings.Contains(out, token) || !strings.Contains(out, "[redacted:github_token]") {
 		t.Fatalf("output %q", out)
+	}
+	for _, s := range []string{gcp, pass, apiToken} {
+		if strings.Contains(out, s) {
+			t.Fatalf("%s survived in the output %q", s, out)
+		}
+	}
+	for _, m := range []string{"[redacted:gcp_api_key]", "postgres://app:[redacted:url_credentials]@db.example.com", "API_TOKEN=[redacted:password_assignment]"} {
+		if !strings.Contains(out, m) {
+			t.Fatalf("%s missing from the output %q", m, out)
+		}
 	}
 	if strings.Contains(r.read(".ai/confirmations.log"), token) {
 		t.Fatal("the token reached the ledger")

@@ -118,14 +118,14 @@ func TestNoFalsePositives(t *testing.T) {
 }
 
 func FuzzText(f *testing.F) {
-	for i := range fakes() {
+	for i := range len(fakes()) + len(shapes()) {
 		f.Add("some prose: ", " more text", uint8(i))
 	}
 	f.Add("password=", "", uint8(0))
 	f.Add("-----BEGIN PRIVATE KEY-----", "\"", uint8(3))
 	f.Add(`{"private_key": "`, `"}`, uint8(4))
 	f.Fuzz(func(t *testing.T, prefix, suffix string, which uint8) {
-		fs := fakes()
+		fs := append(fakes(), shapes()...)
 		fk := fs[int(which)%len(fs)]
 		if strings.Contains(prefix, fk.secret) || strings.Contains(suffix, fk.secret) {
 			return
