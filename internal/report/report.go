@@ -78,13 +78,7 @@ type Governs struct {
 }
 
 // Diagnostic is a parse or link diagnostic of a knowledge file.
-type Diagnostic struct {
-	File     string `json:"file"`
-	Line     int    `json:"line,omitempty"`
-	Severity string `json:"severity"`
-	Code     string `json:"code"`
-	Message  string `json:"message"`
-}
+type Diagnostic = api.Diagnostic
 
 // Build reads the change and its knowledge through the engine's
 // operations. It reads the repository once per question and never writes.
