@@ -88,7 +88,8 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 	var read chan error
 	if working {
 		read = make(chan error, 1)
-		go func() { read <- workingFiles(ctx, e, b, st) }()
+		// ctx is passed, not captured: this function pins ctx again below.
+		go func(ctx context.Context) { read <- workingFiles(ctx, e, b, st) }(ctx)
 		defer func() {
 			if read != nil {
 				<-read // an early return still waits for the reader
