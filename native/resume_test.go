@@ -164,3 +164,48 @@ func TestCLIRerunReplays(t *testing.T) {
 		r.commit("2026-01-06T10:00:00Z", args[0])
 	}
 }
+
+// TestKilledLifecycleResumes: retire, extend and accept killed after their
+// file is written are finished by the same command again, although the
+// request the CLI would build now differs (the file's revision changed):
+// the rerun sends the stored request.
+func TestKilledLifecycleResumes(t *testing.T) {
+	testrepo.Env(t)
+	fault := kontextBin(t, "kontext-fault")
+	for _, tc := range []struct {
+		args []string
+		file string
+		want string
+	}{
+		{[]string{"retire", "2026-01-02-old-rule", "--reason", "gone"}, ".ai/conventions/2026-01-02-old-rule.md", "status: deprecated"},
+		{[]string{"extend", "2026-01-02-old-rule", "Also on Sundays."}, ".ai/conventions/2026-01-02-old-rule.md", "Also on Sundays."},
+		{[]string{"accept", "2026-01-03-use-pg"}, ".ai/decisions/2026-01-03-use-pg.md", "status: accepted"},
+	} {
+		t.Run(tc.args[0], func(t *testing.T) {
+			r := newRepo(t)
+			r.write(map[string]string{
+				".ai/conventions/2026-01-02-old-rule.md": "---\nstatus: active\n---\n# Old rule\n\nBody.\n",
+				".ai/decisions/2026-01-03-use-pg.md":     "---\nstatus: proposed\n---\n# Use pg\n\nBody.\n",
+			})
+			r.commit("2026-01-05T10:00:00Z", "initial")
+			if out, errOut, code := runCLI(t, fault, r.dir, tc.args, "KONTEXT_FAULT=after_write"); code != 99 {
+				t.Fatalf("exit %d, want 99: %s%s", code, out, errOut)
+			}
+			if ops := incompleteOps(t, r); len(ops) != 1 || !strings.HasPrefix(ops[0]["command"].(string), "kontext -C "+r.dir+" "+tc.args[0]+" "+tc.args[1]) {
+				t.Fatalf("incomplete_operations: %v", ops)
+			}
+			if out, errOut, code := runCLI(t, fault, r.dir, tc.args); code != 0 {
+				t.Fatalf("rerun: exit %d\n%s%s", code, out, errOut)
+			}
+			if staged := r.git("diff", "--cached", "--name-only"); staged != tc.file {
+				t.Fatalf("staged: %q", staged)
+			}
+			if got := r.git("show", ":"+tc.file); !strings.Contains(got, tc.want) || strings.Count(got, "## ") > 1 {
+				t.Fatalf("staged %s:\n%s", tc.file, got)
+			}
+			if ops := incompleteOps(t, r); len(ops) != 0 {
+				t.Fatalf("after the rerun: %v", ops)
+			}
+		})
+	}
+}

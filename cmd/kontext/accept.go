@@ -33,18 +33,23 @@ func setStatusCmd(ctx context.Context, g *factory, name, status string, args []s
 	// Derived from what the user typed, not from the revision read below
 	// (it changes when the status lands): a rerun finds this receipt.
 	opID := derivedOperationID(name, map[string]string{"entry": pos[0]})
-	res, err := priorResult(ctx, g, opID)
+	done, pending, err := priorWrite(ctx, g, opID)
 	if err != nil {
 		return failCLI(g, stderr, err)
 	}
-	if res == nil {
-		en, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: pos[0]})
-		if err != nil {
+	var res any = done
+	if done == nil {
+		in := &api.SetStatusInput{}
+		if ok, err := storedRequest(g, opID, in); err != nil {
 			return failCLI(g, stderr, err)
+		} else if !ok || !pending {
+			en, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: pos[0]})
+			if err != nil {
+				return failCLI(g, stderr, err)
+			}
+			in = &api.SetStatusInput{OperationID: opID, EntryID: en.ID, EntryRevision: en.Revision, Status: status}
 		}
-		res, err = call(g.writeCtx(ctx, ""), g, drafts.SetStatus, &api.SetStatusInput{OperationID: opID,
-			EntryID: en.ID, EntryRevision: en.Revision, Status: status})
-		if err != nil {
+		if res, err = call(g.writeCtx(ctx, ""), g, drafts.SetStatus, in); err != nil {
 			return failCLI(g, stderr, err)
 		}
 	}

@@ -30,10 +30,21 @@ func runExtendCmd(g *factory, fs *pflag.FlagSet) runFunc {
 		// the amend lands); a rerun must find this write's receipt.
 		opID := derivedOperationID("extend", map[string]string{"entry": pos[0], "text": pos[1]})
 		if !*dry {
-			if done, _, err := priorWrite(ctx, g, opID); err != nil {
+			done, pending, err := priorWrite(ctx, g, opID)
+			if err != nil {
 				return fail(g, stderr, err)
 			} else if done != nil {
 				return emitStaged(g, stdout, done)
+			}
+			stored := &api.StageInput{}
+			if ok, err := storedRequest(g, opID, stored); err != nil {
+				return fail(g, stderr, err)
+			} else if ok && pending {
+				res, err := call(g.writeCtx(ctx, ""), g, drafts.Stage, stored)
+				if err != nil {
+					return fail(g, stderr, err)
+				}
+				return emitStaged(g, stdout, res)
 			}
 		}
 		en, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: pos[0]})

@@ -216,17 +216,23 @@ func runRetireCmd(g *factory, fs *pflag.FlagSet) runFunc {
 		// below: the revision changes when the retirement lands, and a
 		// rerun must find this write's receipt.
 		opID := derivedOperationID("retire", map[string]string{"entry": pos[0], "reason": *reason})
-		if done, _, err := priorWrite(ctx, g, opID); err != nil {
+		done, pending, err := priorWrite(ctx, g, opID)
+		if err != nil {
 			return failCLI(g, stderr, err)
 		} else if done != nil {
 			return emitStaged(g, stdout, done)
 		}
-		en, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: pos[0]})
-		if err != nil {
+		in := &api.RetireInput{}
+		if ok, err := storedRequest(g, opID, in); err != nil {
 			return failCLI(g, stderr, err)
+		} else if !ok || !pending {
+			en, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: pos[0]})
+			if err != nil {
+				return failCLI(g, stderr, err)
+			}
+			in = &api.RetireInput{OperationID: opID, EntryID: en.ID, EntryRevision: en.Revision, Reason: *reason}
 		}
-		res, err := call(g.writeCtx(ctx, ""), g, drafts.Retire, &api.RetireInput{OperationID: opID,
-			EntryID: en.ID, EntryRevision: en.Revision, Reason: *reason})
+		res, err := call(g.writeCtx(ctx, ""), g, drafts.Retire, in)
 		if err != nil {
 			return failCLI(g, stderr, err)
 		}

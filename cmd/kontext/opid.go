@@ -63,6 +63,26 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// storedRequest fills in with the request stored with the unfinished
+// plan of opID; false when there is none (build the request anew). A
+// rerun sends it unchanged, so it resumes that plan even where the request
+// the CLI would build now differs (the entry's revision once its file was
+// written, today's date in an extend).
+func storedRequest(g *factory, opID string, in any) (bool, error) {
+	e, err := g.engine()
+	if err != nil {
+		return false, err
+	}
+	raw, err := drafts.StoredInput(e, opID)
+	if err != nil || len(raw) == 0 {
+		return false, err
+	}
+	if err := json.Unmarshal(raw, in); err != nil {
+		return false, apierr.Wrap(apierr.OperationFailed, err, "the stored request of operation %q is unreadable", opID)
+	}
+	return true, nil
+}
+
 // replayed reads a replayed write's stored result (a map): the path and
 // the entry id it staged.
 func replayed(res any) (path, id string, ok bool) {

@@ -147,3 +147,23 @@ func IncompleteOperations(e *engine.Engine) ([]api.IncompleteOperation, error) {
 	})
 	return out, nil
 }
+
+// StoredInput is the input stored with the unfinished plan of operationID
+// in this worktree (nil when there is no such plan, or it stored none).
+// The CLI resends it when a rerun would build another request than the
+// one planned — e.g. with the entry's revision after the file was
+// written — so the rerun resumes the plan instead of conflicting with it.
+func StoredInput(e *engine.Engine, operationID string) (json.RawMessage, error) {
+	w := e.Options().Writer
+	if w == nil {
+		return nil, nil
+	}
+	r, err := loadReceipt(w, operationID)
+	if err != nil || r == nil || r.State != "planned" {
+		return nil, err
+	}
+	if r.Root != "" && e.Options().Root != "" && r.Root != e.Options().Root {
+		return nil, nil
+	}
+	return r.Input, nil
+}
