@@ -202,6 +202,9 @@ func (e *Engine) capabilities() []string {
 		if e.opts.Nested != nil {
 			caps = append(caps, "drafts.routing.nested")
 		}
+		if e.incomplete != nil {
+			caps = append(caps, "status.incomplete_operations")
+		}
 	}
 	if e.boundaries != nil {
 		caps = append(caps, "entries.governing.boundaries")

@@ -109,10 +109,11 @@ type Engine struct {
 	ops          []Operation // the dispatch table: reads, then opts.Operations
 	reader       *kb.Reader
 	lineageCache lineageCache
-	commits      commitCache    // engines over committed files, by commit (atCommit)
-	commit       *commitFiles   // set on an engine atCommit made: the files it holds
-	adoption     AdoptionFinder // nil: status gives no adoption hint
-	boundaries   BoundaryFinder // nil: governing names no nested repositories
+	commits      commitCache      // engines over committed files, by commit (atCommit)
+	commit       *commitFiles     // set on an engine atCommit made: the files it holds
+	adoption     AdoptionFinder   // nil: status gives no adoption hint
+	incomplete   IncompleteLister // nil: status lists no unfinished writes
+	boundaries   BoundaryFinder   // nil: governing names no nested repositories
 }
 
 // New returns an engine over opts.FS.

@@ -31,6 +31,14 @@ func runStatus(ctx context.Context, e *Engine, _ *api.StatusInput) (*api.StatusR
 		res.LLM = e.opts.Models.Status()
 	}
 	res.Failing = failingIDs(st.Snap.LedgerLines)
+	if e.incomplete != nil && e.opts.Writer != nil {
+		if res.IncompleteOperations, err = e.incomplete(e); err != nil {
+			return nil, err
+		}
+		if res.IncompleteOperations == nil {
+			res.IncompleteOperations = []api.IncompleteOperation{}
+		}
+	}
 	res.Skipped = []api.SkippedFile{}
 	for _, sk := range st.Snap.Skipped {
 		res.Skipped = append(res.Skipped, api.SkippedFile(sk))
@@ -86,6 +94,15 @@ func (e *Engine) adoptionHint(st *State, res *api.StatusResult) error {
 	}
 	return nil
 }
+
+// IncompleteLister lists the writes of this worktree that stored a plan
+// and never finished (the receipts of engine/drafts).
+type IncompleteLister func(e *Engine) ([]api.IncompleteOperation, error)
+
+// UseIncompleteLister makes status list the unfinished writes
+// (status.incomplete_operations). The native opener installs the receipt
+// store's lister; an engine without writes lists none.
+func (e *Engine) UseIncompleteLister(f IncompleteLister) { e.incomplete = f }
 
 // Roots are the absolute spellings of the repository root (none without
 // a disk root), for symlinks with absolute targets.

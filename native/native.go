@@ -135,6 +135,7 @@ func OpenWith(dir string, o Options) (*engine.Engine, error) {
 	opts.FS = dirfs.New(osfs.New(opts.Root, osfs.WithBoundOS()), opts.Root)
 	e := engine.New(opts)
 	e.UseAdoptionFinder(worktree.FindAdoptable)
+	e.UseIncompleteLister(drafts.IncompleteOperations)
 	// The walk never descends through a link, "..", or a file, so the plain
 	// system call is as safe here as the bound filesystem's lstat, which
 	// resolves every parent again (most of a 3,000-path answer's time).

@@ -927,6 +927,13 @@ export interface InboxWorktree {
   root: string;
 }
 
+export interface IncompleteOperation {
+  operation_id: string;
+  command: string;
+  operation: string;
+  since: string | null;
+}
+
 export interface LLMStatus {
   selected: boolean;
   adapter: string | null;
@@ -1336,6 +1343,7 @@ export interface StatusResult {
   brief_budget_lines: number;
   detected?: DetectedSource[];
   hint?: string;
+  incomplete_operations?: IncompleteOperation[];
 }
 
 export interface SuggestPathsInput {

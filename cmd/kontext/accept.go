@@ -30,18 +30,34 @@ func setStatusCmd(ctx context.Context, g *factory, name, status string, args []s
 	if len(pos) != 1 {
 		return usageErr(g, stderr, "usage: kontext %s <id> (a proposed decision: id, id prefix, ADR number or path)", name)
 	}
-	en, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: pos[0]})
+	// Derived from what the user typed, not from the revision read below
+	// (it changes when the status lands): a rerun finds this receipt.
+	opID := derivedOperationID(name, map[string]string{"entry": pos[0]})
+	done, pending, err := priorWrite(ctx, g, opID)
 	if err != nil {
 		return failCLI(g, stderr, err)
 	}
-	res, err := call(ctx, g, drafts.SetStatus, &api.SetStatusInput{OperationID: newOperationID(name),
-		EntryID: en.ID, EntryRevision: en.Revision, Status: status})
-	if err != nil {
-		return failCLI(g, stderr, err)
+	var res any = done
+	if done == nil {
+		in := &api.SetStatusInput{}
+		if ok, err := storedRequest(g, opID, in); err != nil {
+			return failCLI(g, stderr, err)
+		} else if !ok || !pending {
+			en, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: pos[0]})
+			if err != nil {
+				return failCLI(g, stderr, err)
+			}
+			in = &api.SetStatusInput{OperationID: opID, EntryID: en.ID, EntryRevision: en.Revision, Status: status}
+		}
+		if res, err = call(g.writeCtx(ctx, ""), g, drafts.SetStatus, in); err != nil {
+			return failCLI(g, stderr, err)
+		}
 	}
 	return emit(g, stdout, res, func(w io.Writer) {
 		if r, ok := res.(*api.StageResult); ok {
 			fmt.Fprintf(w, "%s %s (%s)\n", status, r.Entry.ID, r.Path)
+		} else if path, id, ok := replayed(res); ok {
+			fmt.Fprintf(w, "%s %s (%s) — this command ran before: its result again, nothing written twice\n", status, id, path)
 		}
 		fmt.Fprintln(w, "staged, not committed: review and commit as usual")
 	})

@@ -24,6 +24,29 @@ func runExtendCmd(g *factory, fs *pflag.FlagSet) runFunc {
 		if len(pos) != 2 || strings.TrimSpace(pos[1]) == "" {
 			return usageErr(g, stderr, "usage: kontext extend <id> \"<text>\" [--dry-run]")
 		}
+		// Derived from what the user typed, not from the amend request
+		// built below: that holds today's date (## Added <date>) and the
+		// entry's revision, which change between runs (at midnight, when
+		// the amend lands); a rerun must find this write's receipt.
+		opID := derivedOperationID("extend", map[string]string{"entry": pos[0], "text": pos[1]})
+		if !*dry {
+			done, pending, err := priorWrite(ctx, g, opID)
+			if err != nil {
+				return fail(g, stderr, err)
+			} else if done != nil {
+				return emitStaged(g, stdout, done)
+			}
+			stored := &api.StageInput{}
+			if ok, err := storedRequest(g, opID, stored); err != nil {
+				return fail(g, stderr, err)
+			} else if ok && pending {
+				res, err := call(g.writeCtx(ctx, ""), g, drafts.Stage, stored)
+				if err != nil {
+					return fail(g, stderr, err)
+				}
+				return emitStaged(g, stdout, res)
+			}
+		}
 		en, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: pos[0]})
 		if err != nil {
 			return fail(g, stderr, err)
@@ -36,7 +59,7 @@ func runExtendCmd(g *factory, fs *pflag.FlagSet) runFunc {
 			return emit(g, stdout, ext, func(w io.Writer) { fmt.Fprintln(w, ext.Entry.Body) })
 		}
 		amends := ext.Amends
-		res, err := call(ctx, g, drafts.Stage, &api.StageInput{OperationID: newOperationID("extend"), Amends: &amends,
+		res, err := call(g.writeCtx(ctx, ""), g, drafts.Stage, &api.StageInput{OperationID: opID, Amends: &amends,
 			Entry: &api.StageEntry{Body: ext.Entry.Body}})
 		if err != nil {
 			return fail(g, stderr, err)

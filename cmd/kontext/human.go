@@ -101,7 +101,28 @@ func runStatusCmd(ctx context.Context, g *factory, args []string) int {
 			fmt.Fprintf(w, "\n%d diagnostics — see kontext api entries.list\n", s.Diagnostics)
 		}
 		printAdoptionHint(w, s)
+		printIncomplete(w, s.IncompleteOperations)
 	})
+}
+
+// printIncomplete names each unfinished write and how to finish it: the
+// same command again (or the same API request) resumes its stored plan.
+func printIncomplete(w io.Writer, ops []api.IncompleteOperation) {
+	if len(ops) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%d unfinished write(s) — a process stopped after planning; nothing is lost:\n", len(ops))
+	for _, op := range ops {
+		since := ""
+		if op.Since != nil {
+			since = " since " + *op.Since
+		}
+		if strings.HasPrefix(op.Command, "kontext ") {
+			fmt.Fprintf(w, "  %s (%s%s): to finish it, run again: %s\n", op.OperationID, op.Operation, since, op.Command)
+		} else {
+			fmt.Fprintf(w, "  %s (%s%s): to finish it, send %s again with operation_id %q\n", op.OperationID, op.Operation, since, op.Command, op.OperationID)
+		}
+	}
 }
 
 func runSetupCmd(g *factory, fs *pflag.FlagSet) runFunc {

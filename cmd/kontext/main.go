@@ -52,6 +52,9 @@ type factory struct {
 	columns string // $COLUMNS
 	eng     *engine.Engine
 	engErr  error
+	// argv is the invocation's arguments as given: a write's stored plan
+	// names them as the command that resumes it (opid.go).
+	argv []string
 }
 
 func main() {
@@ -72,7 +75,7 @@ func main() {
 // run is one invocation in this process: the command tree (root.go) over
 // the streams, the exit code.
 func run(ctx context.Context, args []string, streams IOStreams) int {
-	g := &factory{dir: ".", color: "auto", io: streams, columns: os.Getenv("COLUMNS")}
+	g := &factory{dir: ".", color: "auto", io: streams, columns: os.Getenv("COLUMNS"), argv: append([]string(nil), args...)}
 	args, jsonWanted := prepare(args)
 	root := newRoot(g)
 	if len(args) > 0 && strings.HasPrefix(args[0], cobra.ShellCompRequestCmd) {

@@ -90,7 +90,41 @@ func stageEntryCmd(g *factory, fs *pflag.FlagSet, name string, supersede bool) r
 			entryIn.Kind, entryIn.Title, entryIn.Supersedes = pos[0], pos[1], supersedes
 		}
 		exclude = append(exclude, entryIn.Supersedes...)
-		if !*force && strings.TrimSpace(entryIn.Title) != "" {
+		// The body given (--body) or piped is read first: with it the
+		// operation_id is known before anything else, so a rerun of a
+		// write that was killed resumes it (or replays a finished one)
+		// instead of being refused as a near-duplicate of its own file.
+		// The editor opens only after the near-duplicate check.
+		useEditor := !bodySet && (*edit || wantsEditor(g))
+		var b string
+		if !useEditor {
+			if bodySet {
+				b = *body
+			} else if b, err = readBody(stdin); err != nil {
+				return failCLI(g, stderr, err)
+			}
+		}
+		withBody := func(b string) (*api.StageInput, string) {
+			e := *entryIn
+			if strings.TrimSpace(b) != "" {
+				e.Body = b
+			}
+			in := &api.StageInput{Entry: &e}
+			return in, derivedOperationID(name, in)
+		}
+		resuming := false
+		if !useEditor {
+			_, opID := withBody(b)
+			done, pending, err := priorWrite(ctx, g, opID)
+			if err != nil {
+				return failCLI(g, stderr, err)
+			}
+			if done != nil {
+				return emitStaged(g, stdout, done)
+			}
+			resuming = pending
+		}
+		if !*force && !resuming && strings.TrimSpace(entryIn.Title) != "" {
 			dups, err := nearDuplicates(ctx, g, entryIn.Title, exclude)
 			if err != nil {
 				return failCLI(g, stderr, err)
@@ -100,33 +134,36 @@ func stageEntryCmd(g *factory, fs *pflag.FlagSet, name string, supersede bool) r
 				for _, d := range dups {
 					names = append(names, fmt.Sprintf("%s (%q)", d.ID, d.Title))
 				}
+				hint := ""
+				if st, err := g.status(ctx); err == nil && len(st.IncompleteOperations) > 0 {
+					hint = fmt.Sprintf(" (kontext status lists %d unfinished write(s): if one left that entry, run the command it names to finish it)", len(st.IncompleteOperations))
+				}
 				return fail(g, stderr, apierr.New(apierr.OperationConflict,
-					"%q nearly repeats the title of %s; nothing was staged. Add to it (kontext extend %s \"<text>\"), replace it (kontext supersede %s \"<title>\"), or pass --force to stage a new entry anyway",
-					entryIn.Title, strings.Join(names, ", "), dups[0].ID, dups[0].ID))
+					"%q nearly repeats the title of %s; nothing was staged. Add to it (kontext extend %s \"<text>\"), replace it (kontext supersede %s \"<title>\"), or pass --force to stage a new entry anyway%s",
+					entryIn.Title, strings.Join(names, ", "), dups[0].ID, dups[0].ID, hint))
 			}
 		}
-		var b string
-		switch {
-		case bodySet:
-			b = *body
-		case *edit || wantsEditor(g):
+		if useEditor {
 			if b, err = editBody(ctx, g, entryIn.Kind, entryIn.Title); err != nil {
 				return failCLI(g, stderr, err)
 			}
 			if b == "" {
 				return fail(g, stderr, apierr.Invalid("the body is empty: aborted, nothing was staged"))
 			}
-		default:
-			if b, err = readBody(stdin); err != nil {
-				return failCLI(g, stderr, err)
-			}
 		}
-		if strings.TrimSpace(b) != "" {
-			entryIn.Body = b
-		} else {
+		if strings.TrimSpace(b) == "" {
 			fmt.Fprintf(stderr, "kontext: warning: %q has no body: reviewers see only its title (pass --body, pipe it on stdin, or use --edit)\n", entryIn.Title)
 		}
-		res, err := call(ctx, g, drafts.Stage, &api.StageInput{OperationID: newOperationID(name), Entry: entryIn})
+		in, opID := withBody(b)
+		in.OperationID = opID
+		note := ""
+		switch {
+		case useEditor:
+			note = "with the same body in the editor"
+		case !bodySet && in.Entry.Body != "":
+			note = "with the same body on standard input"
+		}
+		res, err := call(g.writeCtx(ctx, note), g, drafts.Stage, in)
 		if err != nil {
 			return failCLI(g, stderr, err)
 		}
@@ -136,6 +173,9 @@ func stageEntryCmd(g *factory, fs *pflag.FlagSet, name string, supersede bool) r
 
 func emitStaged(g *factory, stdout io.Writer, res any) int {
 	return emit(g, stdout, res, func(w io.Writer) {
+		if path, id, ok := replayed(res); ok {
+			fmt.Fprintf(w, "staged %s (%s) — this command ran before: its result again, nothing written twice\n", path, id)
+		}
 		if r, ok := res.(*api.StageResult); ok {
 			if r.Repository != "" {
 				fmt.Fprintf(w, "staged %s in the nested repository %s (%s)\n", r.Path, r.Repository, r.Entry.ID)
@@ -172,12 +212,27 @@ func runRetireCmd(g *factory, fs *pflag.FlagSet) runFunc {
 		if len(pos) != 1 || strings.TrimSpace(*reason) == "" {
 			return usageErr(g, stderr, "usage: kontext retire <id> --reason \"…\"")
 		}
-		en, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: pos[0]})
+		// Derived from what the user typed, not from the revision read
+		// below: the revision changes when the retirement lands, and a
+		// rerun must find this write's receipt.
+		opID := derivedOperationID("retire", map[string]string{"entry": pos[0], "reason": *reason})
+		done, pending, err := priorWrite(ctx, g, opID)
 		if err != nil {
 			return failCLI(g, stderr, err)
+		} else if done != nil {
+			return emitStaged(g, stdout, done)
 		}
-		res, err := call(ctx, g, drafts.Retire, &api.RetireInput{OperationID: newOperationID("retire"),
-			EntryID: en.ID, EntryRevision: en.Revision, Reason: *reason})
+		in := &api.RetireInput{}
+		if ok, err := storedRequest(g, opID, in); err != nil {
+			return failCLI(g, stderr, err)
+		} else if !ok || !pending {
+			en, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: pos[0]})
+			if err != nil {
+				return failCLI(g, stderr, err)
+			}
+			in = &api.RetireInput{OperationID: opID, EntryID: en.ID, EntryRevision: en.Revision, Reason: *reason}
+		}
+		res, err := call(g.writeCtx(ctx, ""), g, drafts.Retire, in)
 		if err != nil {
 			return failCLI(g, stderr, err)
 		}

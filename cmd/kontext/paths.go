@@ -99,16 +99,19 @@ func pathsSetCmd(verb string) func(g *factory, fs *pflag.FlagSet) runFunc {
 			if len(pos) < 2 {
 				return usageErr(g, stderr, "usage: kontext paths %s <entry> <glob>… (globs are repository-relative; quote them so the shell leaves them alone)", verb)
 			}
-			in := &api.SetPathsInput{OperationID: *opID, EntryID: pos[0]}
-			if in.OperationID == "" {
-				in.OperationID = newOperationID("paths-" + verb)
-			}
+			in := &api.SetPathsInput{EntryID: pos[0]}
 			if verb == "add" {
 				in.Add = pos[1:]
 			} else {
 				in.Remove = pos[1:]
 			}
-			res, err := call(ctx, g, drafts.SetPaths, in)
+			// The request holds only what the user typed: the same
+			// command derives the same id (a rerun resumes or replays).
+			in.OperationID = *opID
+			if in.OperationID == "" {
+				in.OperationID = derivedOperationID("paths-"+verb, in)
+			}
+			res, err := call(g.writeCtx(ctx, ""), g, drafts.SetPaths, in)
 			if err != nil {
 				return fail(g, stderr, err)
 			}

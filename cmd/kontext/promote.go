@@ -22,7 +22,9 @@ func runPromoteCmd(g *factory, fs *pflag.FlagSet) runFunc {
 		if len(ids) != 1 {
 			return usageErr(g, stderr, "usage: kontext promote <candidate> [--path P]")
 		}
-		res, err := call(ctx, g, drafts.Stage, &api.StageInput{CandidateID: ids[0], OperationID: newOperationID("promote"), RequestedPath: *reqPath})
+		in := &api.StageInput{CandidateID: ids[0], RequestedPath: *reqPath}
+		in.OperationID = derivedOperationID("promote", in) // the user's input only
+		res, err := call(g.writeCtx(ctx, ""), g, drafts.Stage, in)
 		if err != nil {
 			return fail(g, stderr, err)
 		}

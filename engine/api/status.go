@@ -40,6 +40,26 @@ type StatusResult struct {
 	// command that adds them.
 	Detected []DetectedSource `json:"detected,omitempty"`
 	Hint     *string          `json:"hint,omitempty"`
+	// IncompleteOperations are this worktree's writes that stored their
+	// plan but never finished (a killed process), oldest first. Present
+	// (possibly empty) where the surface can write (capability
+	// status.incomplete_operations); absent in the read-only engines.
+	IncompleteOperations []IncompleteOperation `json:"incomplete_operations,omitzero"`
+}
+
+// IncompleteOperation is a stored plan whose write never finished.
+type IncompleteOperation struct {
+	OperationID string `json:"operation_id"`
+	// Command resumes it: the kontext command line to run again when the
+	// CLI started it, else the API operation to send again with the same
+	// operation_id (drafts.stage also takes operation_id and fingerprint
+	// alone).
+	Command string `json:"command"`
+	// Operation is the API operation of the write.
+	Operation string `json:"operation"`
+	// Since is when the plan was stored (UTC, RFC 3339; null for a plan
+	// stored by a kontext that did not record it).
+	Since *string `json:"since"`
 }
 
 // DetectedSource is a knowledge source that detection found: an ADR log

@@ -82,7 +82,9 @@ func (e *draft) runAmend(ctx context.Context, in *api.StageInput) (any, error) {
 		}
 		return []change{{path: en.File, data: data}}, en.File, notes, nil
 	}
-	res, err := e.writeOp(ctx, "drafts.stage", in.OperationID, fp, plan, nil)
+	// The input is stored with the plan: a resume by operation_id and
+	// fingerprint alone (or the CLI's rerun, StoredInput) sends it again.
+	res, err := e.writeOpInput(ctx, "drafts.stage", in.OperationID, fp, in, plan, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -126,3 +126,9 @@ func InboxDrop(ctx context.Context, e *engine.Engine, in *api.InboxDropInput) (*
 func Challenge(ctx context.Context, e *engine.Engine, in *api.InboxChallengeInput) (*api.CaptureResult, error) {
 	return inbox.Challenge(ctx, e, &draft{e}, in)
 }
+
+// OperationsGet runs operations.get (the stored result of a finished
+// write, or the error of an unfinished or unknown one).
+func OperationsGet(ctx context.Context, e *engine.Engine, in *api.OperationsGetInput) (any, error) {
+	return call(ctx, e, "operations.get", runOperationsGet, in)
+}

@@ -3,8 +3,10 @@ package drafts
 import (
 	"context"
 	"encoding/json"
+	"sort"
 	"strings"
 
+	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/jsonin"
@@ -92,4 +94,76 @@ func (e *draft) resumeCandidate(id string) (map[string]any, string) {
 		return nil, ""
 	}
 	return cand, name
+}
+
+// IncompleteOperations lists this worktree's writes whose plan is stored
+// but that never finished (status.incomplete_operations), oldest first:
+// each with the command that resumes it — the CLI command line that
+// started it, else the API operation to send again with the same
+// operation_id. Receipts of another worktree and those of an older kontext
+// that did not record their id (nothing could resume them by id) are left
+// out.
+func IncompleteOperations(e *engine.Engine) ([]api.IncompleteOperation, error) {
+	w := e.Options().Writer
+	if w == nil {
+		return nil, nil
+	}
+	names, err := w.ListState("operations")
+	if err != nil {
+		return nil, apierr.Wrap(apierr.OperationFailed, err, "listing the receipts")
+	}
+	out := []api.IncompleteOperation{}
+	root := e.Options().Root
+	for _, name := range names {
+		if !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		if !strings.Contains(name, "/") {
+			name = "operations/" + name
+		}
+		data, ok, err := w.ReadState(name)
+		if err != nil || !ok {
+			continue
+		}
+		var r receipt
+		if json.Unmarshal(data, &r) != nil || r.State != "planned" || r.OperationID == "" {
+			continue
+		}
+		if r.Root != "" && root != "" && r.Root != root {
+			continue
+		}
+		op := api.IncompleteOperation{OperationID: r.OperationID, Command: r.Command, Operation: r.Operation, Since: strp(r.Since)}
+		if op.Command == "" {
+			op.Command = r.Operation
+		}
+		out = append(out, op)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Since, out[j].Since
+		if a == nil || b == nil {
+			return a == nil && b != nil
+		}
+		return *a < *b
+	})
+	return out, nil
+}
+
+// StoredInput is the input stored with the unfinished plan of operationID
+// in this worktree (nil when there is no such plan, or it stored none).
+// The CLI resends it when a rerun would build another request than the
+// one planned — e.g. with the entry's revision after the file was
+// written — so the rerun resumes the plan instead of conflicting with it.
+func StoredInput(e *engine.Engine, operationID string) (json.RawMessage, error) {
+	w := e.Options().Writer
+	if w == nil {
+		return nil, nil
+	}
+	r, err := loadReceipt(w, operationID)
+	if err != nil || r == nil || r.State != "planned" {
+		return nil, err
+	}
+	if r.Root != "" && e.Options().Root != "" && r.Root != e.Options().Root {
+		return nil, nil
+	}
+	return r.Input, nil
 }

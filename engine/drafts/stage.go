@@ -38,6 +38,9 @@ func runStage(ctx context.Context, e *draft, in *api.StageInput) (any, error) {
 			return res, err
 		}
 		in = stored
+		if in.Amends != nil {
+			return e.runAmend(ctx, in) // a stored amend resumes as an amend
+		}
 	case in.Entry == nil && in.CandidateID == "":
 		return nil, apierr.Invalid("pass entry (a new entry) or candidate_id (an inbox candidate)")
 	}

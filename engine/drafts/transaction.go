@@ -13,6 +13,7 @@ import (
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/jsonin"
 	"strings"
+	"time"
 )
 
 // Every write goes through this file, in one order:
@@ -47,6 +48,32 @@ type receipt struct {
 	// Routed is the nested repository a routed write went to (nested.go):
 	// its own receipt there is the truth while this one is unfinished.
 	Routed string `json:"routed,omitempty"`
+	// OperationID is the id itself (the file is named by its hash), Since
+	// when the plan was stored and Command the command line that resumes
+	// it (WithCommand; "" when the write came from the API): status lists
+	// unfinished plans with them. Receipts of older versions have none.
+	OperationID string `json:"operation_id,omitempty"`
+	Since       string `json:"since,omitempty"`
+	Command     string `json:"command,omitempty"`
+}
+
+type commandKey struct{}
+
+// WithCommand returns ctx carrying the command line of the CLI invocation
+// that writes (e.g. `kontext new decision "Use Postgres" --body …`): a
+// plan stored under it names that line as the way to resume it (status's
+// incomplete_operations).
+func WithCommand(ctx context.Context, line string) context.Context {
+	return context.WithValue(ctx, commandKey{}, line)
+}
+
+// stamp records in a planned receipt when it was planned and, when the
+// CLI started it, the command line that resumes it.
+func (e *draft) stamp(ctx context.Context, r *receipt) {
+	r.Since = e.Now().Format(time.RFC3339)
+	if line, ok := ctx.Value(commandKey{}).(string); ok {
+		r.Command = line
+	}
 }
 
 // voided is the state of a routed write's receipt whose nested write was
@@ -169,6 +196,7 @@ func incomplete(r *receipt, operationID string) error {
 // root.
 func (e *draft) storeOpReceipt(w engine.Writer, r receipt, operationID string) error {
 	r.Root = e.Options().Root
+	r.OperationID = operationID
 	data, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -205,6 +233,7 @@ func (e *draft) planOp(ctx context.Context, w engine.Writer, op, operationID, fp
 	}
 	sp := e.storePlan(files, target, notes)
 	rc := receipt{State: "planned", Operation: op, Fingerprint: fp, Plan: sp}
+	e.stamp(ctx, &rc)
 	if input != nil {
 		if rc.Input, err = json.Marshal(input); err != nil {
 			return nil, nil, "", nil, apierr.Wrap(apierr.OperationFailed, err, "storing the plan")
@@ -418,6 +447,7 @@ func (e *draft) routed(ctx context.Context, op, operationID, fp, repo string, in
 		}
 	}
 	rc := receipt{State: "planned", Operation: op, Fingerprint: fp, Routed: repo}
+	e.stamp(ctx, &rc)
 	if rc.Input, err = json.Marshal(input); err == nil {
 		err = e.storeOpReceipt(w, rc, operationID)
 	}
@@ -522,6 +552,7 @@ func (e *draft) receipted(ctx context.Context, w engine.Writer, op, operationID,
 			return nil, apierr.Wrap(apierr.OperationFailed, err, "storing the plan")
 		}
 		rc := receipt{State: "planned", Operation: op, Fingerprint: fp, Result: data, Plan: e.storePlan(p.files, "", nil)}
+		e.stamp(ctx, &rc)
 		for _, c := range p.state {
 			rc.Plan.State = append(rc.Plan.State, storedChange{Path: c.path, Data: c.data})
 		}
