@@ -166,7 +166,9 @@ test-edge: wasm node-deps test-bin
 
 # End-to-end tests of the review console (web/) in headless Chromium:
 # playwright-core (root devDependency, never downloads a browser) drives
-# Debian's /usr/bin/chromium. Screenshots go to test-artifacts/web/.
+# Debian's /usr/bin/chromium. Screenshots go to test-artifacts/web/. With
+# them, the npm package in a browser (web/test/package.test.mjs): the pack
+# tarball bundled by esbuild for the browser, and imported unbundled.
 test-web: web assets node-deps test-bin
 	@if [ ! -x /usr/bin/chromium ]; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y chromium; \
@@ -174,7 +176,7 @@ test-web: web assets node-deps test-bin
 	fi
 	@bash build/demo-repo.sh --force $(WASM_BUILD)/review-demo >/dev/null
 	KONTEXT_REVIEW_BIN=$(CURDIR)/$(TEST_BIN) KONTEXT_REVIEW_DEMO=$(CURDIR)/$(WASM_BUILD)/review-demo \
-	  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 node --test web/test/*.test.mjs
+	  KONTEXT_PACK=$(CURDIR)/$(WASM_BUILD)/pack PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 node --test web/test/*.test.mjs
 
 # The release (build/release): kontext_<version>_<goos>_<goarch>.tar.gz
 # (.zip for Windows) for darwin, linux and windows × amd64, arm64, each with

@@ -7,6 +7,12 @@
 //
 // Every call is synchronous once the engine is loaded. Works in browsers,
 // Node >= 20 and workerd; no bundler needed.
+//
+// This file is the package's browser (and default) entry: it imports
+// nothing of Node's, so bundlers (esbuild --platform=browser, Vite) take
+// it as it is. Under Node the package's "node" export condition selects
+// ./node.js instead, which adds what only Node can do (reading the wasm
+// from disk, the tiering budget, openDirectory) through HOST.
 
 import "./wasm_exec.js"; // Go's runtime glue: defines globalThis.Go
 
@@ -16,6 +22,14 @@ const GLOBAL = "__kontext_v1";
 export const BUNDLE_MAJOR = 1;
 
 const isNode = typeof process !== "undefined" && process.versions != null && process.versions.node != null;
+
+// HOST: the option key under which ./node.js hands loadEngine what only
+// Node can do: {read(url, src), compile(bytes, budget), decodeBase64(text,
+// buf), openDirectory(engine, dir, options)}. Without it (browsers,
+// workers) the engine fetches, compiles as the runtime does and has no
+// openDirectory.
+const HOST = Symbol.for("@kontext/engine.host");
+const NO_HOST = Object.freeze({});
 
 /** Error thrown by open() and update() when the engine refuses the input. */
 export class KontextError extends Error {
@@ -44,8 +58,9 @@ export async function loadEngine(options = {}) {
   if (budget !== null && !(Number.isInteger(budget) && budget > 0 && budget < 2 ** 31)) {
     throw new TypeError("loadEngine: tieringBudget must be a positive integer below 2^31, or null");
   }
+  const host = options[HOST] ?? NO_HOST;
   const go = new globalThis.Go();
-  const instance = await instantiate(await source, go.importObject, budget);
+  const instance = await instantiate(await source, go.importObject, budget, host);
   // run() executes Go's main until it blocks (select {}); its promise only
   // settles when the Go program exits, so it is not awaited.
   const done = go.run(instance);
@@ -54,21 +69,21 @@ export async function loadEngine(options = {}) {
   if (!api || typeof api.abi !== "function") {
     throw new Error(`kontext.wasm did not register globalThis.${GLOBAL}`);
   }
-  return new Engine(api, go);
+  return new Engine(api, go, host);
 }
 
-async function instantiate(src, imports, budget = null) {
+async function instantiate(src, imports, budget = null, host = NO_HOST) {
   if (src instanceof WebAssembly.Module) {
     return WebAssembly.instantiate(src, imports);
   }
   if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) {
     const bytes = await gunzipIfNeeded(src);
-    const compiled = await compileLate(bytes, budget);
+    const compiled = await compileLate(bytes, budget, host);
     return compiled !== null ? WebAssembly.instantiate(compiled, imports) : (await WebAssembly.instantiate(bytes, imports)).instance;
   }
   if (typeof src === "string" || src instanceof URL) {
-    const got = await fetchSource(src);
-    return ArrayBuffer.isView(got) ? instantiate(got, imports, budget) : instantiateResponse(got, imports);
+    const got = await fetchSource(src, host);
+    return ArrayBuffer.isView(got) ? instantiate(got, imports, budget, host) : instantiateResponse(got, imports);
   }
   // Checked last: in Node the first touch of the global Response loads
   // the fetch implementation (tens of milliseconds on a cold process).
@@ -78,18 +93,22 @@ async function instantiate(src, imports, budget = null) {
   throw new TypeError("loadEngine: wasm must be a WebAssembly.Module, bytes, a URL or a Response");
 }
 
-// fetchSource reads a file: URL or path from disk in Node (the bytes) and
-// fetches anything else (the Response).
-async function fetchSource(src) {
+// fetchSource reads a file: URL or path from disk in Node (the bytes,
+// through host.read) and fetches anything else (the Response).
+async function fetchSource(src, host) {
   let url = null;
   if (src instanceof URL) {
     url = src;
   } else if (/^[a-zA-Z][a-zA-Z0-9+.-]+:/.test(src) && !/^[a-zA-Z]:[\\/]/.test(src)) {
     url = new URL(src);
   }
-  if (isNode && (url === null || url.protocol === "file:")) {
-    const { readFile } = await import("node:fs/promises");
-    return readFile(url === null ? src : url);
+  if (url === null || url.protocol === "file:") {
+    if (host.read) {
+      return host.read(url, src);
+    }
+    if (isNode) {
+      throw new Error(`loadEngine: reading ${src} from disk needs the package's Node entry (import "@kontext/engine" under Node selects it); or pass the bytes`);
+    }
   }
   const res = await fetch(url === null ? src : url);
   if (!res.ok) {
@@ -128,7 +147,8 @@ async function instantiateResponse(res, imports) {
 // in the regexp compiler's largest functions, whose recompilations took
 // over half a second of CPU on a 2-CPU machine while the first answer
 // waited.
-// In Node, loadEngine therefore compiles the module with a budget about
+// In Node, loadEngine therefore compiles the module (host.compile, in
+// ./node.js) with a budget about
 // 110 times V8's default (1,800,000): a long-running process still gets
 // the optimised code for its hot functions (over a sustained load the
 // same steady-state time as at V8's default). The flag is V8's, read when
@@ -139,37 +159,11 @@ async function instantiateResponse(res, imports) {
 const TIERING_BUDGET = 200_000_000;
 const V8_TIERING_BUDGET = 1_800_000;
 
-let v8Flags; // node:v8's setFlagsFromString, null where it is not usable
-
-async function compileLate(bytes, budget) {
-  if (budget === null || !isNode || budget === V8_TIERING_BUDGET) {
+async function compileLate(bytes, budget, host) {
+  if (budget === null || !host.compile || budget === V8_TIERING_BUDGET) {
     return null;
   }
-  if (v8Flags === undefined) {
-    v8Flags = null;
-    const own = (process.execArgv ?? []).join(" "); // NODE_OPTIONS may not carry V8's wasm flags
-    if (!/wasm[-_](tiering[-_]budget|dynamic[-_]tiering|tier[-_]up|lazy)|liftoff|jitless/.test(own)) {
-      try {
-        const v8 = await import("node:v8");
-        v8Flags = typeof v8.setFlagsFromString === "function" ? v8.setFlagsFromString : null;
-      } catch {
-        // a runtime without node:v8 compiles as it always does
-      }
-    }
-  }
-  if (v8Flags === null) {
-    return null;
-  }
-  try {
-    v8Flags(`--wasm-tiering-budget=${budget}`);
-  } catch {
-    return null;
-  }
-  try {
-    return new WebAssembly.Module(bytes);
-  } finally {
-    v8Flags(`--wasm-tiering-budget=${V8_TIERING_BUDGET}`);
-  }
+  return host.compile(bytes, budget, V8_TIERING_BUDGET);
 }
 
 async function gunzipIfNeeded(bytes) {
@@ -251,12 +245,12 @@ function utf8Max(s) {
 // base64Into decodes a bundle's snapshot into alloc(n) (n: an upper bound)
 // and returns the bytes written; text that is not base64 gives -1 (the
 // files are then parsed, as without a snapshot).
-function base64Into(text, alloc) {
+function base64Into(text, alloc, host) {
   if (typeof text !== "string") return -1;
   try {
     const buf = alloc(Math.ceil(text.length / 4) * 3);
     if (typeof buf.setFromBase64 === "function") return buf.setFromBase64(text).written;
-    if (isNode) return Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).write(text, "base64");
+    if (host.decodeBase64) return host.decodeBase64(text, buf);
     const bin = atob(text);
     for (let i = 0; i < bin.length; i++) buf[i] = bin.charCodeAt(i);
     return bin.length;
@@ -276,10 +270,12 @@ function unwrap(raw) {
 class Engine {
   #api;
   #go;
+  #host;
 
-  constructor(api, go) {
+  constructor(api, go, host) {
     this.#api = api;
     this.#go = go;
+    this.#host = host;
   }
 
   // #stage allocates n bytes in the engine's memory for the next open.
@@ -335,7 +331,7 @@ class Engine {
     let snap = null;
     if (snapshot != null) {
       let address = 0;
-      const n = base64Into(snapshot, (max) => this.#staged((address = this.#stage(max)), max));
+      const n = base64Into(snapshot, (max) => this.#staged((address = this.#stage(max)), max), this.#host);
       if (n >= 0) snap = [address, n];
     }
     let address = 0;
@@ -375,67 +371,11 @@ class Engine {
    * node_modules are not entered), the path overlay and the ledger. The
    * working tree as it is: uncommitted edits included.
    */
-  async openDirectory(dir, { revision, now } = {}) {
-    if (!isNode) {
+  async openDirectory(dir, options = {}) {
+    if (!this.#host.openDirectory) {
       throw new Error("openDirectory needs Node; in a browser or worker open({files}) or openBundle(bundle)");
     }
-    const { readFile, readdir, stat } = await import("node:fs/promises");
-    const { join } = await import("node:path");
-    const readText = async (rel) => {
-      try {
-        return await readFile(join(dir, rel), "utf8");
-      } catch (e) {
-        if (e.code === "ENOENT" || e.code === "ENOTDIR" || e.code === "EISDIR") return null;
-        throw e;
-      }
-    };
-    const info = await stat(dir); // a missing directory throws ENOENT here
-    if (!info.isDirectory()) {
-      throw new Error(`openDirectory: ${dir} is not a directory`);
-    }
-    const files = {};
-    let config = null;
-    for (const name of this.layout().config_candidates) {
-      config = await readText(name);
-      if (config !== null) {
-        files[name] = config;
-        break;
-      }
-    }
-    const lay = this.layout(config);
-    const found = new Set();
-    const walk = async (rel) => {
-      let ents;
-      try {
-        ents = await readdir(join(dir, rel), { withFileTypes: true });
-      } catch (e) {
-        if (e.code === "ENOTDIR") return void found.add(rel); // a source naming one file
-        if (e.code === "ENOENT") return;
-        throw e;
-      }
-      for (const ent of ents) {
-        if (ent.name === ".git" || ent.name === "node_modules") continue;
-        const child = rel === "." ? ent.name : `${rel}/${ent.name}`;
-        let isDir = ent.isDirectory();
-        if (ent.isSymbolicLink()) {
-          const target = await stat(join(dir, child)).catch(() => null);
-          if (target === null) continue;
-          isDir = target.isDirectory();
-        }
-        if (isDir) await walk(child);
-        else found.add(child);
-      }
-    };
-    for (const src of lay.sources) await walk(src.dir);
-    for (const rel of this.layout(config, [...found].sort()).reads) {
-      const text = await readText(rel);
-      if (text !== null) files[rel] = text;
-    }
-    for (const rel of [lay.overlay, lay.ledger]) {
-      const text = await readText(rel);
-      if (text !== null) files[rel] = text;
-    }
-    return this.open({ files, revision, now });
+    return this.#host.openDirectory(this, dir, options);
   }
 
   /**

@@ -9,7 +9,7 @@
 //   node wasm/bench/bundle.mjs bundle.json <path> [--no-snapshot]
 import { readFileSync } from "node:fs";
 
-import { loadEngine } from "../index.js";
+import { loadEngine } from "../node.js";
 
 const [file, path, flag] = process.argv.slice(2);
 if (flag !== undefined && flag !== "--no-snapshot") throw new Error(`unknown flag ${flag}`);

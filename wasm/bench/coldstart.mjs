@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 
 const f0 = process.resourceUsage().minorPageFault;
 const t0 = performance.now();
-const { loadEngine } = await import("../index.js");
+const { loadEngine } = await import("../node.js");
 const bytes = readFileSync(new URL("../kontext.wasm", import.meta.url));
 const t1 = performance.now();
 const engine = await loadEngine({ wasm: bytes });

@@ -6,7 +6,7 @@
 //
 //   node wasm/bench/console-steps.mjs bundle.json [--base-without-snapshot]
 import { readFileSync } from "node:fs";
-import { loadEngine } from "../index.js";
+import { loadEngine } from "../node.js";
 const t = [performance.now()];
 const mark = (n) => { const x = performance.now(); console.log(n, Math.round(x - t[t.length - 1])); t.push(x); };
 const engine = await loadEngine(); mark("load");

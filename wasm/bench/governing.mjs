@@ -6,7 +6,7 @@
 //   node wasm/bench/governing.mjs corpus.json
 import { readFileSync } from "node:fs";
 
-import { loadEngine } from "../index.js";
+import { loadEngine } from "../node.js";
 
 const { files, paths } = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const engine = await loadEngine();

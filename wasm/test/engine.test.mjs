@@ -7,7 +7,7 @@ import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { join } from "node:path";
 
-import { loadEngine, KontextError } from "../index.js";
+import { loadEngine, KontextError } from "../node.js";
 import { demoFiles, NOW, repoRoot } from "./helpers.mjs";
 
 const wasmPath = join(repoRoot, "wasm", "kontext.wasm");

@@ -45,6 +45,7 @@ test("the tarball is a real package: README, licenses, one raw wasm, SPDX licens
     "package/index.d.ts",
     "package/index.js",
     "package/kontext.wasm",
+    "package/node.js",
     "package/package.json",
     "package/wasm_exec.js",
     "package/worker/worker.d.ts",

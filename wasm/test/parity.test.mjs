@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { loadEngine } from "../index.js";
+import { loadEngine } from "../node.js";
 import { demoFiles, native, normalise, NOW } from "./helpers.mjs";
 
 const engine = await loadEngine();

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
 
-import { loadEngine } from "../index.js";
+import { loadEngine } from "../node.js";
 import { demoBundle, DEMO_READS, NOW, repoRoot } from "./helpers.mjs";
 
 const engine = await loadEngine({ wasm: pathToFileURL(join(repoRoot, "wasm", "kontext.wasm")) });

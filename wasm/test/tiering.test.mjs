@@ -1,4 +1,4 @@
-// loadEngine's tiering budget in Node (see compileLate in index.js): the
+// loadEngine's tiering budget in Node (see compileLate in index.js, host.compile in node.js): the
 // package compiles its module with a larger V8 --wasm-tiering-budget than
 // V8's default, sets the flag only around that compile, and leaves it
 // alone when the process sets V8's tiering flags itself. What V8 does with
@@ -13,11 +13,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
-import { loadEngine } from "../index.js";
+import { loadEngine } from "../node.js";
 import { demoFiles, NOW, repoRoot } from "./helpers.mjs";
 
 const work = `
-import { loadEngine } from ${JSON.stringify(pathToFileURL(join(repoRoot, "wasm", "index.js")).href)};
+import { loadEngine } from ${JSON.stringify(pathToFileURL(join(repoRoot, "wasm", "node.js")).href)};
 import { readFileSync } from "node:fs";
 const options = JSON.parse(process.env.KONTEXT_TEST_LOAD);
 const engine = await loadEngine(options);

@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-import { loadEngine } from "../../index.js";
+import { loadEngine } from "../../node.js";
 import { demoRepo, nativeBin, nativeEnv, repoRoot } from "../../test/helpers.mjs";
 
 const work = mkdtempSync(join(tmpdir(), "kontext-paths-test-"));

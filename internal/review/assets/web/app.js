@@ -716,6 +716,8 @@ function failingIds() {
 var GLOBAL = "__kontext_v1";
 var BUNDLE_MAJOR = 1;
 var isNode = typeof process !== "undefined" && process.versions != null && process.versions.node != null;
+var HOST = /* @__PURE__ */ Symbol.for("@kontext/engine.host");
+var NO_HOST = Object.freeze({});
 var KontextError = class extends Error {
   constructor(error) {
     super(error && error.message ? error.message : String(error));
@@ -730,8 +732,9 @@ async function loadEngine(options = {}) {
   if (budget !== null && !(Number.isInteger(budget) && budget > 0 && budget < 2 ** 31)) {
     throw new TypeError("loadEngine: tieringBudget must be a positive integer below 2^31, or null");
   }
+  const host = options[HOST] ?? NO_HOST;
   const go = new globalThis.Go();
-  const instance = await instantiate(await source, go.importObject, budget);
+  const instance = await instantiate(await source, go.importObject, budget, host);
   const done = go.run(instance);
   done.catch(() => {
   });
@@ -739,36 +742,40 @@ async function loadEngine(options = {}) {
   if (!api || typeof api.abi !== "function") {
     throw new Error(`kontext.wasm did not register globalThis.${GLOBAL}`);
   }
-  return new Engine(api, go);
+  return new Engine(api, go, host);
 }
-async function instantiate(src, imports, budget = null) {
+async function instantiate(src, imports, budget = null, host = NO_HOST) {
   if (src instanceof WebAssembly.Module) {
     return WebAssembly.instantiate(src, imports);
   }
   if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) {
     const bytes = await gunzipIfNeeded(src);
-    const compiled = await compileLate(bytes, budget);
+    const compiled = await compileLate(bytes, budget, host);
     return compiled !== null ? WebAssembly.instantiate(compiled, imports) : (await WebAssembly.instantiate(bytes, imports)).instance;
   }
   if (typeof src === "string" || src instanceof URL) {
-    const got = await fetchSource(src);
-    return ArrayBuffer.isView(got) ? instantiate(got, imports, budget) : instantiateResponse(got, imports);
+    const got = await fetchSource(src, host);
+    return ArrayBuffer.isView(got) ? instantiate(got, imports, budget, host) : instantiateResponse(got, imports);
   }
   if (typeof Response !== "undefined" && src instanceof Response) {
     return instantiateResponse(src, imports);
   }
   throw new TypeError("loadEngine: wasm must be a WebAssembly.Module, bytes, a URL or a Response");
 }
-async function fetchSource(src) {
+async function fetchSource(src, host) {
   let url = null;
   if (src instanceof URL) {
     url = src;
   } else if (/^[a-zA-Z][a-zA-Z0-9+.-]+:/.test(src) && !/^[a-zA-Z]:[\\/]/.test(src)) {
     url = new URL(src);
   }
-  if (isNode && (url === null || url.protocol === "file:")) {
-    const { readFile } = await import("node:fs/promises");
-    return readFile(url === null ? src : url);
+  if (url === null || url.protocol === "file:") {
+    if (host.read) {
+      return host.read(url, src);
+    }
+    if (isNode) {
+      throw new Error(`loadEngine: reading ${src} from disk needs the package's Node entry (import "@kontext/engine" under Node selects it); or pass the bytes`);
+    }
   }
   const res = await fetch(url === null ? src : url);
   if (!res.ok) {
@@ -791,35 +798,11 @@ async function instantiateResponse(res, imports) {
 }
 var TIERING_BUDGET = 2e8;
 var V8_TIERING_BUDGET = 18e5;
-var v8Flags;
-async function compileLate(bytes, budget) {
-  if (budget === null || !isNode || budget === V8_TIERING_BUDGET) {
+async function compileLate(bytes, budget, host) {
+  if (budget === null || !host.compile || budget === V8_TIERING_BUDGET) {
     return null;
   }
-  if (v8Flags === void 0) {
-    v8Flags = null;
-    const own = (process.execArgv ?? []).join(" ");
-    if (!/wasm[-_](tiering[-_]budget|dynamic[-_]tiering|tier[-_]up|lazy)|liftoff|jitless/.test(own)) {
-      try {
-        const v8 = await import("node:v8");
-        v8Flags = typeof v8.setFlagsFromString === "function" ? v8.setFlagsFromString : null;
-      } catch {
-      }
-    }
-  }
-  if (v8Flags === null) {
-    return null;
-  }
-  try {
-    v8Flags(`--wasm-tiering-budget=${budget}`);
-  } catch {
-    return null;
-  }
-  try {
-    return new WebAssembly.Module(bytes);
-  } finally {
-    v8Flags(`--wasm-tiering-budget=${V8_TIERING_BUDGET}`);
-  }
+  return host.compile(bytes, budget, V8_TIERING_BUDGET);
 }
 async function gunzipIfNeeded(bytes) {
   const u8 = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -878,12 +861,12 @@ function packFiles(files, extra, alloc) {
 function utf8Max(s) {
   return nonASCII.test(s) ? s.length * 3 : s.length;
 }
-function base64Into(text, alloc) {
+function base64Into(text, alloc, host) {
   if (typeof text !== "string") return -1;
   try {
     const buf = alloc(Math.ceil(text.length / 4) * 3);
     if (typeof buf.setFromBase64 === "function") return buf.setFromBase64(text).written;
-    if (isNode) return Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).write(text, "base64");
+    if (host.decodeBase64) return host.decodeBase64(text, buf);
     const bin = atob(text);
     for (let i = 0; i < bin.length; i++) buf[i] = bin.charCodeAt(i);
     return bin.length;
@@ -901,9 +884,11 @@ function unwrap(raw) {
 var Engine = class {
   #api;
   #go;
-  constructor(api, go) {
+  #host;
+  constructor(api, go, host) {
     this.#api = api;
     this.#go = go;
+    this.#host = host;
   }
   // #stage allocates n bytes in the engine's memory for the next open.
   #stage(n) {
@@ -949,7 +934,7 @@ var Engine = class {
     let snap = null;
     if (snapshot != null) {
       let address2 = 0;
-      const n2 = base64Into(snapshot, (max) => this.#staged(address2 = this.#stage(max), max));
+      const n2 = base64Into(snapshot, (max) => this.#staged(address2 = this.#stage(max), max), this.#host);
       if (n2 >= 0) snap = [address2, n2];
     }
     let address = 0;
@@ -985,67 +970,11 @@ var Engine = class {
    * node_modules are not entered), the path overlay and the ledger. The
    * working tree as it is: uncommitted edits included.
    */
-  async openDirectory(dir, { revision, now } = {}) {
-    if (!isNode) {
+  async openDirectory(dir, options = {}) {
+    if (!this.#host.openDirectory) {
       throw new Error("openDirectory needs Node; in a browser or worker open({files}) or openBundle(bundle)");
     }
-    const { readFile, readdir, stat } = await import("node:fs/promises");
-    const { join } = await import("node:path");
-    const readText = async (rel) => {
-      try {
-        return await readFile(join(dir, rel), "utf8");
-      } catch (e) {
-        if (e.code === "ENOENT" || e.code === "ENOTDIR" || e.code === "EISDIR") return null;
-        throw e;
-      }
-    };
-    const info = await stat(dir);
-    if (!info.isDirectory()) {
-      throw new Error(`openDirectory: ${dir} is not a directory`);
-    }
-    const files = {};
-    let config = null;
-    for (const name of this.layout().config_candidates) {
-      config = await readText(name);
-      if (config !== null) {
-        files[name] = config;
-        break;
-      }
-    }
-    const lay = this.layout(config);
-    const found = /* @__PURE__ */ new Set();
-    const walk = async (rel) => {
-      let ents;
-      try {
-        ents = await readdir(join(dir, rel), { withFileTypes: true });
-      } catch (e) {
-        if (e.code === "ENOTDIR") return void found.add(rel);
-        if (e.code === "ENOENT") return;
-        throw e;
-      }
-      for (const ent of ents) {
-        if (ent.name === ".git" || ent.name === "node_modules") continue;
-        const child = rel === "." ? ent.name : `${rel}/${ent.name}`;
-        let isDir = ent.isDirectory();
-        if (ent.isSymbolicLink()) {
-          const target = await stat(join(dir, child)).catch(() => null);
-          if (target === null) continue;
-          isDir = target.isDirectory();
-        }
-        if (isDir) await walk(child);
-        else found.add(child);
-      }
-    };
-    for (const src of lay.sources) await walk(src.dir);
-    for (const rel of this.layout(config, [...found].sort()).reads) {
-      const text = await readText(rel);
-      if (text !== null) files[rel] = text;
-    }
-    for (const rel of [lay.overlay, lay.ledger]) {
-      const text = await readText(rel);
-      if (text !== null) files[rel] = text;
-    }
-    return this.open({ files, revision, now });
+    return this.#host.openDirectory(this, dir, options);
   }
   /**
    * Opens the head of a kontext bundle (`kontext bundle`, kontext.bundle/v1;
