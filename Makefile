@@ -87,10 +87,11 @@ tools: node-deps
 # The root devDependencies (package-lock.json) every Node-driven test needs:
 # playwright-core (never downloads a browser), typescript, madr 2/3/4,
 # log4brains, workerd and wrangler (the edge worker's tests; workerd's
-# binary comes in its platform package). Installed once, when any of them
+# binary comes in its platform package), esbuild (the browser-bundling test
+# of the npm package). Installed once, when any of them
 # is missing.
 node-deps:
-	@if [ ! -d node_modules/playwright-core ] || [ ! -x node_modules/.bin/tsc ] || [ ! -d node_modules/madr2 ] || [ ! -x node_modules/.bin/log4brains ] || [ ! -x node_modules/.bin/workerd ] || [ ! -x node_modules/.bin/wrangler ]; then \
+	@if [ ! -d node_modules/playwright-core ] || [ ! -x node_modules/.bin/tsc ] || [ ! -d node_modules/madr2 ] || [ ! -x node_modules/.bin/log4brains ] || [ ! -x node_modules/.bin/workerd ] || [ ! -x node_modules/.bin/wrangler ] || [ ! -x node_modules/.bin/esbuild ]; then \
 	  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund; fi
 
 # The committed console assets must match the sources before anything in
