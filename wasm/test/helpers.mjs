@@ -114,6 +114,9 @@ const PLACEHOLDER = "<differs>";
  * - `config_source.kind`: committed vs snapshot;
  * - status `capabilities` (native: every operation; WASM: the read subset)
  *   and status `revision` (HEAD vs the open() revision);
+ * - status `incomplete_operations`: this worktree's unfinished writes, which
+ *   only a native engine (the one that writes) has; the in-memory engine
+ *   omits the field;
  * - every `snapshot` id, since HEAD is part of it, and every `next_cursor`,
  *   which carries it;
  * - the history-derived `landed`, `since`, `since_verified` and
@@ -149,6 +152,7 @@ export function normalise(op, envelope) {
   if (op === "status" && env.ok) {
     env.result.capabilities = PLACEHOLDER;
     env.result.revision = PLACEHOLDER;
+    delete env.result.incomplete_operations;
     if (env.result.llm) env.result.llm.reason = PLACEHOLDER;
   }
   if (!env.ok && env.error && env.error.code === "model_unavailable") env.error.message = PLACEHOLDER;
