@@ -93,3 +93,12 @@ type IndexWriter interface {
 	// one update of the index.
 	StageContents(ctx context.Context, paths []string, contents map[string][]byte) error
 }
+
+// CheckedWriter is a Writer that rewrites an existing file only while it
+// still holds the bytes the write was planned from: checked immediately
+// before the rename, and the old file re-read after it (an outside edit
+// that got in is put back, nothing of it lost). A changed file is
+// operation_conflict naming it, with nothing written.
+type CheckedWriter interface {
+	ReplaceFile(rel string, data, before []byte) error
+}

@@ -231,6 +231,7 @@ func (e *draft) planOp(ctx context.Context, w engine.Writer, op, operationID, fp
 	if err != nil {
 		return nil, nil, "", nil, err
 	}
+	e.plannedFrom(st, files)
 	sp := e.storePlan(files, target, notes)
 	rc := receipt{State: "planned", Operation: op, Fingerprint: fp, Plan: sp}
 	e.stamp(ctx, &rc)
@@ -265,6 +266,7 @@ func (e *draft) resumeStored(r *receipt, operationID string) (map[string]any, []
 		}
 		files = append(files, change{path: c.Path, data: c.Data, isNew: c.New, staged: c.Staged})
 	}
+	e.plannedFrom(nil, files)
 	return nil, files, r.Plan.Target, r.Plan.Notes, nil
 }
 
@@ -283,6 +285,37 @@ type change struct {
 	// staged, when not nil, is what the index gets instead of data (an
 	// append to a file with unstaged lines: only the append is staged).
 	staged []byte
+	// before is what the file held when the write was planned from it
+	// (planned: it existed); the writer rewrites it only while it still
+	// holds exactly that (plannedFrom).
+	before  []byte
+	planned bool
+}
+
+// plannedFrom records in each change of an existing file the bytes it was
+// planned from: an entry's exact text as the plan's read st saw it, any
+// other file as it is now (still under the lock, right after planning).
+func (e *draft) plannedFrom(st *engine.State, files []change) {
+	var byFile map[string]*entry.Entry
+	if st != nil && st.Snap != nil {
+		byFile = map[string]*entry.Entry{}
+		for _, en := range st.Snap.Entries() {
+			byFile[en.File] = en
+		}
+	}
+	for i := range files {
+		f := &files[i]
+		if f.planned {
+			continue
+		}
+		if en, ok := byFile[f.path]; ok {
+			f.before, f.planned = []byte(en.Markdown), true
+			continue
+		}
+		if old, err := util.ReadFile(e.FS(), f.path); err == nil {
+			f.before, f.planned = old, true
+		}
+	}
 }
 
 // writeOpInput runs a write of one entry file with an operation_id (see
@@ -546,6 +579,7 @@ func (e *draft) receipted(ctx context.Context, w engine.Writer, op, operationID,
 	if err != nil {
 		return nil, err
 	}
+	e.plannedFrom(nil, p.files) // recorded's run records entries' planned-from text itself
 	if operationID != "" {
 		data, err := json.Marshal(res)
 		if err != nil {
@@ -627,7 +661,9 @@ func (e *draft) storePlan(files []change, target string, notes []string) *stored
 	fs := e.FS()
 	for _, f := range files {
 		c := storedChange{Path: f.path, Data: f.data, New: f.isNew, Staged: f.staged}
-		if old, err := util.ReadFile(fs, f.path); err == nil {
+		if f.planned {
+			c.Before = sha(f.before)
+		} else if old, err := util.ReadFile(fs, f.path); err == nil {
 			c.Before = sha(old)
 		}
 		sp.Files = append(sp.Files, c)
@@ -685,10 +721,13 @@ func (e *draft) apply(ctx context.Context, w engine.Writer, files []change, stag
 	}
 	olds := make([]before, len(files))
 	for i, f := range files {
-		if old, err := util.ReadFile(e.FS(), f.path); err == nil {
+		if f.planned {
+			olds[i] = before{f.before, true}
+		} else if old, err := util.ReadFile(e.FS(), f.path); err == nil {
 			olds[i] = before{old, true}
 		}
 	}
+	cw, checked := w.(engine.CheckedWriter)
 	rollback := func(n int, cause error) error {
 		for i := n - 1; i >= 0; i-- {
 			var err error
@@ -707,7 +746,14 @@ func (e *draft) apply(ctx context.Context, w engine.Writer, files []change, stag
 	}
 	var paths []string
 	for i, f := range files {
-		if err := w.WriteFile(f.path, f.data); err != nil {
+		write := func() error { return w.WriteFile(f.path, f.data) }
+		if checked && olds[i].ok {
+			// Rewriting an existing file: only while it holds what the
+			// write was planned from (operation_conflict otherwise, the
+			// file as its outside writer left it).
+			write = func() error { return cw.ReplaceFile(f.path, f.data, olds[i].data) }
+		}
+		if err := write(); err != nil {
 			var ae *apierr.Error
 			if !errors.As(err, &ae) {
 				err = apierr.Wrap(apierr.OperationFailed, err, "writing %s", f.path)
@@ -773,6 +819,7 @@ func (e *draft) unrecorded(ctx context.Context, plan func(st *engine.State) (fil
 	if err != nil {
 		return nil, err
 	}
+	e.plannedFrom(st, files)
 	if _, err := e.apply(ctx, w, files, false); err != nil {
 		return nil, err
 	}
@@ -819,7 +866,11 @@ func (e *draft) recorded(ctx context.Context, op, operationID, fp string, run fu
 		if err != nil {
 			return nil, err
 		}
-		return run(st, w.Identity(), p)
+		res, err := run(st, w.Identity(), p)
+		if err == nil {
+			e.plannedFrom(st, p.files)
+		}
+		return res, err
 	})
 }
 
