@@ -43,10 +43,15 @@ func TestStress(t *testing.T) {
 	}
 	st.concurrent(t, bin, writers)
 	st.sameID(t, bin, same)
+	edits := 4
+	if full {
+		edits = 50
+	}
+	st.outsideEdits(t, bin, edits)
 	table := st.table(perOp, writers, same)
 	t.Log("\n" + table)
-	if st.lost > 0 || st.fsckFailed > 0 {
-		t.Fatalf("%d writes lost, %d fsck failures:\n%s", st.lost, st.fsckFailed, table)
+	if st.lost > 0 || st.fsckFailed > 0 || st.editsLost > 0 {
+		t.Fatalf("%d writes lost, %d outside edits lost, %d fsck failures:\n%s", st.lost, st.editsLost, st.fsckFailed, table)
 	}
 	if full && st.kills < 100 {
 		t.Fatalf("only %d kills landed (want ≥ 100)", st.kills)
@@ -63,6 +68,7 @@ type stressStats struct {
 	attempted, fresh, replayed, resumed int
 	lost, kills, faultKills, sigkills   int
 	staleIndexLocks, fsckRuns           int
+	edits, editConflicts, editsLost     int
 	fsckFailed                          int
 	rows                                []string
 }
@@ -297,11 +303,82 @@ func (s *stressStats) table(perOp, writers, same int) string {
 		{"resumed from a stored plan", s.resumed},
 		{"stale git index.lock removed before a retry", s.staleIndexLocks},
 		{"**lost (must be 0)**", s.lost},
+		{"outside edits raced against confirm, supersede, retire, extend (0–49 ms after the start)", fmt.Sprintf("%d (%d refused: operation_conflict or stale_entry)", s.edits, s.editConflicts)},
+		{"**outside edits lost (must be 0)**", s.editsLost},
 		{"git fsck --strict", fmt.Sprintf("%d runs, %d failed", s.fsckRuns, s.fsckFailed)},
 	} {
 		fmt.Fprintf(&b, "| %v | %v |\n", row[0], row[1])
 	}
 	return b.String()
+}
+
+// outsideEdits races a user's edit against writes that rewrite an
+// existing entry file: for each of confirm, supersede, retire and extend,
+// n rounds on an entry of its own, each appending a line to the entry file
+// 0–49 ms after the command started. Whatever the command answers (done;
+// stale_entry when the edit came before its plan; operation_conflict when
+// it got in between the plan and the rename), the user's line must still
+// be in the file afterwards.
+func (s *stressStats) outsideEdits(t *testing.T, bin string, n int) {
+	r := newRepo(t)
+	files := map[string]string{}
+	for _, op := range []string{"confirm", "supersede", "retire", "extend"} {
+		for i := 0; i < n; i++ {
+			files[fmt.Sprintf(".ai/conventions/%s-%d.md", op, i)] = fmt.Sprintf("---\nstatus: active\n---\n# Edit me %s %d\n\nBody.\n", op, i)
+		}
+	}
+	r.write(files)
+	r.git("config", "user.name", "Stress")
+	r.commit("2026-01-02T10:00:00Z", "seed")
+	for i := 0; i < n; i++ {
+		for _, op := range []string{"confirm", "supersede", "retire", "extend"} {
+			id := fmt.Sprintf("%s-%d", op, i)
+			args := map[string][]string{
+				"confirm":   {"confirm", id, "--because", "stress"},
+				"supersede": {"supersede", id, "Replaces " + id},
+				"retire":    {"retire", id, "--reason", "stress"},
+				"extend":    {"extend", id, "Added by kontext."},
+			}[op]
+			file := filepath.Join(r.dir, ".ai", "conventions", id+".md")
+			line := fmt.Sprintf("USER EDIT %s\n", id)
+			cmd := exec.Command(bin, append([]string{"-C", r.dir}, args...)...)
+			var out strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Duration(rand.IntN(50)) * time.Millisecond)
+			f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, werr := f.WriteString(line)
+			if cerr := f.Close(); werr != nil || cerr != nil {
+				t.Fatal(werr, cerr)
+			}
+			err = cmd.Wait()
+			text, rerr := os.ReadFile(file)
+			s.add(func() {
+				s.edits++
+				// The edit is seen as a conflict (between the plan and the
+				// rename) or as a stale revision (between the command's read
+				// and the plan): both refusals leave the file the user's.
+				if strings.Contains(out.String(), "(operation_conflict)") || strings.Contains(out.String(), "(stale_entry)") {
+					s.editConflicts++
+				} else if err != nil {
+					t.Errorf("kontext %s: %v\n%s", strings.Join(args, " "), err, out.String())
+				}
+				if rerr != nil || !strings.Contains(string(text), line) {
+					s.editsLost++
+					t.Errorf("kontext %s lost the user's edit (%v):\n%s\nits answer: %s", strings.Join(args, " "), rerr, text, out.String())
+				}
+			})
+		}
+	}
+	if tmp := tempFiles(t, r.dir); len(tmp) > 0 {
+		t.Errorf("outside edits: temporary files left: %v", tmp)
+	}
+	s.fsck(t, r.dir)
 }
 
 // writeStressSection replaces the stress section of bench/results.md
