@@ -21,9 +21,13 @@ var (
 	linkRE = lazyRegexp(`\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*<?([^()\s<>]*)>?(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)`)
 	// A supersede relation without a link: "Supersedes ADR-3", "Replaces: 3",
 	// "Superceded by #8" (adr-tools' spelling).
-	bareRelRE = lazyRegexp(`(?i)^(supersedes|supercedes|replaces|superseded\s+by|superceded\s+by|replaced\s+by)\s*:?\s*((?:adr[\s#_-]*)?#?(\d{1,9}))\b`)
+	// "Superseded 19" and "Superseded: 19" (no "by") say the same as
+	// "Superseded by 19".
+	bareRelRE = lazyRegexp(`(?i)^(supersedes|supercedes|replaces|superseded\s+by|superceded\s+by|replaced\s+by|superseded|superceded)\s*:?\s*((?:adr[\s#_-]*)?#?(\d{1,9}))\b`)
 	// The same with a record's id or file name: "Superseded by 0008-use-x.md".
-	bareIDRelRE = lazyRegexp(`(?i)^(supersedes|supercedes|replaces|superseded\s+by|superceded\s+by|replaced\s+by)\s*:?\s*([A-Za-z0-9][\w.]*-[\w.-]*\w)\s*[.;]?\s*$`)
+	bareIDRelRE = lazyRegexp(`(?i)^(supersedes|supercedes|replaces|superseded\s+by|superceded\s+by|replaced\s+by|superseded|superceded)\s*:?\s*([A-Za-z0-9][\w.]*-[\w.-]*\w)\s*[.;]?\s*$`)
+	// A date after a status word ("Superseded 2019-05-13") is no target.
+	dateTargetRE = lazyRegexp(`^\d{1,4}[-/.]\d{1,2}(?:[-/.]\d{1,4})?\b`)
 	// The leading number of a link text: "9. Use managed PostgreSQL", "ADR-0009".
 	linkNumberRE = lazyRegexp(`(?i)^(?:adr[\s#_-]*)?#?(\d{1,9})\b`)
 	kontextKeyRE = lazyRegexp(`^([A-Za-z_][A-Za-z0-9_-]*)\s*:\s*(.*)$`)
@@ -311,7 +315,8 @@ type relTarget struct {
 // parseRelation reads a relation line: a few words followed by one or more
 // links ("Superseded by [9. …](0009-….md)"), or a supersede relation with a
 // bare ADR number or id. The relation is lower-cased, with adr-tools'
-// "superceded by"/"supercedes" read as "superseded by"/"supersedes".
+// "superceded by"/"supercedes" read as "superseded by"/"supersedes", and a
+// bare "Superseded [20](…)" / "Superseded: 20" as "superseded by".
 func parseRelation(line string) (rel string, targets []relTarget, ok bool) {
 	s := stripLead(strings.TrimSpace(line))
 	if m := statusLineRE().FindStringSubmatch(s); m != nil {
@@ -319,14 +324,14 @@ func parseRelation(line string) (rel string, targets []relTarget, ok bool) {
 	}
 	locs := linkRE().FindAllStringSubmatchIndex(s, -1)
 	if len(locs) == 0 {
-		if m := bareIDRelRE().FindStringSubmatch(s); m != nil && !isADRNumber(m[2]) {
+		if m := bareIDRelRE().FindStringSubmatch(s); m != nil && !isADRNumber(m[2]) && !dateTargetRE().MatchString(m[2]) {
 			id := m[2]
 			if strings.HasSuffix(strings.ToLower(id), ".md") {
 				id = StemID(id)
 			}
 			return normalizeRel(m[1]), []relTarget{{id: id, text: m[2]}}, true
 		}
-		if m := bareRelRE().FindStringSubmatch(s); m != nil {
+		if m := bareRelRE().FindStringSubmatch(s); m != nil && !dateTargetRE().MatchString(s[len(m[0])-len(m[3]):]) {
 			return normalizeRel(m[1]), []relTarget{{id: m[3], text: m[2]}}, true
 		}
 		return "", nil, false
@@ -373,7 +378,9 @@ func normalizeRel(rel string) string {
 	switch r {
 	case "supercedes":
 		return "supersedes"
-	case "superceded by":
+	case "superceded by", "superseded", "superceded":
+		// "⌛️ Superseded [20](0020-x.md)": the status word followed by a
+		// link, without "by", names the newer record.
 		return "superseded by"
 	}
 	return r
