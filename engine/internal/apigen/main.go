@@ -87,14 +87,7 @@ func Generate() ([]byte, error) {
 		s.Title = n + " input"
 		all[n] = s
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(all); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return indentJSON(all)
 }
 
 //go:embed index.d.ts.tmpl
@@ -267,4 +260,17 @@ func (w *tsWriter) collect(out *[]tsField, t reflect.Type, input bool, depth int
 		fmt.Fprintf(&b, "  %s%s: %s;\n", name, q, typ)
 		*out = append(*out, tsField{name: name, depth: depth, decl: b.String()})
 	}
+}
+
+// indentJSON is a generated schema file: v indented by two spaces, no HTML
+// escaping, a final newline.
+func indentJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -37,14 +36,7 @@ func ResultSchemas() ([]byte, error) {
 		s["title"] = op.Name() + " result"
 		all[op.Name()] = s
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(all); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return indentJSON(all)
 }
 
 var marshaler = reflect.TypeFor[json.Marshaler]()
