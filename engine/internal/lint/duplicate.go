@@ -1,0 +1,246 @@
+package lint
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/kontext/kontext/engine/api"
+)
+
+// Clients are the clients whose loading the findings speak of, in the
+// order findings list them.
+var Clients = []string{"codex", "cursor", "copilot", "copilot-review", "claude", "gemini"}
+
+// minDuplicateWords: a duplicated run of paragraphs shorter than this many
+// words ("See below.", "## Testing" prose stubs) is no finding.
+const minDuplicateWords = 6
+
+// run is a stretch of consecutive paragraphs that several files share
+// word for word: start[k] is its first paragraph in the k-th file.
+type run struct {
+	start, end []para // first and last paragraph per file, by file
+	bytes      []int  // bytes per file
+	words      int
+}
+
+// duplicates adds a finding per run of paragraphs found word for word in
+// several files: per client that loads two or more copies where their
+// scopes overlap (with the bytes it reads more than once), else one
+// finding without a client.
+func duplicates(docs []Doc, paras []para, overlap func(a, b int) bool, out *[]api.LintFinding) {
+	// Each normalised text, with its first paragraph in each file.
+	byText := map[string][]para{}
+	var order []string
+	for _, p := range paras {
+		if p.norm == "" {
+			continue
+		}
+		g, ok := byText[p.norm]
+		if !ok {
+			order = append(order, p.norm)
+		}
+		if len(g) > 0 && g[len(g)-1].doc == p.doc {
+			continue // the same file repeating itself is not this finding
+		}
+		byText[p.norm] = append(g, p)
+	}
+	// Runs: a shared paragraph that follows the previous shared paragraph
+	// in every file of the same set extends its run.
+	var runs []*run
+	last := map[string]*run{} // file set → its open run
+	for _, norm := range order {
+		g := byText[norm]
+		if len(g) < 2 {
+			continue
+		}
+		key := fileSet(g)
+		if r := last[key]; r != nil && follows(r, g) {
+			for k, p := range g {
+				r.end[k] = p
+				r.bytes[k] += p.bytes
+			}
+			r.words += len(g[0].words)
+			continue
+		}
+		r := &run{start: slices.Clone(g), end: slices.Clone(g), bytes: make([]int, len(g)), words: len(g[0].words)}
+		for k, p := range g {
+			r.bytes[k] = p.bytes
+		}
+		runs = append(runs, r)
+		last[key] = r
+	}
+	for _, r := range runs {
+		if r.words < minDuplicateWords {
+			continue
+		}
+		emitted := false
+		for _, c := range Clients {
+			var ks []int
+			for k, p := range r.start {
+				if slices.Contains(docs[p.doc].Clients, c) {
+					ks = append(ks, k)
+				}
+			}
+			// Copies this client can have in context at once: their scopes overlap.
+			var together []int
+			for _, k := range ks {
+				for _, k2 := range ks {
+					if k != k2 && overlap(r.start[k].doc, r.start[k2].doc) {
+						together = append(together, k)
+						break
+					}
+				}
+			}
+			if len(together) < 2 {
+				continue
+			}
+			total, most := 0, 0
+			for _, k := range together {
+				total += r.bytes[k]
+				most = max(most, r.bytes[k])
+			}
+			f := r.finding(docs, together)
+			f.Client, f.BytesWasted = &c, intp(total-most)
+			f.Message += fmt.Sprintf("; %s loads %d copies, %d bytes more than once", c, len(together), total-most)
+			*out = append(*out, f)
+			emitted = true
+		}
+		if !emitted {
+			all := make([]int, len(r.start))
+			for k := range all {
+				all[k] = k
+			}
+			f := r.finding(docs, all)
+			f.Message += "; no client loads two copies at once, but each edit must be made in every file"
+			*out = append(*out, f)
+		}
+	}
+}
+
+// finding is the duplicate finding of r over its files ks.
+func (r *run) finding(docs []Doc, ks []int) api.LintFinding {
+	f := api.LintFinding{RuleID: RuleDuplicate, Severity: "note"}
+	var names []string
+	for _, k := range ks {
+		p := r.start[k]
+		f.Locations = append(f.Locations, locate(docs, p))
+		f.Quotes = append(f.Quotes, p.p.Lines[0])
+		names = append(names, fmt.Sprintf("%s:%d", docs[p.doc].File, p.p.Line[0]))
+	}
+	lines := r.end[ks[0]].p.Line[len(r.end[ks[0]].p.Line)-1] - r.start[ks[0]].p.Line[0] + 1
+	what := "the same paragraph"
+	if r.start[ks[0]].index != r.end[ks[0]].index {
+		what = fmt.Sprintf("the same %d paragraphs", r.end[ks[0]].index-r.start[ks[0]].index+1)
+	}
+	f.Message = fmt.Sprintf("%s (%d lines, %d bytes) is in %s: %s", what, lines, r.bytes[ks[0]], pluralFiles(len(ks)), strings.Join(names, ", "))
+	return f
+}
+
+// fileSet names the files of a group of paragraphs.
+func fileSet(g []para) string {
+	var b strings.Builder
+	for _, p := range g {
+		fmt.Fprintf(&b, "%d,", p.doc)
+	}
+	return b.String()
+}
+
+// follows reports whether every paragraph of g comes right after r's end
+// in its file.
+func follows(r *run, g []para) bool {
+	for k, p := range g {
+		if p.index != r.end[k].index+1 {
+			return false
+		}
+	}
+	return true
+}
+
+func intp(n int) *int { return &n }
+
+// Near-duplicates: the measure is the Jaccard index of two paragraphs'
+// sets of word bigrams (after words), found between paragraphs of at
+// least minNearWords words in different files.
+const (
+	// NearThreshold is the least bigram Jaccard index of a near-duplicate.
+	NearThreshold = 0.5
+	minNearWords  = 8
+	// commonBigram: a bigram in more paragraphs than this ("of the") does
+	// not propose candidates (it still counts in the measure).
+	commonBigram = 64
+)
+
+// Similarity describes the near-duplicate measure (rules.lint's similarity).
+var Similarity = fmt.Sprintf("Jaccard index of word bigrams (lower-cased words, Markdown and punctuation set aside) of paragraphs of at least %d words in different files; near-duplicate at >= %.2f and below 1", minNearWords, NearThreshold)
+
+func bigrams(ws []string) map[string]bool {
+	out := make(map[string]bool, len(ws))
+	for i := 0; i+1 < len(ws); i++ {
+		out[ws[i]+" "+ws[i+1]] = true
+	}
+	return out
+}
+
+// nearDuplicates adds a finding per pair of distinct paragraph texts in
+// different files whose bigram Jaccard index reaches NearThreshold.
+func nearDuplicates(docs []Doc, paras []para, out *[]api.LintFinding) {
+	var ids []int
+	sets := map[int]map[string]bool{}
+	post := map[string][]int{}
+	for i, p := range paras {
+		if len(p.words) < minNearWords {
+			continue
+		}
+		ids = append(ids, i)
+		sets[i] = bigrams(p.words)
+		for b := range sets[i] {
+			post[b] = append(post[b], i)
+		}
+	}
+	seen := map[[2]string]bool{}
+	for _, i := range ids {
+		shared := map[int]int{}
+		for b := range sets[i] {
+			if len(post[b]) > commonBigram {
+				continue
+			}
+			for _, j := range post[b] {
+				if j > i {
+					shared[j]++
+				}
+			}
+		}
+		var js []int
+		for j := range shared {
+			js = append(js, j)
+		}
+		slices.Sort(js)
+		for _, j := range js {
+			a, b := paras[i], paras[j]
+			if a.doc == b.doc || a.norm == b.norm || docs[a.doc].real() == docs[b.doc].real() {
+				continue
+			}
+			n := 0
+			for g := range sets[i] {
+				if sets[j][g] {
+					n++
+				}
+			}
+			sim := float64(n) / float64(len(sets[i])+len(sets[j])-n)
+			key := [2]string{a.norm, b.norm}
+			if sim < NearThreshold || seen[key] {
+				continue
+			}
+			seen[key] = true
+			sim = math.Round(sim*100) / 100
+			*out = append(*out, api.LintFinding{RuleID: RuleNearDuplicate, Severity: "note",
+				Locations: []api.LintLocation{locate(docs, a), locate(docs, b)},
+				Quotes:    []string{a.p.Lines[0], b.p.Lines[0]},
+				Similarity: &sim,
+				Message: fmt.Sprintf("nearly the same paragraph (bigram similarity %.2f) in %s:%d and %s:%d: keep one wording in one file",
+					sim, docs[a.doc].File, a.p.Line[0], docs[b.doc].File, b.p.Line[0])})
+		}
+	}
+}

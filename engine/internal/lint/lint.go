@@ -1,0 +1,185 @@
+// Package lint owns the findings about agent rule files taken together:
+// the same instruction in several files (with the bytes each client reads
+// twice), near-duplicates, contradictions on a closed set of checkable
+// facts between files whose scopes overlap, and files a client never
+// loads. It works on parsed entries (their text, paths and style) and the
+// one paragraph reading of package entry; it reads no files itself.
+package lint
+
+import (
+	"cmp"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/kontext/kontext/engine/api"
+	"github.com/kontext/kontext/engine/internal/entry"
+	"github.com/kontext/kontext/engine/internal/match"
+)
+
+// Rule ids of the findings.
+const (
+	RuleDuplicate     = "duplicate_rule"
+	RuleNearDuplicate = "near_duplicate_rule"
+	RuleConflict      = "conflicting_rules"
+	RuleNeverLoaded   = "never_loaded"
+)
+
+// Doc is one rule file as the knowledge base read it.
+type Doc struct {
+	File     string   // the path it was read at
+	Real     string   // the file its text comes from (a link's target); "" = File
+	Style    string   // entry style: agents, cursor, copilot, …
+	Paths    []string // the paths it governs (empty: none until mentioned)
+	Markdown string   // the file's text
+	// Clients are the clients that put the file into context for some
+	// path without being asked (always or auto-attached).
+	Clients []string
+}
+
+// real is the identity of a file: two docs with the same real file are
+// one file seen through a link, never a duplicate of each other.
+func (d *Doc) real() string {
+	if d.Real != "" {
+		return d.Real
+	}
+	return d.File
+}
+
+// para is one paragraph of one doc, read for comparison.
+type para struct {
+	doc   int
+	index int // position among the doc's paragraphs
+	p     entry.Paragraph
+	norm  string   // normalised text
+	words []string // normalised words
+	bytes int      // bytes as written (lines and their newlines)
+}
+
+// Check returns the findings over docs, ordered by rule and location.
+func Check(docs []Doc) []api.LintFinding {
+	docs = distinct(docs)
+	var paras []para
+	byDoc := make([][]para, len(docs))
+	for i := range docs {
+		for j, p := range entry.Paragraphs(docs[i].Markdown) {
+			text := p.Text()
+			w := words(text)
+			n := 0
+			for _, l := range p.Lines {
+				n += len(l) + 1
+			}
+			pp := para{doc: i, index: j, p: p, norm: strings.Join(w, " "), words: w, bytes: n}
+			paras = append(paras, pp)
+			byDoc[i] = append(byDoc[i], pp)
+		}
+	}
+	scopes := make([][]match.Pattern, len(docs))
+	for i, d := range docs {
+		for _, raw := range d.Paths {
+			if p, err := match.Compile(raw); err == nil && !p.Negated {
+				scopes[i] = append(scopes[i], p)
+			}
+		}
+	}
+	overlap := func(a, b int) bool {
+		for _, x := range scopes[a] {
+			for _, y := range scopes[b] {
+				if match.Overlap(x, y) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	var out []api.LintFinding
+	duplicates(docs, paras, overlap, &out)
+	nearDuplicates(docs, paras, &out)
+	conflicts(docs, byDoc, overlap, &out)
+	slices.SortStableFunc(out, func(a, b api.LintFinding) int {
+		if c := cmp.Compare(ruleRank[a.RuleID], ruleRank[b.RuleID]); c != 0 {
+			return c
+		}
+		for i := 0; i < len(a.Locations) && i < len(b.Locations); i++ {
+			if c := cmp.Compare(a.Locations[i].File, b.Locations[i].File); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(a.Locations[i].Line, b.Locations[i].Line); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(deref(a.Client), deref(b.Client))
+	})
+	return out
+}
+
+var ruleRank = map[string]int{RuleConflict: 0, RuleNeverLoaded: 1, RuleDuplicate: 2, RuleNearDuplicate: 3}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// distinct keeps one doc per real file: the first by path, with the
+// clients and paths of every place it is read at.
+func distinct(docs []Doc) []Doc {
+	docs = slices.Clone(docs)
+	slices.SortStableFunc(docs, func(a, b Doc) int { return cmp.Compare(a.File, b.File) })
+	at := map[string]int{}
+	var out []Doc
+	for _, d := range docs {
+		if i, ok := at[d.real()]; ok {
+			out[i].Clients = union(out[i].Clients, d.Clients)
+			out[i].Paths = union(out[i].Paths, d.Paths)
+			continue
+		}
+		at[d.real()] = len(out)
+		out = append(out, d)
+	}
+	return out
+}
+
+func union(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, s := range b {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// words are the lower-cased words and numbers of s, Markdown marks and
+// punctuation set aside ("`pnpm install`" and "pnpm install." are equal);
+// dots, dashes, plus and hash signs inside a word stay (1.22, node.js, c#).
+func words(s string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.' && r != '-' && r != '+' && r != '#'
+	}) {
+		if w = strings.Trim(w, ".-"); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// locate is a finding's location at the first line of p in doc d.
+func locate(docs []Doc, p para) api.LintLocation {
+	return api.LintLocation{File: docs[p.doc].File, Line: p.p.Line[0]}
+}
+
+// pluralFiles is "2 files" and the like.
+func pluralFiles(n int) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return fmt.Sprintf("%d files", n)
+}
+
+// base is a file's name for messages.
+func base(f string) string { return path.Base(f) }
