@@ -79,15 +79,19 @@ func duplicates(docs []Doc, paras []para, overlap func(a, b int) bool, out *[]ap
 		for _, c := range Clients {
 			var ks []int
 			for k, p := range r.start {
-				if slices.Contains(docs[p.doc].Clients, c) {
+				if ok, _ := docs[p.doc].loads(c); ok {
 					ks = append(ks, k)
 				}
 			}
-			// Copies this client can have in context at once: their scopes overlap.
+			// Copies this client can have in context at once: their scopes
+			// overlap, and they are not two of which it loads the nearest.
 			var together []int
 			for _, k := range ks {
 				for _, k2 := range ks {
-					if k != k2 && overlap(r.start[k].doc, r.start[k2].doc) {
+					a, b := r.start[k].doc, r.start[k2].doc
+					_, na := docs[a].loads(c)
+					_, nb := docs[b].loads(c)
+					if k != k2 && overlap(a, b) && (na == "" || na != nb) {
 						together = append(together, k)
 						break
 					}
@@ -173,7 +177,7 @@ const (
 )
 
 // Similarity describes the near-duplicate measure (rules.lint's similarity).
-var Similarity = fmt.Sprintf("Jaccard index of word bigrams (lower-cased words, Markdown and punctuation set aside) of paragraphs of at least %d words in different files; near-duplicate at >= %.2f and below 1", minNearWords, NearThreshold)
+var Similarity = fmt.Sprintf("Jaccard index of word bigrams (lower-cased words, Markdown and punctuation set aside) of paragraphs of at least %d words in different files whose scopes overlap; near-duplicate at >= %.2f and below 1", minNearWords, NearThreshold)
 
 func bigrams(ws []string) map[string]bool {
 	out := make(map[string]bool, len(ws))
@@ -184,8 +188,11 @@ func bigrams(ws []string) map[string]bool {
 }
 
 // nearDuplicates adds a finding per pair of distinct paragraph texts in
-// different files whose bigram Jaccard index reaches NearThreshold.
-func nearDuplicates(docs []Doc, paras []para, out *[]api.LintFinding) {
+// different files whose scopes overlap and whose bigram Jaccard index
+// reaches NearThreshold. (Sibling files that say the same thing about
+// their own directories — "tests go in tests/" per package — are a
+// template, not a near-duplicate.)
+func nearDuplicates(docs []Doc, paras []para, overlap func(a, b int) bool, out *[]api.LintFinding) {
 	var ids []int
 	sets := map[int]map[string]bool{}
 	post := map[string][]int{}
@@ -219,7 +226,7 @@ func nearDuplicates(docs []Doc, paras []para, out *[]api.LintFinding) {
 		slices.Sort(js)
 		for _, j := range js {
 			a, b := paras[i], paras[j]
-			if a.doc == b.doc || a.norm == b.norm || docs[a.doc].real() == docs[b.doc].real() {
+			if a.doc == b.doc || a.norm == b.norm || !overlap(a.doc, b.doc) {
 				continue
 			}
 			n := 0
@@ -236,8 +243,8 @@ func nearDuplicates(docs []Doc, paras []para, out *[]api.LintFinding) {
 			seen[key] = true
 			sim = math.Round(sim*100) / 100
 			*out = append(*out, api.LintFinding{RuleID: RuleNearDuplicate, Severity: "note",
-				Locations: []api.LintLocation{locate(docs, a), locate(docs, b)},
-				Quotes:    []string{a.p.Lines[0], b.p.Lines[0]},
+				Locations:  []api.LintLocation{locate(docs, a), locate(docs, b)},
+				Quotes:     []string{a.p.Lines[0], b.p.Lines[0]},
 				Similarity: &sim,
 				Message: fmt.Sprintf("nearly the same paragraph (bigram similarity %.2f) in %s:%d and %s:%d: keep one wording in one file",
 					sim, docs[a.doc].File, a.p.Line[0], docs[b.doc].File, b.p.Line[0])})

@@ -34,9 +34,21 @@ type Doc struct {
 	Style    string   // entry style: agents, cursor, copilot, …
 	Paths    []string // the paths it governs (empty: none until mentioned)
 	Markdown string   // the file's text
-	// Clients are the clients that put the file into context for some
-	// path without being asked (always or auto-attached).
-	Clients []string
+	// Described: a Cursor rule with a description (the agent may ask for it).
+	Described bool
+	// Loads are the clients that put the file into context for some path
+	// without being asked (always or auto-attached): StyleLoads.
+	Loads []Load
+}
+
+// loads reports whether client c loads d, and the nearest-wins group.
+func (d *Doc) loads(c string) (bool, string) {
+	for _, l := range d.Loads {
+		if l.Client == c {
+			return true, l.Nearest
+		}
+	}
+	return false, ""
 }
 
 // real is the identity of a file: two docs with the same real file are
@@ -96,8 +108,9 @@ func Check(docs []Doc) []api.LintFinding {
 	}
 	var out []api.LintFinding
 	duplicates(docs, paras, overlap, &out)
-	nearDuplicates(docs, paras, &out)
+	nearDuplicates(docs, paras, overlap, &out)
 	conflicts(docs, byDoc, overlap, &out)
+	neverLoaded(docs, byDoc, &out)
 	slices.SortStableFunc(out, func(a, b api.LintFinding) int {
 		if c := cmp.Compare(ruleRank[a.RuleID], ruleRank[b.RuleID]); c != 0 {
 			return c
@@ -133,7 +146,7 @@ func distinct(docs []Doc) []Doc {
 	var out []Doc
 	for _, d := range docs {
 		if i, ok := at[d.real()]; ok {
-			out[i].Clients = union(out[i].Clients, d.Clients)
+			out[i].Loads = Merge(out[i].Loads, d.Loads)
 			out[i].Paths = union(out[i].Paths, d.Paths)
 			continue
 		}
