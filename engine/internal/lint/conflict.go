@@ -42,13 +42,16 @@ var subcommands = set("install", "i", "add", "remove", "run", "test", "ci", "exe
 // users are words before a tool's name that say it is used.
 var users = set("use", "using", "uses", "prefer", "with", "via", "run", "runs")
 
-// hedges make a line state no tool or version fact: negation, comparison,
-// migration, alternatives.
+// hedges make a line state no tool or version fact: negation, migration,
+// alternatives.
 var hedges = set("not", "never", "don't", "dont", "avoid", "instead", "rather", "migrate", "migrating", "migrated",
 	"migration", "replace", "replaced", "replacing", "deprecated", "legacy", "formerly", "previously", "unlike",
-	"vs", "versus", "without", "or", "either", "nor", "except", "older", "newer", "later", "earlier", "least",
-	"minimum", "min", "max", "maximum", "above", "below", "until", "since", "before", "after", "prior", "support",
-	"supports", "supported", "compatible", "compatibility", "upgrade", "upgrading", "from", "through", "between", "up")
+	"vs", "versus", "without", "or", "either", "nor", "except")
+
+// ranges make a line state no version fact: comparisons, ranges, support.
+var ranges = set("older", "newer", "later", "earlier", "least", "minimum", "min", "max", "maximum", "above", "below",
+	"until", "since", "before", "after", "prior", "support", "supports", "supported", "compatible", "compatibility",
+	"upgrade", "upgrading", "from", "through", "between", "up")
 
 // versionRE finds "<thing> <version>": the things a project pins one
 // version of. Go needs a dotted version ("go 2 levels up" is prose).
@@ -153,7 +156,11 @@ func lineFacts(line string) []fact {
 		}
 		seen := map[string]string{}
 		clash := map[string]bool{}
+		ranged := slices.ContainsFunc(ws, func(w string) bool { return ranges[w] })
 		for _, m := range versionRE().FindAllStringSubmatch(line, -1) {
+			if ranged {
+				break
+			}
 			t := things[strings.ToLower(m[1])]
 			if m[3] != "" || (t == "Go" && !strings.Contains(m[2], ".")) {
 				continue // "Node 18+" is a floor, not a pin
@@ -201,9 +208,14 @@ func clause(s string) string {
 	return strings.Join(ws, " ")
 }
 
+// lineAt is one line of one doc.
+type lineAt struct{ doc, line int }
+
 // conflicts adds a finding per pair of files whose scopes overlap and
-// which state different values of one fact.
-func conflicts(docs []Doc, byDoc [][]para, overlap func(a, b int) bool, out *[]api.LintFinding) {
+// which state different values of one fact, and returns the pairs of
+// lines it quoted.
+func conflicts(docs []Doc, byDoc [][]para, overlap func(a, b int) bool, out *[]api.LintFinding) map[[2]lineAt]bool {
+	quoted := map[[2]lineAt]bool{}
 	fs := make([]map[string][]fact, len(docs))
 	for i := range docs {
 		fs[i] = facts(&docs[i], byDoc[i])
@@ -225,12 +237,14 @@ func conflicts(docs []Doc, byDoc [][]para, overlap func(a, b int) bool, out *[]a
 				if agree(x, y) {
 					continue
 				}
+				quoted[[2]lineAt{{a, x.line}, {b, y.line}}] = true
 				*out = append(*out, api.LintFinding{RuleID: RuleConflict, Severity: "warning", Fact: x.label,
-					Locations: []api.LintLocation{{File: docs[a].File, Line: x.line}, {File: docs[b].File, Line: y.line}},
+					Locations: []api.LintLocation{{File: docs[a].real(), Line: x.line}, {File: docs[b].real(), Line: y.line}},
 					Quotes:    []string{x.quote, y.quote},
 					Message: fmt.Sprintf("%s: %s:%d says %s, %s:%d says %s, and both apply to the same files",
-						x.label, docs[a].File, x.line, x.value, docs[b].File, y.line, y.value)})
+						x.label, docs[a].real(), x.line, x.value, docs[b].real(), y.line, y.value)})
 			}
 		}
 	}
+	return quoted
 }

@@ -131,7 +131,7 @@ func (r *run) finding(docs []Doc, ks []int) api.LintFinding {
 		p := r.start[k]
 		f.Locations = append(f.Locations, locate(docs, p))
 		f.Quotes = append(f.Quotes, p.p.Lines[0])
-		names = append(names, fmt.Sprintf("%s:%d", docs[p.doc].File, p.p.Line[0]))
+		names = append(names, fmt.Sprintf("%s:%d", docs[p.doc].real(), p.p.Line[0]))
 	}
 	lines := r.end[ks[0]].p.Line[len(r.end[ks[0]].p.Line)-1] - r.start[ks[0]].p.Line[0] + 1
 	what := "the same paragraph"
@@ -177,7 +177,36 @@ const (
 )
 
 // Similarity describes the near-duplicate measure (rules.lint's similarity).
-var Similarity = fmt.Sprintf("Jaccard index of word bigrams (lower-cased words, Markdown and punctuation set aside) of paragraphs of at least %d words in different files whose scopes overlap; near-duplicate at >= %.2f and below 1", minNearWords, NearThreshold)
+var Similarity = fmt.Sprintf("Jaccard index of word bigrams (lower-cased words, Markdown, punctuation and articles set aside, a plural s cut) of paragraphs of at least %d words in different files whose scopes overlap; near-duplicate at >= %.2f and below 1", minNearWords, NearThreshold)
+
+// stems are ws without articles and with a plural "s" cut ("the errors"
+// and "errors" and "error" compare equal).
+func stems(ws []string) []string {
+	out := make([]string, 0, len(ws))
+	for _, w := range ws {
+		if articles[w] {
+			continue
+		}
+		if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+			w = w[:len(w)-1]
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// quotesConflict reports whether a line of a and a line of b are the two
+// quotes of a contradiction.
+func quotesConflict(a, b para, conflicting map[[2]lineAt]bool) bool {
+	for _, x := range a.p.Line {
+		for _, y := range b.p.Line {
+			if conflicting[[2]lineAt{{a.doc, x}, {b.doc, y}}] || conflicting[[2]lineAt{{b.doc, y}, {a.doc, x}}] {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 func bigrams(ws []string) map[string]bool {
 	out := make(map[string]bool, len(ws))
@@ -192,7 +221,7 @@ func bigrams(ws []string) map[string]bool {
 // reaches NearThreshold. (Sibling files that say the same thing about
 // their own directories — "tests go in tests/" per package — are a
 // template, not a near-duplicate.)
-func nearDuplicates(docs []Doc, paras []para, overlap func(a, b int) bool, out *[]api.LintFinding) {
+func nearDuplicates(docs []Doc, paras []para, overlap func(a, b int) bool, conflicting map[[2]lineAt]bool, out *[]api.LintFinding) {
 	var ids []int
 	sets := map[int]map[string]bool{}
 	post := map[string][]int{}
@@ -201,7 +230,7 @@ func nearDuplicates(docs []Doc, paras []para, overlap func(a, b int) bool, out *
 			continue
 		}
 		ids = append(ids, i)
-		sets[i] = bigrams(p.words)
+		sets[i] = bigrams(stems(p.words))
 		for b := range sets[i] {
 			post[b] = append(post[b], i)
 		}
@@ -226,7 +255,7 @@ func nearDuplicates(docs []Doc, paras []para, overlap func(a, b int) bool, out *
 		slices.Sort(js)
 		for _, j := range js {
 			a, b := paras[i], paras[j]
-			if a.doc == b.doc || a.norm == b.norm || !overlap(a.doc, b.doc) {
+			if a.doc == b.doc || a.norm == b.norm || !overlap(a.doc, b.doc) || quotesConflict(a, b, conflicting) {
 				continue
 			}
 			n := 0
@@ -247,7 +276,7 @@ func nearDuplicates(docs []Doc, paras []para, overlap func(a, b int) bool, out *
 				Quotes:     []string{a.p.Lines[0], b.p.Lines[0]},
 				Similarity: &sim,
 				Message: fmt.Sprintf("nearly the same paragraph (bigram similarity %.2f) in %s:%d and %s:%d: keep one wording in one file",
-					sim, docs[a.doc].File, a.p.Line[0], docs[b.doc].File, b.p.Line[0])})
+					sim, docs[a.doc].real(), a.p.Line[0], docs[b.doc].real(), b.p.Line[0])})
 		}
 	}
 }

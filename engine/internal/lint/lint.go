@@ -60,6 +60,14 @@ func (d *Doc) real() string {
 	return d.File
 }
 
+// names are the paths the file is read at: its own and a link's target.
+func (d *Doc) names() []string {
+	if d.Real != "" && d.Real != d.File {
+		return []string{d.File, d.Real}
+	}
+	return []string{d.File}
+}
+
 // para is one paragraph of one doc, read for comparison.
 type para struct {
 	doc   int
@@ -108,8 +116,9 @@ func Check(docs []Doc) []api.LintFinding {
 	}
 	var out []api.LintFinding
 	duplicates(docs, paras, overlap, &out)
-	nearDuplicates(docs, paras, overlap, &out)
-	conflicts(docs, byDoc, overlap, &out)
+	// A pair that contradicts is a contradiction, not a near-duplicate.
+	conflicting := conflicts(docs, byDoc, overlap, &out)
+	nearDuplicates(docs, paras, overlap, conflicting, &out)
 	neverLoaded(docs, byDoc, &out)
 	slices.SortStableFunc(out, func(a, b api.LintFinding) int {
 		if c := cmp.Compare(ruleRank[a.RuleID], ruleRank[b.RuleID]); c != 0 {
@@ -183,7 +192,7 @@ func words(s string) []string {
 
 // locate is a finding's location at the first line of p in doc d.
 func locate(docs []Doc, p para) api.LintLocation {
-	return api.LintLocation{File: docs[p.doc].File, Line: p.p.Line[0]}
+	return api.LintLocation{File: docs[p.doc].real(), Line: p.p.Line[0]}
 }
 
 // pluralFiles is "2 files" and the like.

@@ -19,46 +19,54 @@ const CodexBudget = 32 << 10
 // rule that is only loaded when @-mentioned and that no rule file
 // mentions; a Copilot instructions file excluded from code review.
 func neverLoaded(docs []Doc, byDoc [][]para, out *[]api.LintFinding) {
-	add := func(i int, client, severity, msg string) {
-		f := api.LintFinding{RuleID: RuleNeverLoaded, Severity: severity, Client: &client, Message: docs[i].File + ": " + msg,
-			Locations: []api.LintLocation{{File: docs[i].File, Line: 1}}, Quotes: []string{firstLine(docs[i].Markdown)}}
+	add := func(i int, file, client, severity, msg string) {
+		f := api.LintFinding{RuleID: RuleNeverLoaded, Severity: severity, Client: &client, Message: file + ": " + msg,
+			Locations: []api.LintLocation{{File: file, Line: 1}}, Quotes: []string{firstLine(docs[i].Markdown)}}
 		if len(byDoc[i]) > 0 {
 			f.Locations[0].Line, f.Quotes[0] = byDoc[i][0].p.Line[0], byDoc[i][0].p.Lines[0]
 		}
 		*out = append(*out, f)
 	}
-	// Codex: one file per directory (the override first), root first.
-	chain := map[string]int{} // directory → the doc Codex reads there
+	// Codex: one file per directory (the override first), root first. A
+	// file read through a link counts under each of its names.
+	type named struct {
+		doc  int
+		name string
+	}
+	var agents []named
 	for i, d := range docs {
 		if d.Style != "agents" {
 			continue
 		}
-		switch strings.ToLower(path.Base(d.File)) {
-		case "agents.override.md":
-			chain[path.Dir(d.File)] = i
-		case "agents.md":
-			if _, ok := chain[path.Dir(d.File)]; !ok {
-				chain[path.Dir(d.File)] = i
+		for _, n := range d.names() {
+			agents = append(agents, named{i, n})
+		}
+	}
+	chain := map[string]named{} // directory → the file Codex reads there
+	for _, pass := range []string{"agents.override.md", "agents.md"} {
+		for _, a := range agents {
+			if _, ok := chain[path.Dir(a.name)]; !ok && strings.ToLower(path.Base(a.name)) == pass {
+				chain[path.Dir(a.name)] = a
 			}
 		}
 	}
-	for i, d := range docs {
-		if d.Style != "agents" || !strings.EqualFold(path.Base(d.File), "agents.md") {
+	for _, a := range agents {
+		if strings.ToLower(path.Base(a.name)) != "agents.md" {
 			continue
 		}
-		dir := path.Dir(d.File)
-		if j := chain[dir]; j != i {
-			add(i, "codex", "warning", fmt.Sprintf("Codex reads %s in this directory instead (an override wins)", path.Base(docs[j].File)))
+		dir := path.Dir(a.name)
+		if c := chain[dir]; c.name != a.name {
+			add(a.doc, a.name, "codex", "warning", fmt.Sprintf("Codex reads %s in this directory instead (an override wins)", path.Base(c.name)))
 			continue
 		}
 		before := 0
-		for _, a := range ancestors(dir) {
-			if j, ok := chain[a]; ok {
-				before += len(docs[j].Markdown)
+		for _, up := range ancestors(dir) {
+			if c, ok := chain[up]; ok {
+				before += len(docs[c.doc].Markdown)
 			}
 		}
 		if before >= CodexBudget {
-			add(i, "codex", "warning", fmt.Sprintf("cut: the AGENTS.md files above it hold %d bytes, and Codex stops at %d (project_doc_max_bytes), so it never reads this one", before, CodexBudget))
+			add(a.doc, a.name, "codex", "warning", fmt.Sprintf("cut: the AGENTS.md files above it hold %d bytes, and Codex stops at %d (project_doc_max_bytes), so it never reads this one", before, CodexBudget))
 		}
 	}
 	// Cursor: manual rules nobody mentions.
@@ -71,7 +79,7 @@ func neverLoaded(docs []Doc, byDoc [][]para, out *[]api.LintFinding) {
 			return o.File != d.File && mentions(strings.ToLower(o.Markdown), name)
 		})
 		if !mentioned {
-			add(i, "cursor", "warning", "a manual Cursor rule (no alwaysApply, globs or description): Cursor loads it only when @-mentioned, and no rule file mentions "+name)
+			add(i, d.File, "cursor", "warning", "a manual Cursor rule (no alwaysApply, globs or description): Cursor loads it only when @-mentioned, and no rule file mentions "+name)
 		}
 	}
 	// Copilot code review: excluded by the file itself.
@@ -80,7 +88,7 @@ func neverLoaded(docs []Doc, byDoc [][]para, out *[]api.LintFinding) {
 			continue
 		}
 		if ok, _ := d.loads("copilot-review"); !ok {
-			add(i, "copilot-review", "note", "excludeAgent: code-review, so Copilot code review never reads it")
+			add(i, d.File, "copilot-review", "note", "excludeAgent: code-review, so Copilot code review never reads it")
 		}
 	}
 }
