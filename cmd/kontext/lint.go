@@ -11,6 +11,7 @@ import (
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
+	"github.com/kontext/kontext/internal/report"
 	"github.com/kontext/kontext/internal/table"
 )
 
@@ -81,4 +82,15 @@ func printLint(w io.Writer, res *api.LintResult) {
 		summary += " (" + strings.Join(parts, ", ") + ")"
 	}
 	fmt.Fprintln(w, summary)
+}
+
+// lintNotes counts the ci results that are rules.lint findings.
+func lintNotes(results []report.Result) int {
+	n := 0
+	for _, r := range results {
+		if report.IsLint(r.Rule) {
+			n++
+		}
+	}
+	return n
 }

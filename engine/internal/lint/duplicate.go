@@ -135,10 +135,11 @@ func (r *run) finding(docs []Doc, ks []int) api.LintFinding {
 	}
 	lines := r.end[ks[0]].p.Line[len(r.end[ks[0]].p.Line)-1] - r.start[ks[0]].p.Line[0] + 1
 	what := "the same paragraph"
+	verb := "is"
 	if r.start[ks[0]].index != r.end[ks[0]].index {
-		what = fmt.Sprintf("the same %d paragraphs", r.end[ks[0]].index-r.start[ks[0]].index+1)
+		what, verb = fmt.Sprintf("the same %d paragraphs", r.end[ks[0]].index-r.start[ks[0]].index+1), "are"
 	}
-	f.Message = fmt.Sprintf("%s (%d lines, %d bytes) is in %s: %s", what, lines, r.bytes[ks[0]], pluralFiles(len(ks)), strings.Join(names, ", "))
+	f.Message = fmt.Sprintf("%s (%d lines, %d bytes) %s in %s: %s", what, lines, r.bytes[ks[0]], verb, pluralFiles(len(ks)), strings.Join(names, ", "))
 	return f
 }
 
