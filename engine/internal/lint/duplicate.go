@@ -139,7 +139,7 @@ func (r *run) finding(docs []Doc, ks []int) api.LintFinding {
 	if r.start[ks[0]].index != r.end[ks[0]].index {
 		what, verb = fmt.Sprintf("the same %d paragraphs", r.end[ks[0]].index-r.start[ks[0]].index+1), "are"
 	}
-	f.Message = fmt.Sprintf("%s (%d lines, %d bytes) %s in %s: %s", what, lines, r.bytes[ks[0]], verb, pluralFiles(len(ks)), strings.Join(names, ", "))
+	f.Message = fmt.Sprintf("%s (%s, %d bytes) %s in %s: %s", what, plural(lines, "line"), r.bytes[ks[0]], verb, plural(len(ks), "file"), strings.Join(names, ", "))
 	return f
 }
 
@@ -164,6 +164,14 @@ func follows(r *run, g []para) bool {
 }
 
 func intp(n int) *int { return &n }
+
+// plural is "1 line", "2 lines".
+func plural(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", n, one)
+}
 
 // Near-duplicates: the measure is the Jaccard index of two paragraphs'
 // sets of word bigrams (after words), found between paragraphs of at

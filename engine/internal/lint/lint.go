@@ -8,7 +8,6 @@ package lint
 
 import (
 	"cmp"
-	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -195,13 +194,6 @@ func locate(docs []Doc, p para) api.LintLocation {
 	return api.LintLocation{File: docs[p.doc].real(), Line: p.p.Line[0]}
 }
 
-// pluralFiles is "2 files" and the like.
-func pluralFiles(n int) string {
-	if n == 1 {
-		return "1 file"
-	}
-	return fmt.Sprintf("%d files", n)
-}
 
 // base is a file's name for messages.
 func base(f string) string { return path.Base(f) }
