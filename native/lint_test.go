@@ -239,6 +239,7 @@ func lineOf(text, phrase string) int {
 func TestLintPlanted(t *testing.T) {
 	dir, files := lintRepo(t)
 	env := Request(context.Background(), dir, "rules.lint", []byte(`{}`))
+	checkGolden(t, "lint_planted", dir, env)
 	var out struct {
 		OK     bool            `json:"ok"`
 		Result api.LintResult  `json:"result"`
