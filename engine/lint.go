@@ -10,7 +10,7 @@ import (
 )
 
 // lintLoading says where rules.lint's per-client loading comes from.
-const lintLoading = "style table: which client reads which rule file kind without being asked (docs/lint.md)"
+const lintLoading = "style table: which client reads which rule file kind without being asked (docs/cli.md, lint)"
 
 func runLint(ctx context.Context, e *Engine, in *api.LintInput) (*api.LintResult, error) {
 	if in.Client != "" && !slices.Contains(lint.Clients, in.Client) {

@@ -19,7 +19,7 @@ type Load struct {
 // StyleLoads is the small table of which client reads which rule file
 // without being asked (always or auto-attached), from the file's style
 // and name alone: the loading rules the findings use until the engine
-// answers per client (docs/lint.md lists it with its sources).
+// answers per client (docs/cli.md lists it with its sources).
 //
 //   - AGENTS.md: Codex (the chain from the root), Cursor (root and
 //     nested), the Copilot coding agent (the nearest one).
