@@ -106,15 +106,15 @@ func mergeLinks(jobs []job) ([]job, map[string][]string) {
 	return out, aliases
 }
 
-// withAliases adds the scope of each alias location to an agents-style
-// entry (a file governs its own directory); other styles read their
+// withAliases adds the scope of each alias location to an agents- or
+// claude-style entry (a file governs its own directory); other styles read their
 // paths from the content, which the aliases share.
 func withAliases(e *entry.Entry, aliases []string, target string) {
 	if target != "" {
 		e.Extra = cloneExtra(e.Extra)
 		e.Extra["link_target"] = target
 	}
-	if len(aliases) == 0 || e.Style != entry.StyleAgents {
+	if len(aliases) == 0 || (e.Style != entry.StyleAgents && e.Style != entry.StyleClaude) {
 		return
 	}
 	paths := append([]string{}, e.Paths...)
