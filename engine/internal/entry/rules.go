@@ -60,6 +60,12 @@ func parseRuleFile(b *builder, t string) {
 		case "title":
 			e.Title = f.str
 		case "globs", "applyto":
+			if style == StyleClaude {
+				// Claude Code scopes by paths only; another tool's keys in
+				// a shared file are kept as they are.
+				e.Extra[f.key] = fieldValue(f)
+				continue
+			}
 			vals := f.list
 			if !f.isList {
 				vals = []string{f.str}
