@@ -66,26 +66,14 @@ func parseRuleFile(b *builder, t string) {
 				e.Extra[f.key] = fieldValue(f)
 				continue
 			}
-			vals := f.list
-			if !f.isList {
-				vals = []string{f.str}
-			}
-			for _, v := range vals {
-				patterns = append(patterns, splitPatterns(v)...)
-			}
+			patterns = append(patterns, fieldPatterns(f)...)
 		case "paths":
 			if !claudeRule {
 				e.Extra[f.key] = fieldValue(f)
 				continue
 			}
-			vals := f.list
-			if !f.isList {
-				vals = []string{f.str}
-			}
-			for _, v := range vals {
-				for _, p := range splitPatterns(v) {
-					patterns = append(patterns, anchor(claudeDir, p))
-				}
+			for _, p := range fieldPatterns(f) {
+				patterns = append(patterns, anchor(claudeDir, p))
 			}
 		case "alwaysapply":
 			always = strings.EqualFold(f.str, "true")
@@ -152,6 +140,20 @@ func parseRuleFile(b *builder, t string) {
 		e.Links = readImports(b, importText, importLine)
 	}
 	b.fillSlices()
+}
+
+// fieldPatterns are the globs of a key: a list, or a string of
+// comma-separated globs.
+func fieldPatterns(f ruleField) []string {
+	vals := f.list
+	if !f.isList {
+		vals = []string{f.str}
+	}
+	var out []string
+	for _, v := range vals {
+		out = append(out, splitPatterns(v)...)
+	}
+	return out
 }
 
 // fieldValue is an unknown rule-file key's value for extra.
