@@ -33,6 +33,16 @@ func runLint(ctx context.Context, e *Engine, in *api.LintInput) (*api.LintResult
 			// A link is read under both names (CLAUDE.md -> AGENTS.md).
 			d.Loads = lint.Merge(d.Loads, lint.StyleLoads(target, en.Style, en.Paths, en.Extra))
 		}
+		// Other names of the same file: further links to it, and files that
+		// only import it (CLAUDE.md holding "@AGENTS.md"), which Claude
+		// Code follows and no other client does.
+		aliases, _ := en.Extra["aliases"].([]any)
+		for _, a := range aliases {
+			if name, ok := a.(string); ok && name != target {
+				d.Aliases = append(d.Aliases, name)
+				d.Loads = lint.Merge(d.Loads, lint.ImportLoads(name, en.Style, en.Paths, en.Extra))
+			}
+		}
 		docs = append(docs, d)
 		if target == "" {
 			target = en.File

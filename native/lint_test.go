@@ -33,7 +33,8 @@ style = "copilot"
 // lintFixture is a repository with planted duplicates, near-duplicates,
 // contradictions and files a client never loads, next to sentences that
 // look like them and are not (a tool named as a noun, a negated or
-// floored statement, compatible versions, sibling scopes, a symlink).
+// floored statement, compatible versions, sibling scopes, a nested file
+// that specialises a version for its subtree, a symlink).
 func lintFixture() map[string]string {
 	var big strings.Builder
 	big.WriteString("# Big package\n\n")
@@ -71,6 +72,8 @@ A service never reads another service's tables directly; it calls that service's
 Log with the structured logger; never print to standard output in library code.
 
 Never squash commits before merging a pull request.
+
+Production containers use Node 18.
 
 See below.
 `,
@@ -171,6 +174,16 @@ Tests for this package live in the tests directory next to the web code, one fil
 
 Scripts here use Python 3.12.
 `,
+		"web/CLAUDE.md": "@AGENTS.md\n",
+		".claude/rules/api.md": `---
+paths:
+  - "services/api/**"
+---
+
+# API
+
+Tests for this package live in the tests directory next to the service code, one file per handler.
+`,
 		"big/AGENTS.md":       big.String(),
 		"big/inner/AGENTS.md": "# Inner\n\nThe inner package is generated; edit the templates instead.\n",
 	}
@@ -191,6 +204,7 @@ var lintPlanted = []planted{
 	{"duplicate_rule", "copilot", [][2]string{{"AGENTS.md", "Log with the structured"}, {"CLAUDE.md", "Log with the structured"}}},
 	{"duplicate_rule", "codex", [][2]string{{"AGENTS.md", "Each service owns"}, {"services/api/AGENTS.md", "Each service owns"}}},
 	{"duplicate_rule", "cursor", [][2]string{{".cursor/rules/web.mdc", "Components are"}, {"web/AGENTS.md", "Components are"}}},
+	{"duplicate_rule", "", [][2]string{{".claude/rules/api.md", "Tests for this package"}, {"services/api/AGENTS.md", "Tests for this package"}}},
 	// Nearly the same paragraph.
 	{"near_duplicate_rule", "", [][2]string{{".github/copilot-instructions.md", "Keep functions short"}, {"AGENTS.md", "Keep functions short"}}},
 	{"near_duplicate_rule", "", [][2]string{{".cursor/rules/testing.mdc", "Name each test"}, {".github/instructions/tests.instructions.md", "Name each test"}}},
@@ -198,7 +212,7 @@ var lintPlanted = []planted{
 	// Contradictions between overlapping scopes.
 	{"conflicting_rules", "", [][2]string{{".cursor/rules/style.mdc", "npm install"}, {"AGENTS.md", "pnpm install"}}},
 	{"conflicting_rules", "", [][2]string{{".cursor/rules/testing.mdc", "Jest"}, {".github/instructions/tests.instructions.md", "Vitest"}}},
-	{"conflicting_rules", "", [][2]string{{".github/copilot-instructions.md", "Node 20 in every"}, {"services/api/AGENTS.md", "Node 18"}}},
+	{"conflicting_rules", "", [][2]string{{".github/copilot-instructions.md", "Node 20 in every"}, {"CLAUDE.md", "Node 18"}}},
 	{"conflicting_rules", "", [][2]string{{"AGENTS.md", "Always squash"}, {"CLAUDE.md", "Never squash"}}},
 	{"conflicting_rules", "", [][2]string{{".github/instructions/docs.instructions.md", "Python 3.12"}, {"docs/AGENTS.md", "Python 3.11"}}},
 	// Files a client never loads.
@@ -208,8 +222,8 @@ var lintPlanted = []planted{
 }
 
 // lintRepo writes the fixture into a committed git repository, with
-// docs/CLAUDE.md a symlink to docs/AGENTS.md (one file, never its own
-// duplicate).
+// docs/CLAUDE.md a symlink to docs/AGENTS.md and web/CLAUDE.md an import
+// of web/AGENTS.md (one file each, never its own duplicate).
 func lintRepo(t *testing.T) (string, map[string]string) {
 	t.Helper()
 	files := lintFixture()

@@ -17,14 +17,15 @@ type Load struct {
 }
 
 // StyleLoads is the small table of which client reads which rule file
-// without being asked (always or auto-attached), from the file's style
-// and name alone: the loading rules the findings use until the engine
+// without being asked (always or auto-attached), from the file's name and
+// style alone: the loading rules the findings use until the engine
 // answers per client (docs/cli.md lists it with its sources).
 //
-//   - AGENTS.md: Codex (the chain from the root), Cursor (root and
-//     nested), the Copilot coding agent (the nearest one).
-//   - CLAUDE.md: Claude Code; the Copilot coding agent reads the root one.
-//   - .claude/rules: Claude Code.
+//   - AGENTS.md (and AGENTS.override.md): Codex (the chain from the root),
+//     Cursor (root and nested), the Copilot coding agent (the nearest one).
+//   - CLAUDE.md, .claude/CLAUDE.md, .claude/rules: Claude Code; the
+//     Copilot coding agent reads the root CLAUDE.md too.
+//   - GEMINI.md: Gemini CLI.
 //   - .cursor/rules/*.mdc and .cursorrules: Cursor, when the rule is
 //     always applied or has globs (a rule with only a description is the
 //     agent's choice, one with neither is manual).
@@ -32,34 +33,46 @@ type Load struct {
 //     and coding agent) and Copilot code review, unless excludeAgent names it.
 func StyleLoads(file, style string, paths []string, extra map[string]any) []Load {
 	base := strings.ToLower(path.Base(file))
-	root := path.Dir(file) == "."
-	var out []Load
-	switch style {
-	case "agents":
-		switch base {
-		case "agents.md", "agents.override.md":
-			out = append(out, Load{Client: "codex"}, Load{Client: "cursor"}, Load{Client: "copilot", Nearest: "AGENTS.md"})
-		case "claude.md":
-			out = append(out, Load{Client: "claude"})
-			if root {
-				out = append(out, Load{Client: "copilot"})
-			}
-		case "gemini.md":
-			out = append(out, Load{Client: "gemini"})
+	switch {
+	case base == "agents.md" || base == "agents.override.md":
+		return []Load{{Client: "codex"}, {Client: "cursor"}, {Client: "copilot", Nearest: "AGENTS.md"}}
+	case base == "claude.md":
+		if strings.EqualFold(file, "CLAUDE.md") {
+			return []Load{{Client: "claude"}, {Client: "copilot"}}
 		}
-	case "claude":
-		out = append(out, Load{Client: "claude"})
-	case "cursor":
+		return []Load{{Client: "claude"}}
+	case base == "claude.local.md":
+		return nil // personal: never a team finding
+	case strings.HasPrefix(file, ".claude/rules/") || strings.Contains(file, "/.claude/rules/"):
+		return []Load{{Client: "claude"}}
+	case base == "gemini.md":
+		return []Load{{Client: "gemini"}}
+	case style == "cursor":
 		if len(paths) > 0 {
-			out = append(out, Load{Client: "cursor"})
+			return []Load{{Client: "cursor"}}
 		}
-	case "copilot":
+	case style == "copilot":
+		var out []Load
 		ex := strings.ToLower(strings.TrimSpace(str(extra["excludeAgent"])))
 		if ex != "coding-agent" && ex != "cloud-agent" {
 			out = append(out, Load{Client: "copilot"})
 		}
 		if ex != "code-review" {
 			out = append(out, Load{Client: "copilot-review"})
+		}
+		return out
+	}
+	return nil
+}
+
+// ImportLoads are the loads of a file read through an @path import of
+// another (CLAUDE.md holding "@AGENTS.md"): only Claude Code follows
+// imports, so only its loads of the importing file carry over.
+func ImportLoads(file, style string, paths []string, extra map[string]any) []Load {
+	var out []Load
+	for _, l := range StyleLoads(file, style, paths, extra) {
+		if l.Client == "claude" {
+			out = append(out, l)
 		}
 	}
 	return out

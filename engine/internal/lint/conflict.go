@@ -213,7 +213,10 @@ type lineAt struct{ doc, line int }
 
 // conflicts adds a finding per pair of files whose scopes overlap and
 // which state different values of one fact, and returns the pairs of
-// lines it quoted.
+// lines it quoted. A tool or a version is compared only between files of
+// the same scope: a file for a narrower part of the tree that names
+// another tool (the docs site on npm in a yarn repository, a nested
+// service on its own Node) specialises, it does not contradict.
 func conflicts(docs []Doc, byDoc [][]para, overlap func(a, b int) bool, out *[]api.LintFinding) map[[2]lineAt]bool {
 	quoted := map[[2]lineAt]bool{}
 	fs := make([]map[string][]fact, len(docs))
@@ -232,9 +235,10 @@ func conflicts(docs []Doc, byDoc [][]para, overlap func(a, b int) bool, out *[]a
 				}
 			}
 			slices.Sort(keys)
+			same := sameScope(docs[a].Paths, docs[b].Paths)
 			for _, k := range keys {
 				x, y := fs[a][k][0], fs[b][k][0]
-				if agree(x, y) {
+				if agree(x, y) || (!same && !strings.HasPrefix(k, "rule:")) {
 					continue
 				}
 				quoted[[2]lineAt{{a, x.line}, {b, y.line}}] = true
@@ -247,4 +251,24 @@ func conflicts(docs []Doc, byDoc [][]para, overlap func(a, b int) bool, out *[]a
 		}
 	}
 	return quoted
+}
+
+// sameScope reports whether two files govern the same paths: the same
+// patterns, "**/*" and "**" alike, in any order.
+func sameScope(a, b []string) bool {
+	norm := func(ps []string) []string {
+		out := make([]string, 0, len(ps))
+		for _, p := range ps {
+			p = strings.TrimPrefix(strings.TrimPrefix(p, "./"), "/")
+			if p == "**/*" {
+				p = "**"
+			}
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	return slices.Equal(norm(a), norm(b))
 }

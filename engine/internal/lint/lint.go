@@ -30,6 +30,7 @@ const (
 type Doc struct {
 	File     string   // the path it was read at
 	Real     string   // the file its text comes from (a link's target); "" = File
+	Aliases  []string // further names: links to it, files that only import it
 	Style    string   // entry style: agents, cursor, copilot, …
 	Paths    []string // the paths it governs (empty: none until mentioned)
 	Markdown string   // the file's text
@@ -59,12 +60,16 @@ func (d *Doc) real() string {
 	return d.File
 }
 
-// names are the paths the file is read at: its own and a link's target.
+// names are the paths the file is read at: its own, a link's target and
+// its aliases.
 func (d *Doc) names() []string {
-	if d.Real != "" && d.Real != d.File {
-		return []string{d.File, d.Real}
+	out := []string{d.File}
+	for _, n := range append([]string{d.Real}, d.Aliases...) {
+		if n != "" && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
 	}
-	return []string{d.File}
+	return out
 }
 
 // para is one paragraph of one doc, read for comparison.

@@ -35,11 +35,10 @@ func neverLoaded(docs []Doc, byDoc [][]para, out *[]api.LintFinding) {
 	}
 	var agents []named
 	for i, d := range docs {
-		if d.Style != "agents" {
-			continue
-		}
 		for _, n := range d.names() {
-			agents = append(agents, named{i, n})
+			if b := strings.ToLower(path.Base(n)); b == "agents.md" || b == "agents.override.md" {
+				agents = append(agents, named{i, n})
+			}
 		}
 	}
 	chain := map[string]named{} // directory → the file Codex reads there
