@@ -199,6 +199,5 @@ func locate(docs []Doc, p para) api.LintLocation {
 	return api.LintLocation{File: docs[p.doc].real(), Line: p.p.Line[0]}
 }
 
-
 // base is a file's name for messages.
 func base(f string) string { return path.Base(f) }
