@@ -8,7 +8,6 @@ package lint
 
 import (
 	"cmp"
-	"path"
 	"slices"
 	"strings"
 	"unicode"
@@ -198,6 +197,3 @@ func words(s string) []string {
 func locate(docs []Doc, p para) api.LintLocation {
 	return api.LintLocation{File: docs[p.doc].real(), Line: p.p.Line[0]}
 }
-
-// base is a file's name for messages.
-func base(f string) string { return path.Base(f) }
