@@ -26,6 +26,10 @@ dir = ".cursor/rules"
 style = "cursor"
 
 [[kinds.convention.include]]
+dir = ".cursorrules"
+style = "cursor"
+
+[[kinds.convention.include]]
 dir = ".github"
 style = "copilot"
 `
@@ -87,6 +91,13 @@ alwaysApply: true
 Every public endpoint validates its input at the edge and answers a typed error when the input is wrong.
 
 Run ` + "`npm install`" + ` before you start the dev server.
+
+- Name files after the one thing they export, in kebab case.
+- Keep each module under four hundred lines of code.
+`,
+		".cursorrules": `Answer in the language of the question.
+Name files after the one thing they export, in kebab case.
+Keep each module under four hundred lines of code.
 `,
 		".cursor/rules/testing.mdc": `---
 description: Tests
@@ -204,6 +215,7 @@ var lintPlanted = []planted{
 	{"duplicate_rule", "copilot", [][2]string{{"AGENTS.md", "Log with the structured"}, {"CLAUDE.md", "Log with the structured"}}},
 	{"duplicate_rule", "codex", [][2]string{{"AGENTS.md", "Each service owns"}, {"services/api/AGENTS.md", "Each service owns"}}},
 	{"duplicate_rule", "cursor", [][2]string{{".cursor/rules/web.mdc", "Components are"}, {"web/AGENTS.md", "Components are"}}},
+	{"duplicate_rule", "cursor", [][2]string{{".cursor/rules/style.mdc", "Name files after"}, {".cursorrules", "Name files after"}}},
 	{"duplicate_rule", "", [][2]string{{".claude/rules/api.md", "Tests for this package"}, {"services/api/AGENTS.md", "Tests for this package"}}},
 	// Nearly the same paragraph.
 	{"near_duplicate_rule", "", [][2]string{{".github/copilot-instructions.md", "Keep functions short"}, {"AGENTS.md", "Keep functions short"}}},
@@ -254,6 +266,10 @@ func TestLintPlanted(t *testing.T) {
 	dir, files := lintRepo(t)
 	env := Request(context.Background(), dir, "rules.lint", []byte(`{}`))
 	checkGolden(t, "lint_planted", dir, env)
+	// The second read answers from the compiled snapshot: the same answer.
+	if again := Request(context.Background(), dir, "rules.lint", []byte(`{}`)); string(again) != string(env) {
+		t.Fatalf("rules.lint from the compiled snapshot differs:\n%s\n%s", env, again)
+	}
 	var out struct {
 		OK     bool            `json:"ok"`
 		Result api.LintResult  `json:"result"`

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kontext/kontext/engine/api"
+	"github.com/kontext/kontext/engine/internal/entry"
 )
 
 // Clients are the clients whose loading the findings speak of, in the
@@ -25,11 +26,42 @@ type run struct {
 	words      int
 }
 
-// duplicates adds a finding per run of paragraphs found word for word in
-// several files: per client that loads two or more copies where their
-// scopes overlap (with the bytes it reads more than once), else one
-// finding without a client.
-func duplicates(docs []Doc, paras []para, overlap func(a, b int) bool, out *[]api.LintFinding) {
+// lineUnits are the lines of paras as units of their own, numbered by
+// file line (consecutive lines make a run), each knowing its paragraph:
+// a list of one-line rules in one file (.cursorrules) and the same rules
+// as list items in another are the same lines in different paragraphs.
+func lineUnits(paras []para) []para {
+	var out []para
+	for _, p := range paras {
+		for i, l := range p.p.Lines {
+			w := words(l)
+			if len(w) == 0 {
+				continue
+			}
+			out = append(out, para{doc: p.doc, index: p.p.Line[i], p: entry.Paragraph{Lines: []string{l}, Line: []int{p.p.Line[i]}},
+				norm: strings.Join(w, " "), words: w, bytes: len(l) + 1, parent: p.norm})
+		}
+	}
+	return out
+}
+
+// sameParagraphs reports whether every line of g sits in the same
+// paragraph text: the paragraph pass has found them.
+func sameParagraphs(g []para) bool {
+	for _, p := range g[1:] {
+		if p.parent != g[0].parent {
+			return false
+		}
+	}
+	return true
+}
+
+// duplicates adds a finding per run of units (paragraphs, or lines) found
+// word for word in several files: per client that loads two or more
+// copies where their scopes overlap (with the bytes it reads more than
+// once), else one finding without a client. skip drops a group of
+// copies another pass reports.
+func duplicates(docs []Doc, paras []para, unit string, skip func(g []para) bool, overlap func(a, b int) bool, out *[]api.LintFinding) {
 	// Each normalised text, with its first paragraph in each file.
 	byText := map[string][]para{}
 	var order []string
@@ -52,7 +84,7 @@ func duplicates(docs []Doc, paras []para, overlap func(a, b int) bool, out *[]ap
 	last := map[string]*run{} // file set → its open run
 	for _, norm := range order {
 		g := byText[norm]
-		if len(g) < 2 {
+		if len(g) < 2 || (skip != nil && skip(g)) {
 			continue
 		}
 		key := fileSet(g)
@@ -105,7 +137,7 @@ func duplicates(docs []Doc, paras []para, overlap func(a, b int) bool, out *[]ap
 				total += r.bytes[k]
 				most = max(most, r.bytes[k])
 			}
-			f := r.finding(docs, together)
+			f := r.finding(docs, together, unit)
 			f.Client, f.BytesWasted = &c, intp(total-most)
 			f.Message += fmt.Sprintf("; %s loads %d copies, %d bytes more than once", c, len(together), total-most)
 			*out = append(*out, f)
@@ -116,7 +148,7 @@ func duplicates(docs []Doc, paras []para, overlap func(a, b int) bool, out *[]ap
 			for k := range all {
 				all[k] = k
 			}
-			f := r.finding(docs, all)
+			f := r.finding(docs, all, unit)
 			f.Message += "; no client loads two copies at once, but each edit must be made in every file"
 			*out = append(*out, f)
 		}
@@ -124,7 +156,7 @@ func duplicates(docs []Doc, paras []para, overlap func(a, b int) bool, out *[]ap
 }
 
 // finding is the duplicate finding of r over its files ks.
-func (r *run) finding(docs []Doc, ks []int) api.LintFinding {
+func (r *run) finding(docs []Doc, ks []int, unit string) api.LintFinding {
 	f := api.LintFinding{RuleID: RuleDuplicate, Severity: "note"}
 	var names []string
 	for _, k := range ks {
@@ -134,12 +166,16 @@ func (r *run) finding(docs []Doc, ks []int) api.LintFinding {
 		names = append(names, fmt.Sprintf("%s:%d", docs[p.doc].real(), p.p.Line[0]))
 	}
 	lines := r.end[ks[0]].p.Line[len(r.end[ks[0]].p.Line)-1] - r.start[ks[0]].p.Line[0] + 1
-	what := "the same paragraph"
+	what := "the same " + unit
 	verb := "is"
 	if r.start[ks[0]].index != r.end[ks[0]].index {
-		what, verb = fmt.Sprintf("the same %d paragraphs", r.end[ks[0]].index-r.start[ks[0]].index+1), "are"
+		what, verb = fmt.Sprintf("the same %d %ss", r.end[ks[0]].index-r.start[ks[0]].index+1, unit), "are"
 	}
-	f.Message = fmt.Sprintf("%s (%s, %d bytes) %s in %s: %s", what, plural(lines, "line"), r.bytes[ks[0]], verb, plural(len(ks), "file"), strings.Join(names, ", "))
+	size := fmt.Sprintf("%s, %d bytes", plural(lines, "line"), r.bytes[ks[0]])
+	if unit == "line" {
+		size = fmt.Sprintf("%d bytes", r.bytes[ks[0]])
+	}
+	f.Message = fmt.Sprintf("%s (%s) %s in %s: %s", what, size, verb, plural(len(ks), "file"), strings.Join(names, ", "))
 	return f
 }
 

@@ -79,6 +79,8 @@ type para struct {
 	norm  string   // normalised text
 	words []string // normalised words
 	bytes int      // bytes as written (lines and their newlines)
+	// parent is the normalised text of a line unit's paragraph.
+	parent string
 }
 
 // Check returns the findings over docs, ordered by rule and location.
@@ -118,7 +120,8 @@ func Check(docs []Doc) []api.LintFinding {
 		return false
 	}
 	var out []api.LintFinding
-	duplicates(docs, paras, overlap, &out)
+	duplicates(docs, paras, "paragraph", nil, overlap, &out)
+	duplicates(docs, lineUnits(paras), "line", sameParagraphs, overlap, &out)
 	// A pair that contradicts is a contradiction, not a near-duplicate.
 	conflicting := conflicts(docs, byDoc, overlap, &out)
 	nearDuplicates(docs, paras, overlap, conflicting, &out)
