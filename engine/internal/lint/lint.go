@@ -109,15 +109,24 @@ func Check(docs []Doc) []api.LintFinding {
 			}
 		}
 	}
+	memo := map[[2]int]bool{}
 	overlap := func(a, b int) bool {
+		if a > b {
+			a, b = b, a
+		}
+		if v, ok := memo[[2]int{a, b}]; ok {
+			return v
+		}
+		v := false
 		for _, x := range scopes[a] {
 			for _, y := range scopes[b] {
-				if match.Overlap(x, y) {
-					return true
+				if !v && match.Overlap(x, y) {
+					v = true
 				}
 			}
 		}
-		return false
+		memo[[2]int{a, b}] = v
+		return v
 	}
 	var out []api.LintFinding
 	duplicates(docs, paras, "paragraph", nil, overlap, &out)
