@@ -73,6 +73,9 @@ var (
 	})
 )
 
+// notRules start a "don't" clause that prescribes nothing.
+var notRules = set("need", "have", "hesitate", "worry", "mind", "know")
+
 // articles are left out of always/never clauses.
 var articles = set("the", "a", "an")
 
@@ -191,10 +194,14 @@ func lineFacts(line string) []fact {
 }
 
 // clause is an always/never clause's words without articles ("" when it
-// has fewer than two words, or itself says always or never).
+// has fewer than two words, itself says always or never, or is no rule:
+// "don't need to guess").
 func clause(s string) string {
 	var ws []string
-	for _, w := range words(s) {
+	for i, w := range words(s) {
+		if i == 0 && notRules[w] {
+			return ""
+		}
 		if w == "always" || w == "never" || w == "not" {
 			return ""
 		}
