@@ -93,39 +93,71 @@ type borrowed struct {
 // and the configuration it was read with; it is "" when sha has its own
 // configuration or none exists anywhere (the defaults, as before).
 func (e *Engine) AtRevision(ctx context.Context, sha, head string) (eng *Engine, warning string, err error) {
-	own, err := e.atCommit(ctx, sha)
+	lent, err := e.lentConfig(ctx, sha, head)
 	if err != nil {
 		return nil, "", err
 	}
-	if own.commit.configPath != "" {
-		return own, "", nil
-	}
-	var b *borrowed
-	if head != "" && head != sha {
-		h, err := e.atCommit(ctx, head)
-		if err != nil {
-			return nil, "", err
-		}
-		if p := h.commit.configPath; p != "" {
-			b = &borrowed{path: p, data: h.commit.files[p].Data, from: "head " + short(head)}
-		}
-	}
-	if b == nil && e.commit == nil {
-		st, err := e.Read(ctx)
-		if err != nil {
-			return nil, "", err
-		}
-		if st.Cfg.Path != "" {
-			b = &borrowed{path: st.Cfg.Path, data: st.Snap.ConfigText, from: "the working tree"}
-		}
-	}
-	if b == nil {
-		return own, "", nil
-	}
-	if eng, err = e.cachedCommit(ctx, sha, b); err != nil {
+	if eng, err = e.cachedCommit(ctx, sha, lent); err != nil {
 		return nil, "", err
 	}
-	return eng, fmt.Sprintf("%s has no configuration committed: its entries were read with the configuration of %s (%s)", short(sha), b.from, b.path), nil
+	return eng, lent.warning(sha), nil
+}
+
+// RevisionWarning is the warning AtRevision gives for sha and head,
+// without reading sha's knowledge files: what a report says about a
+// revision whose entries it did not need.
+func (e *Engine) RevisionWarning(ctx context.Context, sha, head string) (string, error) {
+	lent, err := e.lentConfig(ctx, sha, head)
+	if err != nil {
+		return "", err
+	}
+	return lent.warning(sha), nil
+}
+
+func (b *borrowed) warning(sha string) string {
+	if b == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s has no configuration committed: its entries were read with the configuration of %s (%s)", short(sha), b.from, b.path)
+}
+
+// lentConfig is the configuration sha is read with when it has none of
+// its own: head's, else the working tree's; nil when sha has one or none
+// exists.
+func (e *Engine) lentConfig(ctx context.Context, sha, head string) (*borrowed, error) {
+	h := e.opts.History
+	if h == nil {
+		return nil, apierr.New(apierr.UnsupportedOperation, "reading a commit needs git history; run it with the native CLI")
+	}
+	committed := func(sha string) (string, []byte, error) {
+		for _, cand := range config.Candidates() {
+			data, ok, err := h.FileAt(ctx, sha, cand)
+			if err != nil || ok {
+				return cand, data, err
+			}
+		}
+		return "", nil, nil
+	}
+	if p, _, err := committed(sha); err != nil || p != "" {
+		return nil, err
+	}
+	if head != "" && head != sha {
+		p, data, err := committed(head)
+		if err != nil {
+			return nil, err
+		}
+		if p != "" {
+			return &borrowed{path: p, data: data, from: "head " + short(head)}, nil
+		}
+	}
+	if e.commit != nil {
+		return nil, nil // an engine over a commit has no working tree
+	}
+	st, err := e.Read(ctx)
+	if err != nil || st.Cfg.Path == "" {
+		return nil, err
+	}
+	return &borrowed{path: st.Cfg.Path, data: st.Snap.ConfigText, from: "the working tree"}, nil
 }
 
 // cachedCommit is atCommit, read with cfg when the commit has no
