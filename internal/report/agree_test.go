@@ -3,6 +3,8 @@ package report_test
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,7 +81,7 @@ func TestCommentAndConsoleAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, ok := b.BaseFiles[".kontext.toml"]; !ok {
-		t.Fatalf("the base files hold no configuration to read them with: %v", keys(b.BaseFiles))
+		t.Fatalf("the base files hold no configuration to read them with: %v", slices.Sorted(maps.Keys(b.BaseFiles)))
 	}
 	headFiles := map[string]string{}
 	for p, text := range b.Files {
@@ -124,12 +126,4 @@ func TestCommentAndConsoleAgree(t *testing.T) {
 	if !strings.Contains(comment, "\n> **Warning:** "+w+"\n") {
 		t.Errorf("the comment has no warning line:\n%s", comment)
 	}
-}
-
-func keys(m map[string]string) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
