@@ -53,9 +53,12 @@ func TestCommentAndConsoleAgree(t *testing.T) {
 		"docs/adr/0002-use-go.md":           nygard(2, "Use Go"),
 		"docs/adr/0003-use-make.md":         nygard(3, "Use make"),
 		"src/a.go":                          "package a\n",
+		// Private, and removed by the change: named nowhere.
+		".ai/conventions/secret-plan.md": "---\nvisibility: private\n---\n# SECRET-PLAN\n\nNever published.\n",
 	})
 	git("add", "-A")
 	git("commit", "-q", "-m", "base")
+	git("rm", "-q", ".ai/conventions/secret-plan.md")
 	base := git("rev-parse", "HEAD")
 	testrepo.Write(t, dir, map[string]string{
 		".kontext.toml":            "version = 1\n\n[[kinds.decision.include]]\ndir = \"docs/adr\"\nstyle = \"adr\"\n",
@@ -108,6 +111,9 @@ func TestCommentAndConsoleAgree(t *testing.T) {
 	}
 	if got(console.Changes) != got(r.Changes) {
 		t.Errorf("the console's changes %s, the comment's %s", got(console.Changes), got(r.Changes))
+	}
+	if strings.Contains(comment, "secret-plan") || strings.Contains(comment, "SECRET-PLAN") {
+		t.Errorf("the comment names a private entry:\n%s", comment)
 	}
 	// The comment counts and names every one, with its kind, status and file.
 	if !strings.Contains(comment, fmt.Sprintf("#### %d entries changed by this change\n\n%s\n", len(console.Changes), report.ChangeCounts(console.Changes))) {

@@ -204,6 +204,17 @@ func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
 				return nil, err
 			}
 			changes = c.Changes
+			// An entry private in base (removed since) is private too, as
+			// bundles leave base's private files out.
+			bst, err := base.Read(ctx)
+			if err != nil {
+				return nil, err
+			}
+			for _, en := range bst.Snap.Entries() {
+				if en.Visibility == "private" {
+					private[en.ID], private[en.File] = true, true
+				}
+			}
 		} else {
 			warning, err := e.RevisionWarning(ctx, change.From, change.Head)
 			if err != nil {
