@@ -45,6 +45,7 @@ function write(dir, files) {
 /** The console's view of what changed: the count, the counts by change, the entries, the warning. */
 function consoleShows(page) {
   return page.evaluate(() => ({
+    governing: Number(document.querySelector('[data-testid="stat-governing"]').dataset.value),
     stat: Number(document.querySelector('[data-testid="stat-changed"]').dataset.value),
     count: Number(document.querySelector('[data-testid="change-counts"]')?.dataset.value),
     counts: document.querySelector('[data-testid="change-counts"]')?.textContent,
@@ -72,11 +73,13 @@ test("the console and the comment name the same changed entries across the adopt
   write(dir, {
     ".kontext.toml": 'version = 1\n\n[[kinds.decision.include]]\ndir = "docs/adr"\nstyle = "adr"\n',
     "docs/adr/0003-use-chi.md": adr(3, "Use chi"),
+    ".ai/conventions/wrap-errors.md": '---\npaths: ["src/**"]\n---\n# Wrap errors\n\nAlways.\n',
+    ".ai/conventions/everything.md": '---\npaths: ["**"]\n---\n# Be kind\n\nEverywhere.\n',
     "docs/adr/0002-use-go.md": adr(2, "Use Go").replace("Use Go.", "Use Go, the latest release."),
   });
   git("add", "-A");
   git("commit", "-q", "-m", "adopt kontext");
-  write(dir, { "docs/adr/0004-use-htmx.md": adr(4, "Use htmx") }); // not committed: the local review shows it
+  write(dir, { "docs/adr/0004-use-htmx.md": adr(4, "Use htmx"), "src/a.go": "package a\n\nfunc A() {}\n" }); // not committed: the local review shows them
 
   const comment = execFileSync(bin, ["-C", dir, "review", "--format", "markdown", "--base", base], { env }).toString();
   const bundle = JSON.parse(execFileSync(bin, ["-C", dir, "bundle", "--base", base, "--worktree", "-o", "-"], { env }).toString());
@@ -91,10 +94,11 @@ test("the console and the comment name the same changed entries across the adopt
     // The console: the two added ADRs and the revised one, never the
     // unchanged first ADR (it was "added" when the base was read without
     // its log).
-    assert.deepEqual(shows.entries.map((e) => `${e.id} ${e.change}`), ["0003-use-chi added", "0004-use-htmx added", "0002-use-go revised"]);
-    assert.equal(shows.stat, 3);
-    assert.equal(shows.count, 3);
-    assert.match(shows.counts, /^3 entries changed: 2 added · 1 revised$/);
+    assert.deepEqual(shows.entries.map((e) => `${e.id} ${e.change}`),
+      ["0003-use-chi added", "0004-use-htmx added", "everything added", "wrap-errors added", "0002-use-go revised"]);
+    assert.equal(shows.stat, 5);
+    assert.equal(shows.count, 5);
+    assert.match(shows.counts, /^5 entries changed: 4 added · 1 revised$/);
 
     // The comment counts them alike and names each with kind, status and file link.
     const m = comment.match(/^#### (\d+) entr(?:y|ies) changed by this change\n\n(.*)$/m);
@@ -106,6 +110,12 @@ test("the console and the comment name the same changed entries across the adopt
       assert.ok(row, `the comment does not name ${e.id}:\n${comment}`);
       assert.ok(row.includes(e.title), `${e.id}: ${row}`);
     }
+
+    // The entries governing the change: the same count.
+    const g = comment.match(/ · \*\*(\d+) entr(?:y|ies)\*\* govern them · /);
+    assert.ok(g, comment);
+    assert.equal(Number(g[1]), shows.governing);
+    assert.ok(shows.governing > 0, "a convention governs src/a.go");
 
     // The same warning, one line on each side.
     assert.equal(bundle.warnings.length, 1);
