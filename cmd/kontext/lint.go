@@ -82,6 +82,9 @@ func printLint(w io.Writer, res *api.LintResult) {
 		summary += " (" + strings.Join(parts, ", ") + ")"
 	}
 	fmt.Fprintln(w, summary)
+	if res.Files == 0 {
+		fmt.Fprintln(w, "kontext reads no agent rule files here; kontext setup adds the AGENTS.md, CLAUDE.md, Cursor and Copilot files the repository keeps")
+	}
 }
 
 // lintNotes counts the ci results that are rules.lint findings.
