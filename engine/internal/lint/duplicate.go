@@ -117,29 +117,41 @@ func duplicates(docs []Doc, paras []para, unit string, skip func(g []para) bool,
 			}
 			// Copies this client can have in context at once: their scopes
 			// overlap, and they are not two of which it loads the nearest.
+			with := func(k, k2 int) bool {
+				a, b := r.start[k].doc, r.start[k2].doc
+				_, na := docs[a].loads(c)
+				_, nb := docs[b].loads(c)
+				return k != k2 && overlap(a, b) && (na == "" || na != nb)
+			}
 			var together []int
 			for _, k := range ks {
-				for _, k2 := range ks {
-					a, b := r.start[k].doc, r.start[k2].doc
-					_, na := docs[a].loads(c)
-					_, nb := docs[b].loads(c)
-					if k != k2 && overlap(a, b) && (na == "" || na != nb) {
-						together = append(together, k)
-						break
-					}
+				if slices.ContainsFunc(ks, func(k2 int) bool { return with(k, k2) }) {
+					together = append(together, k)
 				}
 			}
 			if len(together) < 2 {
 				continue
 			}
-			total, most := 0, 0
+			// What one context holds more than once: the copies around each
+			// one that are all read together (svc/ and web/ never are).
+			wasted := 0
 			for _, k := range together {
-				total += r.bytes[k]
-				most = max(most, r.bytes[k])
+				clique := []int{k}
+				for _, j := range together {
+					if !slices.Contains(clique, j) && !slices.ContainsFunc(clique, func(m int) bool { return !with(j, m) }) {
+						clique = append(clique, j)
+					}
+				}
+				total, most := 0, 0
+				for _, m := range clique {
+					total += r.bytes[m]
+					most = max(most, r.bytes[m])
+				}
+				wasted = max(wasted, total-most)
 			}
 			f := r.finding(docs, together, unit)
-			f.Client, f.BytesWasted = &c, intp(total-most)
-			f.Message += fmt.Sprintf("; %s loads %d copies, %d bytes more than once", c, len(together), total-most)
+			f.Client, f.BytesWasted = &c, intp(wasted)
+			f.Message += fmt.Sprintf("; %s reads %d bytes of it more than once", c, wasted)
 			*out = append(*out, f)
 			emitted = true
 		}

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -92,5 +93,39 @@ func TestStyleLoads(t *testing.T) {
 func TestSameScope(t *testing.T) {
 	if !sameScope([]string{"**/*", "a/**"}, []string{"a/**", "**", "a/**"}) || sameScope([]string{"**"}, []string{"docs/**"}) {
 		t.Fatal("sameScope")
+	}
+}
+
+// TestDuplicateClients: a paragraph in the root and a nested AGENTS.md is
+// read twice by Codex and Cursor (both files load), not by Copilot (the
+// nearest AGENTS.md only); the bytes wasted are one copy's.
+func TestDuplicateClients(t *testing.T) {
+	para := "Every handler validates its input and answers a typed error when it is wrong."
+	docs := []Doc{
+		{File: "AGENTS.md", Style: "agents", Paths: []string{"**"}, Markdown: "# Root\n\n" + para + "\n"},
+		{File: "svc/AGENTS.md", Style: "agents", Paths: []string{"svc/**"}, Markdown: "# Svc\n\nOther words here.\n\n" + para + "\n"},
+		{File: "web/AGENTS.md", Style: "agents", Paths: []string{"web/**"}, Markdown: "# Web\n\n" + para + "\n"},
+	}
+	for i := range docs {
+		docs[i].Loads = StyleLoads(docs[i].File, docs[i].Style, docs[i].Paths, nil)
+	}
+	var got []string
+	for _, f := range Check(docs) {
+		if f.RuleID != RuleDuplicate {
+			t.Fatalf("unexpected %s: %s", f.RuleID, f.Message)
+		}
+		var at []string
+		for _, l := range f.Locations {
+			at = append(at, l.File+":"+strconv.Itoa(l.Line))
+		}
+		got = append(got, deref(f.Client)+" "+strconv.Itoa(*f.BytesWasted)+" "+strings.Join(at, ","))
+	}
+	// svc and web never load together: each pairs with the root only.
+	want := []string{
+		"codex 78 AGENTS.md:3,svc/AGENTS.md:5,web/AGENTS.md:3",
+		"cursor 78 AGENTS.md:3,svc/AGENTS.md:5,web/AGENTS.md:3",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q\nwant %q", got, want)
 	}
 }
