@@ -114,9 +114,10 @@ func Assemble(in Input) *api.Brief {
 	a.fixed()
 
 	// The drop sequence: bodies in the drop order (least specific first
-	// within a group), then titles in the same order. The document is the
-	// shortest prefix of it that fits; dropping a short body can cost a
-	// line (its EXCLUDED line), so fitting is not monotone in the prefix.
+	// within a group), then titles in the same order. The shortest prefix
+	// of it that fits is taken, then every dropped body that fits is taken
+	// back (dropping a short body costs its EXCLUDED line and a
+	// "kontext show" line, so fitting is not monotone in the prefix).
 	var seq []step
 	for _, title := range []bool{false, true} {
 		for g := group(0); g < nGroups; g++ {
@@ -141,7 +142,27 @@ func Assemble(in Input) *api.Brief {
 			s.it.bodyDropped = true
 		}
 	}
+	// The prefix may drop more than it must: a long body dropped late
+	// makes room for the short ones dropped before it. Every dropped body
+	// that fits is taken back, most important first. Titles come before
+	// any body: once one is dropped, no body is taken back (and a title
+	// taken back would be the prefix one shorter, which did not fit).
+	// Taking back a one-line body saves a line, so passes repeat until
+	// one takes nothing back.
 	a.dropped = k
+	for again := k > 0 && !seq[k-1].title; again; {
+		again = false
+		for i := k - 1; i >= 0; i-- {
+			if it := seq[i].it; it.bodyDropped {
+				if it.bodyDropped = false; a.measure() <= limit {
+					a.dropped--
+					again = true
+				} else {
+					it.bodyDropped = true
+				}
+			}
+		}
+	}
 	return a.render()
 }
 

@@ -153,9 +153,9 @@ func TestBudgetDropOrder(t *testing.T) {
 				t.Errorf("budget %d: title of %s cut silently", budget, id)
 			}
 		}
-		// Prefix property: a dropped body implies every lower-authority body
-		// is dropped; a dropped title implies all bodies and every
-		// lower-authority title.
+		// With bodies of one length the drops are a prefix: a dropped body
+		// implies every lower-authority body is dropped; a dropped title
+		// implies all bodies and every lower-authority title.
 		for id := range bodies {
 			for _, low := range order[:rank[id]] {
 				if !bodies[low] {
@@ -179,6 +179,54 @@ func TestBudgetDropOrder(t *testing.T) {
 			t.Errorf("budget %d: dropped %d < %d at a larger budget", budget, b.Budget.Dropped, prevDropped)
 		}
 		prevDropped = b.Budget.Dropped
+	}
+}
+
+// Every body that fits the budget is packed: a short body of low
+// authority is not dropped because a long one after it had to go (the
+// brief ended at 258 of 300 lines with 1–4-line bodies left out).
+func TestBudgetPacksBodiesThatFit(t *testing.T) {
+	entries := func() []*api.Entry {
+		return []*api.Entry{
+			ent("dec-a", "decision", "accepted", 4, 3),
+			ent("conv", "convention", "active", 3, 2),
+			ent("learn", "learning", "active", 2, 40),
+			ent("inc", "incident", "active", 1, 1),
+		}
+	}
+	in := Input{Repository: api.BriefRepository{Root: "/r", Paths: []string{"src/a.go"}}, Entries: entries(), Budget: 1000}
+	full := Assemble(in).Budget.Lines
+	for budget := full; budget >= 1; budget-- {
+		in.Entries, in.Budget = entries(), budget
+		b := Assemble(in)
+		text := Text(b)
+		titleCut := false
+		for _, x := range b.Excluded {
+			titleCut = titleCut || strings.Contains(x.Reason, "title and body")
+		}
+		for _, x := range b.Excluded {
+			if !strings.Contains(x.Reason, "body left out") || titleCut {
+				continue
+			}
+			var n int
+			fmt.Sscanf(x.Reason[strings.LastIndex(x.Reason, "(")+1:], "%d", &n)
+			// Taking it back costs its lines and saves its "kontext show"
+			// line and its EXCLUDED line ("none" when it was the last).
+			after := b.Budget.Lines + n - 2
+			if len(b.Excluded) == 1 {
+				after++
+			}
+			if after <= budget {
+				t.Errorf("budget %d: the %d-line body of %s fits (%d lines) but was dropped\n%s", budget, n, x.Item, after, text)
+			}
+		}
+	}
+	// The case of the report: the long learning goes, the one-line
+	// incident before it in the drop order stays.
+	in.Entries, in.Budget = entries(), full-30
+	b := Assemble(in)
+	if text := Text(b); !strings.Contains(text, "inc body line 0") || strings.Contains(text, "learn body line 0") || b.Budget.Dropped != 1 {
+		t.Errorf("budget %d: want only the learning's body dropped\n%s", full-30, text)
 	}
 }
 
