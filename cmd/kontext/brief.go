@@ -54,8 +54,17 @@ func runBriefCmd(g *factory, fs *pflag.FlagSet) runFunc {
 			return fail(g, stderr, err)
 		}
 		code := emit(g, stdout, b, func(w io.Writer) {
+			governed := false
 			for _, s := range b.Sections { // the text is the sections' texts in order
 				io.WriteString(w, s.Text)
+				switch s.ID {
+				case "repository", "review_due", "premises_changed", "excluded", "budget":
+				default:
+					governed = true // an entry section
+				}
+			}
+			if !governed && len(b.Excluded) == 0 {
+				printEmptyHint(ctx, g, stderr) // an empty brief says why
 			}
 		})
 		if code == exitOK && b.OverBudget {
