@@ -52,7 +52,9 @@ func printEmptyHint(ctx context.Context, g *factory, w io.Writer) {
 		kinds = append(kinds, k)
 		n += count[k]
 	}
-	sort.Slice(kinds, func(i, j int) bool { return count[kinds[i]] > count[kinds[j]] || count[kinds[i]] == count[kinds[j]] && kinds[i] < kinds[j] })
+	sort.Slice(kinds, func(i, j int) bool {
+		return count[kinds[i]] > count[kinds[j]] || count[kinds[i]] == count[kinds[j]] && kinds[i] < kinds[j]
+	})
 	parts := make([]string, len(kinds))
 	for i, k := range kinds {
 		parts[i] = fmt.Sprintf("%d %s", count[k], kindNoun(k, count[k]))
