@@ -169,6 +169,8 @@ func TestIsRecord(t *testing.T) {
 		want bool
 	}{
 		{"# T\n\n## Status\n\nAccepted\n", true},
+		{"# T\n\n## Status: Accepted\n", true},
+		{"# T\n\n## Statuses of the build\n", false},
 		{"# T\n\nStatus: accepted\n", true},
 		{"# T\n\n- Status: accepted\n", true},
 		{"# T\n\n* Status: accepted\n", true},

@@ -15,8 +15,9 @@ import (
 // or the MADR template. A numbered file name is none of these.
 var (
 	statusLine = sync.OnceValue(func() *regexp.Regexp {
-		// ## Status · Status: · - Status: · * Status: · **Status**: · **Status:**
-		return regexp.MustCompile(`(?i)^(?:#{1,6}\s*status\s*:?\s*$|(?:[-*+]\s+)?(?:\*\*|__)?status(?:\*\*|__)?\s*:)`)
+		// ## Status · ## Status: Accepted · Status: · - Status: · * Status: ·
+		// **Status**: · **Status:**
+		return regexp.MustCompile(`(?i)^(?:#{1,6}\s*status\s*(?::.*)?$|(?:[-*+]\s+)?(?:\*\*|__)?status(?:\*\*|__)?\s*:)`)
 	})
 	dateLine = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^(?:[-*+]\s+)?(?:\*\*|__)?date(?:\*\*|__)?\s*:`)
