@@ -54,22 +54,29 @@ func runBriefCmd(g *factory, fs *pflag.FlagSet) runFunc {
 			return fail(g, stderr, err)
 		}
 		code := emit(g, stdout, b, func(w io.Writer) {
-			governed := false
 			for _, s := range b.Sections { // the text is the sections' texts in order
 				io.WriteString(w, s.Text)
-				switch s.ID {
-				case "repository", "review_due", "premises_changed", "excluded", "budget":
-				default:
-					governed = true // an entry section
-				}
-			}
-			if !governed && len(b.Excluded) == 0 {
-				printEmptyHint(ctx, g, stderr) // an empty brief says why
 			}
 		})
+		if code == exitOK && !g.json && g.jq == "" && emptyBrief(b) {
+			printEmptyHint(ctx, g, stderr) // an empty brief says why
+		}
 		if code == exitOK && b.OverBudget {
 			return exitOverBudget
 		}
 		return code
 	}
+}
+
+// emptyBrief: no entry governs the brief's paths (no entry section, and
+// nothing excluded).
+func emptyBrief(b *api.Brief) bool {
+	for _, s := range b.Sections {
+		switch s.ID {
+		case "repository", "review_due", "premises_changed", "excluded", "budget":
+		default:
+			return false // an entry section
+		}
+	}
+	return len(b.Excluded) == 0
 }

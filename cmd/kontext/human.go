@@ -312,7 +312,7 @@ func runGoverningCmd(g *factory, fs *pflag.FlagSet) runFunc {
 		if err != nil {
 			return fail(g, stderr, err)
 		}
-		return emit(g, stdout, r, func(w io.Writer) {
+		code := emit(g, stdout, r, func(w io.Writer) {
 			var ids map[string]string
 			o := w.(*out)
 			style := table.Style{Width: o.width, Paint: o.paint, Short: func() map[string]string { // read once for every path's table
@@ -322,14 +322,16 @@ func runGoverningCmd(g *factory, fs *pflag.FlagSet) runFunc {
 				return ids
 			}}
 			table.Governing(w, style, paths, governedRows(r), boundaryRows(r))
-			if len(r.Entries) == 0 {
-				// "No entry governs" is only true when kontext reads the
-				// repository's knowledge and its entries have paths: an ADR
-				// log not set up yet, or records without paths, get a hint
-				// naming the command, never a silent empty answer.
-				printEmptyHint(ctx, g, stderr)
-			}
 		})
+		if code == exitOK && !g.json && g.jq == "" && len(r.Entries) == 0 {
+			// "No entry governs" is only true when kontext reads the
+			// repository's knowledge and its entries have paths: an ADR log
+			// not set up yet, or records without paths, get a hint naming
+			// the command, never a silent empty answer. (After the listing
+			// is flushed, so the two never run into one line.)
+			printEmptyHint(ctx, g, stderr)
+		}
+		return code
 	}
 }
 
