@@ -59,7 +59,9 @@ func runBriefCmd(g *factory, fs *pflag.FlagSet) runFunc {
 			}
 		})
 		if code == exitOK && !g.json && g.jq == "" && emptyBrief(b) {
-			printEmptyHint(ctx, g, stderr) // an empty brief says why
+			// An empty brief says why: entries without paths in its
+			// REPOSITORY note, knowledge not set up yet here.
+			printAdoptionHintOf(ctx, g, stderr)
 		}
 		if code == exitOK && b.OverBudget {
 			return exitOverBudget

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/kontext/kontext/engine"
@@ -22,60 +21,29 @@ import (
 // paths"), with the command that suggests paths for them. It writes
 // nothing when neither is the case.
 func printEmptyHint(ctx context.Context, g *factory, w io.Writer) {
-	if s, err := g.status(ctx); err == nil && s.Hint != nil {
-		printAdoptionHint(w, s)
+	if printAdoptionHintOf(ctx, g, w) {
 		return
 	}
-	count := map[string]int{}
-	history := false
-	for offset := 0; ; {
-		l, err := read(ctx, g, (*engine.Engine).List, &api.ListInput{ActiveOnly: true, Limit: intp(500), Offset: offset, History: &history})
-		if err != nil {
-			return
-		}
-		for _, e := range l.Entries {
-			if len(e.Paths) == 0 {
-				count[e.Kind]++
-			}
-		}
-		if l.NextOffset == nil {
-			break
-		}
-		offset = *l.NextOffset
-	}
-	if len(count) == 0 {
+	e, err := g.engine()
+	if err != nil {
 		return
 	}
-	kinds := make([]string, 0, len(count))
-	n := 0
-	for k := range count {
-		kinds = append(kinds, k)
-		n += count[k]
+	if st, err := e.Read(ctx); err == nil {
+		if note := engine.UnscopedNote(st.Unscoped()); note != "" {
+			fmt.Fprintln(w, note)
+		}
 	}
-	sort.Slice(kinds, func(i, j int) bool {
-		return count[kinds[i]] > count[kinds[j]] || count[kinds[i]] == count[kinds[j]] && kinds[i] < kinds[j]
-	})
-	parts := make([]string, len(kinds))
-	for i, k := range kinds {
-		parts[i] = fmt.Sprintf("%d %s", count[k], kindNoun(k, count[k]))
-	}
-	fmt.Fprintf(w, "%s %s no paths, so %s no path yet; suggest paths from their history: kontext paths suggest --all (--apply stages them)\n",
-		joinAnd(parts), plural(n, "has", "have"), plural(n, "it governs", "they govern"))
 }
 
-// kindNoun is a kind as a noun: "decision", "decisions".
-func kindNoun(kind string, n int) string {
-	if kind == "architecture" {
-		return plural(n, "architecture note", "architecture notes")
+// printAdoptionHintOf prints status' adoption hint (knowledge kontext
+// does not read yet, and kontext setup --detect) when there is one.
+func printAdoptionHintOf(ctx context.Context, g *factory, w io.Writer) bool {
+	s, err := g.status(ctx)
+	if err != nil || s.Hint == nil {
+		return false
 	}
-	return plural(n, kind, kind+"s")
-}
-
-func joinAnd(parts []string) string {
-	if len(parts) < 2 {
-		return strings.Join(parts, "")
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+	printAdoptionHint(w, s)
+	return true
 }
 
 // diagnosticCounts says how many diagnostics there are at each level:

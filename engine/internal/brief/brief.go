@@ -52,6 +52,10 @@ type Input struct {
 	Budget       int  // lines; 0 or less means DefaultBudget
 	Architecture bool // include the ARCHITECTURE section
 	GeneratedAt  time.Time
+	// Note says why no entry governs the paths when that is so (entries
+	// without paths, engine.UnscopedNote): a line of the REPOSITORY
+	// section, never shown beside a governing entry.
+	Note string
 }
 
 // Text is the text rendering: the sections' texts in order.
@@ -177,6 +181,7 @@ type assembly struct {
 
 	// Computed once (fixed): they do not change with the drops.
 	pathsLine  string
+	note       []string // the REPOSITORY note, when nothing governs
 	due, prem  []string // REVIEW DUE and PREMISES CHANGED lines
 	notInLines int      // lines of the notIn items under EXCLUDED
 	fixedLines int      // REPOSITORY, REVIEW DUE, PREMISES CHANGED, BUDGET with separators
@@ -352,6 +357,10 @@ func (a *assembly) fixed() {
 		a.notInLines += len(wrap(excludedLine(x.Item, x.Reason)))
 	}
 	a.fixedLines = 7 + 2 // REPOSITORY (6 + blank), BUDGET (2)
+	if a.in.Note != "" && len(a.order) == 0 && len(a.notIn) == 0 && len(a.repo.Paths) > 0 {
+		a.note = wrap("note    " + oneLine(a.in.Note))
+		a.fixedLines += len(a.note)
+	}
 	if len(a.due) > 0 {
 		a.fixedLines += 2 + len(a.due)
 	}
@@ -482,6 +491,7 @@ func (a *assembly) layout(total int) ([]string, [][]string, []api.BriefExcluded)
 		"dirty   " + dirty,
 		a.pathsLine,
 	}}
+	secs[0] = append(secs[0], a.note...)
 
 	for _, es := range entrySections {
 		if es.id == SecArchitecture && !a.in.Architecture {

@@ -393,3 +393,33 @@ func TestMeasureMatchesLayout(t *testing.T) {
 		}
 	}
 }
+
+// A brief in which nothing governs the paths says why in its REPOSITORY
+// section (entries without paths, and the command); beside a governing
+// entry, or without paths, it says nothing of the kind.
+func TestNoteWhenNothingGoverns(t *testing.T) {
+	note := "2 decisions have no paths, so they govern no path yet; suggest paths from their history: kontext paths suggest --all"
+	in := Input{Repository: api.BriefRepository{Root: "/r", Paths: []string{"src/a.go"}}, Note: note, Budget: 100}
+	b := Assemble(in)
+	if b.Sections[0].ID != SecRepository || !strings.HasSuffix(b.Sections[0].Text, "note    "+note+"\n\n") {
+		t.Errorf("no note in REPOSITORY:\n%s", Text(b))
+	}
+	if b.Budget.Lines != strings.Count(Text(b), "\n") {
+		t.Errorf("lines %d, text has %d", b.Budget.Lines, strings.Count(Text(b), "\n"))
+	}
+	in.Entries = fixture()[:1]
+	if strings.Contains(Text(Assemble(in)), "note ") {
+		t.Errorf("note beside a governing entry:\n%s", Text(Assemble(in)))
+	}
+	in.Entries, in.Repository.Paths = nil, nil
+	if strings.Contains(Text(Assemble(in)), "note ") {
+		t.Errorf("note without paths:\n%s", Text(Assemble(in)))
+	}
+	// The note counts against the budget like any fixed line.
+	a := &assembly{in: Input{Note: note}, repo: api.BriefRepository{Paths: []string{"a"}}, limit: 10}
+	a.classify()
+	a.fixed()
+	if m, l := a.measure(), a.layoutLines(); m != l || len(a.note) != 1 {
+		t.Errorf("measure %d, layout %d, note %q", m, l, a.note)
+	}
+}
