@@ -123,6 +123,12 @@ func runCICmd(g *factory, fs *pflag.FlagSet) runFunc {
 		if code != exitOK {
 			return code
 		}
+		// No entry read, but knowledge kontext can read: "0 warnings" alone
+		// would be a silent wrong answer (the hint goes to stderr, so the
+		// SARIF, JSON and annotations stay what they are).
+		if st, err := e.Read(ctx); err == nil && len(st.Snap.Entries()) == 0 {
+			printAdoptionHintOf(ctx, g, stderr)
+		}
 		drifted := rep.Drift.BaseSource == "fallback-none" && !r.Scoped
 		errs, warns, _ := report.Counts(r.Results)
 		for _, res := range r.Results {

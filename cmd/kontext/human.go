@@ -206,6 +206,9 @@ func runListCmd(g *factory, fs *pflag.FlagSet) runFunc {
 			}
 			t.Render()
 			fmt.Fprintf(w, "\n%d entries", len(entries))
+			if len(entries) == 0 && hidden == 0 {
+				defer printAdoptionHintOf(ctx, g, stderr)
+			}
 			if hidden > 0 {
 				fmt.Fprintf(w, "; %d inactive (superseded, deprecated, rejected) not shown: kontext list --all", hidden)
 			}
