@@ -46,7 +46,8 @@ func runMCPCmd(g *factory, fs *pflag.FlagSet) runFunc {
 // serveMCPHTTP is `kontext mcp --http ADDR`.
 func serveMCPHTTP(ctx context.Context, g *factory, addr, tokenEnv string) int {
 	stdout, stderr := g.io.Out, g.io.ErrOut
-	if _, _, err := net.SplitHostPort(addr); err != nil {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
 		return usageErr(g, stderr, "--http %q is not host:port (e.g. 127.0.0.1:8765; port 0 picks a free one)", addr)
 	}
 	if tokenEnv == "" {
@@ -59,15 +60,21 @@ func serveMCPHTTP(ctx context.Context, g *factory, addr, tokenEnv string) int {
 		return exitFailed
 	}
 	defer ln.Close()
+	// The URL names the host as given (Go reports 0.0.0.0 as [::]) and
+	// the port listened on (port 0 picks one).
+	bound := ln.Addr().String()
+	if _, port, err := net.SplitHostPort(bound); err == nil && host != "" {
+		bound = net.JoinHostPort(host, port)
+	}
+	url := "http://" + bound + mcpserver.Path
 	loopback := mcpserver.IsLoopback(ln)
 	if !loopback {
 		if token == "" {
 			return usageErr(g, stderr, "--http %s is reachable from other machines: put a bearer token in $%s (or name another variable with --token-env) and send it as Authorization: Bearer <token>", addr, tokenEnv)
 		}
-		fmt.Fprintf(stderr, "kontext: warning: MCP on %s is reachable from other machines; every request needs the token in $%s, and the connection is plain HTTP (put TLS in front of it)\n", ln.Addr(), tokenEnv)
+		fmt.Fprintf(stderr, "kontext: warning: MCP on %s is reachable from other machines; every request needs the token in $%s, and the connection is plain HTTP (put TLS in front of it)\n", url, tokenEnv)
 	}
 	h := mcpserver.NewHTTPHandler(g.dir, mcpserver.HTTPOptions{Loopback: loopback, Token: token})
-	url := "http://" + ln.Addr().String() + mcpserver.Path
 	if code := emit(g, stdout, map[string]string{"url": url}, func(w io.Writer) {
 		fmt.Fprintf(w, "kontext mcp: %s  (Ctrl-C stops)\n", url)
 	}); code != exitOK {
