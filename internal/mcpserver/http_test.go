@@ -5,13 +5,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -524,4 +528,49 @@ func TestHTTPDrain(t *testing.T) {
 		t.Fatalf("ServeListener: %v", err)
 	}
 	s.done <- nil // for the cleanup
+}
+
+// TestHTTPSIGTERM: `kontext mcp --http` on SIGTERM answers the request in
+// flight, then exits (130, interrupted).
+func TestHTTPSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the kontext binary")
+	}
+	demo := testrepo.Demo(t)
+	cmd := exec.Command(kontextBin(t), "-C", demo, "mcp", "--http", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "KONTEXT_NOW="+testNow, "KONTEXT_MCP_TOKEN=")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no URL: %v; stderr: %s", err, stderr.String())
+	}
+	f := strings.Fields(line) // kontext mcp: http://127.0.0.1:PORT/mcp  (Ctrl-C stops)
+	if len(f) < 3 || !strings.HasPrefix(f[2], "http://127.0.0.1:") {
+		t.Fatalf("first line %q", line)
+	}
+	s := &served{url: f[2], host: strings.TrimSuffix(strings.TrimPrefix(f[2], "http://"), Path)}
+	h := holdRequest(t, s, governingCall(3, map[string]any{"paths": []string{"src/billing/tax/vat.go"}}))
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code, b := h.finish(t); code != 200 || !strings.Contains(string(b), "vat-is-rounded-per-line") {
+		t.Fatalf("the request in flight: %d %s", code, b)
+	}
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Fatalf("exit: %v, want 130; stderr: %s", err, stderr.String())
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("stderr: %s", stderr.String())
+	}
 }
