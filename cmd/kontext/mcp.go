@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kontext/kontext/internal/httpserver"
 	"github.com/kontext/kontext/internal/mcpserver"
 )
 
@@ -80,7 +81,7 @@ func serveMCPHTTP(ctx context.Context, g *factory, addr, tokenEnv string) int {
 	}); code != exitOK {
 		return code
 	}
-	if err := mcpserver.ServeListener(ctx, ln, h, drainTime); err != nil {
+	if err := httpserver.Run(ctx, ln, h, drainTime); err != nil {
 		fmt.Fprintf(stderr, "kontext: serving %s: %v\n", url, err)
 		return exitFailed
 	}

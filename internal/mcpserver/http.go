@@ -1,16 +1,13 @@
 package mcpserver
 
 import (
-	"context"
 	"crypto/sha256"
 	"crypto/subtle"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -165,31 +162,4 @@ func loopbackHost(h string) bool {
 func IsLoopback(ln net.Listener) bool {
 	a, ok := ln.Addr().(*net.TCPAddr)
 	return ok && a.IP.IsLoopback()
-}
-
-// ServeListener serves h on ln until ctx is done, then stops accepting
-// and lets the requests in flight finish (at most drain), then closes
-// what is left.
-func ServeListener(ctx context.Context, ln net.Listener, h http.Handler, drain time.Duration) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), drain)
-	defer cancel()
-	err := srv.Shutdown(sctx)
-	if err != nil {
-		srv.Close()
-	}
-	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
-		return serr
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("requests still in flight after %s were cut off", drain)
-	}
-	return nil
 }

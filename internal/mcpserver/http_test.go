@@ -10,7 +10,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -22,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kontext/kontext/internal/benchcorpus"
+	"github.com/kontext/kontext/internal/httpserver"
 	"github.com/kontext/kontext/internal/testrepo"
 )
 
@@ -29,7 +29,7 @@ import (
 const hangGuard = 2 * time.Minute
 
 // served is an HTTP MCP server of the tests: the real handler on a
-// loopback listener, through ServeListener (as `kontext mcp --http`).
+// loopback listener, through httpserver.Run (as `kontext mcp --http`).
 type served struct {
 	url, host string
 	stop      context.CancelFunc
@@ -47,7 +47,7 @@ func serveHTTP(t *testing.T, dir string, o HTTPOptions, notLoopback bool) *serve
 	o.Loopback = IsLoopback(ln) && !notLoopback
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &served{url: "http://" + ln.Addr().String() + Path, host: ln.Addr().String(), stop: cancel, done: make(chan error, 1)}
-	go func() { s.done <- ServeListener(ctx, ln, NewHTTPHandler(dir, o), hangGuard) }()
+	go func() { s.done <- httpserver.Run(ctx, ln, NewHTTPHandler(dir, o), hangGuard) }()
 	t.Cleanup(func() {
 		cancel()
 		<-s.done
@@ -518,14 +518,14 @@ func TestHTTPDrain(t *testing.T) {
 	}
 	select {
 	case err := <-s.done:
-		t.Fatalf("ServeListener returned (%v) with a request in flight", err)
+		t.Fatalf("httpserver.Run returned (%v) with a request in flight", err)
 	default:
 	}
 	if code, b := h.finish(t); code != 200 || !strings.Contains(string(b), "vat-is-rounded-per-line") {
 		t.Fatalf("the request in flight: %d %s", code, b)
 	}
 	if err := <-s.done; err != nil {
-		t.Fatalf("ServeListener: %v", err)
+		t.Fatalf("httpserver.Run: %v", err)
 	}
 	s.done <- nil // for the cleanup
 }
@@ -537,18 +537,7 @@ func TestHTTPSIGTERM(t *testing.T) {
 		t.Skip("builds the kontext binary")
 	}
 	demo := testrepo.Demo(t)
-	cmd := exec.Command(kontextBin(t), "-C", demo, "mcp", "--http", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "KONTEXT_NOW="+testNow, "KONTEXT_MCP_TOKEN=")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	cmd, _, stdout, stderr := startKontext(t, "-C", demo, "mcp", "--http", "127.0.0.1:0")
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil {
 		t.Fatalf("no URL: %v; stderr: %s", err, stderr.String())
