@@ -1700,11 +1700,40 @@ function renderWarnings() {
       ul.append(h("li", { "data-testid": "premise-changed" }, h("span.badge.warn", { text: "premise changed" }), " ", entryLink(e.id, e.title), " relies on ", entryLink(pid, pid)));
     }
   }
+  const notes = [];
   for (const d of state.diagnostics || []) {
-    ul.append(h("li", { "data-testid": "diagnostic" }, h("span.badge.bad", { text: d.code || "diagnostic" }), " ", h("code", { text: d.file || d.path || "" }), " ", d.message || ""));
+    if (d.severity === "info") {
+      notes.push(d);
+      continue;
+    }
+    ul.append(h(
+      "li",
+      { "data-testid": "diagnostic", "data-severity": d.severity || "warning" },
+      h("span.badge." + (d.severity === "error" ? "bad" : "warn"), { text: d.code || "diagnostic" }),
+      " ",
+      h("code", { text: d.file || d.path || "" }),
+      " ",
+      d.message || ""
+    ));
   }
   if (!ul.childElementCount) body.append(h("p.muted", { text: "No drift, no review due, no failing verifies." }));
   else body.append(ul);
+  if (notes.length) {
+    body.append(h(
+      "details.notes",
+      { "data-testid": "diagnostic-notes" },
+      h("summary.muted", { text: `${notes.length} ${notes.length === 1 ? "note" : "notes"} (info, not a warning)` }),
+      h("ul", null, notes.map((d) => h(
+        "li",
+        { "data-testid": "diagnostic-note", "data-severity": "info" },
+        h("span.badge", { text: d.code || "note" }),
+        " ",
+        h("code", { text: d.file || d.path || "" }),
+        " ",
+        d.message || ""
+      )))
+    ));
+  }
 }
 function govItem(g) {
   const e = g.entry;
