@@ -34,6 +34,11 @@ func runLintCmd(g *factory, fs *pflag.FlagSet) runFunc {
 			return fail(g, stderr, err)
 		}
 		code := emit(g, stdout, res, func(w io.Writer) { printLint(w, res) })
+		if res.Files == 0 && !printAdoptionHintOf(ctx, g, stderr) {
+			// "0 findings" alone would be a silent wrong answer (on stderr:
+			// the JSON stays what it is).
+			fmt.Fprintln(stderr, "kontext reads no agent rule files here; kontext setup adds the AGENTS.md, CLAUDE.md, Cursor and Copilot files a repository keeps")
+		}
 		if code == exitOK && *strict && len(res.Findings) > 0 {
 			return exitFound
 		}
@@ -82,9 +87,6 @@ func printLint(w io.Writer, res *api.LintResult) {
 		summary += " (" + strings.Join(parts, ", ") + ")"
 	}
 	fmt.Fprintln(w, summary)
-	if res.Files == 0 {
-		fmt.Fprintln(w, "kontext reads no agent rule files here; kontext setup adds the AGENTS.md, CLAUDE.md, Cursor and Copilot files the repository keeps")
-	}
 }
 
 // lintNotes counts the ci results that are rules.lint findings.
