@@ -188,7 +188,7 @@ func (e *Engine) capabilities() []string {
 		}
 	}
 	if e.opts.History != nil {
-		caps = append(caps, "verification.last_verified", "drift.ordered")
+		caps = append(caps, "verification.last_verified", "drift.ordered", "drift.broad")
 	}
 	if e.opts.Writer != nil {
 		caps = append(caps, "drafts.confirm.operation_id", "drafts.stage.extends",

@@ -11,7 +11,14 @@ import (
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/jsonin"
 	"github.com/kontext/kontext/engine/internal/ledger"
+	"github.com/kontext/kontext/engine/internal/match"
 )
+
+// Broad reports whether an entry with these paths is broad: a positive
+// "**" or "**/*" pattern (a reader's always-on mapping is written so) and
+// no negative pattern. entries.drift leaves broad entries out unless its
+// input says broad: true; reports count them as always-on rules.
+func Broad(paths []string) bool { return match.Broad(paths) }
 
 // driftKinds are the kinds drift and changed look at unless told.
 func driftKinds(kinds []string) (map[string]bool, error) {
@@ -172,6 +179,12 @@ func runDrift(ctx context.Context, e *Engine, in *api.DriftInput) (*api.DriftRes
 				d.LastEdited = &api.Edit{SHA: c.SHA, At: c.Time.UTC().Format(time.RFC3339), By: c.Author}
 			}
 		}
+		broad := match.Broad(en.Paths)
+		if broad && !in.Broad {
+			res.BroadOmitted++ // every change touches what it governs
+			continue
+		}
+		d.Broad = broad
 		drifted = append(drifted, en)
 		details[en.ID] = d
 	}
