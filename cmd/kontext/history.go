@@ -17,16 +17,23 @@ func runDriftCmd(g *factory, fs *pflag.FlagSet) runFunc {
 	head := fs.String("head", "", "head revision (default: HEAD plus the working tree)")
 	var kinds multi
 	fs.Var(&kinds, "kind", "only this kind (repeatable)")
-	failOn := fs.Bool("fail", false, "exit 3 when an entry drifted or no base could be found")
+	failOn := fs.Bool("fail", false, "exit 3 when an entry drifted or no base could be found (broad entries never count)")
+	broad := fs.Bool("broad", false, broadUsage)
 	verbose := fs.Bool("verbose", false, "list every changed file and commit (the text report shows the first 5)")
 	return func(ctx context.Context, args []string) int {
 		stdout, stderr := g.io.Out, g.io.ErrOut
-		d, err := read(ctx, g, (*engine.Engine).Drift, &api.DriftInput{Base: *base, Head: *head, Kinds: kinds})
+		d, err := read(ctx, g, (*engine.Engine).Drift, &api.DriftInput{Base: *base, Head: *head, Kinds: kinds, Broad: *broad})
 		if err != nil {
 			return fail(g, stderr, err)
 		}
 		code := emit(g, stdout, d, func(w io.Writer) { printDrift(w, d, *verbose) })
-		if code == exitOK && *failOn && (len(d.Entries) > 0 || d.BaseSource == "fallback-none") {
+		narrow := 0 // --fail ignores broad entries, even with --broad
+		for _, e := range d.Entries {
+			if !e.Broad {
+				narrow++
+			}
+		}
+		if code == exitOK && *failOn && (narrow > 0 || d.BaseSource == "fallback-none") {
 			return exitFound
 		}
 		return code
