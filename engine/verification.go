@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -170,17 +171,39 @@ func (l *lineage) need(st *State, ens []*entry.Entry) {
 		return
 	}
 	ix := match.NewIndex(sets)
+	paths := make([][]string, len(owners)) // per owner: the commit's governed paths
+	var hit []int                          // owners with paths in this commit, in order
 	for _, cc := range l.code {
-		for _, r := range ix.Lookup(cc.code) {
-			id := owners[r.Owner].ID
-			paths := make([]string, 0, len(r.Matches))
-			for _, m := range r.Matches {
-				paths = append(paths, m.Path)
+		// In slices of paths: a lookup answers every (entry, path) match
+		// at once, so a large commit over many entries would hold them all.
+		for start := 0; start < len(cc.code); start += lookupSlice {
+			for _, r := range ix.Lookup(cc.code[start:min(start+lookupSlice, len(cc.code))]) {
+				if len(paths[r.Owner]) == 0 {
+					hit = append(hit, r.Owner)
+				}
+				for _, m := range r.Matches {
+					paths[r.Owner] = append(paths[r.Owner], m.Path)
+				}
 			}
-			l.governed[id] = append(l.governed[id], governedHit{cc.commit, paths})
 		}
+		sort.Ints(hit)
+		for _, o := range hit {
+			id := owners[o].ID
+			// An entry governing every path of the commit shares its list
+			// (the hits are a subsequence of it); others keep an exact copy.
+			ps := cc.code
+			if len(paths[o]) < len(cc.code) {
+				ps = slices.Clone(paths[o])
+			}
+			l.governed[id] = append(l.governed[id], governedHit{cc.commit, slices.Clip(ps)})
+			paths[o] = paths[o][:0]
+		}
+		hit = hit[:0]
 	}
 }
+
+// lookupSlice is how many paths of a commit one lookup asks about.
+const lookupSlice = 256
 
 // hits are en's governed hits; need must have been called for it.
 func (l *lineage) hits(en *entry.Entry) []governedHit {

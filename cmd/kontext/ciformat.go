@@ -81,6 +81,7 @@ func runCICmd(g *factory, fs *pflag.FlagSet) runFunc {
 		if *strict {
 			*failOn = "any"
 		}
+		boundHeap()
 		e, err := g.engine()
 		if err != nil {
 			return fail(g, stderr, err)

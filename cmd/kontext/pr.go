@@ -20,6 +20,7 @@ import (
 // at the entry files at head in the CI's web view (GitHub, GitLab), else
 // at repository-relative paths.
 func commentBody(ctx context.Context, g *factory, c changeFlags) (string, error) {
+	boundHeap()
 	e, err := g.engine()
 	if err != nil {
 		return "", err

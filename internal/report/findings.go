@@ -97,7 +97,7 @@ func findings(r *Report, notice bool) []Result {
 	// file (GitHub shows an alert in a pull request only on lines of the
 	// diff, and the entry's own file is not in it), naming the others; at
 	// the entry file when no changed file is left.
-	entryFinding := func(rule, level, id, title, what string, files []string, total int) {
+	entryFinding := func(rule, level, id, title, what string, files []string, total int, atBest bool) {
 		en := r.Entries[id]
 		if en == nil {
 			return
@@ -106,13 +106,8 @@ func findings(r *Report, notice bool) []Result {
 			Fingerprint: fingerprint(rule, id), FileCount: total}
 		if len(files) > 0 {
 			res.File = files[0]
-			if g := r.Governed[id]; g != nil {
-				for _, f := range files {
-					if f == g.Best {
-						res.File, res.Specificity = f, g.Specificity
-						break
-					}
-				}
+			if g := r.Governed[id]; g != nil && atBest {
+				res.File, res.Specificity = g.Best, g.Specificity
 			}
 			for _, f := range files {
 				if f != res.File && len(res.Files) < MaxFiles {
@@ -131,14 +126,26 @@ func findings(r *Report, notice bool) []Result {
 		if en == nil {
 			continue
 		}
+		// The changed files of the finding (in the change when scoped):
+		// counted, and the first MaxFiles+1 kept.
 		var files []string
+		total := 0
 		for _, c := range d.Changed {
 			if !r.Scoped || inChange[c] {
-				files = append(files, c)
+				total++
+				if len(files) <= MaxFiles {
+					files = append(files, c)
+				}
 			}
 		}
-		if r.Scoped && len(files) == 0 {
+		if r.Scoped && total == 0 {
 			continue
+		}
+		g := r.Governed[d.ID]
+		atBest := false
+		if g != nil && g.Best != "" {
+			i := sort.SearchStrings(d.Changed, g.Best) // d.Changed is sorted
+			atBest = i < len(d.Changed) && d.Changed[i] == g.Best
 		}
 		look := "never looked at"
 		if d.Verification != nil {
@@ -146,7 +153,7 @@ func findings(r *Report, notice bool) []Result {
 		}
 		entryFinding("kontext/drift", "warning", d.ID, "Drifted",
 			fmt.Sprintf("drifted: %s changed since its last look (%s). Re-read it; if it still holds, run kontext confirm %s.",
-				plural(len(d.Changed), "governed file", "governed files"), look, d.ID), files, len(files))
+				plural(len(d.Changed), "governed file", "governed files"), look, d.ID), files, total, atBest)
 	}
 	ids := make([]string, 0, len(r.Entries))
 	for id := range r.Entries {
@@ -165,7 +172,7 @@ func findings(r *Report, notice bool) []Result {
 		}
 		if en.Failing {
 			entryFinding("kontext/failing-verify", "error", id, "Verify fails",
-				fmt.Sprintf("governs %s of this change and its verify command fails. Fix the code or the rule, then run kontext verify %s.", governedCount(r, id), id), files, total)
+				fmt.Sprintf("governs %s of this change and its verify command fails. Fix the code or the rule, then run kontext verify %s.", governedCount(r, id), id), files, total, true)
 		}
 		if en.ReviewDue {
 			by := ""
@@ -173,7 +180,7 @@ func findings(r *Report, notice bool) []Result {
 				by = " (review by " + *en.ReviewBy + ")"
 			}
 			entryFinding("kontext/review-due", "warning", id, "Review due",
-				fmt.Sprintf("governs %s of this change and is due for review%s. Re-read it and run kontext confirm %s, or revise it.", governedCount(r, id), by, id), files, total)
+				fmt.Sprintf("governs %s of this change and is due for review%s. Re-read it and run kontext confirm %s, or revise it.", governedCount(r, id), by, id), files, total, true)
 		}
 	}
 	for _, d := range r.Diagnostics {

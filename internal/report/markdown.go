@@ -319,7 +319,7 @@ type dirFiles struct {
 	rules []Governs // distinct entries (first rule that matched, most specific first)
 	// alwaysOn: always-on rules govern the directory (not listed in rules)
 	alwaysOn bool
-	extra map[string][]string
+	extra    map[string][]string
 }
 
 // directories groups the changed files by directory, sorted, with the
