@@ -32,6 +32,7 @@ func main() {
 	edgeOnly := flag.Bool("edge-only", false, "run only the edge worker rows (workerd) and print them (bench/results.md is not written)")
 	processOnly := flag.Bool("process-only", false, "run only the whole-process rows (100 / 1,000 / 10,000 entries) and print them (bench/results.md is not written)")
 	bundleOnly := flag.Bool("bundle-only", false, "run only the bundle rows (review --out, WASM openBundle at 1,000 / 10,000 entries) and print them (bench/results.md is not written)")
+	driftOnly := flag.Bool("drift-only", false, "run only the drift row (ci over 1,000 entries governing a 3,000-file change) and print it (bench/results.md is not written)")
 	prOnly := flag.Bool("pr-only", false, "run only the pull-request rows and print them (bench/results.md is not written)")
 	listOnly := flag.String("list-floor", "", "internal: list DIR/.ai with one lstat per file and exit (the whole-process floor)")
 	mcpOnly := flag.Bool("mcp-only", false, "run only the MCP answer-size and brief --diff rows and print them (bench/results.md is not written)")
@@ -91,6 +92,13 @@ func main() {
 		demo := filepath.Join(tmp, "demo")
 		run(root, "bash", "build/demo-repo.sh", demo)
 		rows, notes = mcpRows(bin, demo, tmp)
+		fmt.Print(render(rows, notes))
+		return
+	}
+	if *driftOnly {
+		tmp, bin := workspace(root)
+		defer os.RemoveAll(tmp)
+		rows, notes = driftRows(bin, tmp)
 		fmt.Print(render(rows, notes))
 		return
 	}
@@ -181,6 +189,8 @@ func main() {
 	rows, notes = append(rows, prows...), append(notes, pnotes...)
 
 	rrows, rnotes := prRows(bin, tmp)
+	drows, dnotes := driftRows(bin, tmp)
+	rrows, rnotes = append(rrows, drows...), append(rnotes, dnotes...)
 	rows, notes = append(rows, rrows...), append(notes, rnotes...)
 
 	peer, peerNotes := peerRows(root, bin, tmp)
