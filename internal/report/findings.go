@@ -172,7 +172,7 @@ func findings(r *Report, notice bool) []Result {
 		}
 		if en.Failing {
 			entryFinding("kontext/failing-verify", "error", id, "Verify fails",
-				fmt.Sprintf("governs %s of this change and its verify command fails. Fix the code or the rule, then run kontext verify %s.", governedCount(r, id), id), files, total, true)
+				fmt.Sprintf("%sits verify command fails. Fix the code or the rule, then run kontext verify %s.", governsAnd(total), id), files, total, true)
 		}
 		if en.ReviewDue {
 			by := ""
@@ -180,7 +180,7 @@ func findings(r *Report, notice bool) []Result {
 				by = " (review by " + *en.ReviewBy + ")"
 			}
 			entryFinding("kontext/review-due", "warning", id, "Review due",
-				fmt.Sprintf("governs %s of this change and is due for review%s. Re-read it and run kontext confirm %s, or revise it.", governedCount(r, id), by, id), files, total, true)
+				fmt.Sprintf("%sis due for review%s. Re-read it and run kontext confirm %s, or revise it.", governsAnd(total), by, id), files, total, true)
 		}
 	}
 	for _, d := range r.Diagnostics {
@@ -248,13 +248,13 @@ func fileList(first string, others []string, total int) string {
 	return s
 }
 
-// governedCount says how many changed files an entry governs.
-func governedCount(r *Report, id string) string {
-	n := 0
-	if g := r.Governed[id]; g != nil {
-		n = g.Count
+// governsAnd says how many changed files an entry governs, before what
+// is wrong with it ("" when it governs none: a finding at the entry file).
+func governsAnd(n int) string {
+	if n == 0 {
+		return ""
 	}
-	return plural(n, "file", "files")
+	return "governs " + plural(n, "file", "files") + " of this change and "
 }
 
 // fingerprint is the stable identity of a finding across pushes.
