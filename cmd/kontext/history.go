@@ -57,8 +57,15 @@ func printDrift(w io.Writer, d *api.DriftResult, verbose bool) {
 	if d.Warning != "" {
 		fmt.Fprintf(w, "warning: %s\n", d.Warning)
 	}
+	omitted := ""
+	if d.BroadOmitted > 0 {
+		omitted = fmt.Sprintf("%s (always-on rules) also drifted: not listed, --broad lists them", count(d.BroadOmitted, "broad entry"))
+	}
 	if len(d.Entries) == 0 {
 		fmt.Fprintln(w, "no entry drifted")
+		if omitted != "" {
+			fmt.Fprintln(w, omitted)
+		}
 		return
 	}
 	shortened := false
@@ -113,6 +120,9 @@ func printDrift(w io.Writer, d *api.DriftResult, verbose bool) {
 		}
 	}
 	fmt.Fprintf(w, "\n%s drifted — review them, then kontext confirm <id>\n", count(len(d.Entries), "entry"))
+	if omitted != "" {
+		fmt.Fprintln(w, omitted)
+	}
 	if shortened {
 		fmt.Fprintln(w, "lists cut at 5: kontext drift --verbose (or --json) shows every file and commit")
 	}
