@@ -96,17 +96,11 @@ func main() {
 		return
 	}
 	if *driftOnly {
-		tmp, bin := workspace(root)
-		defer os.RemoveAll(tmp)
-		rows, notes = driftRows(bin, tmp)
-		fmt.Print(render(rows, notes))
+		printOnly(root, driftRows)
 		return
 	}
 	if *prOnly {
-		tmp, bin := workspace(root)
-		defer os.RemoveAll(tmp)
-		rows, notes = prRows(bin, tmp)
-		fmt.Print(render(rows, notes))
+		printOnly(root, prRows)
 		return
 	}
 	if *largeOnly {
@@ -557,6 +551,14 @@ func consoleBundle(bin, tmp string) string {
 
 // workspace makes the run's temporary directory and builds kontext into
 // it as make build does (static, trimmed paths).
+// printOnly measures one group of rows with a fresh binary and prints
+// them (bench/results.md is not written).
+func printOnly(root string, rows func(bin, tmp string) ([]row, []string)) {
+	tmp, bin := workspace(root)
+	defer os.RemoveAll(tmp)
+	fmt.Print(render(rows(bin, tmp)))
+}
+
 func workspace(root string) (tmp, bin string) {
 	tmp, err := os.MkdirTemp("", "kontext-bench-")
 	check(err)

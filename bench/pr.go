@@ -33,16 +33,8 @@ func prRows(bin, tmp string) ([]row, []string) {
 			p = fmt.Sprintf("lib/p%d/c%d.go", i%200, i)
 		}
 		paths = append(paths, p)
-		f := filepath.Join(dir, filepath.FromSlash(p))
-		check(os.MkdirAll(filepath.Dir(f), 0o755))
-		check(os.WriteFile(f, []byte("package x\n"), 0o644))
 	}
-	gitOut(dir, "add", "-A")
-	gitOut(dir, "commit", "-q", "-m", "a change of 3,000 files")
-	gitOut(dir, "gc", "-q") // packed, as a CI clone is
-	in, err := json.Marshal(map[string]any{"paths": paths})
-	check(err)
-	gov := []string{bin, "-C", dir, "api", "entries.governing", string(in)}
+	gov := commitChange(bin, dir, paths, "a change of 3,000 files")
 	sarif := []string{bin, "-C", dir, "ci", "--format", "sarif", "--base", base}
 	md := []string{bin, "-C", dir, "review", "--format", "markdown", "--base", base}
 	for _, c := range [][]string{gov, sarif, md} {
@@ -61,6 +53,23 @@ func prRows(bin, tmp string) ([]row, []string) {
 		})
 	}
 	return rows, []string{"pull-request rows: the change is one commit of 3,000 files (2,000 governed by the corpus's entries), base = its parent; the repository is packed (git gc) as a CI clone is; ratios are medians of 9 interleaved pairs"}
+}
+
+// commitChange writes a small Go file at each path, commits them as one
+// change, packs the repository (as a CI clone is) and returns the
+// reference command: `kontext api entries.governing` with the same paths.
+func commitChange(bin, dir string, paths []string, msg string) []string {
+	for _, p := range paths {
+		f := filepath.Join(dir, filepath.FromSlash(p))
+		check(os.MkdirAll(filepath.Dir(f), 0o755))
+		check(os.WriteFile(f, []byte("package x\n"), 0o644))
+	}
+	gitOut(dir, "add", "-A")
+	gitOut(dir, "commit", "-q", "-m", msg)
+	gitOut(dir, "gc", "-q")
+	in, err := json.Marshal(map[string]any{"paths": paths})
+	check(err)
+	return []string{bin, "-C", dir, "api", "entries.governing", string(in)}
 }
 
 func gitOut(dir string, args ...string) string {
@@ -96,18 +105,9 @@ func driftRows(bin, tmp string) ([]row, []string) {
 	base := strings.TrimSpace(gitOut(dir, "rev-parse", "HEAD"))
 	paths := make([]string, 0, 3000)
 	for i := 0; i < 3000; i++ {
-		p := fmt.Sprintf("src/m%d/c%d.go", i%100, i)
-		paths = append(paths, p)
-		f := filepath.Join(dir, filepath.FromSlash(p))
-		check(os.MkdirAll(filepath.Dir(f), 0o755))
-		check(os.WriteFile(f, []byte("package x\n"), 0o644))
+		paths = append(paths, fmt.Sprintf("src/m%d/c%d.go", i%100, i))
 	}
-	gitOut(dir, "add", "-A")
-	gitOut(dir, "commit", "-q", "-m", "a change of 3,000 Go files")
-	gitOut(dir, "gc", "-q")
-	in, err := json.Marshal(map[string]any{"paths": paths})
-	check(err)
-	gov := []string{bin, "-C", dir, "api", "entries.governing", string(in)}
+	gov := commitChange(bin, dir, paths, "a change of 3,000 Go files")
 	ci := []string{bin, "-C", dir, "ci", "--format", "github", "--base", base}
 	for _, c := range [][]string{gov, ci} {
 		timeCmd(c) // warm: the snapshot and the commit index are stored
