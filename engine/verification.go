@@ -171,32 +171,42 @@ func (l *lineage) need(st *State, ens []*entry.Entry) {
 		return
 	}
 	ix := match.NewIndex(sets)
-	paths := make([][]string, len(owners)) // per owner: the commit's governed paths
-	var hit []int                          // owners with paths in this commit, in order
+	at := make([][]int32, len(owners)) // per owner: its governed paths in the commit, as indexes
+	var hit []int                      // owners with paths in this commit
 	for _, cc := range l.code {
 		// In slices of paths: a lookup answers every (entry, path) match
 		// at once, so a large commit over many entries would hold them all.
 		for start := 0; start < len(cc.code); start += lookupSlice {
-			for _, r := range ix.Lookup(cc.code[start:min(start+lookupSlice, len(cc.code))]) {
-				if len(paths[r.Owner]) == 0 {
+			part := cc.code[start:min(start+lookupSlice, len(cc.code))]
+			for _, r := range ix.Lookup(part) {
+				if len(at[r.Owner]) == 0 {
 					hit = append(hit, r.Owner)
 				}
+				j := 0 // a result's matches come in input path order
 				for _, m := range r.Matches {
-					paths[r.Owner] = append(paths[r.Owner], m.Path)
+					for j < len(part) && part[j] != m.Path {
+						j++
+					}
+					if j < len(part) {
+						at[r.Owner] = append(at[r.Owner], int32(start+j))
+						j++
+					}
 				}
 			}
 		}
 		sort.Ints(hit)
 		for _, o := range hit {
-			id := owners[o].ID
-			// An entry governing every path of the commit shares its list
-			// (the hits are a subsequence of it); others keep an exact copy.
+			// An entry governing every path of the commit shares its list;
+			// others get their own.
 			ps := cc.code
-			if len(paths[o]) < len(cc.code) {
-				ps = slices.Clone(paths[o])
+			if len(at[o]) < len(cc.code) {
+				ps = make([]string, len(at[o]))
+				for k, i := range at[o] {
+					ps[k] = cc.code[i]
+				}
 			}
-			l.governed[id] = append(l.governed[id], governedHit{cc.commit, slices.Clip(ps)})
-			paths[o] = paths[o][:0]
+			l.governed[owners[o].ID] = append(l.governed[owners[o].ID], governedHit{cc.commit, slices.Clip(ps)})
+			at[o] = at[o][:0]
 		}
 		hit = hit[:0]
 	}

@@ -23,10 +23,10 @@ func shortCallGC() {
 	debug.SetMemoryLimit(256 << 20)
 	time.AfterFunc(time.Second, func() {
 		if bounded.Load() {
-			debug.SetGCPercent(100) // under the soft limit boundHeap set
-			return
+			debug.SetGCPercent(100) // Go's default: the heap stays near twice what is kept
+		} else {
+			debug.SetGCPercent(400)
 		}
-		debug.SetGCPercent(400)
 		debug.SetMemoryLimit(math.MaxInt64) // no limit
 	})
 }
@@ -38,10 +38,11 @@ var bounded atomic.Bool
 const reportHeapLimit = 128 << 20
 
 // boundHeap keeps a command that reads a whole change (ci, the comment)
-// under a soft heap limit from the start: what it keeps grows with the
-// findings it prints, but matching a large change over many entries
-// allocates far more than it keeps, and without collections the heap would
-// grow with entries × files. GOGC or GOMEMLIMIT in the environment win.
+// under a lower soft heap limit for its first second, and at Go's default
+// collection rate after it: what it keeps grows with the findings it
+// prints, but matching a large change over many entries allocates far
+// more than it keeps, and with few collections the heap would grow with
+// entries × files. GOGC or GOMEMLIMIT in the environment win.
 func boundHeap() {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return
