@@ -28,8 +28,9 @@ type Result struct {
 	// File included: one finding per entry, never one per file.
 	Files     []string `json:"files,omitempty"`
 	FileCount int      `json:"file_count,omitempty"`
-	// Fingerprint is stable across pushes: it hashes the rule, the file,
-	// the entry and the diagnostic code, never a line number or a sha.
+	// Fingerprint is stable across pushes: it hashes the rule and the entry
+	// id (an entry finding: one per entry, wherever it is located), else
+	// the rule, the file and the message; never a line number or a sha.
 	Fingerprint string `json:"fingerprint"`
 }
 
