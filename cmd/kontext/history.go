@@ -57,6 +57,9 @@ func printDrift(w io.Writer, d *api.DriftResult, verbose bool) {
 	if d.Warning != "" {
 		fmt.Fprintf(w, "warning: %s\n", d.Warning)
 	}
+	for _, warning := range d.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warning)
+	}
 	omitted := ""
 	if d.BroadOmitted > 0 {
 		omitted = fmt.Sprintf("%s (always-on rules) also drifted: not listed, --broad lists them", count(d.BroadOmitted, "broad entry"))
@@ -172,6 +175,9 @@ func runChangedCmd(g *factory, fs *pflag.FlagSet) runFunc {
 			return fail(g, stderr, err)
 		}
 		return emit(g, stdout, r, func(w io.Writer) {
+			for _, warning := range r.Warnings {
+				fmt.Fprintf(w, "warning: %s\n", warning)
+			}
 			if len(r.Changes) == 0 {
 				fmt.Fprintln(w, "no entry changed")
 				return

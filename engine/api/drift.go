@@ -23,11 +23,14 @@ type Edit struct {
 
 // DriftResult is the result of entries.drift.
 type DriftResult struct {
-	Base       *string       `json:"base"`
-	Head       string        `json:"head"`
-	BaseSource string        `json:"base_source"`
-	Warning    string        `json:"warning,omitempty"`
-	Entries    []*DriftEntry `json:"entries"`
+	Base       *string `json:"base"`
+	Head       string  `json:"head"`
+	BaseSource string  `json:"base_source"`
+	Warning    string  `json:"warning,omitempty"`
+	// Warnings name the head revision when it was read with a
+	// configuration other than its own (it has none committed).
+	Warnings []string      `json:"warnings"`
+	Entries  []*DriftEntry `json:"entries"`
 	// BroadOmitted counts the broad entries that drifted and were left
 	// out (0 with the input broad: true).
 	BroadOmitted int    `json:"broad_omitted" jsonschema_description:"How many broad entries drifted and were left out of entries (0 with broad: true)."`
