@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
 )
 
@@ -350,7 +349,7 @@ func directories(r *Report) []*dirFiles {
 			if en == nil || (en.Kind != "decision" && en.Kind != "convention") {
 				continue
 			}
-			if !r.Broad && engine.Broad(en.Paths) {
+			if !r.Broad && r.broad[g.ID] {
 				df.alwaysOn = true // always-on rules are the drift section's one line
 				continue
 			}

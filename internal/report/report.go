@@ -66,6 +66,8 @@ type Report struct {
 	// change's files: reported in one line, never as drift unless
 	// Options.Broad.
 	AlwaysOn int
+	// broad are the ids of those entries.
+	broad map[string]bool
 	// Entries are the visible entries at head, by id (without the fields
 	// history gives: landed, since, since_verified, amended_since).
 	Entries map[string]*api.Entry
@@ -133,7 +135,7 @@ func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Entries: map[string]*api.Entry{}, Governed: map[string]*Governed{}, Head: "working", Scoped: o.Base != "", Broad: o.Broad}
+	r := &Report{Entries: map[string]*api.Entry{}, Governed: map[string]*Governed{}, broad: map[string]bool{}, Head: "working", Scoped: o.Base != "", Broad: o.Broad}
 	var change *worktree.Change
 	if o.Base != "" {
 		for i, base := range append([]string{o.Base}, o.BaseFallbacks...) {
@@ -286,11 +288,23 @@ func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
 	perFile := o.PerFile || o.Notice
 	no := false
 	// In slices of paths: an answer holds every (entry, file) match of its
-	// paths, so a whole change at once would hold entries × files.
-	for start := 0; start < len(governed); start += governingSlice {
-		g, err := head.Governing(ctx, &api.GoverningInput{Paths: governed[start:min(start+governingSlice, len(governed))], History: &no})
+	// paths, so a whole change at once would hold entries × files. The
+	// first slice is small; the next ones are sized by the matches per path
+	// seen so far, so that each answer holds about governingMatches (one
+	// question when few entries govern each file).
+	size, asked, matched := governingSlice, 0, 0
+	for start := 0; start < len(governed); start += size {
+		if asked > 0 {
+			size = max(governingSlice, governingMatches*asked/max(matched, 1))
+		}
+		part := governed[start:min(start+size, len(governed))]
+		g, err := head.Governing(ctx, &api.GoverningInput{Paths: part, History: &no})
 		if err != nil {
 			return nil, err
+		}
+		asked += len(part)
+		for _, en := range g.Entries {
+			matched += len(en.Matches)
 		}
 		for _, en := range g.Entries {
 			if private[en.ID] {
@@ -302,6 +316,7 @@ func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
 				r.Governed[en.ID] = gv
 				if engine.Broad(en.Paths) {
 					r.AlwaysOn++
+					r.broad[en.ID] = true
 				}
 			}
 			for _, m := range en.Matches {
@@ -339,8 +354,13 @@ func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
 	return r, nil
 }
 
-// governingSlice is how many paths one governing question asks.
-const governingSlice = 256
+// governingSlice is how many paths the first governing question asks
+// (and the fewest any asks); governingMatches how many matches a later
+// one is sized to hold.
+const (
+	governingSlice   = 256
+	governingMatches = 1 << 18
+)
 
 // warn adds a warning once.
 func (r *Report) warn(w string) {

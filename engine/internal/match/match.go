@@ -237,6 +237,12 @@ func RootOnly(p Pattern) bool {
 func Broad(patterns []string) bool {
 	broad := false
 	for _, raw := range patterns {
+		// Only a negation or a pattern spelled as "**" can decide, and
+		// only when it compiles (the matcher drops the others): most
+		// patterns are never compiled here.
+		if !strings.HasPrefix(raw, "!") && !strings.HasPrefix(strings.TrimLeft(raw, "./"), doubleStarSg) {
+			continue
+		}
 		p, err := Compile(raw)
 		if err != nil {
 			continue
