@@ -206,7 +206,7 @@ func (st *State) KnowledgeFiles() func(string) bool {
 		}
 		for _, d := range dirs {
 			if d == "" {
-				if s := p[strings.LastIndex(p, "/")+1:]; s == "AGENTS.md" || s == "CLAUDE.md" {
+				if entry.AgentsName(strings.ToLower(p[strings.LastIndex(p, "/")+1:])) {
 					return true
 				}
 				continue

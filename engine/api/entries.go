@@ -41,6 +41,21 @@ type GoverningResult struct {
 	// Boundaries lists the requested paths that lie inside a nested
 	// repository (absent when none does).
 	Boundaries []Boundary `json:"boundaries,omitempty" jsonschema_description:"Requested paths inside a nested repository, whose own knowledge governs them."`
+	// Client is the coding agent the answer is for (the client input);
+	// absent without it.
+	Client *ClientAnswer `json:"client,omitempty" jsonschema_description:"With the client input: the agent, its start directory, the documentation its loading rules follow, and what the answer assumes."`
+}
+
+// ClientAnswer says which coding agent a governing answer is for and what
+// it assumes.
+type ClientAnswer struct {
+	Client string `json:"client"`
+	Cwd    string `json:"cwd" jsonschema_description:"The start directory, repository-relative (\"\" is the root)."`
+	// Doc is the documentation page the client's loading rules follow,
+	// DocRead the date it was read.
+	Doc     string   `json:"doc"`
+	DocRead string   `json:"doc_read"`
+	Notes   []string `json:"notes" jsonschema_description:"What the answer assumes: user-level files absent, the user configuration defaults, names kontext does not read."`
 }
 
 // Boundary is a requested path that lies inside a nested repository.
@@ -72,6 +87,10 @@ type CompactEntry struct {
 	Body      string `json:"body,omitempty"`
 	BodyBytes int    `json:"body_bytes,omitempty"`
 	ReviewDue bool   `json:"review_due,omitempty"`
+	// Load, BytesLoaded and Reason: how the client loads it (governing with client only).
+	Load        string `json:"load,omitempty"`
+	BytesLoaded *int   `json:"bytes_loaded,omitempty"`
+	Reason      string `json:"reason,omitempty"`
 }
 
 // CompactBodyMax is the longest body the compact view sends (bytes).

@@ -82,7 +82,7 @@ type walker struct {
 	o      Options
 	files  int
 	dirs   map[string]*dirInfo
-	agents []string // AGENTS.md / CLAUDE.md files
+	agents []string // AGENTS.md, AGENTS.override.md, CLAUDE.md, GEMINI.md files
 	cursor map[string][]string
 	other  map[string]bool // .adr-dir, .log4brains.yml, .cursorrules, copilot files
 }
@@ -208,7 +208,7 @@ func (w *walker) walk(dir string, depth int) error {
 func (w *walker) file(dir, rel, name string) {
 	lower := strings.ToLower(name)
 	switch {
-	case lower == "agents.md" || lower == "claude.md":
+	case entry.AgentsName(lower):
 		w.agents = append(w.agents, rel)
 		return
 	case rel == ".adr-dir" || rel == ".log4brains.yml" || rel == ".cursorrules" || rel == ".github/copilot-instructions.md":

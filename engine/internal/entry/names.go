@@ -14,8 +14,8 @@ import (
 // IsRecordFile reports whether rel (repo-relative path of a file under
 // src.Dir) is a file this style reads at all. frontmatter/adr: *.md except
 // README.md, index.md and templates (see SkipReason), case-insensitive;
-// cursor: *.mdc; copilot: *.instructions.md; agents: files named AGENTS.md
-// or CLAUDE.md.
+// cursor: *.mdc; copilot: *.instructions.md; agents: the agent files
+// AgentsName names.
 func IsRecordFile(rel string, src Source) bool {
 	base := lowerBase(rel)
 	switch src.Style {
@@ -24,12 +24,24 @@ func IsRecordFile(rel string, src Source) bool {
 	case StyleCopilot:
 		return (strings.HasSuffix(base, ".instructions.md") && len(base) > len(".instructions.md")) || base == "copilot-instructions.md"
 	case StyleAgents:
-		return base == "agents.md" || base == "claude.md"
+		return AgentsName(base)
 	}
 	if !strings.HasSuffix(base, ".md") || base == ".md" {
 		return false
 	}
 	return SkipReason(rel, src) == ""
+}
+
+// AgentsName reports whether a lower-cased base name is an agent file the
+// agents style reads: AGENTS.md, AGENTS.override.md (Codex's override of
+// the AGENTS.md beside it), CLAUDE.md and GEMINI.md. Each governs its own
+// directory's subtree.
+func AgentsName(lowerBase string) bool {
+	switch lowerBase {
+	case "agents.md", "agents.override.md", "claude.md", "gemini.md":
+		return true
+	}
+	return false
 }
 
 // lowerBase is strings.ToLower(path.Base(rel)) with "\\" read as "/".
