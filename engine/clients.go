@@ -202,13 +202,7 @@ func (e *Engine) clientLoad(st *State, rule ClientRule, cwd string, paths []stri
 		if a.depth != b.depth {
 			return a.depth < b.depth
 		}
-		if (a.Hit < 0) != (b.Hit < 0) {
-			return a.Hit >= 0
-		}
-		if a.Hit != b.Hit {
-			return a.Hit < b.Hit
-		}
-		return a.Entry.ID < b.Entry.ID
+		return a.Entry.File < b.Entry.File
 	})
 	return out
 }
@@ -408,8 +402,10 @@ func (c *classifier) classify(l *ClientLoaded, st *State, hits []governingHit) b
 	for _, f := range files(en) {
 		base := strings.ToLower(path.Base(f))
 		d := agentDir(f)
-		l.depth = depthOf(d)
 		agents := en.Style == entry.StyleAgents
+		if agents {
+			l.depth = depthOf(d) // agent files load root first
+		}
 		switch c.rule {
 		case "codex":
 			if agents && (base == "agents.md" || base == "agents.override.md") {

@@ -55,8 +55,8 @@ func commandTable() []command {
 		{use: "list [--kind K] [--tag T] [--all]", short: "table of entries", example: "kontext list --kind decision", flags: runListCmd, values: map[string][]string{"kind": kinds}},
 		{use: "show <id>", short: "one entry (id, id prefix, ADR number or file path)", example: "kontext show 7", run: runShowCmd},
 		{use: "search <query>", short: "ranked search hits", example: "kontext search rounding", flags: runSearchCmd},
-		{use: "governing <path>… [--min-specificity N]", short: "which entries govern these files, and why (rule, specificity)",
-			example: "kontext governing src/billing/tax/vat.go", flags: runGoverningCmd},
+		{use: "governing <path>… [--min-specificity N] [--client C [--cwd DIR]]", short: "which entries govern these files, and why (rule, specificity); with --client, what that coding agent loads for them",
+			example: "kontext governing src/billing/tax/vat.go\nkontext governing --client codex --cwd services services/api/handler.go", flags: runGoverningCmd, values: map[string][]string{"client": clientNames()}},
 		{use: "paths <entry>", short: "an entry's paths and where they come from (file, overlay); stage globs into the path overlay (add, remove); suggest globs for entries without paths (staged only with --apply)",
 			example: "kontext paths 0007\nkontext paths add 0007 'src/db/**'\nkontext paths suggest --all --apply", run: runPathsCmd,
 			subs: []command{
