@@ -266,6 +266,9 @@ type classifier struct {
 	cwd   string
 	paths []string
 	names map[string]bool // gemini
+	// nearest is each asked path's nearest governing AGENTS.md (copilot),
+	// made on first use.
+	nearest map[string]string
 }
 
 // agentDir is the directory an agent file speaks for: its own, or for
@@ -465,7 +468,7 @@ func (c *classifier) classify(l *ClientLoaded, st *State, hits []governingHit) b
 				if !governs {
 					return false
 				}
-				if near := nearestAgents(st, hits, c.paths, en); near != "" {
+				if near := c.nearestAgents(st, hits, en); near != "" {
 					return set(LoadNotLoaded, near+" is nearer to the file: the nearest AGENTS.md wins")
 				}
 				return set(LoadAuto, "the nearest AGENTS.md to the file")
@@ -497,31 +500,44 @@ func (c *classifier) classify(l *ClientLoaded, st *State, hits []governingHit) b
 	return notRead(c.rule + " does not read " + fileKind(en))
 }
 
-// nearestAgents is the AGENTS.md nearer than en's to every asked path it
-// governs ("" when en is the nearest for one of them).
-func nearestAgents(st *State, hits []governingHit, paths []string, en *entry.Entry) string {
-	d := agentDir(en.File)
-	nearer := ""
-	for _, p := range paths {
-		if !within(path.Dir(p), d) && d != "" {
-			continue
-		}
-		best := ""
-		bestDepth := -1
+// nearestAgents is "" when en is the nearest governing AGENTS.md to one
+// of the asked paths, else the AGENTS.md nearer to them.
+func (c *classifier) nearestAgents(st *State, hits []governingHit, en *entry.Entry) string {
+	if c.nearest == nil {
+		dirs := map[string]string{} // directory → its AGENTS.md
 		for _, h := range hits {
 			o := st.Snap.Entry(h.Owner)
-			if o.Style != entry.StyleAgents || !strings.EqualFold(path.Base(o.File), "agents.md") {
-				continue
-			}
-			od := agentDir(o.File)
-			if (od == "" || within(path.Dir(p), od)) && depthOf(od) > bestDepth {
-				best, bestDepth = o.File, depthOf(od)
+			if o.Style == entry.StyleAgents && strings.EqualFold(path.Base(o.File), "agents.md") {
+				dirs[agentDir(o.File)] = o.File
 			}
 		}
-		if best == en.File || best == "" {
+		c.nearest = make(map[string]string, len(c.paths))
+		for _, p := range c.paths {
+			for d := path.Dir(p); ; d = path.Dir(d) {
+				if d == "." || d == "/" {
+					d = ""
+				}
+				if f, ok := dirs[d]; ok {
+					c.nearest[p] = f
+					break
+				}
+				if d == "" {
+					break
+				}
+			}
+		}
+	}
+	nearer := ""
+	for _, p := range c.paths {
+		switch f := c.nearest[p]; f {
+		case en.File:
 			return ""
+		case "":
+		default:
+			if within(path.Dir(p), agentDir(en.File)) {
+				nearer = f
+			}
 		}
-		nearer = best
 	}
 	return nearer
 }

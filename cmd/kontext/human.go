@@ -282,6 +282,9 @@ func runGoverningCmd(g *factory, fs *pflag.FlagSet) runFunc {
 		if len(paths) == 0 {
 			return usageErr(g, stderr, "usage: kontext governing <path>… [--min-specificity N] [--client C [--cwd DIR]]")
 		}
+		if msg := badClient(*client); msg != "" {
+			return usageErr(g, stderr, "%s", msg)
+		}
 		if *cwdFlag != "" && *client == "" {
 			return usageErr(g, stderr, "--cwd is the start directory of a client: pass --client too (%s)", strings.Join(clientNames(), ", "))
 		}

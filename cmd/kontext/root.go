@@ -103,6 +103,8 @@ func commandTable() []command {
 			example: "kontext trust --verify 2026-01-14-vat-is-rounded-per-line", flags: runTrustCmd},
 		{use: "brief [<path>…] [--diff <base>] [--budget-lines N] [--architecture]", short: "budgeted context for an agent or reviewer: governing rules in authority order, and what was left out",
 			example: "kontext brief src/billing/tax/vat.go --budget-lines 80", flags: runBriefCmd},
+		{use: "cost [<path>…|--diff <base>] [--client C] [--cwd DIR]", short: "context cost per coding agent: the bytes and estimated tokens of what it loads for these files, the largest files, what was cut",
+			example: "kontext cost services/billing/invoice.go\nkontext cost --diff origin/main --client codex --cwd services", flags: runCostCmd, values: map[string][]string{"client": clientNames()}},
 		{use: "bundle [--base R] [--head R | --worktree] -o file.json", short: "write a knowledge bundle (kontext.bundle/v1) for the review console or the edge worker: committed, team-visible entries at HEAD (--worktree: uncommitted too)",
 			example: "kontext bundle --base origin/main -o bundle.json", flags: runBundleCmd},
 		{use: "edge build|serve", short: "the edge worker: governing lookups over HTTP on Cloudflare Workers / workerd from bundles (build: a deployable directory; serve: a local workerd on 127.0.0.1)",
