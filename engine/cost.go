@@ -63,7 +63,6 @@ func runCost(ctx context.Context, e *Engine, in *api.CostInput) (*api.CostResult
 	return res, nil
 }
 
-
 // costPaths are the paths of a cost without given paths: the files
 // changed since diff, else the uncommitted ones — both need git history.
 func (e *Engine) costPaths(ctx context.Context, diff string) ([]string, error) {

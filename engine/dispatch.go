@@ -188,8 +188,11 @@ func (e *Engine) capabilities() []string {
 			caps = append(caps, op.name+".view", op.name+".cursor")
 		}
 	}
+	// What each client loads: every surface answers governing with client
+	// (engine/clients.go); a cost of a diff needs git history.
+	caps = append(caps, "entries.governing.client")
 	if e.opts.History != nil {
-		caps = append(caps, "verification.last_verified", "drift.ordered")
+		caps = append(caps, "verification.last_verified", "drift.ordered", "context.cost.diff")
 	}
 	if e.opts.Writer != nil {
 		caps = append(caps, "drafts.confirm.operation_id", "drafts.stage.extends",

@@ -140,3 +140,23 @@ func TestClientLoads(t *testing.T) {
 		t.Fatalf("the fixture table has %d rows for %d clients, want 10 paths × 6 clients", rows, len(clients))
 	}
 }
+
+// TestContractClients pins the shapes of governing with a client and of
+// context.cost, and their input errors.
+func TestContractClients(t *testing.T) {
+	dir := fileRepo(t, clientFixture())
+	cases := []contractCase{
+		{"governing_client_codex_cut", "entries.governing", `{"paths":["services/billing/tax/vat.go"],"client":"codex","cwd":"services/billing/tax","view":"compact","limit":5}`},
+		{"governing_client_copilot_review", "entries.governing", `{"paths":["services/api/handler.go"],"client":"copilot-review","view":"compact"}`},
+		{"governing_client_unknown", "entries.governing", `{"paths":["a.go"],"client":"vim"}`},
+		{"governing_cwd_without_client", "entries.governing", `{"paths":["a.go"],"cwd":"web"}`},
+		{"governing_client_cwd_outside", "entries.governing", `{"paths":["a.go"],"client":"claude","cwd":"../elsewhere"}`},
+		{"cost_all_clients", "context.cost", `{"paths":["services/billing/invoice.go"],"cwd":"services/billing"}`},
+		{"cost_paths_and_diff", "context.cost", `{"paths":["a.go"],"diff":"HEAD"}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			checkGolden(t, c.name, dir, Request(context.Background(), dir, c.op, []byte(c.input)))
+		})
+	}
+}

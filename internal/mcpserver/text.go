@@ -38,6 +38,15 @@ func governingText(result json.RawMessage, args map[string]json.RawMessage) stri
 	}
 	shown := len(r.Items) + len(r.Entries)
 	switch {
+	case r.Client != nil:
+		start := r.Client.Cwd
+		if start == "" {
+			start = "the repository root"
+		}
+		fmt.Fprintf(&sb, "%s started in %s: %d %s in the order it loads them (%d here); not-loaded ones govern and are never read by it.\n", r.Client.Client, start, r.Total, plural(r.Total, "entry", "entries"), shown)
+		for _, n := range r.Client.Notes {
+			fmt.Fprintf(&sb, "Assumed: %s.\n", n)
+		}
 	case r.Total == 0 && len(r.Boundaries) == 0:
 		fmt.Fprintf(&sb, "No entry governs %s.\n", what)
 		return sb.String()
@@ -62,6 +71,9 @@ func governingText(result json.RawMessage, args map[string]json.RawMessage) stri
 			sb.WriteString("; review due")
 		}
 		fmt.Fprintf(&sb, "; file %s\n", c.File)
+		if c.Load != "" {
+			fmt.Fprintf(&sb, "  load %s: %s\n", c.Load, c.Reason)
+		}
 		if c.Summary != nil && *c.Summary != "" {
 			fmt.Fprintf(&sb, "  %s\n", oneLine(*c.Summary))
 		}
