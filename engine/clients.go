@@ -63,6 +63,14 @@ var clientTable = []ClientRule{
 		"https://geminicli.com/docs/cli/gemini-md", "2026-12-04"},
 }
 
+// GeminiSettings is the committed Gemini CLI settings file whose
+// context.fileName names the context files; a bundle carries it (it is
+// not a knowledge file) so that the WASM engine answers as the native one.
+const GeminiSettings = ".gemini/settings.json"
+
+// maxSettingsBytes is the largest settings file read.
+const maxSettingsBytes = 1 << 20
+
 // ClientRules is the clients' loading rules, in the table's order.
 func ClientRules() []ClientRule { return append([]ClientRule(nil), clientTable...) }
 
@@ -592,14 +600,11 @@ func codexChain(chain []ClientLoaded) []ClientLoaded {
 // .gemini/settings.json context.fileName, else GEMINI.md; notes say where
 // they came from and which kontext does not read.
 func (e *Engine) geminiNames() (map[string]bool, []string) {
-	const settings = ".gemini/settings.json"
+	const settings = GeminiSettings
 	names := map[string]bool{"gemini.md": true}
-	data, err := readSmall(e.FS(), settings, 1<<20)
+	data, err := readSmall(e.FS(), settings, maxSettingsBytes)
 	if err != nil {
-		if e.opts.Surface == Snapshot {
-			return names, []string{settings + " is not in this file set: GEMINI.md assumed"}
-		}
-		return names, nil
+		return names, nil // no settings: the default name
 	}
 	var s struct {
 		Context struct {
