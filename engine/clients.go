@@ -175,7 +175,13 @@ func (e *Engine) clientLoad(st *State, rule ClientRule, cwd string, paths []stri
 			cands = append(cands, i)
 		}
 	}
-	c := &classifier{rule: rule.Name, cwd: cwd, paths: paths, names: names}
+	c := &classifier{rule: rule.Name, cwd: cwd, paths: paths, names: names, size: func(f string) int {
+		fi, err := e.FS().Stat(f)
+		if err != nil {
+			return 0
+		}
+		return int(fi.Size())
+	}}
 	var chain []ClientLoaded // codex: the chain's files
 	for _, o := range cands {
 		en := st.Snap.Entry(o)
@@ -194,6 +200,9 @@ func (e *Engine) clientLoad(st *State, rule ClientRule, cwd string, paths []stri
 		out.Entries = append(out.Entries, l)
 	}
 	out.Entries = append(out.Entries, codexChain(chain)...)
+	if c.imports() {
+		out.Entries, out.Notes = withImports(st, out.Entries, out.Notes)
+	}
 	for i := range out.Entries {
 		l := &out.Entries[i]
 		switch l.Load {
@@ -213,6 +222,45 @@ func (e *Engine) clientLoad(st *State, rule ClientRule, cwd string, paths []stri
 		return a.Entry.File < b.Entry.File
 	})
 	return out
+}
+
+// withImports adds what the loaded entries import (@path): Claude Code
+// and Gemini CLI load an imported file with the file that imports it. An
+// entry's links already list what it imports through the entries it
+// imports (engine/internal/kb, bounded depth), so one pass suffices.
+func withImports(st *State, ls []ClientLoaded, notes []string) ([]ClientLoaded, []string) {
+	at := make(map[string]int, len(ls))
+	for i, l := range ls {
+		at[l.Entry.ID] = i
+	}
+	for i, n := 0, len(ls); i < n; i++ {
+		by := ls[i]
+		switch by.Load {
+		case LoadAlways, LoadAuto, LoadOnDemand:
+		default:
+			continue
+		}
+		for _, ln := range by.Entry.Links {
+			if ln.Type != entry.LinkImports {
+				continue
+			}
+			reason := "imported by " + by.Entry.File + " (" + ln.Text + ")"
+			if j, ok := at[ln.Target]; ok {
+				if t := &ls[j]; loadGroup(t.Load) > loadGroup(by.Load) {
+					t.Load, t.Reason, t.depth = by.Load, reason, by.depth
+				}
+				continue
+			}
+			en, ok := st.Snap.ByID(ln.Target)
+			if !ok {
+				notes = append(notes, by.Entry.File+" imports "+ln.Target+", which is not a knowledge file kontext reads: its bytes are not counted")
+				continue
+			}
+			at[en.ID] = len(ls)
+			ls = append(ls, ClientLoaded{Entry: en, Owner: -1, Hit: -1, Load: by.Load, Reason: reason, Bytes: len(en.Markdown), depth: by.depth})
+		}
+	}
+	return ls, notes
 }
 
 // loadGroup orders the loads: what the client loads at start, then by the
@@ -258,7 +306,7 @@ func agentFileID(id string, names map[string]bool) bool {
 	lower := strings.ToLower(id)
 	base := lower[strings.LastIndexByte(lower, '/')+1:]
 	switch {
-	case entry.AgentsName(base + ".md"), names[base+".md"], names[base]:
+	case entry.AgentsName(base + ".md"), base == "claude.local", names[base+".md"], names[base]:
 		return true
 	case lower == ".cursorrules", strings.HasPrefix(lower, ".cursor/"), strings.Contains(lower, "/.cursor/"):
 		return true
@@ -277,6 +325,20 @@ type classifier struct {
 	// nearest is each asked path's nearest governing AGENTS.md (copilot),
 	// made on first use.
 	nearest map[string]string
+	// size is a file's size (an alias file's own bytes).
+	size func(file string) int
+}
+
+// imports reports the clients that follow @path imports: Claude Code and
+// Gemini CLI load what a loaded file imports, with it.
+func (c *classifier) imports() bool { return c.rule == "claude" || c.rule == "gemini" }
+
+// subtreeOf is the pattern of a directory's subtree ("**" for the root).
+func subtreeOf(d string) string {
+	if d == "" {
+		return "**"
+	}
+	return d + "/**"
 }
 
 // agentDir is the directory an agent file speaks for: its own, or for
@@ -388,7 +450,7 @@ func fileKind(en *entry.Entry) string {
 		return "a Cursor rule"
 	case entry.StyleCopilot:
 		return "a Copilot instructions file"
-	case entry.StyleAgents:
+	case entry.StyleAgents, entry.StyleClaude:
 		return base
 	case entry.StyleFrontmatter, entry.StyleADR:
 		return "a kontext " + en.Kind + " entry"
@@ -410,12 +472,24 @@ func (c *classifier) classify(l *ClientLoaded, st *State, hits []governingHit) b
 		return true
 	}
 	set := func(load, reason string) bool { l.Load, l.Reason = load, reason; return true }
-	for _, f := range files(en) {
+	for i, f := range files(en) {
 		base := strings.ToLower(path.Base(f))
 		d := agentDir(f)
-		agents := en.Style == entry.StyleAgents
+		// Agent files: the agents and claude styles (an alias file is one
+		// of them too: it only imports the entry it is folded into).
+		agents := en.Style == entry.StyleAgents || en.Style == entry.StyleClaude
 		if agents {
 			l.depth = depthOf(d) // agent files load root first
+		}
+		alias := i > 0
+		if alias && !c.imports() && c.size != nil {
+			// A client that does not follow imports loads the alias's own
+			// text, not the entry it imports.
+			l.Bytes = c.size(f)
+		}
+		via := ""
+		if alias {
+			via = " (" + f + ", which imports " + en.File + ")"
 		}
 		switch c.rule {
 		case "codex":
@@ -446,10 +520,10 @@ func (c *classifier) classify(l *ClientLoaded, st *State, hits []governingHit) b
 				}
 			case agents && base == "agents.md":
 				if d == "" {
-					return set(LoadAlways, "AGENTS.md at the root: always applied")
+					return set(LoadAlways, "AGENTS.md at the root: always applied"+via)
 				}
 				if governs {
-					return set(LoadAuto, "nested AGENTS.md: applies to files in "+shown(d))
+					return set(LoadAuto, "nested AGENTS.md: applies to files in "+shown(d)+via)
 				}
 				return false
 			}
@@ -479,17 +553,35 @@ func (c *classifier) classify(l *ClientLoaded, st *State, hits []governingHit) b
 				if near := c.nearestAgents(st, hits, en); near != "" {
 					return set(LoadNotLoaded, near+" is nearer to the file: the nearest AGENTS.md wins")
 				}
-				return set(LoadAuto, "the nearest AGENTS.md to the file")
+				return set(LoadAuto, "the nearest AGENTS.md to the file"+via)
 			case agents && (base == "claude.md" || base == "gemini.md") && path.Dir(f) == ".":
-				return set(LoadAlways, path.Base(f)+" at the root: read by the coding agent")
+				return set(LoadAlways, path.Base(f)+" at the root: read by the coding agent"+via)
 			}
 		case "claude":
-			if agents && base == "claude.md" {
+			if !agents {
+				break
+			}
+			if rd, ok := entry.ClaudeRulesDir(f); ok && base != "claude.local.md" {
+				l.depth = depthOf(rd)
+				scoped := !(len(en.OwnPaths()) == 1 && en.OwnPaths()[0] == subtreeOf(rd))
+				switch {
+				case within(c.cwd, rd) && !scoped:
+					return set(LoadAlways, ".claude/rules file without paths: loaded at launch"+via)
+				case within(c.cwd, rd) && governs:
+					return set(LoadAuto, "paths match "+firstMatch(l, hits)+via)
+				case within(c.cwd, rd):
+					return false
+				case governs && within(rd, c.cwd):
+					return set(LoadOnDemand, "a .claude/rules file below the start directory: loaded when Claude reads files in "+shown(rd)+via)
+				}
+				return notRead("outside the start directory's tree: Claude loads " + shown(rd) + ".claude/rules only when started in or below " + shown(rd))
+			}
+			if base == "claude.md" || base == "claude.local.md" {
 				switch {
 				case within(c.cwd, d):
-					return set(LoadAlways, "CLAUDE.md in the start directory or above it: loaded at launch")
+					return set(LoadAlways, path.Base(f)+" in the start directory or above it: loaded at launch"+via)
 				case governs && within(d, c.cwd):
-					return set(LoadOnDemand, "below the start directory: loaded when Claude reads files in "+shown(d))
+					return set(LoadOnDemand, "below the start directory: loaded when Claude reads files in "+shown(d)+via)
 				}
 				return notRead("outside the start directory's tree: Claude loads it only when started in or below " + shown(d))
 			}
@@ -497,9 +589,9 @@ func (c *classifier) classify(l *ClientLoaded, st *State, hits []governingHit) b
 			if agents && c.names[base] {
 				switch {
 				case within(c.cwd, d):
-					return set(LoadAlways, path.Base(f)+" in the start directory or above it: loaded at start")
+					return set(LoadAlways, path.Base(f)+" in the start directory or above it: loaded at start"+via)
 				case governs && within(d, c.cwd):
-					return set(LoadOnDemand, "below the start directory: loaded just in time when a tool reads files in "+shown(d))
+					return set(LoadOnDemand, "below the start directory: loaded just in time when a tool reads files in "+shown(d)+via)
 				}
 				return notRead("outside the start directory's tree: Gemini CLI loads it only when started in or below " + shown(d))
 			}
@@ -665,13 +757,17 @@ type clientQuery struct {
 
 // clientPage is a governing page as cq's client loads it: its entries
 // in load order, each with its load and reason.
-func (e *Engine) clientPage(ctx context.Context, st *State, paths []string, skip func(int) bool, hits []governingHit, offset, limit int, history, compact bool, cq *clientQuery) (*api.GoverningResult, error) {
+func (e *Engine) clientPage(ctx context.Context, st *State, paths, exclude []string, hits []governingHit, offset, limit int, history, compact bool, cq *clientQuery) (*api.GoverningResult, error) {
 	loads := e.clientLoad(st, cq.rule, cq.cwd, paths, hits)
 	ls := loads.Entries
-	if skip != nil {
+	if len(exclude) > 0 {
+		excluded := make(map[string]bool, len(exclude))
+		for _, id := range exclude {
+			excluded[id] = true
+		}
 		kept := ls[:0:0]
 		for _, l := range ls {
-			if !skip(l.Owner) {
+			if !excluded[l.Entry.ID] {
 				kept = append(kept, l)
 			}
 		}

@@ -383,7 +383,7 @@ func (e *Engine) governingPage(ctx context.Context, st *State, paths, exclude []
 	hits := governingHits(st.Snap.Governing().Lookup(paths), minSpec, skip,
 		func(o int) (int, string) { en := st.Snap.Entry(o); return kb.KindRank(en.Kind), en.ID })
 	if cq != nil {
-		return e.clientPage(ctx, st, paths, skip, hits, offset, limit, history, compact, cq)
+		return e.clientPage(ctx, st, paths, exclude, hits, offset, limit, history, compact, cq)
 	}
 	res.Total = len(hits)
 	hits = hits[min(offset, len(hits)):]

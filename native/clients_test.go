@@ -15,7 +15,9 @@ import (
 )
 
 // clientFixture is a repository with every file kind the clients read:
-// AGENTS.md (root and nested), AGENTS.override.md, CLAUDE.md, GEMINI.md,
+// AGENTS.md (root and nested), AGENTS.override.md, CLAUDE.md (one that
+// imports AGENTS.md, one at services/.claude/, one an alias that only
+// imports billing's AGENTS.md), .claude/rules with and without paths, GEMINI.md,
 // .gemini/settings.json naming AGENTS.md, Cursor rules of each kind and
 // .cursorrules, Copilot's repository-wide and path-specific instructions
 // (one excluded from code review, one from the coding agent), and a
@@ -48,7 +50,11 @@ style = "copilot"
 		"services/billing/AGENTS.md":                    "# Billing\n\n" + strings.Repeat("Round VAT per invoice line, never per invoice.\n", 100),
 		"services/billing/tax/AGENTS.md":                "# Tax\n\nTax tables live in tax/tables.\n",
 		"web/AGENTS.md":                                 "# Web\n\nComponents are function components.\n",
-		"CLAUDE.md":                                     "# Claude\n\nPrefer small commits.\n",
+		"CLAUDE.md":                                     "# Claude\n\nPrefer small commits.\n\n@AGENTS.md\n",
+		"services/.claude/CLAUDE.md":                    "# Services for Claude\n\nLog with slog.\n",
+		"services/billing/CLAUDE.md":                    "@AGENTS.md\n",
+		".claude/rules/go.md":                           "---\npaths:\n  - \"**/*.go\"\n---\n# Go for Claude\n\nRun go vet.\n",
+		".claude/rules/style.md":                        "# Style\n\nShort functions.\n",
 		"web/CLAUDE.md":                                 "# Web for Claude\n\nRun the web tests with npm test.\n",
 		"GEMINI.md":                                     "# Gemini\n\nAnswer briefly.\n",
 		"services/GEMINI.md":                            "# Services for Gemini\n\nServices speak JSON.\n",

@@ -1,6 +1,6 @@
 // Package detect finds the knowledge a repository already keeps — ADR logs
 // (adr-tools, MADR, log4brains, or any directory of numbered records),
-// Cursor and Copilot rules, AGENTS.md and CLAUDE.md files — and turns it
+// Cursor and Copilot rules, AGENTS.md and Claude Code's files — and turns it
 // into include sources of the configuration. It walks a billy filesystem
 // (bounded in depth and file count), reads nothing else and writes
 // nothing: AppendConfig returns the new configuration text.
@@ -82,9 +82,13 @@ type walker struct {
 	o      Options
 	files  int
 	dirs   map[string]*dirInfo
-	agents []string // AGENTS.md, AGENTS.override.md, CLAUDE.md, GEMINI.md files
+	agents []string // AGENTS.md, AGENTS.override.md, GEMINI.md files and Claude Code's files
 	cursor map[string][]string
 	other  map[string]bool // .adr-dir, .log4brains.yml, .cursorrules, copilot files
+
+	// agentsMD: one of the agents files is an AGENTS.md (the agents style
+	// reads both kinds; without one the claude style is enough).
+	agentsMD bool
 }
 
 // Find walks the repository and returns the sources it detects, sorted by
@@ -138,7 +142,11 @@ func Find(fs billy.Filesystem, o Options) ([]Source, error) {
 		add(Source{Dir: ".github", Kind: "convention", Style: entry.StyleCopilot})
 	}
 	if len(w.agents) > 0 {
-		add(Source{Dir: commonDir(w.agents), Kind: "convention", Style: entry.StyleAgents})
+		style := entry.StyleClaude
+		if w.agentsMD {
+			style = entry.StyleAgents
+		}
+		add(Source{Dir: commonDir(w.agents), Kind: "convention", Style: style})
 	}
 	for i := range out {
 		out[i].Entries = w.count(out[i], out)
@@ -208,7 +216,12 @@ func (w *walker) walk(dir string, depth int) error {
 func (w *walker) file(dir, rel, name string) {
 	lower := strings.ToLower(name)
 	switch {
-	case entry.AgentsName(lower):
+	case lower == "agents.md" || lower == "agents.override.md" || lower == "gemini.md":
+		w.agents, w.agentsMD = append(w.agents, rel), true
+		return
+	case lower == "claude.local.md":
+		return // personal and gitignored: never what a team adopts
+	case entry.IsRecordFile(rel, entry.Source{Style: entry.StyleClaude}):
 		w.agents = append(w.agents, rel)
 		return
 	case rel == ".adr-dir" || rel == ".log4brains.yml" || rel == ".cursorrules" || rel == ".github/copilot-instructions.md":
@@ -367,7 +380,7 @@ func (w *walker) count(s Source, all []Source) int {
 	}
 	var files []string
 	switch {
-	case s.Style == entry.StyleAgents:
+	case s.Style == entry.StyleAgents || s.Style == entry.StyleClaude:
 		files = w.agents
 	case s.Style == entry.StyleCursor && s.Dir == ".cursorrules":
 		files = []string{".cursorrules"}
@@ -395,6 +408,9 @@ func (w *walker) count(s Source, all []Source) int {
 		}
 		if e, _ := entry.Parse(f, data, src); e != nil {
 			n++
+			if entry.ImportsOnly(e) && seen[e.Links[0].Target] {
+				n-- // an alias of a file read before it (CLAUDE.md = @AGENTS.md)
+			}
 		}
 	}
 	return n

@@ -114,3 +114,36 @@ func TestAppendConfig(t *testing.T) {
 		t.Fatalf("inline include array: %v", err)
 	}
 }
+
+func TestFindClaudeFiles(t *testing.T) {
+	files := map[string]string{
+		"CLAUDE.md":                     "@AGENTS.md\n",
+		"CLAUDE.local.md":               "# Mine\n",
+		".claude/rules/go.md":           "---\npaths: \"**/*.go\"\n---\n# Go\n",
+		".claude/rules/style/brief.md":  "Be brief.\n",
+		".claude/commands/release.md":   "# Release\n",
+		"web/.claude/CLAUDE.md":         "# Web\n",
+		"web/.claude/rules/a.md":        "# A\n",
+		"web/.claude/rules/b.md":        "# B\n",
+		"docs/guide/0001-intro.md":      "# Intro\n",
+		"node_modules/x/.claude/r.md":   "# vendored\n",
+		"node_modules/x/CLAUDE.md":      "# vendored\n",
+		"docs/.claude/rules/notes.txt":  "not a rule\n",
+		"services/api/.claude/notes.md": "not a rule either\n",
+	}
+	// Claude Code's files alone: the claude style, the local file left out.
+	if got, want := str(find(t, files, Options{})), "convention claude . 6\n"; got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	// With an AGENTS.md the agents style reads both; CLAUDE.md = @AGENTS.md
+	// is an alias, not a second entry.
+	files["AGENTS.md"] = "# Root\n"
+	if got, want := str(find(t, files, Options{})), "convention agents . 6\n"; got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	// An agents source already reads them.
+	got := find(t, files, Options{Known: []entry.Source{{Kind: "convention", Dir: "", Style: entry.StyleAgents}}})
+	if len(got) != 1 || !got[0].Configured {
+		t.Errorf("known agents source: %s", str(got))
+	}
+}

@@ -14,8 +14,9 @@ import (
 // IsRecordFile reports whether rel (repo-relative path of a file under
 // src.Dir) is a file this style reads at all. frontmatter/adr: *.md except
 // README.md, index.md and templates (see SkipReason), case-insensitive;
-// cursor: *.mdc; copilot: *.instructions.md; agents: the agent files
-// AgentsName names.
+// cursor: *.mdc; copilot: *.instructions.md; claude: Claude Code's files
+// (see isClaudeFile); agents: the agent files AgentsName names and Claude
+// Code's files.
 func IsRecordFile(rel string, src Source) bool {
 	base := lowerBase(rel)
 	switch src.Style {
@@ -24,7 +25,9 @@ func IsRecordFile(rel string, src Source) bool {
 	case StyleCopilot:
 		return (strings.HasSuffix(base, ".instructions.md") && len(base) > len(".instructions.md")) || base == "copilot-instructions.md"
 	case StyleAgents:
-		return AgentsName(base)
+		return AgentsName(base) || isClaudeFile(rel, base)
+	case StyleClaude:
+		return isClaudeFile(rel, base)
 	}
 	if !strings.HasSuffix(base, ".md") || base == ".md" {
 		return false
