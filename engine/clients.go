@@ -491,6 +491,18 @@ func (c *classifier) classify(l *ClientLoaded, st *State, hits []governingHit) b
 		if alias {
 			via = " (" + f + ", which imports " + en.File + ")"
 		}
+		// tree is a file loaded by directory (Claude's CLAUDE.md, Gemini's
+		// context files): at start in the start directory and above it,
+		// on demand below it.
+		tree := func(who, atStart, onDemand string) bool {
+			switch {
+			case within(c.cwd, d):
+				return set(LoadAlways, path.Base(f)+" in the start directory or above it: "+atStart+via)
+			case governs && within(d, c.cwd):
+				return set(LoadOnDemand, "below the start directory: "+onDemand+" "+shown(d)+via)
+			}
+			return notRead("outside the start directory's tree: " + who + " loads it only when started in or below " + shown(d))
+		}
 		switch c.rule {
 		case "codex":
 			if agents && (base == "agents.md" || base == "agents.override.md") {
@@ -577,23 +589,11 @@ func (c *classifier) classify(l *ClientLoaded, st *State, hits []governingHit) b
 				return notRead("outside the start directory's tree: Claude loads " + shown(rd) + ".claude/rules only when started in or below " + shown(rd))
 			}
 			if base == "claude.md" || base == "claude.local.md" {
-				switch {
-				case within(c.cwd, d):
-					return set(LoadAlways, path.Base(f)+" in the start directory or above it: loaded at launch"+via)
-				case governs && within(d, c.cwd):
-					return set(LoadOnDemand, "below the start directory: loaded when Claude reads files in "+shown(d)+via)
-				}
-				return notRead("outside the start directory's tree: Claude loads it only when started in or below " + shown(d))
+				return tree("Claude", "loaded at launch", "loaded when Claude reads files in")
 			}
 		case "gemini":
 			if agents && c.names[base] {
-				switch {
-				case within(c.cwd, d):
-					return set(LoadAlways, path.Base(f)+" in the start directory or above it: loaded at start"+via)
-				case governs && within(d, c.cwd):
-					return set(LoadOnDemand, "below the start directory: loaded just in time when a tool reads files in "+shown(d)+via)
-				}
-				return notRead("outside the start directory's tree: Gemini CLI loads it only when started in or below " + shown(d))
+				return tree("Gemini CLI", "loaded at start", "loaded just in time when a tool reads files in")
 			}
 		}
 	}
