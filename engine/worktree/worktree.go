@@ -133,8 +133,12 @@ func runBrief(ctx context.Context, e *engine.Engine, in *api.BriefInput) (*api.B
 		}
 		entries = g.Entries
 	}
+	note := ""
+	if len(entries) == 0 && len(paths) > 0 {
+		note = engine.UnscopedNote(st.Unscoped()) // why nothing governs, and what to run
+	}
 	b := brief.Assemble(brief.Input{Repository: repo, Entries: entries, Budget: budget,
-		Architecture: in.Architecture, GeneratedAt: e.Now()})
+		Architecture: in.Architecture, GeneratedAt: e.Now(), Note: note})
 	if compact {
 		b.Repository.PathCount, b.Repository.Paths = len(b.Repository.Paths), []string{}
 	}

@@ -1,9 +1,10 @@
 // Package detect finds the knowledge a repository already keeps — ADR logs
-// (adr-tools, MADR, log4brains, or any directory of numbered records),
-// Cursor and Copilot rules, AGENTS.md and Claude Code's files — and turns it
-// into include sources of the configuration. It walks a billy filesystem
-// (bounded in depth and file count), reads nothing else and writes
-// nothing: AppendConfig returns the new configuration text.
+// (adr-tools, MADR, log4brains, or a directory of numbered records that
+// read as decisions), Cursor and Copilot rules, AGENTS.md and Claude
+// Code's files — and turns it into include sources of the configuration.
+// It walks a billy filesystem (bounded in depth and file count), reads
+// nothing else and writes nothing: AppendConfig returns the new
+// configuration text.
 package detect
 
 import (
@@ -60,7 +61,7 @@ var skipNames = map[string]bool{
 
 // adrDirNames are where ADR tools put their logs; a directory with these
 // names and at least one record is a log even when it has few records.
-var adrDirNames = []string{"doc/adr", "docs/adr", "docs/decisions", "docs/architecture/decisions", "docs/architecture-decisions", "adr", "docs/adrs", "doc/decisions", "decisions"}
+var adrDirNames = []string{"doc/adr", "docs/adr", "docs/decisions", "docs/architecture/decisions", "doc/architecture/decisions", "docs/architecture-decisions", "adr", "docs/adrs", "doc/decisions", "decisions"}
 
 // The record patterns are compiled on first use: status runs in the WASM
 // engine, whose start-up time is budgeted.
@@ -249,23 +250,24 @@ func (w *walker) file(dir, rel, name string) {
 	}
 }
 
-// adrDirs are the ADR logs: the dirs adr-tools and log4brains name, the
-// conventional names holding a record, and any directory where most
-// Markdown files are numbered records (by name or by a "# N. Title").
+// adrDirs are the ADR logs: the dirs adr-tools and log4brains name, and,
+// on evidence that they hold decision records (isLog), the conventional
+// names and any directory where most Markdown files are numbered (by name
+// or by a "# N. Title"). Numbered names alone never make a log.
 func (w *walker) adrDirs() []string {
 	set := map[string]bool{}
 	if w.other[".adr-dir"] {
-		if d := w.firstLine(".adr-dir"); d != "" {
+		if d := w.firstLine(".adr-dir"); d != "" && w.holdsMarkdown(d) {
 			set[d] = true
 		}
 	}
 	if w.other[".log4brains.yml"] {
-		if d := w.log4brains(); d != "" {
+		if d := w.log4brains(); d != "" && w.holdsMarkdown(d) {
 			set[d] = true
 		}
 	}
 	for _, d := range adrDirNames {
-		if di := w.dirs[d]; di != nil && w.records(di) > 0 {
+		if di := w.dirs[d]; di != nil && w.isLog(di, 1) {
 			set[d] = true
 		}
 	}
@@ -273,7 +275,7 @@ func (w *walker) adrDirs() []string {
 		if set[d] || len(di.md) < 2 {
 			continue
 		}
-		if n := w.records(di); n*2 > len(di.md) && n >= 2 {
+		if n := w.records(di); n*2 > len(di.md) && n >= 2 && w.isLog(di, 2) {
 			set[d] = true
 		}
 	}
@@ -285,6 +287,17 @@ func (w *walker) adrDirs() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// holdsMarkdown: the walk saw a Markdown file in or below dir (a tool's
+// marker naming a directory that is not in the tree names no log).
+func (w *walker) holdsMarkdown(dir string) bool {
+	for d := range w.dirs {
+		if inDir(d, dir) {
+			return true
+		}
+	}
+	return false
 }
 
 // records counts the Markdown files of a directory that look like
