@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -253,7 +254,9 @@ func withImports(st *State, ls []ClientLoaded, notes []string) ([]ClientLoaded, 
 			}
 			en, ok := st.Snap.ByID(ln.Target)
 			if !ok {
-				notes = append(notes, by.Entry.File+" imports "+ln.Target+", which is not a knowledge file kontext reads: its bytes are not counted")
+				if note := by.Entry.File + " imports " + ln.Target + ", which is not a knowledge file kontext reads: its bytes are not counted"; !slices.Contains(notes, note) {
+					notes = append(notes, note)
+				}
 				continue
 			}
 			at[en.ID] = len(ls)
