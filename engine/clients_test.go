@@ -40,13 +40,16 @@ func loadsOf(r *api.GoverningResult) map[string]string {
 // TestClientRules: the rules the fixture of native/clients_test.go does
 // not reach — Codex skips an empty file, excludeAgent "cloud-agent" keeps
 // a file from the coding agent only, a context.fileName Gemini names that
-// kontext does not read is said, and exclude_ids drops loaded entries too.
+// kontext does not read is said, so is an import of a file kontext does not
+// read, and exclude_ids drops loaded entries too.
 func TestClientRules(t *testing.T) {
 	e, _ := memEngine(t, map[string]string{
 		".kontext.toml":                          "version = 1\n[kinds.convention]\ndir = \".ai/conventions\"\n[[kinds.convention.include]]\ndir = \".\"\nstyle = \"agents\"\n[[kinds.convention.include]]\ndir = \".github\"\nstyle = \"copilot\"\n",
 		"AGENTS.md":                              "\n \n",
 		"a/AGENTS.md":                            "# A\n\nModule a.\n",
 		"GEMINI.md":                              "# Gemini\n\nBrief.\n",
+		"CLAUDE.md":                              "# Claude\n\nSee @notes/setup.md for the setup.\n",
+		"notes/setup.md":                         "# Setup\n\nmake setup\n",
 		".github/instructions/a.instructions.md": "---\napplyTo: \"a/**\"\nexcludeAgent: \"cloud-agent\"\n---\n# A\n\nTest a.\n",
 		".gemini/settings.json":                  `{"context": {"fileName": "CONTEXT.md"}}`,
 	})
@@ -78,6 +81,13 @@ func TestClientRules(t *testing.T) {
 	}
 	if notes := strings.Join(g.Client.Notes, "\n"); !strings.Contains(notes, "names CONTEXT.md, which kontext does not read") {
 		t.Errorf("gemini notes %q", notes)
+	}
+	cl := ask("claude", "")
+	if got := loadsOf(cl)["CLAUDE.md"]; !strings.HasPrefix(got, "always:") {
+		t.Errorf("claude, CLAUDE.md: %q", got)
+	}
+	if notes := strings.Join(cl.Client.Notes, "\n"); !strings.Contains(notes, "CLAUDE.md imports notes/setup.md, which is not a knowledge file kontext reads") {
+		t.Errorf("claude notes %q", notes)
 	}
 	if got := loadsOf(ask("codex", "a", "a/AGENTS")); got["a/AGENTS.md"] != "" {
 		t.Errorf("exclude_ids kept a/AGENTS.md: %v", got)
