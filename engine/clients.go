@@ -492,7 +492,7 @@ func (c *classifier) classify(l *ClientLoaded, st *State, hits []governingHit) b
 		}
 		via := ""
 		if alias {
-			via = " (" + f + ", which imports " + en.File + ")"
+			via = " (" + f + ", an alias of " + en.File + ")"
 		}
 		// tree is a file loaded by directory (Claude's CLAUDE.md, Gemini's
 		// context files): at start in the start directory and above it,
