@@ -50,6 +50,8 @@ func TestClientRules(t *testing.T) {
 		"GEMINI.md":                              "# Gemini\n\nBrief.\n",
 		"CLAUDE.md":                              "# Claude\n\nSee @notes/setup.md for the setup.\n",
 		"notes/setup.md":                         "# Setup\n\nmake setup\n",
+		"b/CLAUDE.md":                            "# B\n\nModule b keeps its own rules.\n",
+		"b/AGENTS.md":                            "@CLAUDE.md\n",
 		".github/instructions/a.instructions.md": "---\napplyTo: \"a/**\"\nexcludeAgent: \"cloud-agent\"\n---\n# A\n\nTest a.\n",
 		".gemini/settings.json":                  `{"context": {"fileName": "CONTEXT.md"}}`,
 	})
@@ -88,6 +90,24 @@ func TestClientRules(t *testing.T) {
 	}
 	if notes := strings.Join(cl.Client.Notes, "\n"); !strings.Contains(notes, "CLAUDE.md imports notes/setup.md, which is not a knowledge file kontext reads") {
 		t.Errorf("claude notes %q", notes)
+	}
+	// b/AGENTS.md only imports b/CLAUDE.md: Codex loads the alias's own
+	// text (it follows no import), Claude the entry.
+	cost, err := e.Cost(ctx, &api.CostInput{Paths: []string{"b/x.go"}, Cwd: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cost.Clients {
+		switch c.Client {
+		case "codex":
+			if len(c.Top) != 1 || c.Top[0].File != "b/CLAUDE.md" || c.Bytes != len("@CLAUDE.md\n") {
+				t.Errorf("codex cost through the alias b/AGENTS.md: %+v", c)
+			}
+		case "claude":
+			if c.Bytes != len("# B\n\nModule b keeps its own rules.\n")+len("# Claude\n\nSee @notes/setup.md for the setup.\n") {
+				t.Errorf("claude cost from b: %+v", c)
+			}
+		}
 	}
 	if got := loadsOf(ask("codex", "a", "a/AGENTS")); got["a/AGENTS.md"] != "" {
 		t.Errorf("exclude_ids kept a/AGENTS.md: %v", got)
