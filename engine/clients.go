@@ -52,7 +52,7 @@ const codexMaxBytes = 32 * 1024
 var clientTable = []ClientRule{
 	{"codex", "One chain per run, from the project root down to the start directory: in each directory AGENTS.override.md, else AGENTS.md, else the fallback names of project_doc_fallback_filenames (user configuration: none assumed); at most one file per directory, root first, empty files skipped; it stops adding files once the chain reaches project_doc_max_bytes (32 KiB): the file that crosses it is truncated, later ones are not loaded. ~/.codex is assumed absent.",
 		"https://developers.openai.com/codex/guides/agents-md", "2026-12-04"},
-	{"cursor", ".cursor/rules/*.mdc: alwaysApply: true always; globs auto-attached when a matching file is in context; a description without globs is agent-requested; neither is manual (@-mention). AGENTS.md at the root always, nested AGENTS.md for files in its directory; legacy .cursorrules always. The start directory does not matter (the workspace is the repository).",
+	{"cursor", ".cursor/rules/*.mdc: alwaysApply: true always; globs auto-attached when a matching file is in context; a description without globs is agent-requested; neither is manual (@-mention); a nested <d>/.cursor/rules applies to files in <d> only. AGENTS.md at the root always, nested AGENTS.md for files in its directory; legacy .cursorrules always. The start directory does not matter (the workspace is the repository).",
 		"https://docs.cursor.com/context/rules", "2026-12-04"},
 	{"copilot", "The coding agent (and chat): .github/copilot-instructions.md always; .github/instructions/*.instructions.md when applyTo matches, unless excludeAgent names \"coding-agent\" (or \"cloud-agent\"); the nearest AGENTS.md to the file wins; a root CLAUDE.md or GEMINI.md. ~/.copilot is assumed absent.",
 		"https://docs.github.com/en/copilot/how-tos/copilot-on-github/customize-copilot/add-custom-instructions/add-repository-instructions", "2026-12-04"},
@@ -336,6 +336,24 @@ type classifier struct {
 // Gemini CLI load what a loaded file imports, with it.
 func (c *classifier) imports() bool { return c.rule == "claude" || c.rule == "gemini" }
 
+// anyWithin reports whether one of the asked paths lies below dir.
+func (c *classifier) anyWithin(dir string) bool {
+	for _, p := range c.paths {
+		if within(path.Dir(p), dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// nestedCursorDir is <d> of a rule in <d>/.cursor/rules/ (d not the root).
+func nestedCursorDir(file string) (string, bool) {
+	if i := strings.Index(file, "/.cursor/rules/"); i > 0 {
+		return file[:i], true
+	}
+	return "", false
+}
+
 // subtreeOf is the pattern of a directory's subtree ("**" for the root).
 func subtreeOf(d string) string {
 	if d == "" {
@@ -520,6 +538,10 @@ func (c *classifier) classify(l *ClientLoaded, st *State, hits []governingHit) b
 			case en.Style == entry.StyleCursor && base == ".cursorrules":
 				return set(LoadAlways, "legacy .cursorrules: always applied")
 			case en.Style == entry.StyleCursor:
+				if cd, ok := nestedCursorDir(f); ok && !c.anyWithin(cd) {
+					// A nested .cursor/rules applies to its folder only.
+					return notRead("a nested .cursor/rules: Cursor applies it to files in " + shown(cd) + " only")
+				}
 				switch {
 				case strings.EqualFold(extraString(en, "alwaysApply"), "true"):
 					return set(LoadAlways, "alwaysApply: true")

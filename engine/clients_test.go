@@ -44,7 +44,7 @@ func loadsOf(r *api.GoverningResult) map[string]string {
 // read, and exclude_ids drops loaded entries too.
 func TestClientRules(t *testing.T) {
 	e, _ := memEngine(t, map[string]string{
-		".kontext.toml":                          "version = 1\n[kinds.convention]\ndir = \".ai/conventions\"\n[[kinds.convention.include]]\ndir = \".\"\nstyle = \"agents\"\n[[kinds.convention.include]]\ndir = \".github\"\nstyle = \"copilot\"\n",
+		".kontext.toml":                          "version = 1\n[kinds.convention]\ndir = \".ai/conventions\"\n[[kinds.convention.include]]\ndir = \"a/.cursor/rules\"\nstyle = \"cursor\"\n[[kinds.convention.include]]\ndir = \".\"\nstyle = \"agents\"\n[[kinds.convention.include]]\ndir = \".github\"\nstyle = \"copilot\"\n",
 		"AGENTS.md":                              "\n \n",
 		"a/AGENTS.md":                            "# A\n\nModule a.\n",
 		"GEMINI.md":                              "# Gemini\n\nBrief.\n",
@@ -52,6 +52,7 @@ func TestClientRules(t *testing.T) {
 		"notes/setup.md":                         "# Setup\n\nmake setup\n",
 		"b/CLAUDE.md":                            "# B\n\nModule b keeps its own rules.\n",
 		"b/AGENTS.md":                            "@CLAUDE.md\n",
+		"a/.cursor/rules/a.mdc":                  "---\nalwaysApply: true\n---\n# A rule\n\nOnly in a.\n",
 		".github/instructions/a.instructions.md": "---\napplyTo: \"a/**\"\nexcludeAgent: \"cloud-agent\"\n---\n# A\n\nTest a.\n",
 		".gemini/settings.json":                  `{"context": {"fileName": "CONTEXT.md"}}`,
 	})
@@ -90,6 +91,13 @@ func TestClientRules(t *testing.T) {
 	}
 	if notes := strings.Join(cl.Client.Notes, "\n"); !strings.Contains(notes, "CLAUDE.md imports notes/setup.md, which is not a knowledge file kontext reads") {
 		t.Errorf("claude notes %q", notes)
+	}
+	// A nested .cursor/rules applies to its folder only.
+	if got := loadsOf(ask("cursor", ""))["a/.cursor/rules/a.mdc"]; got != "always: alwaysApply: true" {
+		t.Errorf("cursor, a/.cursor/rules for a/x.go: %q", got)
+	}
+	if r, err := e.Governing(ctx, &api.GoverningInput{Paths: []string{"b/x.go"}, Client: "cursor"}); err != nil || !strings.HasPrefix(loadsOf(r)["a/.cursor/rules/a.mdc"], "not-loaded: a nested .cursor/rules") {
+		t.Errorf("cursor, a/.cursor/rules for b/x.go: %v %v", loadsOf(r), err)
 	}
 	// b/AGENTS.md only imports b/CLAUDE.md: Codex loads the alias's own
 	// text (it follows no import), Claude the entry.
