@@ -204,8 +204,12 @@ func (t tool) result(env []byte, args map[string]json.RawMessage) *mcp.CallToolR
 	}
 	_ = json.Unmarshal(env, &probe)
 	text := string(env)
-	if probe.OK && t.text != nil {
-		text = t.text(probe.Result, args)
+	if probe.OK && t.answer != nil {
+		var result json.RawMessage
+		result, text = t.answer(probe.Result, args)
+		if !bytes.Equal(result, probe.Result) {
+			env = engine.ResultEnvelope(result)
+		}
 	}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: text}},

@@ -65,9 +65,10 @@ type tool struct {
 	// outputSchema's result); "" for ctx_api, which answers any operation's.
 	resultOp string
 	request  func(args map[string]json.RawMessage) (op string, input []byte, err error)
-	// text renders a successful answer for the text block (nil: the
-	// answer's JSON, byte for byte what structuredContent holds).
-	text func(result json.RawMessage, args map[string]json.RawMessage) string
+	// answer renders a successful result as the tool answers it: the
+	// result its structuredContent carries and its text block (nil: the
+	// operation's result, and its answer's JSON as text). text.go.
+	answer func(result json.RawMessage, args map[string]json.RawMessage) (json.RawMessage, string)
 }
 
 const dirDescription = "Another worktree or repository to read, relative to the server's directory (kontext -C) or absolute."
@@ -155,7 +156,7 @@ var tools = sync.OnceValue(func() []tool {
 				args["view"] = mustJSON("compact") // a diff can name thousands of paths: the paths line summarises them
 				return "context.brief", mustJSON(args), nil
 			},
-			text: briefText,
+			answer: briefAnswer,
 		},
 		{
 			name:  "ctx_capture",
@@ -204,7 +205,7 @@ var tools = sync.OnceValue(func() []tool {
 				}
 				return "entries.governing", mustJSON(args), nil
 			},
-			text: governingText,
+			answer: governingAnswer,
 		},
 		{
 			name:  "ctx_prepare_commit",
@@ -355,6 +356,13 @@ func (t tool) outputSchema() map[string]any {
 	if t.resultOp != "" {
 		r = resultSchema(t.resultOp)
 		r["description"] = "The " + t.resultOp + " result (when ok is true)."
+	}
+	if t.name == "ctx_governing" {
+		// governingAnswer: the page, or with detail the whole entries.
+		page := resultSchema(t.name)
+		page["description"] = "The governing entries (the default)."
+		r["description"] = "With detail: true, the " + t.resultOp + " result."
+		r = map[string]any{"type": "object", "anyOf": []any{page, r}, "description": "The answer (when ok is true)."}
 	}
 	s["properties"].(map[string]any)["result"] = r
 	return s
