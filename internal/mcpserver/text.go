@@ -184,5 +184,3 @@ func plural(n int, one, many string) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-
