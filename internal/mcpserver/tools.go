@@ -183,8 +183,8 @@ var tools = sync.OnceValue(func() []tool {
 			name:  "ctx_governing",
 			title: "Rules governing files",
 			description: "Which knowledge entries (decisions, conventions, learnings, incidents) govern these files, most specific first. " +
-				"The answer lists them in items (there is no entries key; items is [] when nothing governs): each as id, kind, title, summary, status, the rule (glob) that matched with its specificity, and its file; the body only when it is short " +
-				"(detail: true sends whole entries in entries instead of items; ctx_api entries.get {id} one). " +
+				"The answer lists them in items (there is no entries key; items is [] when nothing governs): each as id, kind, title, status, and the rule (glob) that matched with its specificity; the text block says the same, one line per entry. " +
+				"Read one in full with ctx_api entries.get {id} (detail: true sends whole entries in entries instead of items). " +
 				"At most limit entries (default 10) per answer: total says how many govern, and next_cursor, passed back as cursor with the same paths, gives the next page.",
 			annotations: readOnly("Rules governing files"),
 			resultOp:    "entries.governing",
