@@ -10,14 +10,13 @@ import (
 )
 
 // What each client gets. structuredContent is always the answer object
-// ({schema_version, ok, result | error}); clients that read it need nothing
-// else. The text block is for clients that show the model text only:
-// ctx_api, ctx_capture, ctx_challenge and ctx_prepare_commit put the
-// answer's JSON there (small answers, or the API's own shape); ctx_governing
-// and ctx_brief put a plain-text reading of the same answer there (the
-// entries as short lines, the brief document), so a model gets the facts
-// once in each channel and never a second copy of the JSON. Errors are
-// always the JSON error.
+// ({schema_version, ok, result | error}), the result the operation's or,
+// for ctx_governing, its own short page. The text block is for clients
+// that show the model text only: ctx_api, ctx_capture, ctx_challenge and
+// ctx_prepare_commit put the answer's JSON there (small answers, or the
+// API's own shape); ctx_governing and ctx_brief put a plain-text reading
+// there (a line per entry, the brief document), never a second copy of the
+// JSON. Errors are always the JSON error.
 
 // governingAnswer is ctx_governing's whole answer: the result its
 // structuredContent carries and its text block, both made from
