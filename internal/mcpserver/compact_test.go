@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/internal/testrepo"
 	"github.com/kontext/kontext/native"
 )
@@ -162,6 +163,55 @@ func TestGoverningPages(t *testing.T) {
 	_, env = call(t, cs, "ctx_governing", map[string]any{"paths": []string{path}, "limit": 3, "cursor": first})
 	if errCode(env) != "stale_cursor" {
 		t.Fatalf("cursor after an edit: %v", env)
+	}
+}
+
+// TestGoverningText: the text block alone pages (the head counts, the
+// last line names the structured answer's cursor), names the asked paths
+// an entry governs when several were asked, and says when nothing governs.
+func TestGoverningText(t *testing.T) {
+	t.Setenv("KONTEXT_NOW", testNow)
+	demo := testrepo.Demo(t)
+	cs := inMemory(t, demo)
+	text, sc, _ := channels(t, cs, "ctx_governing", map[string]any{"paths": []string{"src/billing/tax/vat.go"}, "limit": 3})
+	var env struct {
+		Result api.GoverningPage `json:"result"`
+	}
+	if err := json.Unmarshal(sc, &env); err != nil {
+		t.Fatal(err)
+	}
+	if env.Result.NextCursor == "" || len(env.Result.Items) != 3 {
+		t.Fatalf("a page of 3 of 8: %s", sc)
+	}
+	if !strings.HasPrefix(text, "8 entries govern; 3 here, most specific first:\n") ||
+		!strings.HasSuffix(text, fmt.Sprintf("More: call again with cursor %q.\n", env.Result.NextCursor)) {
+		t.Errorf("paged text:\n%s", text)
+	}
+
+	text, sc, _ = channels(t, cs, "ctx_governing", map[string]any{"paths": []string{"src/billing/tax/vat.go", "web/components/InvoiceTable.tsx"}})
+	env.Result = api.GoverningPage{}
+	if err := json.Unmarshal(sc, &env); err != nil {
+		t.Fatal(err)
+	}
+	both := 0
+	for _, it := range env.Result.Items {
+		if len(it.Paths) == 0 {
+			t.Errorf("two paths asked: %s has no paths", it.ID)
+		}
+		if len(it.Paths) == 2 {
+			both++
+			if want := ", for " + strings.Join(it.Paths, ", "); !strings.Contains(text, want) {
+				t.Errorf("the text misses %q:\n%s", want, text)
+			}
+		}
+	}
+	if both == 0 {
+		t.Fatalf("no entry governs both paths: %s", sc)
+	}
+
+	text, sc, _ = channels(t, cs, "ctx_governing", map[string]any{"paths": []string{"nowhere.txt"}, "min_specificity": 9})
+	if text != "No entry governs the asked path.\n" || !strings.Contains(string(sc), `"items":[]`) {
+		t.Errorf("nothing governs: %q %s", text, sc)
 	}
 }
 
