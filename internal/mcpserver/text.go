@@ -24,8 +24,8 @@ import (
 // stdio, HTTP, the edge's /mcp — answers the same). The compact answer is
 // an api.GoverningPage: per entry id, kind, title, status, rule and
 // specificity (paths when several were asked, review_due when due); the
-// text block says the same as one line per entry, then how to read more
-// (entries.get {id}, detail: true) and the cursor of the next page. The
+// text block says the same but kind as one line per entry, then how to
+// read more (entries.get {id}) and the cursor of the next page. The
 // summary, file, short body and snapshot of the compact view are left
 // out: one more call gives them. detail: true answers whole entries, the
 // result as entries.governing sends it, and reads them as text.
