@@ -828,6 +828,26 @@ export interface GoverningInput {
   cursor?: string;
 }
 
+export interface GoverningItem {
+  id: string;
+  kind: string;
+  title: string;
+  status?: string;
+  rule: string;
+  specificity: number;
+  paths?: string[];
+  review_due?: boolean;
+}
+
+export interface GoverningPage {
+  total: number;
+  /** The page, most specific first: [] when nothing governs. */
+  items: GoverningItem[];
+  next_cursor?: string;
+  /** Requested paths inside a nested repository, whose own knowledge governs them. */
+  boundaries?: Boundary[];
+}
+
 export interface GoverningResult {
   /** The page in the full view (the default): [] when nothing matches. Absent in the compact view, which sends items. */
   entries?: Entry[];
