@@ -895,6 +895,31 @@ export interface GoverningInput {
   cwd?: string;
 }
 
+export interface GoverningItem {
+  id: string;
+  kind: string;
+  title: string;
+  status?: string;
+  rule: string;
+  specificity: number;
+  paths?: string[];
+  review_due?: boolean;
+  load?: string;
+  bytes_loaded?: number;
+  reason?: string;
+}
+
+export interface GoverningPage {
+  total: number;
+  /** The page, most specific first: [] when nothing governs. */
+  items: GoverningItem[];
+  next_cursor?: string;
+  /** Requested paths inside a nested repository, whose own knowledge governs them. */
+  boundaries?: Boundary[];
+  /** With the client argument: the agent, its start directory, the documentation its loading rules follow, and what the answer assumes; the items are in its load order. */
+  client?: ClientAnswer;
+}
+
 export interface GoverningResult {
   /** The page in the full view (the default): [] when nothing matches. Absent in the compact view, which sends items. */
   entries?: Entry[];
