@@ -284,3 +284,31 @@ func TestBriefAndCapture(t *testing.T) {
 		}
 	}
 }
+
+// TestGoverningClient: ctx_governing with client and cwd answers what that
+// agent loads, in its order, each item with its load; the text block says
+// whose answer it is, what it assumes, and each entry's load.
+func TestGoverningClient(t *testing.T) {
+	t.Setenv("KONTEXT_NOW", testNow)
+	demo := testrepo.Demo(t)
+	cs := inMemory(t, demo)
+	text, env := call(t, cs, "ctx_governing", map[string]any{"paths": []string{"src/billing/tax/vat.go"}, "client": "cursor", "cwd": "src"})
+	res, _ := env["result"].(map[string]any)
+	client, _ := res["client"].(map[string]any)
+	if client["client"] != "cursor" || client["cwd"] != "src" {
+		t.Fatalf("client: %v", res["client"])
+	}
+	items, _ := res["items"].([]any)
+	loads := map[string]bool{}
+	for _, it := range items {
+		loads[it.(map[string]any)["load"].(string)] = true
+	}
+	if !loads["always"] || !loads["not-loaded"] {
+		t.Fatalf("loads %v in %v", loads, items)
+	}
+	for _, want := range []string{"cursor started in src:", "Assumed: User Rules", "load always: alwaysApply: true", "load not-loaded: cursor does not read a kontext decision entry"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text block lacks %q:\n%s", want, text)
+		}
+	}
+}

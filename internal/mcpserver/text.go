@@ -41,9 +41,10 @@ func governingAnswer(result json.RawMessage, args map[string]json.RawMessage) (j
 	if r.Items == nil {
 		return result, governingDetailText(r, paths, cursor)
 	}
-	page := api.GoverningPage{Total: r.Total, Items: make([]api.GoverningItem, len(r.Items)), NextCursor: r.NextCursor, Boundaries: r.Boundaries}
+	page := api.GoverningPage{Total: r.Total, Items: make([]api.GoverningItem, len(r.Items)), NextCursor: r.NextCursor, Boundaries: r.Boundaries, Client: r.Client}
 	for i, c := range r.Items {
-		it := api.GoverningItem{ID: c.ID, Kind: c.Kind, Title: c.Title, Rule: c.Rule, Paths: c.Paths, ReviewDue: c.ReviewDue}
+		it := api.GoverningItem{ID: c.ID, Kind: c.Kind, Title: c.Title, Rule: c.Rule, Paths: c.Paths, ReviewDue: c.ReviewDue,
+			Load: c.Load, BytesLoaded: c.BytesLoaded, Reason: c.Reason}
 		if c.Status != nil {
 			it.Status = *c.Status
 		}
@@ -68,6 +69,9 @@ func governingAnswer(result json.RawMessage, args map[string]json.RawMessage) (j
 		if it.ReviewDue {
 			sb.WriteString(", review due")
 		}
+		if it.Load != "" {
+			fmt.Fprintf(&sb, "; load %s: %s", it.Load, it.Reason)
+		}
 		sb.WriteString("\n")
 	}
 	if len(page.Items) > 0 {
@@ -87,6 +91,16 @@ func governingHead(sb *strings.Builder, r api.GoverningResult, shown int, paths 
 		what = "the asked path"
 	}
 	switch {
+	case r.Client != nil:
+		start := r.Client.Cwd
+		if start == "" {
+			start = "the repository root"
+		}
+		fmt.Fprintf(sb, "%s started in %s: %d %s in the order it loads them (%d here); not-loaded ones govern and are never read by it:\n", r.Client.Client, start, r.Total, plural(r.Total, "entry", "entries"), shown)
+		for _, n := range r.Client.Notes {
+			fmt.Fprintf(sb, "Assumed: %s.\n", n)
+		}
+		return r.Total > 0
 	case r.Total == 0 && len(r.Boundaries) == 0:
 		fmt.Fprintf(sb, "No entry governs %s.\n", what)
 		return false
@@ -129,6 +143,9 @@ func governingDetailText(r api.GoverningResult, paths []string, cursor string) s
 			}
 		}
 		fmt.Fprintf(&sb, "rule %s (specificity %d); file %s\n", rule, spec, e.File)
+		if e.Load != "" {
+			fmt.Fprintf(&sb, "load %s: %s\n", e.Load, e.Reason)
+		}
 		if e.Summary != nil && *e.Summary != "" {
 			fmt.Fprintf(&sb, "%s\n", oneLine(*e.Summary))
 		}

@@ -185,10 +185,11 @@ var tools = sync.OnceValue(func() []tool {
 			description: "Which knowledge entries (decisions, conventions, learnings, incidents) govern these files, most specific first. " +
 				"The answer lists them in items (there is no entries key; items is [] when nothing governs): each as id, kind, title, status, and the rule (glob) that matched with its specificity; the text block says the same, one line per entry. " +
 				"Read one in full with ctx_api entries.get {id} (detail: true sends whole entries in entries instead of items). " +
-				"At most limit entries (default 10) per answer: total says how many govern, and next_cursor, passed back as cursor with the same paths, gives the next page.",
+				"At most limit entries (default 10) per answer: total says how many govern, and next_cursor, passed back as cursor with the same paths, gives the next page. " +
+				"With client (and cwd, the agent's start directory): what that coding agent puts in its context for the files, in the order it loads them, each item with load and reason.",
 			annotations: readOnly("Rules governing files"),
 			resultOp:    "entries.governing",
-			fields: append(apiFields("entries.governing", nil, "paths", "min_specificity"), dirField,
+			fields: append(apiFields("entries.governing", nil, "paths", "min_specificity", "client", "cwd"), dirField,
 				field{name: "detail", kind: kBool, description: "Send whole entries (body, links, verification, history) instead of the short form."},
 				field{name: "limit", kind: kInteger, description: "At most this many entries per answer (default 10).",
 					schema: map[string]any{"type": "integer", "minimum": 1, "maximum": engine.MaxGoverningLimit, "default": DefaultPage}},
