@@ -101,7 +101,7 @@ func runStatusCmd(ctx context.Context, g *factory, args []string) int {
 			history := false
 			if l, err := read(ctx, g, (*engine.Engine).List, &api.ListInput{Limit: intp(1), History: &history}); err == nil {
 				if c := diagnosticCounts(l.Diagnostics); c != "" {
-					fmt.Fprintf(w, "\n%s — see kontext ci\n", c)
+					fmt.Fprintf(w, "\n%s — see %s\n", c, ciCommandFor(l.Diagnostics))
 				}
 			}
 		}
@@ -213,7 +213,7 @@ func runListCmd(g *factory, fs *pflag.FlagSet) runFunc {
 				fmt.Fprintf(w, "; %d inactive (superseded, deprecated, rejected) not shown: kontext list --all", hidden)
 			}
 			if c := diagnosticCounts(diags); c != "" {
-				fmt.Fprintf(w, "; %s: kontext ci", c)
+				fmt.Fprintf(w, "; %s: %s", c, ciCommandFor(diags))
 			}
 			fmt.Fprintln(w)
 		})
