@@ -36,8 +36,10 @@ func main() {
 	prOnly := flag.Bool("pr-only", false, "run only the pull-request rows and print them (bench/results.md is not written)")
 	listOnly := flag.String("list-floor", "", "internal: list DIR/.ai with one lstat per file and exit (the whole-process floor)")
 	mcpOnly := flag.Bool("mcp-only", false, "run only the MCP answer-size and brief --diff rows and print them (bench/results.md is not written)")
+	mcpSizeOnly := flag.Bool("mcp-size-only", false, "run only the MCP answer-size rows and print them (bench/results.md is not written)")
 	consoleOnly := flag.Bool("console-only", false, "run only the review console rows (headless Chromium) and print them (bench/results.md is not written)")
 	largeOnly := flag.Bool("large-history-only", false, "run only the large-history rows (governing with history cached, changed between tags, cold history index) and print them (bench/results.md is not written)")
+	costOnly := flag.Bool("cost-only", false, "run only the context.cost row (3,000 paths, every client, against entries.governing) and print it (bench/results.md is not written)")
 	peersOnly := flag.Bool("peers-only", false, "run only the peer rows (archgate, Decision Guardian, adrkit on a 20,000-file repository) and print them (bench/results.md is not written)")
 	flag.Parse()
 	if *listOnly != "" {
@@ -53,6 +55,13 @@ func main() {
 		tmp, bin := workspace(root)
 		defer os.RemoveAll(tmp)
 		rows, notes = processRows(root, bin, tmp)
+		fmt.Print(render(rows, notes))
+		return
+	}
+	if *costOnly {
+		tmp, bin := workspace(root)
+		defer os.RemoveAll(tmp)
+		rows, notes = costRows(bin, tmp)
 		fmt.Print(render(rows, notes))
 		return
 	}
@@ -84,6 +93,15 @@ func main() {
 		defer os.RemoveAll(tmp)
 		rows, notes = edgeRows(root, tmp)
 		fmt.Print(render(rows, notes))
+		return
+	}
+	if *mcpSizeOnly {
+		tmp, bin := workspace(root)
+		defer os.RemoveAll(tmp)
+		demo := filepath.Join(tmp, "demo")
+		run(root, "bash", "build/demo-repo.sh", demo)
+		rows = mcpSizeRows(bin, demo, tmp)
+		fmt.Print(render(rows, nil))
 		return
 	}
 	if *mcpOnly {
@@ -181,6 +199,9 @@ func main() {
 
 	prows, pnotes := processRows(root, bin, tmp)
 	rows, notes = append(rows, prows...), append(notes, pnotes...)
+
+	krows, knotes := costRows(bin, tmp)
+	rows, notes = append(rows, krows...), append(notes, knotes...)
 
 	rrows, rnotes := prRows(bin, tmp)
 	drows, dnotes := driftRows(bin, tmp)

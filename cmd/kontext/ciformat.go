@@ -215,9 +215,15 @@ func printCI(w io.Writer, rep *CIReport, r *report.Report, verbose bool) {
 		}
 	}
 	if len(rep.notes) > 0 && !r.Scoped {
-		fmt.Fprintf(w, "notes:       %d (info, never a finding)\n", len(rep.notes))
-		for _, d := range rep.notes {
-			fmt.Fprintf(w, "  info %s: %s %s\n", d.File, d.Code, d.Message)
+		// A count: the notes need no action, so they never crowd the
+		// findings; --verbose lists them.
+		if !verbose {
+			fmt.Fprintf(w, "notes:       %d (info, never a finding; --verbose lists them)\n", len(rep.notes))
+		} else {
+			fmt.Fprintf(w, "notes:       %d (info, never a finding)\n", len(rep.notes))
+			for _, d := range rep.notes {
+				fmt.Fprintf(w, "  info %s: %s %s\n", d.File, d.Code, d.Message)
+			}
 		}
 	}
 	fmt.Fprintf(w, "review due:  %d %s\n", len(rep.ReviewDue), strings.Join(rep.ReviewDue, ", "))

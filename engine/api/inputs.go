@@ -70,6 +70,8 @@ type GoverningInput struct {
 	History        *bool    `json:"history,omitempty" jsonschema_description:"Fill the fields git history gives (landed, since, since_verified, amended_since); default true. false answers without reading the commit index: those fields are null, as on the in-memory engine."`
 	View           string   `json:"view,omitempty" jsonschema:"enum=full,enum=compact" jsonschema_description:"compact: the page in items as short records (the body only when short); default full."`
 	Cursor         string   `json:"cursor,omitempty" jsonschema_description:"next_cursor of the previous page; stale_cursor after the knowledge changed."`
+	Client         string   `json:"client,omitempty" jsonschema:"enum=codex,enum=cursor,enum=copilot,enum=copilot-review,enum=claude,enum=gemini" jsonschema_description:"Answer for one coding agent: the entries it puts in its context for these paths, in the order it loads them, each with load (always, auto, agent-requested, manual, on-demand, cut, not-loaded) and a reason; the governing entries it never loads are listed as not-loaded."`
+	Cwd            string   `json:"cwd,omitempty" jsonschema_description:"With client: the directory the agent is started in, repository-relative (default the repository root)."`
 }
 
 // RelatedInput is the input of entries.related.

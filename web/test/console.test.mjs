@@ -35,6 +35,9 @@ async function checkDemo(page, log, label, expectedErrors = null) {
   assert.ok((await stat("narrow")) >= 2, "narrow rules");
   assert.equal(await stat("changed"), 2, "entries changed");
   assert.equal(await stat("failing"), 1, "failing verifies (from bundle.history)");
+  // Context cost per coding agent: the demo's Cursor rules load for the change.
+  assert.ok((await stat("cost-cursor")) > 0, "tokens Cursor loads for the change");
+  assert.equal(await page.locator('[data-testid^="stat-cost-"]').count(), 6, "a cost per client");
 
   // Changed files with governing entries, rule and specificity, narrow first.
   const files = page.getByTestId("changed-file");

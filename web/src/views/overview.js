@@ -58,11 +58,22 @@ export function renderSummary() {
     stat("drifted", state.drift.length, "drifted", "warn"),
     stat("review-due", reviewDue.length, "review due", "warn"),
     stat("failing", failing.length, "failing verifies", "bad"),
+    // What each coding agent loads for the change (context.cost, tokens as bytes/4).
+    ...contextCost().map((c) => stat("cost-" + c.client, c.tokens,
+      `tokens ${c.client} loads (${c.loaded} file${c.loaded === 1 ? "" : "s"}${c.cut.length ? `, ${c.cut.length} cut` : ""})`, c.cut.length ? "warn" : null)),
   );
 }
 
 /** How many changed files a drift card names. */
 export const DRIFT_FILES = 5;
+
+// contextCost is each client's context cost for the change's files ([]
+// without files, or when the engine refuses).
+function contextCost() {
+  if (!state.paths.length || !state.head) return [];
+  const r = state.head.request("context.cost", { paths: state.paths });
+  return r && r.ok ? r.result.clients : [];
+}
 
 /** The bundle's warnings: each revision read with another revision's configuration. */
 export function configWarnings() {

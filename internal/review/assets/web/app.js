@@ -1646,8 +1646,19 @@ function renderSummary() {
     stat("changed", state.changes.length, "entries changed"),
     stat("drifted", state.drift.length, "drifted", "warn"),
     stat("review-due", reviewDue.length, "review due", "warn"),
-    stat("failing", failing.length, "failing verifies", "bad")
+    stat("failing", failing.length, "failing verifies", "bad"),
+    ...contextCost().map((c) => stat(
+      "cost-" + c.client,
+      c.tokens,
+      `tokens ${c.client} loads (${c.loaded} file${c.loaded === 1 ? "" : "s"}${c.cut.length ? `, ${c.cut.length} cut` : ""})`,
+      c.cut.length ? "warn" : null
+    ))
   );
+}
+function contextCost() {
+  if (!state.paths.length || !state.head) return [];
+  const r = state.head.request("context.cost", { paths: state.paths });
+  return r && r.ok ? r.result.clients : [];
 }
 function configWarnings() {
   const w = state.bundle && state.bundle.warnings;
