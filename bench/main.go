@@ -32,6 +32,7 @@ func main() {
 	edgeOnly := flag.Bool("edge-only", false, "run only the edge worker rows (workerd) and print them (bench/results.md is not written)")
 	processOnly := flag.Bool("process-only", false, "run only the whole-process rows (100 / 1,000 / 10,000 entries) and print them (bench/results.md is not written)")
 	bundleOnly := flag.Bool("bundle-only", false, "run only the bundle rows (review --out, WASM openBundle at 1,000 / 10,000 entries) and print them (bench/results.md is not written)")
+	driftOnly := flag.Bool("drift-only", false, "run only the drift row (ci over 1,000 entries governing a 3,000-file change) and print it (bench/results.md is not written)")
 	prOnly := flag.Bool("pr-only", false, "run only the pull-request rows and print them (bench/results.md is not written)")
 	listOnly := flag.String("list-floor", "", "internal: list DIR/.ai with one lstat per file and exit (the whole-process floor)")
 	mcpOnly := flag.Bool("mcp-only", false, "run only the MCP answer-size and brief --diff rows and print them (bench/results.md is not written)")
@@ -112,11 +113,12 @@ func main() {
 		fmt.Print(render(rows, notes))
 		return
 	}
+	if *driftOnly {
+		printOnly(root, driftRows)
+		return
+	}
 	if *prOnly {
-		tmp, bin := workspace(root)
-		defer os.RemoveAll(tmp)
-		rows, notes = prRows(bin, tmp)
-		fmt.Print(render(rows, notes))
+		printOnly(root, prRows)
 		return
 	}
 	if *largeOnly {
@@ -202,6 +204,8 @@ func main() {
 	rows, notes = append(rows, krows...), append(notes, knotes...)
 
 	rrows, rnotes := prRows(bin, tmp)
+	drows, dnotes := driftRows(bin, tmp)
+	rrows, rnotes = append(rrows, drows...), append(rnotes, dnotes...)
 	rows, notes = append(rows, rrows...), append(notes, rnotes...)
 
 	peer, peerNotes := peerRows(root, bin, tmp)
@@ -568,6 +572,14 @@ func consoleBundle(bin, tmp string) string {
 
 // workspace makes the run's temporary directory and builds kontext into
 // it as make build does (static, trimmed paths).
+// printOnly measures one group of rows with a fresh binary and prints
+// them (bench/results.md is not written).
+func printOnly(root string, rows func(bin, tmp string) ([]row, []string)) {
+	tmp, bin := workspace(root)
+	defer os.RemoveAll(tmp)
+	fmt.Print(render(rows(bin, tmp)))
+}
+
 func workspace(root string) (tmp, bin string) {
 	tmp, err := os.MkdirTemp("", "kontext-bench-")
 	check(err)

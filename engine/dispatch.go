@@ -192,7 +192,7 @@ func (e *Engine) capabilities() []string {
 	// (engine/clients.go); a cost of a diff needs git history.
 	caps = append(caps, "entries.governing.client")
 	if e.opts.History != nil {
-		caps = append(caps, "verification.last_verified", "drift.ordered", "context.cost.diff")
+		caps = append(caps, "verification.last_verified", "drift.ordered", "drift.broad", "context.cost.diff")
 		// A revision without a configuration is read with head's, else
 		// the working tree's (entries.changed, entries.drift: warnings).
 		caps = append(caps, "history.config_per_revision")

@@ -398,11 +398,17 @@ func (e *Engine) governingPage(ctx context.Context, st *State, paths, exclude []
 	if err != nil {
 		return nil, err
 	}
+	n := 0
+	for _, h := range hits {
+		n += len(h.Matches)
+	}
+	all := make([]api.Match, 0, n) // one array for the page's matches
 	for i, v := range views {
-		v.Matches = make([]api.Match, len(hits[i].Matches))
-		for k, m := range hits[i].Matches {
-			v.Matches[k] = api.Match{Path: m.Path, Rule: m.Rule, Specificity: m.Specificity}
+		start := len(all)
+		for _, m := range hits[i].Matches {
+			all = append(all, api.Match{Path: m.Path, Rule: m.Rule, Specificity: m.Specificity})
 		}
+		v.Matches = all[start:len(all):len(all)]
 		v.Specificity = &hits[i].Best
 	}
 	res.Entries = views
@@ -431,13 +437,18 @@ func governingHits(rs []match.Result, minSpec int, skip func(owner int) bool, ke
 		if skip != nil && skip(r.Owner) {
 			continue
 		}
-		var ms []match.Match
+		ms := r.Matches // kept as the lookup laid them out when none is dropped
 		best := -1
+		if minSpec > 0 {
+			ms = nil
+		}
 		for _, m := range r.Matches {
 			if m.Specificity < minSpec {
 				continue
 			}
-			ms = append(ms, m)
+			if minSpec > 0 {
+				ms = append(ms, m)
+			}
 			best = max(best, m.Specificity)
 		}
 		if len(ms) > 0 {

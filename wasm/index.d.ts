@@ -322,6 +322,8 @@ export interface BundleInput {
   head?: string;
   /** Include uncommitted knowledge files (HEAD plus the working tree) for local review; not with head. */
   worktree?: boolean;
+  /** Include broad entries in drift, as entries.drift's broad does. */
+  broad?: boolean;
 }
 
 export interface BundleRepository {
@@ -660,6 +662,8 @@ export interface DriftEntry {
   commits: CommitLine[];
   /** the newest commit that changed the entry's own file: its sha, committer time and author */
   last_edited?: Edit;
+  /** true for a broad entry (a positive ** or **\/* pattern, or an always-on mapping, and no negative pattern); present only with the input broad: true */
+  broad?: boolean;
 }
 
 export interface DriftInput {
@@ -671,6 +675,8 @@ export interface DriftInput {
   head?: string;
   /** Default decision, convention, learning, incident; architecture only when named. */
   kinds?: string[];
+  /** Include broad entries (a positive ** or **\/* pattern, or a reader's always-on mapping such as Cursor alwaysApply, and no negative pattern); default false: they are left out and counted in broad_omitted. */
+  broad?: boolean;
 }
 
 export interface DriftResult {
@@ -680,6 +686,8 @@ export interface DriftResult {
   warning?: string;
   warnings: string[];
   entries: DriftEntry[];
+  /** How many broad entries drifted and were left out of entries (0 with broad: true). */
+  broad_omitted: number;
   snapshot: string;
 }
 

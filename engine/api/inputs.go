@@ -89,6 +89,11 @@ type DriftInput struct {
 	Base  string   `json:"base,omitempty" jsonschema_description:"A git revision; default: the merge base of HEAD with origin/HEAD, origin/main or master, the upstream, or checkout.defaultRemote's default branch."`
 	Head  string   `json:"head,omitempty" jsonschema_description:"A git revision; default: HEAD plus the working tree (head: working)."`
 	Kinds []string `json:"kinds,omitempty" jsonschema_description:"Default decision, convention, learning, incident; architecture only when named."`
+	// Broad includes broad entries (a positive ** or **/* pattern, or a
+	// reader's always-on mapping, and no negative pattern): every change
+	// touches what they govern, so by default they are left out and
+	// counted in broad_omitted.
+	Broad bool `json:"broad,omitempty" jsonschema_description:"Include broad entries (a positive ** or **/* pattern, or a reader's always-on mapping such as Cursor alwaysApply, and no negative pattern); default false: they are left out and counted in broad_omitted."`
 }
 
 // ChangedInput is the input of entries.changed.

@@ -99,7 +99,7 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 			}
 		}()
 	}
-	drift, err := e.Drift(ctx, &api.DriftInput{Base: in.Base, Head: headRev})
+	drift, err := e.Drift(ctx, &api.DriftInput{Base: in.Base, Head: headRev, Broad: in.Broad})
 	if err != nil {
 		return nil, err
 	}

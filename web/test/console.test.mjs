@@ -203,6 +203,29 @@ test("deep link on load and ?bundle= url", async () => {
   await context.close();
 });
 
+test("a drift card per entry names its changed files bounded", async () => {
+  const changed = Array.from({ length: 240 }, (_, i) => `src/billing/f${String(i).padStart(3, "0")}.go`);
+  const b = { ...demoBundle(), changed_paths: changed, drift: [{
+    id: "2026-01-12-money-is-integer-cents", kind: "decision", title: "Money is integer cents",
+    path: ".ai/decisions/2026-01-12-money-is-integer-cents.md", changed, commits: [{ sha: "c".repeat(40), subject: "a large change" }],
+  }] };
+  const url = server.addBundle("drift.json", b);
+  const { page, context, log } = await newPage(browser);
+  await page.goto(server.url + "?bundle=" + encodeURIComponent(url));
+  await waitReady(page);
+  const cards = page.getByTestId("drift-entry");
+  assert.equal(await cards.count(), 1, "one card per drifted entry, not per file");
+  assert.equal(await cards.first().getAttribute("data-changed"), "240");
+  assert.equal(await cards.first().getByTestId("drift-changed").textContent(),
+    "changed: src/billing/f000.go, src/billing/f001.go, src/billing/f002.go, src/billing/f003.go, src/billing/f004.go and 235 more");
+  await page.goto(server.url + "?bundle=" + encodeURIComponent(url) + "#entry=2026-01-12-money-is-integer-cents");
+  const entryDrift = page.getByTestId("entry-drift");
+  await entryDrift.waitFor();
+  assert.match(await entryDrift.textContent(), /src\/billing\/f019\.go and 220 more$/);
+  assert.deepEqual(log.errors, []);
+  await context.close();
+});
+
 test("file picker and drop open a bundle", async () => {
   const { page, context, log } = await newPage(browser);
   await page.goto(server.url);
