@@ -2,8 +2,9 @@
 // tool surface (names, input schemas, the envelope output schema) and maps
 // every tool call onto the one operation dispatcher (engine.Engine.Request),
 // exactly as `kontext api` does. A tool result carries the answer object
-// as structuredContent and a text block (the same JSON, or for
-// ctx_governing and ctx_brief a plain-text reading of it: text.go), and
+// as structuredContent (ctx_governing's result its own short page) and a
+// text block (the same JSON, or for ctx_governing and ctx_brief a
+// plain-text reading of it: text.go), and
 // sets isError when the answer's ok is false. It keeps one engine per resolved
 // directory for the life of a Server, so parses and compiled indexes are
 // reused while the snapshot is unchanged (the engine revalidates every file
@@ -193,10 +194,10 @@ func (h *handler) engine(input []byte) (*engine.Engine, error) {
 	return e, nil
 }
 
-// result wraps an answer: structuredContent is the answer object; the
-// text block is the tool's text reading of a successful answer (text.go
-// says what each client gets), else the answer's JSON as the dispatcher
-// produced it.
+// result wraps an answer: structuredContent is the answer object (a
+// successful result as the tool's answer renders it); the text block is
+// the tool's text reading of a successful answer (text.go says what each
+// client gets), else the answer's JSON as the dispatcher produced it.
 func (t tool) result(env []byte, args map[string]json.RawMessage) *mcp.CallToolResult {
 	var probe struct {
 		OK     bool            `json:"ok"`
@@ -204,8 +205,12 @@ func (t tool) result(env []byte, args map[string]json.RawMessage) *mcp.CallToolR
 	}
 	_ = json.Unmarshal(env, &probe)
 	text := string(env)
-	if probe.OK && t.text != nil {
-		text = t.text(probe.Result, args)
+	if probe.OK && t.answer != nil {
+		var result json.RawMessage
+		result, text = t.answer(probe.Result, args)
+		if !bytes.Equal(result, probe.Result) {
+			env = engine.ResultEnvelope(result)
+		}
 	}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
