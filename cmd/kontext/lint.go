@@ -15,19 +15,16 @@ import (
 	"github.com/kontext/kontext/internal/table"
 )
 
-// lintClients are the values of lint --client.
-var lintClients = []string{"codex", "cursor", "copilot", "copilot-review", "claude", "gemini"}
-
 func runLintCmd(g *factory, fs *pflag.FlagSet) runFunc {
-	client := fs.String("client", "", "only the findings about this client (and those about none): "+strings.Join(lintClients, ", "))
+	client := fs.String("client", "", "only the findings about this client (and those about none): "+strings.Join(clientNames(), ", "))
 	strict := fs.Bool("strict", false, "exit 3 when there is any finding")
 	return func(ctx context.Context, args []string) int {
 		stdout, stderr := g.io.Out, g.io.ErrOut
 		if len(args) > 0 {
 			return usageErr(g, stderr, "kontext lint takes no arguments (it reads every rule file); got %q", args[0])
 		}
-		if *client != "" && !slices.Contains(lintClients, *client) {
-			return usageErr(g, stderr, "--client takes %s, not %q", strings.Join(lintClients, ", "), *client)
+		if msg := badClient(*client); msg != "" {
+			return usageErr(g, stderr, "%s", msg)
 		}
 		res, err := read(ctx, g, (*engine.Engine).Lint, &api.LintInput{Client: *client})
 		if err != nil {

@@ -10,10 +10,6 @@ import (
 	"github.com/kontext/kontext/engine/internal/entry"
 )
 
-// Clients are the clients whose loading the findings speak of, in the
-// order findings list them.
-var Clients = []string{"codex", "cursor", "copilot", "copilot-review", "claude", "gemini"}
-
 // minDuplicateWords: a duplicated run of paragraphs shorter than this many
 // words ("See below.", "## Testing" prose stubs) is no finding.
 const minDuplicateWords = 6
@@ -57,11 +53,11 @@ func sameParagraphs(g []para) bool {
 }
 
 // duplicates adds a finding per run of units (paragraphs, or lines) found
-// word for word in several files: per client that loads two or more
-// copies where their scopes overlap (with the bytes it reads more than
-// once), else one finding without a client. skip drops a group of
-// copies another pass reports.
-func duplicates(docs []Doc, paras []para, unit string, skip func(g []para) bool, overlap func(a, b int) bool, out *[]api.LintFinding) {
+// word for word in several files: per client that has two or more copies
+// in one context (with the bytes it reads more than once), else one
+// finding without a client. skip drops a group of copies another pass
+// reports.
+func duplicates(docs []Doc, clients []string, paras []para, unit string, skip func(g []para) bool, out *[]api.LintFinding) {
 	// Each normalised text, with its first paragraph in each file.
 	byText := map[string][]para{}
 	var order []string
@@ -108,36 +104,27 @@ func duplicates(docs []Doc, paras []para, unit string, skip func(g []para) bool,
 			continue
 		}
 		emitted := false
-		for _, c := range Clients {
-			var ks []int
-			for k, p := range r.start {
-				if ok, _ := docs[p.doc].loads(c); ok {
-					ks = append(ks, k)
-				}
+		for _, c := range clients {
+			ks := make([]int, len(r.start))
+			for k := range ks {
+				ks[k] = k
 			}
-			// Copies this client can have in context at once: their scopes
-			// overlap, and they are not two of which it loads the nearest.
-			with := func(k, k2 int) bool {
-				a, b := r.start[k].doc, r.start[k2].doc
-				_, na := docs[a].loads(c)
-				_, nb := docs[b].loads(c)
-				return k != k2 && overlap(a, b) && (na == "" || na != nb)
-			}
-			var together []int
+			with := func(k, k2 int) bool { return together(docs, c, r.start[k].doc, r.start[k2].doc) }
+			var read []int // the copies c has in a context with another
 			for _, k := range ks {
 				if slices.ContainsFunc(ks, func(k2 int) bool { return with(k, k2) }) {
-					together = append(together, k)
+					read = append(read, k)
 				}
 			}
-			if len(together) < 2 {
+			if len(read) < 2 {
 				continue
 			}
 			// What one context holds more than once: the copies around each
 			// one that are all read together (svc/ and web/ never are).
 			wasted := 0
-			for _, k := range together {
+			for _, k := range read {
 				clique := []int{k}
-				for _, j := range together {
+				for _, j := range read {
 					if !slices.Contains(clique, j) && !slices.ContainsFunc(clique, func(m int) bool { return !with(j, m) }) {
 						clique = append(clique, j)
 					}
@@ -149,7 +136,7 @@ func duplicates(docs []Doc, paras []para, unit string, skip func(g []para) bool,
 				}
 				wasted = max(wasted, total-most)
 			}
-			f := r.finding(docs, together, unit)
+			f := r.finding(docs, read, unit)
 			f.Client, f.BytesWasted = &c, intp(wasted)
 			f.Message += fmt.Sprintf("; %s reads %d bytes of it more than once", c, wasted)
 			*out = append(*out, f)

@@ -29,25 +29,31 @@ const (
 type Doc struct {
 	File     string   // the path it was read at
 	Real     string   // the file its text comes from (a link's target); "" = File
-	Aliases  []string // further names: links to it, files that only import it
 	Style    string   // entry style: agents, cursor, copilot, …
 	Paths    []string // the paths it governs (empty: none until mentioned)
 	Markdown string   // the file's text
-	// Described: a Cursor rule with a description (the agent may ask for it).
-	Described bool
-	// Loads are the clients that put the file into context for some path
-	// without being asked (always or auto-attached): StyleLoads.
-	Loads []Load
+	// Views are how each client loads the file, from the engine's
+	// per-client answer (clientTable), by client name.
+	Views map[string]View
 }
 
-// loads reports whether client c loads d, and the nearest-wins group.
-func (d *Doc) loads(c string) (bool, string) {
-	for _, l := range d.Loads {
-		if l.Client == c {
-			return true, l.Nearest
-		}
-	}
-	return false, ""
+// View is one client's load of a file, asked for a path in the file's
+// scope with the client started in the file's directory.
+type View struct {
+	Load   string // always, auto, agent-requested, manual, on-demand, cut, not-loaded ("" when absent)
+	Reason string // the client's reason, as governing --client gives it
+	// Loaded: some of the file enters the context (a cut file that still
+	// loads a part counts).
+	Loaded bool
+	// With are the files (as Doc.real names them) the client has in the
+	// same context.
+	With []string
+}
+
+// together reports whether client c has docs a and b in one context.
+func together(docs []Doc, c string, a, b int) bool {
+	va, vb := docs[a].Views[c], docs[b].Views[c]
+	return a != b && va.Loaded && vb.Loaded && (slices.Contains(va.With, docs[b].real()) || slices.Contains(vb.With, docs[a].real()))
 }
 
 // real is the identity of a file: two docs with the same real file are
@@ -57,18 +63,6 @@ func (d *Doc) real() string {
 		return d.Real
 	}
 	return d.File
-}
-
-// names are the paths the file is read at: its own, a link's target and
-// its aliases.
-func (d *Doc) names() []string {
-	out := []string{d.File}
-	for _, n := range append([]string{d.Real}, d.Aliases...) {
-		if n != "" && !slices.Contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // para is one paragraph of one doc, read for comparison.
@@ -83,8 +77,9 @@ type para struct {
 	parent string
 }
 
-// Check returns the findings over docs, ordered by rule and location.
-func Check(docs []Doc) []api.LintFinding {
+// Check returns the findings over docs, ordered by rule and location;
+// clients are the clients' names in the order findings list them.
+func Check(docs []Doc, clients []string) []api.LintFinding {
 	docs = distinct(docs)
 	var paras []para
 	byDoc := make([][]para, len(docs))
@@ -129,12 +124,12 @@ func Check(docs []Doc) []api.LintFinding {
 		return v
 	}
 	var out []api.LintFinding
-	duplicates(docs, paras, "paragraph", nil, overlap, &out)
-	duplicates(docs, lineUnits(paras), "line", sameParagraphs, overlap, &out)
+	duplicates(docs, clients, paras, "paragraph", nil, &out)
+	duplicates(docs, clients, lineUnits(paras), "line", sameParagraphs, &out)
 	// A pair that contradicts is a contradiction, not a near-duplicate.
 	conflicting := conflicts(docs, byDoc, overlap, &out)
 	nearDuplicates(docs, paras, overlap, conflicting, &out)
-	neverLoaded(docs, byDoc, &out)
+	neverLoaded(docs, clients, byDoc, &out)
 	slices.SortStableFunc(out, func(a, b api.LintFinding) int {
 		if c := cmp.Compare(ruleRank[a.RuleID], ruleRank[b.RuleID]); c != 0 {
 			return c
@@ -162,20 +157,34 @@ func deref(s *string) string {
 }
 
 // distinct keeps one doc per real file: the first by path, with the
-// clients and paths of every place it is read at.
+// paths and the client views of every place it is read at.
 func distinct(docs []Doc) []Doc {
 	docs = slices.Clone(docs)
 	slices.SortStableFunc(docs, func(a, b Doc) int { return cmp.Compare(a.File, b.File) })
 	at := map[string]int{}
 	var out []Doc
 	for _, d := range docs {
-		if i, ok := at[d.real()]; ok {
-			out[i].Loads = Merge(out[i].Loads, d.Loads)
-			out[i].Paths = union(out[i].Paths, d.Paths)
+		i, ok := at[d.real()]
+		if !ok {
+			at[d.real()] = len(out)
+			out = append(out, d)
 			continue
 		}
-		at[d.real()] = len(out)
-		out = append(out, d)
+		o := &out[i]
+		o.Paths = union(o.Paths, d.Paths)
+		views := make(map[string]View, len(o.Views))
+		for c, v := range o.Views {
+			views[c] = v
+		}
+		for c, v := range d.Views {
+			w := views[c]
+			if !w.Loaded && v.Loaded {
+				w.Load, w.Reason, w.Loaded = v.Load, v.Reason, true
+			}
+			w.With = union(w.With, v.With)
+			views[c] = w
+		}
+		o.Views = views
 	}
 	return out
 }
