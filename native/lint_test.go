@@ -195,6 +195,15 @@ paths:
 
 Tests for this package live in the tests directory next to the service code, one file per handler.
 `,
+		"tools/AGENTS.override.md": "# Tools (override)\n\nTools print their version first.\n",
+		"tools/AGENTS.md":          "# Tools\n\nThe plain tools file, replaced by the override beside it.\n",
+		".github/instructions/review.instructions.md": `---
+applyTo: "**/*.sql"
+excludeAgent: "coding-agent"
+---
+
+Reviewers check that every migration has a rollback.
+`,
 		"big/AGENTS.md":       big.String(),
 		"big/inner/AGENTS.md": "# Inner\n\nThe inner package is generated; edit the templates instead.\n",
 	}
@@ -231,6 +240,8 @@ var lintPlanted = []planted{
 	{"never_loaded", "cursor", [][2]string{{".cursor/rules/manual-only.mdc", "Bump the version"}}},
 	{"never_loaded", "copilot-review", [][2]string{{".github/instructions/docs.instructions.md", "Docs examples"}}},
 	{"never_loaded", "codex", [][2]string{{"big/inner/AGENTS.md", "The inner package"}}},
+	{"never_loaded", "codex", [][2]string{{"tools/AGENTS.md", "The plain tools file"}}},
+	{"never_loaded", "copilot", [][2]string{{".github/instructions/review.instructions.md", "Reviewers check"}}},
 }
 
 // lintRepo writes the fixture into a committed git repository, with

@@ -13,6 +13,10 @@ import (
 // Codex's byte budget on the chain to its own directory), shadowed (an
 // AGENTS.override.md beside it), excluded (excludeAgent), or manual (a
 // Cursor rule only loaded when @-mentioned) when no rule file mentions it.
+//
+// The reasons are the client answers' own (engine/clients.go); the planted
+// fixture (native TestLintPlanted) has one file of each kind, so a changed
+// wording fails there rather than going quiet.
 func neverLoaded(docs []Doc, clients []string, byDoc [][]para, out *[]api.LintFinding) {
 	for i, d := range docs {
 		for _, c := range clients {
@@ -20,7 +24,7 @@ func neverLoaded(docs []Doc, clients []string, byDoc [][]para, out *[]api.LintFi
 			severity := "warning"
 			switch {
 			case v.Load == "cut" && !v.Loaded:
-			case v.Load == "not-loaded" && strings.Contains(v.Reason, "AGENTS.override.md"):
+			case v.Load == "not-loaded" && strings.HasPrefix(v.Reason, "AGENTS.override.md in the same directory"):
 			case v.Load == "not-loaded" && strings.HasPrefix(v.Reason, "excludeAgent"):
 				severity = "note" // the file asks for it
 			case v.Load == "manual":
