@@ -104,11 +104,11 @@ func duplicates(docs []Doc, clients []string, paras []para, unit string, skip fu
 			continue
 		}
 		emitted := false
+		ks := make([]int, len(r.start)) // every copy
+		for k := range ks {
+			ks[k] = k
+		}
 		for _, c := range clients {
-			ks := make([]int, len(r.start))
-			for k := range ks {
-				ks[k] = k
-			}
 			with := func(k, k2 int) bool { return together(docs, c, r.start[k].doc, r.start[k2].doc) }
 			var read []int // the copies c has in a context with another
 			for _, k := range ks {
@@ -143,11 +143,7 @@ func duplicates(docs []Doc, clients []string, paras []para, unit string, skip fu
 			emitted = true
 		}
 		if !emitted {
-			all := make([]int, len(r.start))
-			for k := range all {
-				all[k] = k
-			}
-			f := r.finding(docs, all, unit)
+			f := r.finding(docs, ks, unit)
 			f.Message += "; no client loads two copies at once, but each edit must be made in every file"
 			*out = append(*out, f)
 		}
