@@ -98,7 +98,7 @@ type fact struct {
 
 // facts are the checkable statements of one file, by key; a key whose
 // lines disagree within the file is left out (the file is unclear).
-func facts(d *Doc, ps []para) map[string][]fact {
+func facts(ps []para) map[string][]fact {
 	all := map[string][]fact{}
 	for _, p := range ps {
 		for i, l := range p.p.Lines {
@@ -228,7 +228,7 @@ func conflicts(docs []Doc, byDoc [][]para, overlap func(a, b int) bool, out *[]a
 	quoted := map[[2]lineAt]bool{}
 	fs := make([]map[string][]fact, len(docs))
 	for i := range docs {
-		fs[i] = facts(&docs[i], byDoc[i])
+		fs[i] = facts(byDoc[i])
 	}
 	for a := range docs {
 		for b := a + 1; b < len(docs); b++ {
