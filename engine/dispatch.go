@@ -117,6 +117,7 @@ func readOperations() []Operation {
 		Op("entries.governing", Subset|Paged, runGoverning),
 		Op("entries.related", Subset, runRelated),
 		Op("context.cost", Subset, runCost),
+		Op("rules.lint", Subset, runLint),
 	}
 	// The history reads: the WASM engine serves none of them (no Subset),
 	// and leaving the rows out drops their code from it; isPlanned still

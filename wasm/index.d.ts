@@ -175,6 +175,7 @@ export interface Operations {
   "entries.governing": { input: GoverningInput; result: GoverningResult };
   "entries.related": { input: RelatedInput; result: RelatedResult };
   "context.cost": { input: CostInput; result: CostResult };
+  "rules.lint": { input: LintInput; result: LintResult };
   "entries.drift": { input: DriftInput; result: DriftResult };
   "entries.changed": { input: ChangedInput; result: ChangedResult };
   "entries.export": { input: ExportInput; result: ExportResult };
@@ -205,7 +206,7 @@ export interface Operations {
 }
 
 /** The operations the in-memory (WASM) engine serves: the read subset. */
-export type SnapshotOperation = "status" | "api.describe" | "entries.list" | "entries.get" | "entries.search" | "entries.governing" | "entries.related" | "context.cost";
+export type SnapshotOperation = "status" | "api.describe" | "entries.list" | "entries.get" | "entries.search" | "entries.governing" | "entries.related" | "context.cost" | "rules.lint";
 
 export interface AmendResult {
   entry: Entry | null;
@@ -1060,6 +1061,39 @@ export interface Link {
   type: string;
   target: string;
   text: string;
+}
+
+export interface LintFinding {
+  rule_id: string;
+  severity: string;
+  message: string;
+  locations: LintLocation[];
+  quotes: string[];
+  client?: string;
+  bytes_wasted?: number;
+  similarity?: number;
+  fact?: string;
+}
+
+export interface LintInput {
+  /** Another worktree or repository to read (overrides -C). Native surfaces only. */
+  dir?: string;
+  /** Only the findings about this client (bytes it wastes, files it never loads) and those about no client. */
+  client?: string;
+}
+
+export interface LintLocation {
+  file: string;
+  line: number;
+}
+
+export interface LintResult {
+  snapshot: string;
+  files: number;
+  findings: LintFinding[];
+  counts: Record<string, number>;
+  similarity: string;
+  loading: string;
 }
 
 export interface ListInput {

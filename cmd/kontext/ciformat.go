@@ -235,6 +235,9 @@ func printCI(w io.Writer, rep *CIReport, r *report.Report, verbose bool) {
 		}
 		fmt.Fprintf(w, "skipped:     %d not records (README, index, templates): %s\n", len(files), strings.Join(files, ", "))
 	}
+	if n := lintNotes(r.Results); n > 0 && !r.Scoped {
+		fmt.Fprintf(w, "rule files:  %d %s (kontext lint lists them)\n", n, plural(n, "note", "notes"))
+	}
 	fmt.Fprintln(w)
 	printDrift(w, rep.Drift, verbose)
 	if r.Scoped {

@@ -69,6 +69,8 @@ func commandTable() []command {
 			example: "kontext drift --base origin/main --fail", flags: runDriftCmd, values: map[string][]string{"kind": kinds}},
 		{use: "changed <base> <head>", short: "entries added, revised, superseded or deprecated between two revisions",
 			example: "kontext changed origin/main HEAD", flags: runChangedCmd, values: map[string][]string{"kind": kinds}},
+		{use: "lint [--client C] [--strict]", short: "agent rule files taken together: the same instruction in several files (bytes each client reads twice), near-duplicates, contradictions (npm vs pnpm, versions, always/never), files a client never loads",
+			example: "kontext lint\nkontext lint --client cursor --json", flags: runLintCmd, values: map[string][]string{"client": clientNames()}},
 		{use: "ci [--strict] [--base R] [--head R] [--notice] [--format text|github|sarif|codeclimate|json] [--fail-on none|drift|any]", short: "diagnostics, drift, review due and failing verifies for a CI job; with a base only what touches the change; annotations, SARIF, Code Climate",
 			example: "kontext ci --base origin/main --format github --notice", flags: runCICmd,
 			values: map[string][]string{"format": {"text", "github", "sarif", "codeclimate", "json"}, "fail-on": {"none", "drift", "any"}}},

@@ -177,6 +177,12 @@ func exercise(t *testing.T, cs *mcp.ClientSession, demo string) {
 		t.Fatalf("entries.governing: %s", text)
 	}
 
+	// ctx_api rules.lint: the same answer as the API's.
+	wantLint := string(native.Request(ctx, demo, "rules.lint", []byte(`{"client":"cursor"}`)))
+	if text, env := call(t, cs, "ctx_api", map[string]any{"operation": "rules.lint", "input": map[string]any{"client": "cursor"}}); text != wantLint || env["ok"] != true {
+		t.Fatalf("ctx_api rules.lint:\n got %s\nwant %s", text, wantLint)
+	}
+
 	// ctx_governing is the dispatcher's compact, paged answer, each entry
 	// as the page's short record (api.GoverningPage).
 	wantGov := governingPage(t, native.Request(ctx, demo, "entries.governing", []byte(`{"paths":["src/billing/tax/vat.go"],"view":"compact","limit":10}`)))

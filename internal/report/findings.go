@@ -68,6 +68,9 @@ func ruleFor(id string) Rule {
 			return r
 		}
 	}
+	if r, ok := lintRule(id); ok {
+		return r
+	}
 	code := strings.TrimPrefix(id, "kontext/")
 	name := ""
 	for _, w := range strings.Split(code, "_") {

@@ -351,6 +351,12 @@ func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
 		})
 	}
 	r.Results = findings(r, o.Notice)
+	// rules.lint's findings: notes after the rest, never a failure.
+	lint, err := lintResults(ctx, head, r.Scoped, changed)
+	if err != nil {
+		return nil, err
+	}
+	r.Results = append(r.Results, lint...)
 	return r, nil
 }
 

@@ -13,7 +13,7 @@ import { demoFiles, NOW, repoRoot } from "./helpers.mjs";
 const wasmPath = join(repoRoot, "wasm", "kontext.wasm");
 const engine = await loadEngine({ wasm: pathToFileURL(wasmPath) });
 const files = demoFiles();
-const READ_SUBSET = ["api.describe", "context.cost", "entries.get", "entries.governing", "entries.list", "entries.related", "entries.search", "status"];
+const READ_SUBSET = ["api.describe", "context.cost", "entries.get", "entries.governing", "entries.list", "entries.related", "entries.search", "rules.lint", "status"];
 
 function ok(env) {
   assert.equal(env.schema_version, 1);

@@ -49,6 +49,7 @@ const cases = {
     { text: "sessions in redis", paths: ["src/auth/session.go"], exclude_ids: ["2026-11-16-move-sessions-to-redis"] },
     {}, { text: "x", llm: true },
   ],
+  "rules.lint": [{}, { client: "cursor" }, { client: "vim" }],
   "no.such.operation": [{}],
 };
 
