@@ -43,6 +43,15 @@ func IsLint(rule string) bool {
 // at its first location; with a change (scoped), only those with a
 // location in it.
 func lintResults(ctx context.Context, head *engine.Engine, scoped bool, changed map[string]bool) ([]Result, error) {
+	if scoped {
+		// A finding is located only at rule files: a change that touches
+		// none (nor the configuration, which says what is read) has none,
+		// and the comparison of every rule file is not run for it.
+		touched, err := touchesRuleFiles(ctx, head, changed)
+		if err != nil || !touched {
+			return nil, err
+		}
+	}
 	res, err := head.Lint(ctx, &api.LintInput{})
 	if err != nil {
 		return nil, err
@@ -87,4 +96,28 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// touchesRuleFiles says whether changed holds an agent rule file that head
+// reads (the link's target too) or a configuration file.
+func touchesRuleFiles(ctx context.Context, head *engine.Engine, changed map[string]bool) (bool, error) {
+	for _, c := range engine.ConfigCandidates() {
+		if changed[c] {
+			return true, nil
+		}
+	}
+	st, err := head.Read(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, en := range st.Snap.Entries() {
+		if _, rule := en.Extra["source_style"]; !rule {
+			continue
+		}
+		target, _ := en.Extra["link_target"].(string)
+		if changed[en.File] || (target != "" && changed[target]) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
