@@ -16,6 +16,7 @@ import (
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/jsonin"
 	"github.com/kontext/kontext/engine/internal/kb"
+	"github.com/kontext/kontext/engine/internal/lint"
 )
 
 // What each coding agent loads. clientTable is the one statement of the
@@ -102,6 +103,11 @@ type ClientLoaded struct {
 	Hit    int
 	Load   string
 	Reason string
+	// Why says, for a not-loaded file, which of the client's own rules
+	// leaves it out when a rules.lint finding depends on it
+	// (lint.WhyShadowed, lint.WhyExcluded); "" otherwise. Reason is the
+	// words for it.
+	Why string
 	// Bytes is the file's size; BytesLoaded what of it enters the context
 	// (always, auto, on-demand: all of it; cut: the part before the
 	// budget; agent-requested, manual, not-loaded: 0).
@@ -578,6 +584,7 @@ func (c *classifier) classify(l *ClientLoaded, st *State, hits []governingHit) b
 					agent = []string{"code-review"}
 				}
 				if v, ok := excludes(en, agent...); ok {
+					l.Why = lint.WhyExcluded
 					return set(LoadNotLoaded, fmt.Sprintf("excludeAgent: %q", v))
 				}
 				return set(LoadAuto, "applyTo matches "+firstMatch(l, hits))
@@ -688,7 +695,7 @@ func codexChain(chain []ClientLoaded) []ClientLoaded {
 		d := agentDir(file)
 		switch {
 		case taken[d] != "":
-			l.Load, l.Reason = LoadNotLoaded, "AGENTS.override.md in the same directory takes its place ("+taken[d]+")"
+			l.Load, l.Reason, l.Why = LoadNotLoaded, "AGENTS.override.md in the same directory takes its place ("+taken[d]+")", lint.WhyShadowed
 			continue
 		case strings.TrimSpace(l.Entry.Markdown) == "":
 			l.Load, l.Reason = LoadNotLoaded, "empty: Codex skips empty files"

@@ -76,7 +76,7 @@ func (e *Engine) lintViews(st *State, en *entry.Entry, clients []string) (map[st
 		var v lint.View
 		for _, l := range ls.Entries {
 			if l.Entry.File == en.File {
-				v.Load, v.Reason, v.Loaded = l.Load, l.Reason, l.BytesLoaded > 0
+				v.Load, v.Reason, v.Why, v.Loaded = l.Load, l.Reason, l.Why, l.BytesLoaded > 0
 			}
 		}
 		if v.Loaded {

@@ -37,11 +37,19 @@ type Doc struct {
 	Views map[string]View
 }
 
+// The client rules that leave a governing file out of its context, as
+// the client's answer names them (View.Why).
+const (
+	WhyShadowed = "shadowed" // an AGENTS.override.md beside it takes its place (Codex)
+	WhyExcluded = "excluded" // its excludeAgent names the client (Copilot)
+)
+
 // View is one client's load of a file, asked for a path in the file's
 // scope with the client started in the file's directory.
 type View struct {
 	Load   string // always, auto, agent-requested, manual, on-demand, cut, not-loaded ("" when absent)
 	Reason string // the client's reason, as governing --client gives it
+	Why    string // the rule behind a not-loaded file (WhyShadowed, WhyExcluded), else ""
 	// Loaded: some of the file enters the context (a cut file that still
 	// loads a part counts).
 	Loaded bool

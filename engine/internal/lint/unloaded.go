@@ -14,9 +14,8 @@ import (
 // AGENTS.override.md beside it), excluded (excludeAgent), or manual (a
 // Cursor rule only loaded when @-mentioned) when no rule file mentions it.
 //
-// The reasons are the client answers' own (engine/clients.go); the planted
-// fixture (native TestLintPlanted) has one file of each kind, so a changed
-// wording fails there rather than going quiet.
+// The loads, the rule behind each (View.Why) and the reasons are the
+// client answers' own (engine/clients.go, ClientLoad).
 func neverLoaded(docs []Doc, clients []string, byDoc [][]para, out *[]api.LintFinding) {
 	for i, d := range docs {
 		for _, c := range clients {
@@ -24,8 +23,8 @@ func neverLoaded(docs []Doc, clients []string, byDoc [][]para, out *[]api.LintFi
 			severity := "warning"
 			switch {
 			case v.Load == "cut" && !v.Loaded:
-			case v.Load == "not-loaded" && strings.HasPrefix(v.Reason, "AGENTS.override.md in the same directory"):
-			case v.Load == "not-loaded" && strings.HasPrefix(v.Reason, "excludeAgent"):
+			case v.Load == "not-loaded" && v.Why == WhyShadowed:
+			case v.Load == "not-loaded" && v.Why == WhyExcluded:
 				severity = "note" // the file asks for it
 			case v.Load == "manual":
 				name := strings.ToLower(strings.TrimSuffix(path.Base(d.File), path.Ext(d.File)))
