@@ -499,6 +499,7 @@ func (c *classifier) classify(l *ClientLoaded, st *State, hits []governingHit) b
 		return true
 	}
 	set := func(load, reason string) bool { l.Load, l.Reason = load, reason; return true }
+	shadowed := "" // Copilot: a nearer AGENTS.md wins over this one
 	for i, f := range files(en) {
 		base := strings.ToLower(path.Base(f))
 		d := agentDir(f)
@@ -595,7 +596,10 @@ func (c *classifier) classify(l *ClientLoaded, st *State, hits []governingHit) b
 					return false
 				}
 				if near := c.nearestAgents(st, hits, en); near != "" {
-					return set(LoadNotLoaded, near+" is nearer to the file: the nearest AGENTS.md wins")
+					// Not this place; an alias of it may still load (a root
+					// CLAUDE.md linked to AGENTS.md).
+					shadowed = near + " is nearer to the file: the nearest AGENTS.md wins"
+					continue
 				}
 				return set(LoadAuto, "the nearest AGENTS.md to the file"+via)
 			case agents && (base == "claude.md" || base == "gemini.md") && path.Dir(f) == ".":
@@ -628,6 +632,9 @@ func (c *classifier) classify(l *ClientLoaded, st *State, hits []governingHit) b
 				return tree("Gemini CLI", "loaded at start", "loaded just in time when a tool reads files in")
 			}
 		}
+	}
+	if shadowed != "" {
+		return set(LoadNotLoaded, shadowed)
 	}
 	return notRead(c.rule + " does not read " + fileKind(en))
 }
