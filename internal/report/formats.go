@@ -190,13 +190,15 @@ func SARIF(r *Report, version string) ([]byte, error) {
 		Markdown string `json:"markdown,omitempty"`
 	}
 	type rule struct {
-		ID                   string            `json:"id"`
-		Name                 string            `json:"name"`
-		ShortDescription     text              `json:"shortDescription"`
-		FullDescription      text              `json:"fullDescription"`
-		Help                 text              `json:"help"`
-		HelpURI              string            `json:"helpUri,omitempty"`
-		DefaultConfiguration map[string]string `json:"defaultConfiguration"`
+		ID                   string `json:"id"`
+		Name                 string `json:"name"`
+		ShortDescription     text   `json:"shortDescription"`
+		FullDescription      text   `json:"fullDescription"`
+		Help                 text   `json:"help"`
+		HelpURI              string `json:"helpUri,omitempty"`
+		DefaultConfiguration struct {
+			Level string `json:"level"`
+		} `json:"defaultConfiguration"`
 	}
 	type region struct {
 		StartLine int `json:"startLine"`
@@ -214,15 +216,22 @@ func SARIF(r *Report, version string) ([]byte, error) {
 		PhysicalLocation physical `json:"physicalLocation"`
 		Message          *text    `json:"message,omitempty"`
 	}
+	type fingerprints struct {
+		Finding string `json:"kontextFinding/v1"`
+	}
+	type properties struct {
+		Entry     string `json:"entry"`
+		EntryFile string `json:"entryFile"`
+	}
 	type result struct {
-		RuleID              string            `json:"ruleId"`
-		RuleIndex           int               `json:"ruleIndex"`
-		Level               string            `json:"level"`
-		Message             text              `json:"message"`
-		Locations           []location        `json:"locations"`
-		RelatedLocations    []location        `json:"relatedLocations,omitempty"`
-		PartialFingerprints map[string]string `json:"partialFingerprints"`
-		Properties          map[string]string `json:"properties,omitempty"`
+		RuleID              string       `json:"ruleId"`
+		RuleIndex           int          `json:"ruleIndex"`
+		Level               string       `json:"level"`
+		Message             text         `json:"message"`
+		Locations           []location   `json:"locations"`
+		RelatedLocations    []location   `json:"relatedLocations,omitempty"`
+		PartialFingerprints fingerprints `json:"partialFingerprints"`
+		Properties          *properties  `json:"properties,omitempty"`
 	}
 	type notification struct {
 		Level   string `json:"level"`
@@ -240,9 +249,10 @@ func SARIF(r *Report, version string) ([]byte, error) {
 		}
 		rl := ruleFor(id)
 		index[id] = len(rules)
-		rules = append(rules, rule{ID: rl.ID, Name: rl.Name, ShortDescription: text{Text: rl.Short}, FullDescription: text{Text: rl.Help},
-			Help: text{Text: rl.Help, Markdown: "**" + rl.Short + "**\n\n" + rl.Help}, HelpURI: "https://github.com/kontext/kontext#pull-requests",
-			DefaultConfiguration: map[string]string{"level": sarifLevel(rl.Level)}})
+		decl := rule{ID: rl.ID, Name: rl.Name, ShortDescription: text{Text: rl.Short}, FullDescription: text{Text: rl.Help},
+			Help: text{Text: rl.Help, Markdown: "**" + rl.Short + "**\n\n" + rl.Help}, HelpURI: "https://github.com/kontext/kontext#pull-requests"}
+		decl.DefaultConfiguration.Level = sarifLevel(rl.Level)
+		rules = append(rules, decl)
 		return index[id]
 	}
 	// Every known rule is declared, so rule indexes are stable.
@@ -267,9 +277,9 @@ func SARIF(r *Report, version string) ([]byte, error) {
 		msg := res.Title + ". " + res.Message
 		out := result{RuleID: res.Rule, RuleIndex: ruleIndex(res.Rule), Level: sarifLevel(res.Level),
 			Locations:           []location{{PhysicalLocation: physical{ArtifactLocation: artifact{URI: res.File, URIBaseID: "%SRCROOT%"}, Region: region{StartLine: line}}}},
-			PartialFingerprints: map[string]string{"kontextFinding/v1": res.Fingerprint}}
+			PartialFingerprints: fingerprints{Finding: res.Fingerprint}}
 		if res.Entry != "" {
-			out.Properties = map[string]string{"entry": res.Entry, "entryFile": res.EntryFile}
+			out.Properties = &properties{Entry: res.Entry, EntryFile: res.EntryFile}
 			// One result per entry: the entry file, then its other changed
 			// files, are related locations.
 			related := func(file, what string) {
