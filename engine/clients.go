@@ -842,8 +842,6 @@ func (e *Engine) clientPage(ctx context.Context, st *State, paths, exclude []str
 		}
 	}
 	res.Entries = views
-	if e.boundaries != nil {
-		res.Boundaries = e.boundaries(e.FS(), paths)
-	}
+	res.Boundaries = e.boundariesOf(ctx, paths)
 	return res, nil
 }

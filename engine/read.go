@@ -412,9 +412,7 @@ func (e *Engine) governingPage(ctx context.Context, st *State, paths, exclude []
 		v.Specificity = &hits[i].Best
 	}
 	res.Entries = views
-	if e.boundaries != nil {
-		res.Boundaries = e.boundaries(e.FS(), paths)
-	}
+	res.Boundaries = e.boundariesOf(ctx, paths)
 	return res, nil
 }
 

@@ -124,10 +124,11 @@ func runBrief(ctx context.Context, e *engine.Engine, in *api.BriefInput) (*api.B
 	repo.Paths = paths
 	var entries []*api.Entry
 	if len(paths) > 0 {
-		// The brief uses no history-derived field: governing without
-		// the commit index.
+		// The brief uses no history-derived field and no boundaries:
+		// governing without the commit index and without one lstat per
+		// directory of the paths.
 		noHistory := false
-		g, err := e.Governing(ctx, &api.GoverningInput{Paths: paths, History: &noHistory})
+		g, err := e.Governing(engine.WithoutBoundaries(ctx), &api.GoverningInput{Paths: paths, History: &noHistory})
 		if err != nil {
 			return nil, err
 		}

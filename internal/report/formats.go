@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -185,54 +187,116 @@ func sarifLevel(l string) string {
 // same across pushes. Findings without a file (no drift base) are tool
 // execution notifications: code scanning accepts only located results.
 func SARIF(r *Report, version string) ([]byte, error) {
-	type text struct {
-		Text     string `json:"text"`
-		Markdown string `json:"markdown,omitempty"`
+	var b bytes.Buffer
+	if err := WriteSARIF(&b, r, version); err != nil {
+		return nil, err
 	}
-	type rule struct {
-		ID                   string            `json:"id"`
-		Name                 string            `json:"name"`
-		ShortDescription     text              `json:"shortDescription"`
-		FullDescription      text              `json:"fullDescription"`
-		Help                 text              `json:"help"`
-		HelpURI              string            `json:"helpUri,omitempty"`
-		DefaultConfiguration map[string]string `json:"defaultConfiguration"`
+	return b.Bytes(), nil
+}
+
+// WriteSARIF writes the SARIF log of r to out, as SARIF returns it: the
+// bytes json.MarshalIndent(log, "", "  ") makes of the whole log, with
+// the results encoded one at a time into the place of the empty list,
+// so a large log is never held twice (compact, then indented) in memory.
+func WriteSARIF(out io.Writer, r *Report, version string) error {
+	log, results := sarifLog(r, version)
+	skeleton, err := json.MarshalIndent(log, "", "  ")
+	if err != nil {
+		return err
 	}
-	type region struct {
-		StartLine int `json:"startLine"`
+	w := bufio.NewWriterSize(out, 64<<10)
+	// The run's one "results" key; a string holds no unescaped quote.
+	const empty = `"results": []`
+	at := bytes.Index(skeleton, []byte(empty))
+	if len(results) == 0 || at < 0 {
+		w.Write(skeleton)
+		return w.Flush()
 	}
-	type artifact struct {
-		URI       string `json:"uri"`
-		URIBaseID string `json:"uriBaseId"`
+	// The list is a member of the run, three levels down: its items are
+	// indented by 8 spaces, its closing bracket by 6.
+	const item = "        "
+	w.Write(skeleton[:at+len(empty)-1])
+	var one bytes.Buffer
+	enc := json.NewEncoder(&one)
+	enc.SetIndent(item, "  ")
+	for i := range results {
+		one.Reset()
+		if err := enc.Encode(&results[i]); err != nil {
+			return err
+		}
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		w.WriteString("\n" + item)
+		w.Write(bytes.TrimSuffix(one.Bytes(), []byte("\n")))
 	}
-	type physical struct {
-		ArtifactLocation artifact `json:"artifactLocation"`
-		Region           region   `json:"region"`
-	}
-	type location struct {
-		ID               *int     `json:"id,omitempty"`
-		PhysicalLocation physical `json:"physicalLocation"`
-		Message          *text    `json:"message,omitempty"`
-	}
-	type result struct {
-		RuleID              string            `json:"ruleId"`
-		RuleIndex           int               `json:"ruleIndex"`
-		Level               string            `json:"level"`
-		Message             text              `json:"message"`
-		Locations           []location        `json:"locations"`
-		RelatedLocations    []location        `json:"relatedLocations,omitempty"`
-		PartialFingerprints map[string]string `json:"partialFingerprints"`
-		Properties          map[string]string `json:"properties,omitempty"`
-	}
-	type notification struct {
-		Level   string `json:"level"`
-		Message text   `json:"message"`
-	}
-	type invocation struct {
-		ExecutionSuccessful        bool           `json:"executionSuccessful"`
-		ToolExecutionNotifications []notification `json:"toolExecutionNotifications,omitempty"`
-	}
-	var rules []rule
+	w.WriteString("\n      ]")
+	w.Write(skeleton[at+len(empty):])
+	return w.Flush()
+}
+
+// The SARIF log's parts (sarifLog).
+type sarifText struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown,omitempty"`
+}
+type sarifRule struct {
+	ID                   string    `json:"id"`
+	Name                 string    `json:"name"`
+	ShortDescription     sarifText `json:"shortDescription"`
+	FullDescription      sarifText `json:"fullDescription"`
+	Help                 sarifText `json:"help"`
+	HelpURI              string    `json:"helpUri,omitempty"`
+	DefaultConfiguration struct {
+		Level string `json:"level"`
+	} `json:"defaultConfiguration"`
+}
+type sarifRegion struct {
+	StartLine int `json:"startLine"`
+}
+type sarifArtifact struct {
+	URI       string `json:"uri"`
+	URIBaseID string `json:"uriBaseId"`
+}
+type sarifPhysical struct {
+	ArtifactLocation sarifArtifact `json:"artifactLocation"`
+	Region           sarifRegion   `json:"region"`
+}
+type sarifLocation struct {
+	ID               *int          `json:"id,omitempty"`
+	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	Message          *sarifText    `json:"message,omitempty"`
+}
+type sarifFingerprints struct {
+	Finding string `json:"kontextFinding/v1"`
+}
+type sarifProperties struct {
+	Entry     string `json:"entry"`
+	EntryFile string `json:"entryFile"`
+}
+type sarifResult struct {
+	RuleID              string            `json:"ruleId"`
+	RuleIndex           int               `json:"ruleIndex"`
+	Level               string            `json:"level"`
+	Message             sarifText         `json:"message"`
+	Locations           []sarifLocation   `json:"locations"`
+	RelatedLocations    []sarifLocation   `json:"relatedLocations,omitempty"`
+	PartialFingerprints sarifFingerprints `json:"partialFingerprints"`
+	Properties          *sarifProperties  `json:"properties,omitempty"`
+}
+type sarifNotification struct {
+	Level   string    `json:"level"`
+	Message sarifText `json:"message"`
+}
+type sarifInvocation struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+}
+
+// sarifLog is the SARIF log of r with an empty sarifResult list, and the
+// results that belong in it.
+func sarifLog(r *Report, version string) (map[string]any, []sarifResult) {
+	var rules []sarifRule
 	index := map[string]int{}
 	ruleIndex := func(id string) int {
 		if i, ok := index[id]; ok {
@@ -240,41 +304,42 @@ func SARIF(r *Report, version string) ([]byte, error) {
 		}
 		rl := ruleFor(id)
 		index[id] = len(rules)
-		rules = append(rules, rule{ID: rl.ID, Name: rl.Name, ShortDescription: text{Text: rl.Short}, FullDescription: text{Text: rl.Help},
-			Help: text{Text: rl.Help, Markdown: "**" + rl.Short + "**\n\n" + rl.Help}, HelpURI: "https://github.com/kontext/kontext#pull-requests",
-			DefaultConfiguration: map[string]string{"level": sarifLevel(rl.Level)}})
+		decl := sarifRule{ID: rl.ID, Name: rl.Name, ShortDescription: sarifText{Text: rl.Short}, FullDescription: sarifText{Text: rl.Help},
+			Help: sarifText{Text: rl.Help, Markdown: "**" + rl.Short + "**\n\n" + rl.Help}, HelpURI: "https://github.com/kontext/kontext#pull-requests"}
+		decl.DefaultConfiguration.Level = sarifLevel(rl.Level)
+		rules = append(rules, decl)
 		return index[id]
 	}
-	// Every known rule is declared, so rule indexes are stable.
+	// Every known sarifRule is declared, so sarifRule indexes are stable.
 	for _, rl := range Rules {
 		ruleIndex(rl.ID)
 	}
-	results := []result{}
-	inv := invocation{ExecutionSuccessful: true}
+	results := []sarifResult{}
+	inv := sarifInvocation{ExecutionSuccessful: true}
 	for _, res := range r.Results {
 		if res.File == "" {
 			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
-				notification{Level: sarifLevel(res.Level), Message: text{Text: res.Title + ": " + res.Message}})
+				sarifNotification{Level: sarifLevel(res.Level), Message: sarifText{Text: res.Title + ": " + res.Message}})
 			continue
 		}
 		line := res.Line
 		if line == 0 {
 			line = 1
 		}
-		at := func(file string) physical {
-			return physical{ArtifactLocation: artifact{URI: file, URIBaseID: "%SRCROOT%"}, Region: region{StartLine: 1}}
+		at := func(file string) sarifPhysical {
+			return sarifPhysical{ArtifactLocation: sarifArtifact{URI: file, URIBaseID: "%SRCROOT%"}, Region: sarifRegion{StartLine: 1}}
 		}
 		msg := res.Title + ". " + res.Message
-		out := result{RuleID: res.Rule, RuleIndex: ruleIndex(res.Rule), Level: sarifLevel(res.Level),
-			Locations:           []location{{PhysicalLocation: physical{ArtifactLocation: artifact{URI: res.File, URIBaseID: "%SRCROOT%"}, Region: region{StartLine: line}}}},
-			PartialFingerprints: map[string]string{"kontextFinding/v1": res.Fingerprint}}
+		out := sarifResult{RuleID: res.Rule, RuleIndex: ruleIndex(res.Rule), Level: sarifLevel(res.Level),
+			Locations:           []sarifLocation{{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: res.File, URIBaseID: "%SRCROOT%"}, Region: sarifRegion{StartLine: line}}}},
+			PartialFingerprints: sarifFingerprints{Finding: res.Fingerprint}}
 		if res.Entry != "" {
-			out.Properties = map[string]string{"entry": res.Entry, "entryFile": res.EntryFile}
-			// One result per entry: the entry file, then its other changed
+			out.Properties = &sarifProperties{Entry: res.Entry, EntryFile: res.EntryFile}
+			// One sarifResult per entry: the entry file, then its other changed
 			// files, are related locations.
 			related := func(file, what string) {
 				id := len(out.RelatedLocations) + 1
-				out.RelatedLocations = append(out.RelatedLocations, location{ID: &id, PhysicalLocation: at(file), Message: &text{Text: what}})
+				out.RelatedLocations = append(out.RelatedLocations, sarifLocation{ID: &id, PhysicalLocation: at(file), Message: &sarifText{Text: what}})
 			}
 			if res.EntryFile != "" && res.EntryFile != res.File {
 				related(res.EntryFile, "the entry")
@@ -286,7 +351,7 @@ func SARIF(r *Report, version string) ([]byte, error) {
 				msg += fmt.Sprintf(" (%s not among the related locations.)", plural(more, "more changed file is", "more changed files are"))
 			}
 		}
-		out.Message = text{Text: msg}
+		out.Message = sarifText{Text: msg}
 		results = append(results, out)
 	}
 	log := map[string]any{
@@ -295,21 +360,11 @@ func SARIF(r *Report, version string) ([]byte, error) {
 		"runs": []any{map[string]any{
 			"tool": map[string]any{"driver": map[string]any{"name": "kontext", "version": version,
 				"informationUri": "https://github.com/kontext/kontext", "rules": rules}},
-			"invocations": []invocation{inv},
-			"results":     results,
+			"invocations": []sarifInvocation{inv},
+			"results":     []sarifResult{}, // WriteSARIF writes them in place
 		}},
 	}
-	return json.MarshalIndent(log, "", "  ")
-}
-
-// WriteSARIF writes the SARIF log of r to out, as SARIF returns it.
-func WriteSARIF(out io.Writer, r *Report, version string) error {
-	b, err := SARIF(r, version)
-	if err != nil {
-		return err
-	}
-	_, err = out.Write(b)
-	return err
+	return log, results
 }
 
 // CodeClimate returns the results as the Code Climate JSON list GitLab's

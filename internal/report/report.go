@@ -128,6 +128,9 @@ func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
 	// The change's files and drift both ask for the working tree's
 	// uncommitted files: list them once.
 	ctx = engine.WithUncommittedMemo(ctx)
+	// The report reads governing's entries, never its boundaries (one
+	// lstat per directory of the change).
+	ctx = engine.WithoutBoundaries(ctx)
 	// The change, drift, the entry list and governing each read the
 	// knowledge base: pinned, they share one listing and one publication
 	// state (which blobs are committed) instead of four.
