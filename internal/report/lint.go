@@ -3,7 +3,9 @@ package report
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/api"
@@ -56,7 +58,12 @@ func lintResults(ctx context.Context, head *engine.Engine, scoped bool, changed 
 	if err != nil {
 		return nil, err
 	}
+	// One result per rule and set of files: the paragraphs two files
+	// share (for each client that reads both) are one thing to fix, not
+	// one notice each; kontext lint lists every finding.
 	var out []Result
+	group := map[string]int{} // rule and files → index in out
+	more := map[int]int{}     // further findings folded into out[i]
 	for _, f := range res.Findings {
 		if len(f.Locations) == 0 {
 			continue
@@ -69,18 +76,33 @@ func lintResults(ctx context.Context, head *engine.Engine, scoped bool, changed 
 			continue
 		}
 		rule := "kontext/" + f.RuleID
+		files := make([]string, 0, len(f.Locations))
+		for _, l := range f.Locations {
+			if !slices.Contains(files, l.File) {
+				files = append(files, l.File)
+			}
+		}
+		sort.Strings(files)
+		// The fingerprint names the rule and the files, never a line
+		// number or a paragraph: editing one shared paragraph keeps it.
+		key := append([]string{rule}, files...)
+		k := strings.Join(key, "\x00")
+		if i, ok := group[k]; ok {
+			more[i]++
+			continue
+		}
+		group[k] = len(out)
 		title := "kontext: " + ruleFor(rule).Short
 		if f.Client != nil {
 			title += fmt.Sprintf(" (%s)", *f.Client)
 		}
-		// The fingerprint names the files, client and quoted lines, never a line number.
-		key := []string{rule, deref(f.Client)}
-		for i, l := range f.Locations {
-			key = append(key, l.File, f.Quotes[i])
-		}
 		l := f.Locations[0]
 		out = append(out, Result{Rule: rule, Level: "notice", File: l.File, Line: l.Line, Title: title, Message: f.Message,
 			Fingerprint: fingerprint(key...)})
+	}
+	for i, n := range more {
+		out[i].Title = "kontext: " + ruleFor(out[i].Rule).Short
+		out[i].Message += fmt.Sprintf(" (and %s between these files: kontext lint lists them)", plural(n, "more finding", "more findings"))
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].File != out[j].File {
