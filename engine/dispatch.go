@@ -116,6 +116,7 @@ func readOperations() []Operation {
 		Op("entries.search", Subset|Paged, runSearch),
 		Op("entries.governing", Subset|Paged, runGoverning),
 		Op("entries.related", Subset, runRelated),
+		Op("context.brief", Subset, runBrief),
 	}
 	// The history reads: the WASM engine serves none of them (no Subset),
 	// and leaving the rows out drops their code from it; isPlanned still

@@ -110,6 +110,8 @@ export interface KnowledgeBase {
   request<K extends SnapshotOperation>(operation: K, input?: Operations[K]["input"] | string): Envelope<Operations[K]["result"]>;
   /** Any other name answers an unsupported_operation error envelope. */
   request(operation: string, input?: object | string): Envelope<unknown>;
+  /** One MCP JSON-RPC message answered statelessly: the response's JSON text, or "" for a notification. */
+  mcp(message: string): string;
   /** Writes and removes files; throws KontextError on invalid input. */
   update(options: UpdateOptions): { written: string[]; removed: string[] };
   close(): void;
@@ -174,6 +176,7 @@ export interface Operations {
   "entries.search": { input: SearchInput; result: SearchResult };
   "entries.governing": { input: GoverningInput; result: GoverningResult };
   "entries.related": { input: RelatedInput; result: RelatedResult };
+  "context.brief": { input: BriefInput; result: Brief };
   "entries.drift": { input: DriftInput; result: DriftResult };
   "entries.changed": { input: ChangedInput; result: ChangedResult };
   "entries.export": { input: ExportInput; result: ExportResult };
@@ -193,7 +196,6 @@ export interface Operations {
   "inbox.verify": { input: InboxVerifyInput; result: InboxVerifyResult };
   "inbox.challenge": { input: InboxChallengeInput; result: CaptureResult };
   "repository.state": { input: RepositoryStateInput; result: RepositoryState };
-  "context.brief": { input: BriefInput; result: Brief };
   "verify.pin": { input: VerifyPinInput; result: VerifyPin };
   "bundle.build": { input: BundleInput; result: Bundle };
   "entries.suggest_paths": { input: SuggestPathsInput; result: SuggestPathsResult };
@@ -204,7 +206,7 @@ export interface Operations {
 }
 
 /** The operations the in-memory (WASM) engine serves: the read subset. */
-export type SnapshotOperation = "status" | "api.describe" | "entries.list" | "entries.get" | "entries.search" | "entries.governing" | "entries.related";
+export type SnapshotOperation = "status" | "api.describe" | "entries.list" | "entries.get" | "entries.search" | "entries.governing" | "entries.related" | "context.brief";
 
 export interface AmendResult {
   entry: Entry | null;

@@ -460,6 +460,18 @@ class KnowledgeBase {
     return JSON.parse(this.#api.request(this.#handle, operation, doc));
   }
 
+  /**
+   * Answers one MCP JSON-RPC message (a string) over this knowledge base,
+   * statelessly, with the tools the CLI's MCP server offers for what this
+   * engine serves: the response's JSON text, byte for byte what `kontext
+   * mcp` answers, or "" for a notification.
+   */
+  mcp(message) {
+    const out = this.#api.mcp(this.#handle, String(message));
+    if (out.startsWith('{"schema_version"')) unwrap(out); // the engine refused the call
+    return out;
+  }
+
   /** Writes and removes files: {files?, remove?, revision?}. */
   update({ files, remove, revision } = {}) {
     const input = { files: fileSet(files), remove: remove ?? [] };

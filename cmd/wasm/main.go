@@ -16,6 +16,7 @@ import (
 	"os"
 	"path"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +31,7 @@ import (
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/markdown"
+	"github.com/kontext/kontext/internal/mcptools"
 )
 
 // ABI is the version of the function table; it is part of the global's
@@ -62,6 +64,7 @@ func init() {
 		{"render", render},
 		{"layout", layout},
 		{"stage", stage},
+		{"mcp", mcpMessage},
 	}
 }
 
@@ -678,4 +681,30 @@ func render(args []js.Value) (any, error) {
 		return nil, apierr.Invalid("markdown is required")
 	}
 	return markdown.Render(src), nil
+}
+
+// mcpMessage(handle, frame) answers one MCP JSON-RPC message over the
+// knowledge base (the edge worker's /mcp): the response's JSON, the
+// CLI's MCP server's bytes for the same request, or "" for a
+// notification. Stateless: nothing of the message is kept.
+func mcpMessage(args []js.Value) (any, error) {
+	_, k, err := handleArg(args, 0, "handle")
+	if err != nil {
+		return nil, err
+	}
+	frame, ok, err := stringArg(args, 1, "message")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, apierr.Invalid("message is required")
+	}
+	ops := k.e.Operations()
+	serves := func(op string) bool { return slices.Contains(ops, op) }
+	run := func(op string, input []byte) []byte { return k.e.Request(context.Background(), op, input) }
+	out := mcptools.Handle([]byte(frame), serves, run)
+	if out == nil {
+		out = []byte{}
+	}
+	return out, nil
 }

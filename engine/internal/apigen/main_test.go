@@ -20,7 +20,7 @@ func TestGeneratedUpToDate(t *testing.T) {
 	for path, want := range map[string][]byte{
 		"../../schemas.json":                       schemas,
 		"../../../wasm/index.d.ts":                 TypeScript(),
-		"../../../internal/mcpserver/results.json": results,
+		"../../../internal/mcptools/results.json": results,
 	} {
 		got, err := os.ReadFile(path)
 		if err != nil {
