@@ -12,7 +12,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/kontext/kontext/engine"
 )
@@ -121,15 +120,27 @@ type CallResult struct {
 	IsError           bool            `json:"isError,omitempty"`
 }
 
+// MarshalJSON escapes <, > and & as the SDK's call result does.
+func (r CallResult) MarshalJSON() ([]byte, error) {
+	type wire CallResult
+	return json.Marshal(wire(r))
+}
+
 // TextContent is a text block.
 type TextContent struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
 }
 
+
+
 // ProtocolVersions are the MCP revisions Serve speaks, newest first (the
 // SDK's, which the CLI's server speaks).
 var ProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// statelessRevision is the first revision without the initialize
+// handshake: initialize answers an older one.
+const statelessRevision = "2026-07-28"
 
 type initializeResult struct {
 	Capabilities    capabilities   `json:"capabilities"`
@@ -192,9 +203,14 @@ func Serve(method string, params json.RawMessage, serves func(op string) bool, r
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, &Error{CodeInvalidParams, "invalid params: " + err.Error()}
 		}
-		v := ProtocolVersions[0]
-		if slices.Contains(ProtocolVersions, p.ProtocolVersion) {
-			v = p.ProtocolVersion
+		// As the SDK negotiates: the client's revision when spoken, else
+		// the newest; both below statelessRevision, whose clients do not
+		// initialize.
+		v := ""
+		for _, s := range ProtocolVersions {
+			if s < statelessRevision && (v == "" || s == p.ProtocolVersion) {
+				v = s
+			}
 		}
 		return marshal(initializeResult{Capabilities: capabilities{Tools: toolCapabilities{ListChanged: true}},
 			ProtocolVersion: v, ServerInfo: implementation{Name: "kontext", Version: engine.Version}}), nil
@@ -205,9 +221,13 @@ func Serve(method string, params json.RawMessage, serves func(op string) bool, r
 		for _, t := range offered() {
 			defs = append(defs, t.Definition())
 		}
+		// ttlMs and cacheScope: the SDK's defaults (immediately stale;
+		// public: the list is the same for every caller).
 		return marshal(struct {
-			Tools []Definition `json:"tools"`
-		}{defs}), nil
+			TTLMs      int          `json:"ttlMs"`
+			CacheScope string       `json:"cacheScope"`
+			Tools      []Definition `json:"tools"`
+		}{0, "public", defs}), nil
 	case "tools/call":
 		var p struct {
 			Name      string          `json:"name"`
@@ -226,12 +246,15 @@ func Serve(method string, params json.RawMessage, serves func(op string) bool, r
 	return nil, &Error{CodeMethodNotFound, fmt.Sprintf("method not found: %q", method)}
 }
 
+// marshal encodes as the SDK's JSON-RPC layer does: no HTML escaping.
 func marshal(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		panic(err) // the shapes above always marshal
 	}
-	return b
+	return bytes.TrimRight(buf.Bytes(), "\n")
 }
 
 // JSON-RPC framing errors.
