@@ -132,8 +132,6 @@ type TextContent struct {
 	Text string `json:"text"`
 }
 
-
-
 // ProtocolVersions are the MCP revisions Serve speaks, newest first (the
 // SDK's, which the CLI's server speaks).
 var ProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}

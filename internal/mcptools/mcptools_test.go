@@ -107,4 +107,3 @@ func TestProtocolVersionsAreTheSDKs(t *testing.T) {
 		t.Errorf("ProtocolVersions = %v, the SDK's %v: update mcptools.ProtocolVersions", got, want)
 	}
 }
-

@@ -18,8 +18,8 @@ func TestGeneratedUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for path, want := range map[string][]byte{
-		"../../schemas.json":                       schemas,
-		"../../../wasm/index.d.ts":                 TypeScript(),
+		"../../schemas.json":                      schemas,
+		"../../../wasm/index.d.ts":                TypeScript(),
 		"../../../internal/mcptools/results.json": results,
 	} {
 		got, err := os.ReadFile(path)
