@@ -122,6 +122,8 @@ export interface Engine {
   readonly exited: boolean;
   /** The wasm instance's memory. */
   readonly memory: WebAssembly.Memory;
+  /** The Go heap in bytes; a positive limitBytes first sets the runtime's soft memory limit. */
+  memoryStats(limitBytes?: number): { heap_objects: number; heap_live: number; total: number; limit: number; open: number } | null;
   abi(): ABI;
   /** Always true (see ABI.parser). */
   readonly parser: boolean;

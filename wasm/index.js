@@ -299,6 +299,16 @@ class Engine {
     return this.#go.mem;
   }
 
+  /**
+   * The engine's heap: {heap_objects, heap_live, total, limit, open} in
+   * bytes (open: knowledge bases). A positive limitBytes first sets the Go
+   * runtime's soft memory limit. Engines without it answer null.
+   */
+  memoryStats(limitBytes = 0) {
+    if (typeof this.#api.memory !== "function") return null;
+    return unwrap(this.#api.memory(limitBytes));
+  }
+
   /** {abi, version, operations, functions, parser} */
   abi() {
     return unwrap(this.#api.abi());

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path"
 	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"sort"
 	"strconv"
@@ -65,6 +66,7 @@ func init() {
 		{"layout", layout},
 		{"stage", stage},
 		{"mcp", mcpMessage},
+		{"memory", memory},
 	}
 }
 
@@ -707,4 +709,45 @@ func mcpMessage(args []js.Value) (any, error) {
 		out = []byte{}
 	}
 	return out, nil
+}
+
+// MemoryResult is memory's result: the engine's own accounting of its heap.
+type MemoryResult struct {
+	// HeapObjects: bytes in heap objects now (live and not yet swept).
+	HeapObjects uint64 `json:"heap_objects"`
+	// HeapLive: live heap bytes as of the last collection.
+	HeapLive uint64 `json:"heap_live"`
+	// Total: all memory the Go runtime has mapped (≤ the instance's memory).
+	Total uint64 `json:"total"`
+	// Limit: the soft memory limit (debug.SetMemoryLimit).
+	Limit int64 `json:"limit"`
+	// Open: knowledge bases open.
+	Open int `json:"open"`
+}
+
+var memorySamples = []metrics.Sample{
+	{Name: "/memory/classes/heap/objects:bytes"},
+	{Name: "/gc/heap/live:bytes"},
+	{Name: "/memory/classes/total:bytes"},
+}
+
+// memory(limit?) reports the Go heap (the edge worker sizes its cache of
+// open repositories by it); a positive limit in bytes first sets the
+// runtime's soft memory limit (debug.SetMemoryLimit): a wasm instance's
+// memory never shrinks, so the collector must work before it grows.
+func memory(args []js.Value) (any, error) {
+	if v := arg(args, 0); v.Type() == js.TypeNumber && v.Float() > 0 {
+		debug.SetMemoryLimit(int64(v.Float()))
+	}
+	metrics.Read(memorySamples)
+	mu.Lock()
+	n := len(handles)
+	mu.Unlock()
+	return &MemoryResult{
+		HeapObjects: memorySamples[0].Value.Uint64(),
+		HeapLive:    memorySamples[1].Value.Uint64(),
+		Total:       memorySamples[2].Value.Uint64(),
+		Limit:       debug.SetMemoryLimit(-1),
+		Open:        n,
+	}, nil
 }
