@@ -665,8 +665,8 @@ async function mcp(state, env, ctx, name) {
   if (out === "") return new Response(null, { status: 202, headers });
   // A frame that is not a request (not JSON, a batch, no method) is the
   // client's error: 400 with the JSON-RPC error.
-  const code = /^\{"jsonrpc":"2\.0","id":null,"error":\{"code":(-?\d+)/.exec(out);
-  const status = code !== null && (code[1] === "-32700" || code[1] === "-32600") ? 400 : 200;
+  const framing = /^\{"jsonrpc":"2\.0","id":(?:null|"(?:[^"\\]|\\.)*"|[-+.\deE]+),"error":\{"code":(-\d+),/.exec(out);
+  const status = framing !== null && (framing[1] === "-32700" || framing[1] === "-32600") ? 400 : 200;
   return new Response(out, { status, headers });
 }
 
