@@ -518,7 +518,11 @@ async function repository(state, env, name) {
     throw new HTTPError(404, "not_found", `no repository ${JSON.stringify(name)}: this worker serves ${state.bundled.map((r) => r.name).join(", ")} (GET /v1/repos)`);
   }
   const index = await storeJSON(env.KONTEXT_STORE, `${name}/index.json`);
-  if (index === null) throw new HTTPError(404, "not_found", `no repository ${JSON.stringify(name)}: the store has no ${name}/index.json (GET /v1/repos lists them; kontext edge publish --repo ${name} adds it)`);
+  if (index === null) {
+    const known = [...state.bundled.map((r) => r.name), ...legacyNames(env)];
+    const served = known.length > 0 ? `this worker serves ${known.join(", ")}, and ` : "";
+    throw new HTTPError(404, "not_found", `no repository ${JSON.stringify(name)}: ${served}the store has no ${name}/index.json (GET /v1/repos lists them; kontext edge publish --repo ${name} adds it)`);
+  }
   if (!index || typeof index.snapshot !== "string" || !SNAPSHOT_ID.test(index.snapshot)) {
     throw new HTTPError(500, "operation_failed", `the store's ${name}/index.json names no snapshot: publish again with kontext edge publish --repo ${name}`);
   }
