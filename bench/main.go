@@ -34,6 +34,7 @@ func main() {
 	bundleOnly := flag.Bool("bundle-only", false, "run only the bundle rows (review --out, WASM openBundle at 1,000 / 10,000 entries) and print them (bench/results.md is not written)")
 	prOnly := flag.Bool("pr-only", false, "run only the pull-request rows and print them (bench/results.md is not written)")
 	listOnly := flag.String("list-floor", "", "internal: list DIR/.ai with one lstat per file and exit (the whole-process floor)")
+	edgeReposOnly := flag.Bool("edge-repos-only", false, "run only the 100-repository and dense-answer edge rows and print them (bench/results.md is not written)")
 	mcpOnly := flag.Bool("mcp-only", false, "run only the MCP answer-size and brief --diff rows and print them (bench/results.md is not written)")
 	consoleOnly := flag.Bool("console-only", false, "run only the review console rows (headless Chromium) and print them (bench/results.md is not written)")
 	largeOnly := flag.Bool("large-history-only", false, "run only the large-history rows (governing with history cached, changed between tags, cold history index) and print them (bench/results.md is not written)")
@@ -82,6 +83,18 @@ func main() {
 		check(err)
 		defer os.RemoveAll(tmp)
 		rows, notes = edgeRows(root, tmp)
+		fmt.Print(render(rows, notes))
+		return
+	}
+	if *edgeReposOnly {
+		tmp, err := os.MkdirTemp("", "kontext-bench-")
+		check(err)
+		defer os.RemoveAll(tmp)
+		bin := filepath.Join(tmp, "kontext-edge")
+		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
+		rows, notes = edgeDenseRows(root, tmp, bin)
+		rrows, rnotes := edgeReposRows(root, tmp, bin)
+		rows, notes = append(rows, rrows...), append(notes, rnotes...)
 		fmt.Print(render(rows, notes))
 		return
 	}
