@@ -66,6 +66,7 @@ function freePort() {
 
 let dev; // wrangler dev over the published state
 let url;
+let log = ""; // wrangler dev's output
 const published = {};
 
 before(async () => {
@@ -82,7 +83,6 @@ before(async () => {
   const port = await freePort();
   url = `http://127.0.0.1:${port}/`;
   dev = spawn(wrangler, ["dev", "--local", "--persist-to", persist, "--ip", "127.0.0.1", "--port", String(port)], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
-  let log = "";
   dev.stdout.on("data", (d) => (log += d));
   dev.stderr.on("data", (d) => (log += d));
   for (let i = 0; ; i++) {
@@ -102,7 +102,9 @@ after(async () => {
 });
 
 async function get(path) {
-  const res = await fetch(url + path.replace(/^\//, ""));
+  const res = await fetch(url + path.replace(/^\//, "")).catch((err) => {
+    throw new Error(`${path}: ${err.message} (wrangler dev ${dev.exitCode === null ? "running" : "exited " + dev.exitCode}): ${log.slice(-3000)}`);
+  });
   const text = await res.text();
   return { status: res.status, json: JSON.parse(text) };
 }
