@@ -211,6 +211,9 @@ func runEdgePublish(g *factory, fs *pflag.FlagSet) runFunc {
 		if *repo == "" {
 			return usageErr(g, stderr, "kontext edge publish needs --repo NAME (the repository's name in the store)")
 		}
+		if err := edge.CheckRepoName(*repo); err != nil {
+			return fail(g, stderr, err)
+		}
 		if (*nsID == "") == (*binding == "") {
 			return usageErr(g, stderr, "kontext edge publish needs the KV namespace: --namespace-id ID or --binding NAME (one of them)")
 		}

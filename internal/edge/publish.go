@@ -100,8 +100,8 @@ type PublishResult struct {
 // drop each other's line there (the worker still serves a repository by
 // name from its index); the next publish of that repository puts it back.
 func Publish(ctx context.Context, opts PublishOptions) (*PublishResult, error) {
-	if !repoName().MatchString(opts.Repo) {
-		return nil, apierr.Invalid("--repo %q is not a repository name ([A-Za-z0-9._-], 1-100 characters, starting with a letter or digit)", opts.Repo)
+	if err := CheckRepoName(opts.Repo); err != nil {
+		return nil, err
 	}
 	if (opts.NamespaceID == "") == (opts.Binding == "") {
 		return nil, apierr.Invalid("name the KV namespace: --namespace-id ID or --binding NAME (one of them)")
@@ -179,6 +179,14 @@ func Publish(ctx context.Context, opts PublishOptions) (*PublishResult, error) {
 		res.Deleted = append(res.Deleted, BundleKey(opts.Repo, old.Snapshot))
 	}
 	return res, nil
+}
+
+// CheckRepoName refuses what is not a repository name of the store.
+func CheckRepoName(name string) error {
+	if !repoName().MatchString(name) {
+		return apierr.Invalid("--repo %q is not a repository name ([A-Za-z0-9._-], 1-100 characters, starting with a letter or digit)", name)
+	}
+	return nil
 }
 
 // SnapshotOf opens a bundle as the worker does (its files, its compiled
