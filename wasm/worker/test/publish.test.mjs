@@ -102,7 +102,11 @@ after(async () => {
 });
 
 async function get(path) {
-  const res = await fetch(url + path.replace(/^\//, "")).catch((err) => {
+  const u = url + path.replace(/^\//, "");
+  // A pooled keep-alive connection that wrangler dev's proxy closed while a
+  // publish ran (tens of seconds) fails once: the request is sent again on
+  // a new connection.
+  const res = await fetch(u).catch(() => fetch(u)).catch((err) => {
     throw new Error(`${path}: ${err.message} (wrangler dev ${dev.exitCode === null ? "running" : "exited " + dev.exitCode}): ${log.slice(-3000)}`);
   });
   const text = await res.text();
