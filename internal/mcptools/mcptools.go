@@ -214,6 +214,10 @@ func Serve(method string, params json.RawMessage, serves func(op string) bool, r
 			ProtocolVersion: v, ServerInfo: implementation{Name: "kontext", Version: engine.Version}}), nil
 	case "ping", "logging/setLevel":
 		return json.RawMessage("{}"), nil
+	case "resources/list", "resources/templates/list", "prompts/list":
+		// kontext serves no resources or prompts: the SDK's empty lists.
+		key := map[string]string{"resources/list": "resources", "resources/templates/list": "resourceTemplates", "prompts/list": "prompts"}[method]
+		return json.RawMessage(`{"ttlMs":0,"cacheScope":"public","` + key + `":[]}`), nil
 	case "tools/list":
 		defs := []Definition{}
 		for _, t := range offered() {

@@ -19,7 +19,8 @@ import (
 // writes byte for byte what the CLI's server on the SDK writes for the
 // same requests on the same repository: initialize (each protocol
 // version), ping, tools/list, tools/call of each tool with good and bad
-// arguments, an unknown tool and an unknown method.
+// arguments, an unknown tool and an unknown method, the empty resource and
+// prompt lists, logging/setLevel.
 func TestHandleEqualsTheSDKServer(t *testing.T) {
 	demo := testrepo.Demo(t)
 	t.Setenv("KONTEXT_NOW", "2026-11-30T12:00:00Z")
@@ -35,6 +36,10 @@ func TestHandleEqualsTheSDKServer(t *testing.T) {
 		`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"ctx_brief","arguments":{"paths":["src/billing/tax/vat.go"],"budget_lines":40}}}`,
 		`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"nope","arguments":{}}}`,
 		`{"jsonrpc":"2.0","id":11,"method":"foo/bar"}`,
+		`{"jsonrpc":"2.0","id":13,"method":"resources/list"}`,
+		`{"jsonrpc":"2.0","id":14,"method":"resources/templates/list"}`,
+		`{"jsonrpc":"2.0","id":15,"method":"prompts/list"}`,
+		`{"jsonrpc":"2.0","id":16,"method":"logging/setLevel","params":{"level":"info"}}`,
 		`{"jsonrpc":"2.0","id":12,"method":"initialize","params":{"protocolVersion":"1999-01-01","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`,
 	}
 	// The SDK's server: one session per frame pair (initialize first, as
