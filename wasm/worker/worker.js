@@ -632,6 +632,8 @@ async function memoryReport(state) {
 
 // ---- MCP ----
 
+const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
+
 /** The MCP headers a browser client sends and reads. */
 const MCP_HEADERS = ["MCP-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID"];
 
@@ -643,10 +645,12 @@ const MCP_HEADERS = ["MCP-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID"];
 async function mcp(state, env, ctx, name) {
   const { request } = ctx;
   const method = request.method;
-  // DNS rebinding: a browser's foreign Origin is refused before anything
-  // else (the configured CORS origins, or the worker's own, are allowed).
+  // DNS rebinding: a browser's Origin is refused before anything else
+  // unless KONTEXT_CORS_ORIGINS allows it or it is a loopback origin the
+  // request was sent to (a page of evil.example whose name resolves to
+  // 127.0.0.1 sends Origin http://evil.example: refused).
   const origin = request.headers.get("origin");
-  if (origin !== null && origin !== new URL(request.url).origin && corsOrigin(env, request) === null) {
+  if (origin !== null && corsOrigin(env, request) === null && !(origin === new URL(request.url).origin && LOOPBACK.test(new URL(request.url).hostname))) {
     throw new HTTPError(403, "invalid_input", `origin ${origin} is not allowed: add it to KONTEXT_CORS_ORIGINS`);
   }
   await authorize(env, request);
