@@ -11,7 +11,7 @@ export GIT_CONFIG_NOSYSTEM := 1
 # launches would cost a second of nothing. Races are still reported.
 export GORACE ?= atexit_sleep_ms=0
 
-.PHONY: sarif-schema build assets web demo test test-go test-bin test-edge tools node-deps cross-check assets-check vet wasm-check wasm test-wasm test-web bench fuzz stress generate clean release
+.PHONY: sarif-schema build assets web demo test test-go test-bin test-edge test-mcp-http tools node-deps cross-check assets-check vet wasm-check wasm test-wasm test-web bench fuzz stress generate clean release
 
 # A static binary (no cgo): it starts sooner than one that loads libc,
 # and it runs on any Linux. (go test -race keeps cgo.)
@@ -51,9 +51,9 @@ demo: build
 	@$(BIN) -C $(DEMO) drift
 
 # Everything: formatting, vet, the engine's purity under js/wasm, the npm
-# package's Node tests, the edge worker under workerd, the console in
-# Chromium, and every Go test (test-go).
-test: vet assets-check cross-check wasm-check test-wasm test-edge test-web tools sarif-schema test-go
+# package's Node tests, the edge worker under workerd, the MCP conformance
+# suite, the console in Chromium, and every Go test (test-go).
+test: vet assets-check cross-check wasm-check test-wasm test-edge test-mcp-http test-web tools sarif-schema test-go
 
 # Every Go package's tests, the packages with concurrency under the race
 # detector. build/raceset draws the line by a rule over each package's Go
@@ -88,10 +88,11 @@ tools: node-deps
 # playwright-core (never downloads a browser), typescript, madr 2/3/4,
 # log4brains, workerd and wrangler (the edge worker's tests; workerd's
 # binary comes in its platform package), esbuild (the browser-bundling test
-# of the npm package). Installed once, when any of them
-# is missing.
+# of the npm package), @modelcontextprotocol/conformance and node@22 (the
+# MCP conformance suite, which needs Node 22; nothing else runs on that
+# node). Installed once, when any of them is missing.
 node-deps:
-	@if [ ! -d node_modules/playwright-core ] || [ ! -x node_modules/.bin/tsc ] || [ ! -d node_modules/madr2 ] || [ ! -x node_modules/.bin/log4brains ] || [ ! -x node_modules/.bin/workerd ] || [ ! -x node_modules/.bin/wrangler ] || [ ! -x node_modules/.bin/esbuild ]; then \
+	@if [ ! -d node_modules/playwright-core ] || [ ! -x node_modules/.bin/tsc ] || [ ! -d node_modules/madr2 ] || [ ! -x node_modules/.bin/log4brains ] || [ ! -x node_modules/.bin/workerd ] || [ ! -x node_modules/.bin/wrangler ] || [ ! -x node_modules/.bin/esbuild ] || [ ! -d node_modules/@modelcontextprotocol/conformance ] || [ ! -x node_modules/.bin/node ]; then \
 	  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund; fi
 
 # The committed console assets must match the sources before anything in
@@ -164,6 +165,15 @@ test-edge: wasm node-deps test-bin
 	@bash build/demo-repo.sh --force $(WASM_BUILD)/demo >/dev/null
 	KONTEXT_ASSETS=$(CURDIR) KONTEXT_BIN=$(CURDIR)/$(TEST_BIN) KONTEXT_DEMO_REPO=$(CURDIR)/$(WASM_BUILD)/demo \
 	  node --test wasm/worker/test/*.test.mjs
+
+# The official MCP conformance suite (build/conformance.mjs: the pinned
+# @modelcontextprotocol/conformance on the pinned node@22; every server
+# scenario passes or is classified not applicable, docs/mcp.md) against
+# `kontext mcp --http` on 127.0.0.1 over the demo repository. Another
+# server is one more line: node build/conformance.mjs -- CMD… (or URL).
+test-mcp-http: node-deps test-bin
+	@bash build/demo-repo.sh --force $(WASM_BUILD)/mcp-demo >/dev/null
+	node build/conformance.mjs -- $(CURDIR)/$(TEST_BIN) -C $(WASM_BUILD)/mcp-demo mcp --http 127.0.0.1:0
 
 # End-to-end tests of the review console (web/) in headless Chromium:
 # playwright-core (root devDependency, never downloads a browser) drives

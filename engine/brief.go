@@ -88,8 +88,12 @@ func runBrief(ctx context.Context, e *Engine, in *api.BriefInput) (*api.Brief, e
 		}
 		entries = g.Entries
 	}
+	note := ""
+	if len(entries) == 0 && len(paths) > 0 {
+		note = UnscopedNote(st.Unscoped()) // why nothing governs, and what to run
+	}
 	b := brief.Assemble(brief.Input{Repository: repo, Entries: entries, Budget: budget,
-		Architecture: in.Architecture, GeneratedAt: e.Now()})
+		Architecture: in.Architecture, GeneratedAt: e.Now(), Note: note})
 	if compact {
 		b.Repository.PathCount, b.Repository.Paths = len(b.Repository.Paths), []string{}
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // Changed compares the entries of two engines' snapshots and returns the
-// JSON envelope of a ChangedResult. Entries are matched by id, so an entry
+// JSON envelope of ChangedOf's result. Entries are matched by id, so an entry
 // whose kind moved to another directory is not reported as removed and
 // added; an edit of only the checked line is a look, not a revision, and is
 // omitted. An entry that is no longer active reports superseded or
@@ -23,6 +23,17 @@ func Changed(ctx context.Context, base, head *Engine) (out []byte) {
 			out = ErrorEnvelope(apierr.New(apierr.OperationFailed, "internal error in changed: %v; please report it with the input", r))
 		}
 	}()
+	res, err := ChangedOf(ctx, base, head)
+	if err != nil {
+		return ErrorEnvelope(err)
+	}
+	return ResultEnvelope(res)
+}
+
+// ChangedOf compares the entries of two engines' snapshots (see Changed):
+// every kind, no warning. The review console (Changed in WASM) and the
+// pull-request comment compare a change's sides with it.
+func ChangedOf(ctx context.Context, base, head *Engine) (*api.ChangedResult, error) {
 	var spoiled [2]uint64
 	if base != nil && head != nil {
 		spoiled = [2]uint64{base.reader.Spoiled(), head.reader.Spoiled()}
@@ -31,10 +42,7 @@ func Changed(ctx context.Context, base, head *Engine) (out []byte) {
 	if base != nil && head != nil && (base.reader.Spoiled() != spoiled[0] || head.reader.Spoiled() != spoiled[1]) {
 		res, err = changed(ctx, base, head) // see Do
 	}
-	if err != nil {
-		return ErrorEnvelope(err)
-	}
-	return ResultEnvelope(res)
+	return res, err
 }
 
 func changed(ctx context.Context, base, head *Engine) (*api.ChangedResult, error) {
@@ -49,7 +57,7 @@ func changed(ctx context.Context, base, head *Engine) (*api.ChangedResult, error
 	if err != nil {
 		return nil, err
 	}
-	res := &api.ChangedResult{Base: strp(bs.Head), Head: strp(hs.Head), Changes: []api.Change{}}
+	res := &api.ChangedResult{Base: strp(bs.Head), Head: strp(hs.Head), Changes: []api.Change{}, Warnings: []string{}}
 	for _, h := range hs.Snap.Entries() {
 		hrev := hs.Snap.Blob(h.File)
 		c := api.Change{ID: h.ID, Kind: h.Kind, Title: h.Title, File: h.File, Paths: nonNil(h.Paths),

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"path"
 	"sync"
 
@@ -73,12 +74,105 @@ func (e *Engine) CommitFiles() (files map[string]string, configPath string, ok b
 // configuration never applies). The engine is shared by later calls for
 // the same commit.
 func (e *Engine) atCommit(ctx context.Context, sha string) (*Engine, error) {
+	return e.cachedCommit(ctx, sha, nil)
+}
+
+// borrowed is a configuration a commit without one of its own is read
+// with: its path and text, and whose it is (for the warning).
+type borrowed struct {
+	path string
+	data []byte
+	from string
+}
+
+// AtRevision returns an engine over the knowledge files committed in sha,
+// read with the configuration committed there; a commit without one is
+// read with head's (head, a full sha, is the other end of the question;
+// "" when the working tree is), else with the working tree's, else with
+// the defaults (spec 04: configuration per revision). warning names sha
+// and the configuration it was read with; it is "" when sha has its own
+// configuration or none exists anywhere (the defaults, as before).
+func (e *Engine) AtRevision(ctx context.Context, sha, head string) (eng *Engine, warning string, err error) {
+	lent, err := e.lentConfig(ctx, sha, head)
+	if err != nil {
+		return nil, "", err
+	}
+	if eng, err = e.cachedCommit(ctx, sha, lent); err != nil {
+		return nil, "", err
+	}
+	return eng, lent.warning(sha), nil
+}
+
+// RevisionWarning is the warning AtRevision gives for sha and head,
+// without reading sha's knowledge files: what a report says about a
+// revision whose entries it did not need.
+func (e *Engine) RevisionWarning(ctx context.Context, sha, head string) (string, error) {
+	lent, err := e.lentConfig(ctx, sha, head)
+	if err != nil {
+		return "", err
+	}
+	return lent.warning(sha), nil
+}
+
+func (b *borrowed) warning(sha string) string {
+	if b == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s has no configuration committed: its entries were read with the configuration of %s (%s)", short(sha), b.from, b.path)
+}
+
+// lentConfig is the configuration sha is read with when it has none of
+// its own: head's, else the working tree's; nil when sha has one or none
+// exists.
+func (e *Engine) lentConfig(ctx context.Context, sha, head string) (*borrowed, error) {
+	h := e.opts.History
+	if h == nil {
+		return nil, apierr.New(apierr.UnsupportedOperation, "reading a commit needs git history; run it with the native CLI")
+	}
+	committed := func(sha string) (string, []byte, error) {
+		for _, cand := range config.Candidates() {
+			data, ok, err := h.FileAt(ctx, sha, cand)
+			if err != nil || ok {
+				return cand, data, err
+			}
+		}
+		return "", nil, nil
+	}
+	if p, _, err := committed(sha); err != nil || p != "" {
+		return nil, err
+	}
+	if head != "" && head != sha {
+		p, data, err := committed(head)
+		if err != nil {
+			return nil, err
+		}
+		if p != "" {
+			return &borrowed{path: p, data: data, from: "head " + short(head)}, nil
+		}
+	}
+	if e.commit != nil {
+		return nil, nil // an engine over a commit has no working tree
+	}
+	st, err := e.Read(ctx)
+	if err != nil || st.Cfg.Path == "" {
+		return nil, err
+	}
+	return &borrowed{path: st.Cfg.Path, data: st.Snap.ConfigText, from: "the working tree"}, nil
+}
+
+// cachedCommit is atCommit, read with cfg when the commit has no
+// configuration (nil: its own or the defaults).
+func (e *Engine) cachedCommit(ctx context.Context, sha string, cfg *borrowed) (*Engine, error) {
+	key := sha
+	if cfg != nil {
+		key += "\x00" + cfg.path + "\x00" + blobOf(cfg.data)
+	}
 	e.commits.mu.Lock()
 	defer e.commits.mu.Unlock()
-	if eng, ok := e.commits.engines[sha]; ok {
+	if eng, ok := e.commits.engines[key]; ok {
 		return eng, nil
 	}
-	eng, err := e.loadCommit(ctx, sha)
+	eng, err := e.loadCommit(ctx, sha, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -89,12 +183,12 @@ func (e *Engine) atCommit(ctx context.Context, sha string) (*Engine, error) {
 		delete(e.commits.engines, e.commits.order[0])
 		e.commits.order = e.commits.order[1:]
 	}
-	e.commits.engines[sha] = eng
-	e.commits.order = append(e.commits.order, sha)
+	e.commits.engines[key] = eng
+	e.commits.order = append(e.commits.order, key)
 	return eng, nil
 }
 
-func (e *Engine) loadCommit(ctx context.Context, sha string) (*Engine, error) {
+func (e *Engine) loadCommit(ctx context.Context, sha string, lent *borrowed) (*Engine, error) {
 	h := e.opts.History
 	if h == nil {
 		return nil, apierr.New(apierr.UnsupportedOperation, "reading a commit needs git history; run it with the native CLI")
@@ -103,7 +197,17 @@ func (e *Engine) loadCommit(ctx context.Context, sha string) (*Engine, error) {
 	blobs := map[string]string{}
 	var cfg *config.Config
 	var cfgData []byte
+	if lent != nil {
+		var err error
+		cfgData = lent.data
+		if cfg, err = config.Parse(lent.path, lent.data); err != nil {
+			return nil, apierr.Wrap(apierr.InvalidInput, err, "the configuration of %s is invalid", lent.from)
+		}
+	}
 	for _, cand := range config.Candidates() {
+		if cfg != nil {
+			break
+		}
 		data, ok, err := h.FileAt(ctx, sha, cand)
 		if err != nil {
 			return nil, err
@@ -115,7 +219,6 @@ func (e *Engine) loadCommit(ctx context.Context, sha string) (*Engine, error) {
 		if cfg, err = config.Parse(cand, data); err != nil {
 			return nil, apierr.Wrap(apierr.InvalidInput, err, "the configuration committed in %s is invalid", short(sha))
 		}
-		break
 	}
 	if cfg == nil {
 		cfg = config.Defaults()
@@ -134,6 +237,9 @@ func (e *Engine) loadCommit(ctx context.Context, sha string) (*Engine, error) {
 	for name, f := range files {
 		if err := util.WriteFile(fs, name, f.Data, 0o644); err != nil {
 			return nil, apierr.Wrap(apierr.OperationFailed, err, "loading %s of %s", name, short(sha))
+		}
+		if lent != nil && name == cfg.Path {
+			continue // not committed in sha
 		}
 		blobs[name] = f.Blob
 	}

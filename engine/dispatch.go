@@ -190,6 +190,9 @@ func (e *Engine) capabilities() []string {
 	}
 	if e.opts.History != nil {
 		caps = append(caps, "verification.last_verified", "drift.ordered")
+		// A revision without a configuration is read with head's, else
+		// the working tree's (entries.changed, entries.drift: warnings).
+		caps = append(caps, "history.config_per_revision")
 	}
 	if e.opts.Writer != nil {
 		caps = append(caps, "drafts.confirm.operation_id", "drafts.stage.extends",

@@ -55,7 +55,7 @@ func runDrift(ctx context.Context, e *Engine, in *api.DriftInput) (*api.DriftRes
 	if st.Head == "" {
 		return nil, apierr.New(apierr.NoCommits, "the repository has no commits yet; drift compares commits")
 	}
-	res := &api.DriftResult{Head: "working", Entries: []*api.DriftEntry{}}
+	res := &api.DriftResult{Head: "working", Entries: []*api.DriftEntry{}, Warnings: []string{}}
 	working := in.Head == ""
 	eng := e
 	if !working {
@@ -68,8 +68,14 @@ func runDrift(ctx context.Context, e *Engine, in *api.DriftInput) (*api.DriftRes
 			return nil, err
 		}
 		res.Head = sha
-		if eng, err = e.atCommit(ctx, sha); err != nil {
+		// A head without a configuration is read with the working
+		// tree's (spec 04), and the result says so.
+		var warning string
+		if eng, warning, err = e.AtRevision(ctx, sha, sha); err != nil {
 			return nil, err
+		}
+		if warning != "" {
+			res.Warnings = append(res.Warnings, warning)
 		}
 		if st, err = eng.Read(ctx); err != nil {
 			return nil, err

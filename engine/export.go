@@ -26,18 +26,26 @@ func runChanged(ctx context.Context, e *Engine, in *api.ChangedInput) (*api.Chan
 			return nil, err
 		}
 	}
-	base, err := e.atCommit(ctx, shas[0])
+	// A revision without a configuration is read with head's, else the
+	// working tree's (spec 04): a range from before adoption compares the
+	// entries the configuration names, with a warning per such revision.
+	var warnings []string
+	var engs [2]*Engine
+	for i, sha := range shas {
+		eng, warning, err := e.AtRevision(ctx, sha, shas[1])
+		if err != nil {
+			return nil, err
+		}
+		engs[i] = eng
+		if warning != "" && (i == 0 || shas[0] != shas[1]) {
+			warnings = append(warnings, warning)
+		}
+	}
+	res, err := changed(ctx, engs[0], engs[1])
 	if err != nil {
 		return nil, err
 	}
-	head, err := e.atCommit(ctx, shas[1])
-	if err != nil {
-		return nil, err
-	}
-	res, err := changed(ctx, base, head)
-	if err != nil {
-		return nil, err
-	}
+	res.Warnings = append(res.Warnings, warnings...)
 	kept := res.Changes[:0]
 	for _, c := range res.Changes {
 		if kinds[c.Kind] {

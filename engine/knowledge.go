@@ -6,6 +6,7 @@ import (
 
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/internal/config"
+	"github.com/kontext/kontext/engine/internal/entry"
 )
 
 // Knowledge is where a configuration keeps knowledge: what a knowledge
@@ -20,7 +21,8 @@ type Knowledge struct {
 	Dirs []string
 	// Contains reports whether a repo-relative path is a knowledge file
 	// (the configuration, the ledger, or a file below a source directory;
-	// for a whole-tree source only AGENTS.md and CLAUDE.md files).
+	// for a whole-tree source only the files its style reads). Local-only
+	// files (CLAUDE.local.md) never are: they never leave the machine.
 	Contains func(path string) bool
 }
 
@@ -48,7 +50,8 @@ func KnowledgeAt(configPath string, text []byte) (*Knowledge, error) {
 }
 
 func knowledgeOf(cfg *config.Config) *Knowledge {
-	k := &Knowledge{Config: cfg.Path, Contains: (&State{Cfg: cfg}).KnowledgeFiles()}
+	files := (&State{Cfg: cfg}).KnowledgeFiles()
+	k := &Knowledge{Config: cfg.Path, Contains: func(p string) bool { return files(p) && !entry.IsLocalOnly(p) }}
 	seen := map[string]bool{}
 	add := func(d string) {
 		if !seen[d] {

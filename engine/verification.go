@@ -195,18 +195,18 @@ func (l *lineage) hits(en *entry.Entry) []governedHit {
 // KnowledgeFiles returns the predicate for files excluded from drift and
 // since counting: every file under a source dir, the config and the ledger.
 func (st *State) KnowledgeFiles() func(string) bool {
-	var dirs []string
-	for _, s := range st.Cfg.Sources() {
-		dirs = append(dirs, s.Dir)
-	}
+	sources := st.Cfg.Sources()
 	cfgPath, ledgerPath, overlayPath := st.Cfg.Path, st.Cfg.Ledger(), st.Cfg.Overlay()
 	return func(p string) bool {
 		if p == cfgPath || p == ledgerPath || p == overlayPath {
 			return true
 		}
-		for _, d := range dirs {
+		for _, src := range sources {
+			d := src.Dir
 			if d == "" {
-				if s := p[strings.LastIndex(p, "/")+1:]; s == "AGENTS.md" || s == "CLAUDE.md" {
+				// A whole-tree source (AGENTS.md, Claude Code's files):
+				// only the files it reads.
+				if entry.IsRecordFile(p, src) {
 					return true
 				}
 				continue

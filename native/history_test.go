@@ -3,6 +3,7 @@ package native
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"github.com/kontext/kontext/internal/testrepo"
 	"os"
 	"os/exec"
@@ -258,6 +259,9 @@ func TestChanged(t *testing.T) {
 		".ai/conventions/gone.md":    "---\npaths: [\"a/**\"]\n---\n# Gone\n",
 		".ai/decisions/old.md":       "---\nstatus: accepted\n---\n# Old\n",
 		".ai/learnings/moved.md":     "---\npaths: [\"a/**\"]\n---\n# Moved\n",
+		// Base has a configuration of its own: each side is read with
+		// its own (without one, base would be read with head's).
+		".kontext.toml": "version = 1\n",
 	})
 	base := r.commit("2026-01-01T10:00:00Z", "base")
 	os.Remove(filepath.Join(r.dir, ".ai/conventions/gone.md"))
@@ -287,6 +291,98 @@ func TestChanged(t *testing.T) {
 	want := "edit:revised,gone:deprecated:removed,new:added,old:superseded"
 	if strings.Join(got, ",") != want {
 		t.Fatalf("changes %v, want %s", got, want)
+	}
+	if w := res["warnings"].([]any); len(w) != 0 {
+		t.Fatalf("both sides have a configuration, yet warnings %v", w)
+	}
+}
+
+// adr is a Nygard record numbered n.
+func adr(n int, title string) string {
+	return fmt.Sprintf("# %d. %s\n\nDate: 2026-01-0%d\n\n## Status\n\nAccepted\n\n## Context\n\nc\n\n## Decision\n\n%s.\n\n## Consequences\n\ne\n", n, title, n, title)
+}
+
+const adrConfig = "version = 1\n\n[[kinds.decision.include]]\ndir = \"docs/adr\"\nstyle = \"adr\"\n"
+
+// changedIDs returns "id:change" of an entries.changed result, and its warnings.
+func changedIDs(res map[string]any) (ids string, warnings []string) {
+	var got []string
+	for _, c := range res["changes"].([]any) {
+		m := c.(map[string]any)
+		got = append(got, m["id"].(string)+":"+m["change"].(string))
+	}
+	for _, w := range res["warnings"].([]any) {
+		warnings = append(warnings, w.(string))
+	}
+	return strings.Join(got, ","), warnings
+}
+
+// TestChangedBeforeAdoption: a revision without a configuration is read
+// with head's, else the working tree's (spec 04), and the result names
+// each revision read so. The history: two ADRs (no configuration), a
+// third, the adoption commit (the configuration), a fourth.
+func TestChangedBeforeAdoption(t *testing.T) {
+	r := newRepo(t)
+	r.write(map[string]string{"docs/adr/0001-record.md": adr(1, "Record decisions"), "docs/adr/0002-use-go.md": adr(2, "Use Go"), "src/a.go": "package a\n"})
+	base := r.commit("2026-01-01T10:00:00Z", "base")
+	r.write(map[string]string{"docs/adr/0003-use-sqlite.md": adr(3, "Use sqlite")})
+	third := r.commit("2026-01-02T10:00:00Z", "third")
+	r.write(map[string]string{".kontext.toml": adrConfig})
+	adopt := r.commit("2026-01-03T10:00:00Z", "adopt")
+	r.write(map[string]string{"docs/adr/0004-use-chi.md": adr(4, "Use chi")})
+	r.commit("2026-01-04T10:00:00Z", "fourth")
+
+	for _, tc := range []struct {
+		name, base, head, want string
+		warned                 []string // the revisions warned about, and whose configuration
+	}{
+		// Across the adoption commit: base is read with head's configuration.
+		{"across adoption", base, "HEAD", "0003-use-sqlite:added,0004-use-chi:added", []string{base[:12] + " has no configuration committed: its entries were read with the configuration of head"}},
+		// Neither side has one: both are read with the working tree's.
+		{"before adoption", base, third, "0003-use-sqlite:added", []string{base[:12] + " has no configuration committed: its entries were read with the configuration of the working tree (.kontext.toml)",
+			third[:12] + " has no configuration committed: its entries were read with the configuration of the working tree (.kontext.toml)"}},
+		// Both have their own: no warning.
+		{"after adoption", adopt, "HEAD", "0004-use-chi:added", nil},
+	} {
+		res := r.api("entries.changed", `{"base":"`+tc.base+`","head":"`+tc.head+`"}`)
+		ids, warnings := changedIDs(res)
+		if ids != tc.want {
+			t.Errorf("%s: changes %s, want %s", tc.name, ids, tc.want)
+		}
+		if len(warnings) != len(tc.warned) {
+			t.Fatalf("%s: warnings %q, want %d", tc.name, warnings, len(tc.warned))
+		}
+		for i, w := range tc.warned {
+			if !strings.HasPrefix(warnings[i], w) {
+				t.Errorf("%s: warning %q, want it to start %q", tc.name, warnings[i], w)
+			}
+		}
+	}
+
+	// Drift at a head without a configuration reads it with the working
+	// tree's and says so; export stays with the revision's own (the
+	// defaults: no ADR log).
+	res := r.api("entries.drift", `{"base":"`+base+`","head":"`+third+`"}`)
+	if w := res["warnings"].([]any); len(w) != 1 || !strings.HasPrefix(w[0].(string), third[:12]+" has no configuration committed") {
+		t.Fatalf("drift warnings %v", w)
+	}
+	if w := r.api("entries.drift", `{"base":"`+base+`"}`)["warnings"].([]any); len(w) != 0 {
+		t.Fatalf("drift of the working tree warned %v", w)
+	}
+	r.git("branch", "before", third)
+	res = r.api("entries.export", `{"revision":"`+third+`","review_ref":"refs/heads/before"}`)
+	if n := len(res["entries"].([]any)); n != 0 || res["config_source"].(map[string]any)["kind"] != "defaults" {
+		t.Fatalf("export of a revision without a configuration: %d entries, %v", n, res["config_source"])
+	}
+	if _, ok := res["warnings"]; ok {
+		t.Fatal("entries.export gained warnings")
+	}
+
+	// No configuration anywhere: the defaults, as before, and no warning.
+	os.Remove(filepath.Join(r.dir, ".kontext.toml"))
+	res = r.api("entries.changed", `{"base":"`+base+`","head":"`+third+`"}`)
+	if ids, warnings := changedIDs(res); ids != "" || len(warnings) != 0 {
+		t.Fatalf("without any configuration: changes %q, warnings %q", ids, warnings)
 	}
 }
 

@@ -295,6 +295,8 @@ export interface Bundle {
   changed_paths: string[];
   history: Record<string, BundleHistory>;
   drift: DriftEntry[];
+  /** Each revision read with a configuration other than its own (it has none committed): head's, else the working tree's (format 1.3). */
+  warnings: string[];
   /** The compiled snapshot of files at head (base64; format 1.2): content-addressed by the files' blob ids, used by the WASM engine instead of parsing; ignore it or fall back to the files. */
   snapshot?: string;
 }
@@ -427,6 +429,7 @@ export interface ChangedResult {
   base: string | null;
   head: string | null;
   changes: Change[];
+  warnings: string[];
 }
 
 export interface ChangedSince {
@@ -619,6 +622,7 @@ export interface DriftResult {
   head: string;
   base_source: string;
   warning?: string;
+  warnings: string[];
   entries: DriftEntry[];
   snapshot: string;
 }

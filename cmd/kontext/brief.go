@@ -57,9 +57,27 @@ func runBriefCmd(g *factory, fs *pflag.FlagSet) runFunc {
 				io.WriteString(w, s.Text)
 			}
 		})
+		if code == exitOK && !g.json && g.jq == "" && emptyBrief(b) {
+			// An empty brief says why: entries without paths in its
+			// REPOSITORY note, knowledge not set up yet here.
+			printAdoptionHintOf(ctx, g, stderr)
+		}
 		if code == exitOK && b.OverBudget {
 			return exitOverBudget
 		}
 		return code
 	}
+}
+
+// emptyBrief: no entry governs the brief's paths (no entry section, and
+// nothing excluded).
+func emptyBrief(b *api.Brief) bool {
+	for _, s := range b.Sections {
+		switch s.ID {
+		case "repository", "review_due", "premises_changed", "excluded", "budget":
+		default:
+			return false // an entry section
+		}
+	}
+	return len(b.Excluded) == 0
 }

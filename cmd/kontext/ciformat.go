@@ -25,6 +25,9 @@ type CIReport struct {
 	// Results are the findings located at files (private entries left
 	// out); with a base only those touching the change.
 	Results []report.Result `json:"results"`
+	// notes are the info diagnostics (an inferred link): the text report
+	// shows them at their level, never as a finding.
+	notes []api.Diagnostic
 }
 
 // changeFlags are the flags that name a change: --base and --head.
@@ -120,6 +123,12 @@ func runCICmd(g *factory, fs *pflag.FlagSet) runFunc {
 		if code != exitOK {
 			return code
 		}
+		// No entry read, but knowledge kontext can read: "0 warnings" alone
+		// would be a silent wrong answer (the hint goes to stderr, so the
+		// SARIF, JSON and annotations stay what they are).
+		if st, err := e.Read(ctx); err == nil && len(st.Snap.Entries()) == 0 {
+			printAdoptionHintOf(ctx, g, stderr)
+		}
 		drifted := rep.Drift.BaseSource == "fallback-none" && !r.Scoped
 		errs, warns, _ := report.Counts(r.Results)
 		for _, res := range r.Results {
@@ -151,6 +160,7 @@ func ciReport(ctx context.Context, g *factory, r *report.Report) (*CIReport, err
 	// Info diagnostics (an inferred link) are never a finding.
 	for _, d := range l.Diagnostics {
 		if d.Severity == "info" {
+			rep.notes = append(rep.notes, d)
 			continue
 		}
 		rep.Diagnostics++
@@ -175,6 +185,12 @@ func printCI(w io.Writer, rep *CIReport, r *report.Report, verbose bool) {
 	if !r.Scoped {
 		for _, d := range r.Diagnostics {
 			fmt.Fprintf(w, "  %s %s: %s %s\n", d.Severity, d.File, d.Code, d.Message)
+		}
+	}
+	if len(rep.notes) > 0 && !r.Scoped {
+		fmt.Fprintf(w, "notes:       %d (info, never a finding)\n", len(rep.notes))
+		for _, d := range rep.notes {
+			fmt.Fprintf(w, "  info %s: %s %s\n", d.File, d.Code, d.Message)
 		}
 	}
 	fmt.Fprintf(w, "review due:  %d %s\n", len(rep.ReviewDue), strings.Join(rep.ReviewDue, ", "))

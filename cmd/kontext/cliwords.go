@@ -50,7 +50,7 @@ var cliPhrases = []struct{ api, cli string }{
 	{"entries.list", "kontext list"},
 	{"drafts.retire", "kontext retire <id> --reason \"…\""},
 	{"drafts.set_status", "kontext accept <id> / kontext reject <id>"},
-	{"drafts.set_verify", "kontext api drafts.set_verify"},
+	{"set one with drafts.set_verify", "add a verify: line to the entry (its front matter, or Verify: in an ADR) and commit it"},
 	{"drafts.extend", "kontext extend <id> \"<text>\""},
 	{"drafts.capture", "kontext capture"},
 }
@@ -82,11 +82,8 @@ func inCLIWords(err error) error {
 	return &c
 }
 
-// failCLI reports err like fail, in CLI words unless --json asks for the
-// API envelope.
+// failCLI reports err like fail, which puts every human command's error
+// line in CLI words (--json keeps the API envelope).
 func failCLI(g *factory, stderr io.Writer, err error) int {
-	if !g.json {
-		err = inCLIWords(err)
-	}
 	return fail(g, stderr, err)
 }

@@ -50,6 +50,9 @@ func printDrift(w io.Writer, d *api.DriftResult, verbose bool) {
 	if d.Warning != "" {
 		fmt.Fprintf(w, "warning: %s\n", d.Warning)
 	}
+	for _, warning := range d.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warning)
+	}
 	if len(d.Entries) == 0 {
 		fmt.Fprintln(w, "no entry drifted")
 		return
@@ -155,6 +158,9 @@ func runChangedCmd(g *factory, fs *pflag.FlagSet) runFunc {
 			return fail(g, stderr, err)
 		}
 		return emit(g, stdout, r, func(w io.Writer) {
+			for _, warning := range r.Warnings {
+				fmt.Fprintf(w, "warning: %s\n", warning)
+			}
 			if len(r.Changes) == 0 {
 				fmt.Fprintln(w, "no entry changed")
 				return

@@ -98,7 +98,12 @@ func runStatusCmd(ctx context.Context, g *factory, args []string) int {
 			fmt.Fprintf(w, "\nreview due: %s\n", strings.Join(s.ReviewDue, ", "))
 		}
 		if s.Diagnostics > 0 {
-			fmt.Fprintf(w, "\n%d diagnostics — see kontext api entries.list\n", s.Diagnostics)
+			history := false
+			if l, err := read(ctx, g, (*engine.Engine).List, &api.ListInput{Limit: intp(1), History: &history}); err == nil {
+				if c := diagnosticCounts(l.Diagnostics); c != "" {
+					fmt.Fprintf(w, "\n%s — see kontext ci\n", c)
+				}
+			}
 		}
 		printAdoptionHint(w, s)
 		printIncomplete(w, s.IncompleteOperations)
@@ -155,7 +160,7 @@ func runListCmd(g *factory, fs *pflag.FlagSet) runFunc {
 	return func(ctx context.Context, args []string) int {
 		stdout, stderr := g.io.Out, g.io.ErrOut
 		var entries []*api.Entry
-		var diags int
+		var diags []api.Diagnostic
 		offset := 0
 		// The table shows no history-derived field: only --json/--jq read the
 		// commit index.
@@ -166,11 +171,21 @@ func runListCmd(g *factory, fs *pflag.FlagSet) runFunc {
 				return fail(g, stderr, err)
 			}
 			entries = append(entries, l.Entries...)
-			diags = len(l.Diagnostics)
+			diags = l.Diagnostics
 			if l.NextOffset == nil {
 				break
 			}
 			offset = *l.NextOffset
+		}
+		// The table says how many inactive entries it left out.
+		hidden := 0
+		if !*all && !g.json && g.jq == "" {
+			off := false
+			l, err := read(ctx, g, (*engine.Engine).List, &api.ListInput{Kinds: kinds, Tags: tags, Limit: intp(1), History: &off})
+			if err != nil {
+				return fail(g, stderr, err)
+			}
+			hidden = l.Total - len(entries)
 		}
 		return emit(g, stdout, map[string]any{"entries": entries, "total": len(entries)}, func(w io.Writer) {
 			t := newTable(w.(*out), "ID", "KIND", "STATUS", "TITLE", "")
@@ -191,8 +206,14 @@ func runListCmd(g *factory, fs *pflag.FlagSet) runFunc {
 			}
 			t.Render()
 			fmt.Fprintf(w, "\n%d entries", len(entries))
-			if diags > 0 {
-				fmt.Fprintf(w, ", %d diagnostics (kontext --json api entries.list)", diags)
+			if len(entries) == 0 && hidden == 0 {
+				defer printAdoptionHintOf(ctx, g, stderr)
+			}
+			if hidden > 0 {
+				fmt.Fprintf(w, "; %d inactive (superseded, deprecated, rejected) not shown: kontext list --all", hidden)
+			}
+			if c := diagnosticCounts(diags); c != "" {
+				fmt.Fprintf(w, "; %s: kontext ci", c)
 			}
 			fmt.Fprintln(w)
 		})
@@ -204,7 +225,11 @@ func runShowCmd(ctx context.Context, g *factory, args []string) int {
 	if len(args) != 1 {
 		return usageErr(g, stderr, "usage: kontext show <id>")
 	}
-	e, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: args[0]})
+	ref, err := entryRef(g, args[0])
+	if err != nil {
+		return fail(g, stderr, err)
+	}
+	e, err := read(ctx, g, (*engine.Engine).Get, &api.GetInput{ID: ref})
 	if err != nil {
 		return fail(g, stderr, err)
 	}
@@ -290,7 +315,7 @@ func runGoverningCmd(g *factory, fs *pflag.FlagSet) runFunc {
 		if err != nil {
 			return fail(g, stderr, err)
 		}
-		return emit(g, stdout, r, func(w io.Writer) {
+		code := emit(g, stdout, r, func(w io.Writer) {
 			var ids map[string]string
 			o := w.(*out)
 			style := table.Style{Width: o.width, Paint: o.paint, Short: func() map[string]string { // read once for every path's table
@@ -300,15 +325,16 @@ func runGoverningCmd(g *factory, fs *pflag.FlagSet) runFunc {
 				return ids
 			}}
 			table.Governing(w, style, paths, governedRows(r), boundaryRows(r))
-			if len(r.Entries) == 0 {
-				// "No entry governs" is only true when kontext reads the
-				// repository's knowledge: an ADR log or rule files not set up
-				// yet get the hint status gives, never a silent empty answer.
-				if s, err := g.status(ctx); err == nil && s.Hint != nil {
-					printAdoptionHint(stderr, s)
-				}
-			}
 		})
+		if code == exitOK && !g.json && g.jq == "" && len(r.Entries) == 0 {
+			// "No entry governs" is only true when kontext reads the
+			// repository's knowledge and its entries have paths: an ADR log
+			// not set up yet, or records without paths, get a hint naming
+			// the command, never a silent empty answer. (After the listing
+			// is flushed, so the two never run into one line.)
+			printEmptyHint(ctx, g, stderr)
+		}
+		return code
 	}
 }
 

@@ -115,7 +115,9 @@ func fail(g *factory, stderr io.Writer, err error) int {
 		stderr.Write(engine.ErrorEnvelope(err))
 		io.WriteString(stderr, "\n")
 	} else {
-		ae := apierr.As(err)
+		// A person reads this line: the message in CLI words (a command,
+		// not an API operation); the envelope above keeps the API's.
+		ae := apierr.As(inCLIWords(err))
 		fmt.Fprintf(stderr, "kontext: %s (%s)\n", neutral(strings.TrimSpace(ae.Message)), ae.Code)
 	}
 	return exitFor(err)

@@ -165,7 +165,7 @@ func printSetPaths(w io.Writer, r *api.SetPathsResult) {
 func runPathsSuggest(g *factory, fs *pflag.FlagSet) runFunc {
 	all := fs.Bool("all", false, "every entry without paths")
 	max := fs.Int("max", 3, "at most this many globs per entry")
-	apply := fs.Bool("apply", false, "stage the suggestions at or above --min-confidence into the path overlay (drafts.set_paths)")
+	apply := fs.Bool("apply", false, "stage the suggestions at or above --min-confidence into the path overlay (as kontext paths add)")
 	minConf := fs.Float64("min-confidence", 0.6, "with --apply: the lowest confidence (0-1) of a suggestion that is staged")
 	opID := fs.String("operation-id", "", "with --apply: a stable id of this run; each entry's write gets it with the entry id appended")
 	return func(ctx context.Context, ids []string) int {

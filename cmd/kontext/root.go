@@ -127,7 +127,8 @@ func commandTable() []command {
 			example: "kontext challenge 2026-01-12-money-is-integer-cents --because \"we store micros now\"", flags: runChallengeCmd},
 		{use: "version", short: "the version, API version and license (--json: also commit, Go version, os/arch)", example: "kontext version --json", run: runVersionCmd},
 		{use: "man [--dir DIR]", short: "the man page kontext(1) in roff (--dir: a page per command written into DIR)", example: "kontext man > kontext.1", flags: runManCmd},
-		{use: "mcp", short: "MCP server over stdio (tools " + toolsMark + ")", example: "kontext -C ~/src/app mcp", run: runMCPCmd},
+		{use: "mcp [--http host:port [--token-env NAME]]", short: "MCP server over stdio, or over Streamable HTTP at host:port/mcp (tools " + toolsMark + ")",
+			example: "kontext -C ~/src/app mcp\nkontext -C ~/src/app mcp --http 127.0.0.1:8765", flags: runMCPCmd},
 	}
 }
 

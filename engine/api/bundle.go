@@ -23,13 +23,18 @@ type Bundle struct {
 	// Files are the knowledge files and the configuration at head (the
 	// working tree without a head revision), by repo-relative path.
 	Files map[string]string `json:"files"`
-	// BaseFiles are the same at base; nil without a base.
+	// BaseFiles are the same at the merge base of base and head (base
+	// when it is an ancestor of head); nil without a base. A base without
+	// a configuration holds head's (spec 04), named in Warnings.
 	BaseFiles map[string]string `json:"base_files"`
 	// ChangedPaths are the files changed base..head (from their merge
 	// base), plus the uncommitted ones in working mode, sorted.
 	ChangedPaths []string                  `json:"changed_paths"`
 	History      map[string]*BundleHistory `json:"history"`
 	Drift        []*DriftEntry             `json:"drift"`
+	// Warnings (format 1.3) name each revision read with a configuration
+	// other than its own, as entries.changed and entries.drift do.
+	Warnings []string `json:"warnings" jsonschema_description:"Each revision read with a configuration other than its own (it has none committed): head's, else the working tree's (format 1.3)."`
 	// Snapshot (format 1.2) is the compiled snapshot of Files at the head
 	// revision, base64: parsed entries, diagnostics and the compiled match
 	// index, so a reader answers without parsing Markdown or YAML. It is

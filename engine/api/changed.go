@@ -6,6 +6,9 @@ type ChangedResult struct {
 	Base    *string  `json:"base"`
 	Head    *string  `json:"head"`
 	Changes []Change `json:"changes"`
+	// Warnings name each revision read with a configuration other than
+	// its own (it has none committed): head's, else the working tree's.
+	Warnings []string `json:"warnings"`
 }
 
 // Change is one changed entry. Revision and Status are head's (base's for

@@ -21,10 +21,13 @@ type Edit struct {
 
 // DriftResult is the result of entries.drift.
 type DriftResult struct {
-	Base       *string       `json:"base"`
-	Head       string        `json:"head"`
-	BaseSource string        `json:"base_source"`
-	Warning    string        `json:"warning,omitempty"`
-	Entries    []*DriftEntry `json:"entries"`
-	Snapshot   string        `json:"snapshot"`
+	Base       *string `json:"base"`
+	Head       string  `json:"head"`
+	BaseSource string  `json:"base_source"`
+	Warning    string  `json:"warning,omitempty"`
+	// Warnings name the head revision when it was read with a
+	// configuration other than its own (it has none committed).
+	Warnings []string      `json:"warnings"`
+	Entries  []*DriftEntry `json:"entries"`
+	Snapshot string        `json:"snapshot"`
 }

@@ -24,6 +24,8 @@ type Premise struct {
 // Link is a typed relation to another record other than supersession
 // ("amends", "refined by", …): type lower-cased as written, target the
 // record's id (as written when it resolves to none), text as written.
+// Type "imports" is an @path import of an agents or claude file: target is
+// the imported entry's id, else the file's repository-relative path.
 type Link struct {
 	Type   string `json:"type"`
 	Target string `json:"target"`

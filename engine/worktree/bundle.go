@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 	"unsafe"
@@ -27,8 +28,8 @@ const BundleSchema = "kontext.bundle/v1"
 // BundleFormatVersion is the bundle's <major>.<minor>: the major is the
 // schema's; the minor goes up with every added field (1.1: format_version,
 // repository.worktree; private entries left out; 1.2: snapshot, drift
-// entries' last_edited).
-const BundleFormatVersion = "1.2"
+// entries' last_edited; 1.3: warnings, base_files at the merge base).
+const BundleFormatVersion = "1.3"
 
 // runBundle answers bundle.build: the knowledge files of a change's head
 // and base, the paths it touches, every entry's history-derived fields and
@@ -49,6 +50,7 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 		Schema: BundleSchema, FormatVersion: BundleFormatVersion, GeneratedAt: e.Now().Format(time.RFC3339),
 		Repository:   api.BundleRepository{Name: filepath.Base(e.Options().Root), BaseSource: "fallback-none", Worktree: in.Worktree},
 		ChangedPaths: []string{}, History: map[string]*api.BundleHistory{}, Drift: []*api.DriftEntry{},
+		Warnings: []string{},
 	}
 	if in.Worktree && in.Head != "" {
 		return nil, apierr.Invalid("worktree and head exclude each other: a bundle of another revision has no working tree")
@@ -101,6 +103,7 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 		return nil, err
 	}
 	b.Drift = drift.Entries
+	b.Warnings = append(b.Warnings, drift.Warnings...)
 	b.Repository.BaseSource = drift.BaseSource
 	head := st.Head
 	if !working {
@@ -114,8 +117,9 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 	}
 	histEng := e
 	if !working {
-		// The engine drift read the head with: its tree is read once.
-		if histEng, err = e.AtCommit(ctx, head); err != nil {
+		// The engine drift read the head with (a head without a
+		// configuration with the working tree's): its tree is read once.
+		if histEng, _, err = e.AtRevision(ctx, head, head); err != nil {
 			return nil, err
 		}
 		if ctx, err = histEng.Pin(ctx); err != nil {
@@ -125,8 +129,26 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 	}
 	var baseEng *engine.Engine
 	if base != "" {
-		if baseEng, err = e.AtCommit(ctx, base); err != nil {
+		// The base side of the change is its merge base with head, as
+		// for changed_paths and the pull-request comment, read with
+		// head's configuration when it has none (spec 04).
+		from, err := h.MergeBase(ctx, base, head)
+		if err != nil {
 			return nil, err
+		}
+		if from == "" {
+			from = base // unrelated histories: compare the trees
+		}
+		lendFrom := head
+		if working {
+			lendFrom = "" // the head is the working tree
+		}
+		var warning string
+		if baseEng, warning, err = e.AtRevision(ctx, from, lendFrom); err != nil {
+			return nil, err
+		}
+		if warning != "" && !slices.Contains(b.Warnings, warning) {
+			b.Warnings = append(b.Warnings, warning)
 		}
 		if ctx, err = baseEng.Pin(ctx); err != nil {
 			return nil, err

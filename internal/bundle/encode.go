@@ -81,6 +81,9 @@ func encodeBody(w *bufio.Writer, b *Bundle) error {
 	if err := value("drift", b.Drift); err != nil {
 		return err
 	}
+	if err := value("warnings", b.Warnings); err != nil {
+		return err
+	}
 	if b.Snapshot != "" {
 		// Base64 needs no escaping.
 		field("snapshot")

@@ -20,7 +20,7 @@ import (
 // The fields Encode writes, in order: a field added to api.Bundle fails
 // here until Encode writes it too.
 func TestEncodeKnowsEveryField(t *testing.T) {
-	want := []string{"schema", "format_version", "generated_at", "repository", "config", "files", "base_files", "changed_paths", "history", "drift", "snapshot"}
+	want := []string{"schema", "format_version", "generated_at", "repository", "config", "files", "base_files", "changed_paths", "history", "drift", "warnings", "snapshot"}
 	var got []string
 	typ := reflect.TypeOf(api.Bundle{})
 	for i := 0; i < typ.NumField(); i++ {
@@ -85,7 +85,7 @@ func TestEncodeEqualsMarshal(t *testing.T) {
 		"demo":  demo,
 		"empty": {Schema: Schema, Files: map[string]string{}, ChangedPaths: []string{}, History: map[string]*History{}, Drift: []*api.DriftEntry{}},
 		"nils":  {Schema: Schema},
-		"tricky": {Schema: Schema, FormatVersion: "1.2", Repository: Repository{Name: "x<y", Head: &head}, Config: &Config{Path: ".kontext.toml", Text: "a = \"<b>\"\n"},
+		"tricky": {Schema: Schema, FormatVersion: "1.3", Repository: Repository{Name: "x<y", Head: &head}, Config: &Config{Path: ".kontext.toml", Text: "a = \"<b>\"\n"},
 			Files: files, BaseFiles: map[string]string{"a": "\u2028"}, ChangedPaths: []string{"a&b"}, Snapshot: "QUJD+/==",
 			History: map[string]*History{"blank": {Premises: []api.Premise{}}, "nil-premises": {}, "nil": nil, "<b>": {Failing: true, Premises: []api.Premise{{ID: "p&q"}}},
 				"verified": {Verification: &api.Verification{At: "2026-01-01", Kind: "verified"}, Premises: []api.Premise{}}}},

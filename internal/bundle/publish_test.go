@@ -47,7 +47,7 @@ func TestBundlePublishingRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.FormatVersion != "1.2" || b.Schema != "kontext.bundle/v1" || b.Repository.Worktree || b.Repository.Dirty {
+	if b.FormatVersion != "1.3" || b.Schema != "kontext.bundle/v1" || b.Repository.Worktree || b.Repository.Dirty {
 		t.Errorf("publishing bundle: schema %q format %q worktree %v dirty %v", b.Schema, b.FormatVersion, b.Repository.Worktree, b.Repository.Dirty)
 	}
 	if got := b.Files[".ai/conventions/2026-01-10-team.md"]; got != entryFile("Team rule", "team") {

@@ -338,16 +338,12 @@ func kontextBin(t *testing.T) string {
 	return built
 }
 
-// TestStdioMalformedFrames drives the built binary with a raw line client: every malformed
-// frame is answered (-32700 for a line that is not JSON, -32600 for JSON that is not one
-// JSON-RPC 2.0 message, id null) and the server keeps serving the next request.
-func TestStdioMalformedFrames(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the kontext binary")
-	}
-	demo := testrepo.Demo(t)
-	cmd := exec.Command(kontextBin(t), "-C", demo, "mcp")
-	cmd.Env = append(os.Environ(), "KONTEXT_NOW="+testNow)
+// startKontext starts the built binary with args (KONTEXT_NOW set, no MCP
+// token) and pipes to its stdin and stdout; its stderr is collected.
+func startKontext(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, io.Reader, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(kontextBin(t), args...)
+	cmd.Env = append(os.Environ(), "KONTEXT_NOW="+testNow, "KONTEXT_MCP_TOKEN=")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -356,11 +352,24 @@ func TestStdioMalformedFrames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := new(bytes.Buffer)
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return cmd, stdin, stdout, stderr
+}
+
+// TestStdioMalformedFrames drives the built binary with a raw line client: every malformed
+// frame is answered (-32700 for a line that is not JSON, -32600 for JSON that is not one
+// JSON-RPC 2.0 message, id null) and the server keeps serving the next request.
+func TestStdioMalformedFrames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the kontext binary")
+	}
+	demo := testrepo.Demo(t)
+	cmd, stdin, stdout, stderr := startKontext(t, "-C", demo, "mcp")
 	lines := make(chan string)
 	go func() {
 		sc := bufio.NewScanner(stdout)

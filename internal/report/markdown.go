@@ -78,6 +78,10 @@ func Markdown(r *Report, links Links) string {
 			plural(len(governing), "entry", "entries"), plural(len(r.Drift.Entries), "drifted entry", "drifted entries"),
 			plural(errs, "error", "errors")+", "+plural(warns, "warning", "warnings"))
 	}
+	if len(r.Warnings) > 0 {
+		// One line, however many revisions (the console shows the same).
+		head.WriteString("> **Warning:** " + md(strings.Join(r.Warnings, "; ")) + "\n\n")
+	}
 	link := func(id string) string {
 		en := r.Entries[id]
 		if en == nil {
@@ -104,7 +108,7 @@ func Markdown(r *Report, links Links) string {
 		}
 		fixed = fixedPart(rows)
 	}
-	tail := tailPart(dirs)
+	tail := tailPart(dirs, len(r.Changes))
 
 	footer := "\n<sub>Posted by `kontext pr comment`; edited in place on every push. Private entries are never shown.</sub>\n"
 	budget := MaxComment - 1024 - head.Len() - len(fixed) - len(tail) - len(footer)
@@ -177,10 +181,12 @@ func writeFixed(fixed *strings.Builder, r *Report, link func(string) string, max
 		}
 	}
 	if len(r.Changes) > 0 {
-		fixed.WriteString("#### Entries changed by this change\n\n| change | kind | entry | status |\n| --- | --- | --- | --- |\n")
-		for i, c := range r.Changes {
+		changes := SortedChanges(r.Changes)
+		fmt.Fprintf(fixed, "#### %s changed by this change\n\n%s\n\n| change | kind | entry | status |\n| --- | --- | --- | --- |\n",
+			plural(len(changes), "entry", "entries"), ChangeCounts(changes))
+		for i, c := range changes {
 			if i == maxRows {
-				fmt.Fprintf(fixed, "\n…and %s more.\n", commas(len(r.Changes)-maxRows))
+				fmt.Fprintf(fixed, "\n…and %s more: run `kontext review` to see every one.\n", commas(len(changes)-maxRows))
 				break
 			}
 			status := ""
@@ -267,7 +273,7 @@ func writeFixed(fixed *strings.Builder, r *Report, link func(string) string, max
 
 // tailPart is what follows the directories: how many knowledge files
 // changed, and the changed files no entry governs, by directory.
-func tailPart(dirs []*dirFiles) string {
+func tailPart(dirs []*dirFiles, changes int) string {
 	var b strings.Builder
 	knowledge, n := 0, 0
 	var names []string
@@ -293,8 +299,11 @@ func tailPart(dirs []*dirFiles) string {
 			names = append(names, fmt.Sprintf("`%s` (%d)", code(d.dir), files))
 		}
 	}
-	if knowledge > 0 {
-		fmt.Fprintf(&b, "Knowledge files changed: %s (the entries they hold are listed above).\n\n", commas(knowledge))
+	switch {
+	case knowledge > 0 && changes > 0:
+		fmt.Fprintf(&b, "Knowledge files changed: %s (the entries they add, revise, supersede or retire are listed above).\n\n", commas(knowledge))
+	case knowledge > 0:
+		fmt.Fprintf(&b, "Knowledge files changed: %s; no entry was added, revised, superseded or retired by them (a `checked` line, the configuration or a file that holds no entry).\n\n", commas(knowledge))
 	}
 	if n > 0 {
 		line := "Not governed by any entry: " + plural(n, "file", "files") + ": " + strings.Join(names, ", ")
@@ -417,6 +426,41 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n-1]) + "…"
+}
+
+// changeOrder is the order changes are listed in, here and in the
+// review console: added, revised, superseded, deprecated.
+var changeOrder = map[string]int{"added": 0, "revised": 1, "superseded": 2, "deprecated": 3}
+
+// SortedChanges returns changes in the order the comment and the review
+// console list them: by change (added, revised, superseded, deprecated),
+// then by id.
+func SortedChanges(changes []api.Change) []api.Change {
+	out := append([]api.Change(nil), changes...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := changeOrder[out[i].Change], changeOrder[out[j].Change]
+		if a != b {
+			return a < b
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// ChangeCounts is the one line of counts by change the comment and the
+// console both show: "2 added · 1 revised · 1 deprecated".
+func ChangeCounts(changes []api.Change) string {
+	n := map[string]int{}
+	for _, c := range changes {
+		n[c.Change]++
+	}
+	var parts []string
+	for _, k := range []string{"added", "revised", "superseded", "deprecated"} {
+		if n[k] > 0 {
+			parts = append(parts, commas(n[k])+" "+k)
+		}
+	}
+	return strings.Join(parts, " · ")
 }
 
 // md escapes text for a Markdown table cell: no line breaks, no pipes, no

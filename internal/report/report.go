@@ -55,8 +55,13 @@ type Report struct {
 	Entries map[string]*api.Entry
 	// Drift is the drift of the change (private entries left out).
 	Drift *api.DriftResult
-	// Changes are the entries added, revised, superseded or deprecated.
+	// Changes are the entries added, revised, superseded or deprecated:
+	// the change's base (its merge base) against head — the working tree
+	// when Head is "working" — compared as the review console compares them.
 	Changes []api.Change
+	// Warnings name each revision read with a configuration other than
+	// its own (it has none committed: spec 04), once each.
+	Warnings []string
 	// Diagnostics are the warnings and errors (never info) in scope.
 	Diagnostics []Diagnostic
 	// Results are the findings, most severe first.
@@ -124,6 +129,9 @@ func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
 		return nil, err
 	}
 	r.Drift = drift
+	for _, w := range drift.Warnings {
+		r.warn(w)
+	}
 	if !r.Scoped && drift.BaseSource != "fallback-none" && drift.Base != nil {
 		// No base given: the change is the drift base's range.
 		if change, err = worktree.ChangeOf(ctx, e, *drift.Base, o.Head); err != nil {
@@ -135,7 +143,9 @@ func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
 	head := e
 	if o.Head != "" {
 		r.Head = drift.Head
-		if head, err = e.AtCommit(ctx, drift.Head); err != nil {
+		// Read as drift read it: a head without a configuration with the
+		// working tree's (drift warned about it).
+		if head, _, err = e.AtRevision(ctx, drift.Head, drift.Head); err != nil {
 			return nil, err
 		}
 		if ctx, err = head.Pin(ctx); err != nil {
@@ -177,15 +187,40 @@ func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
 		}
 		// The entries the change adds, revises or supersedes: from the merge
 		// base, so what landed on the base branch meanwhile is not the
-		// change's. No knowledge file changed: no entry did (reading both
-		// revisions' entries is the costliest part of a report).
+		// change's, to head (the working tree in working mode), every kind,
+		// as the review console compares them. A base without a
+		// configuration is read with head's (spec 04). No knowledge file
+		// changed: no entry did (reading both sides' entries is the
+		// costliest part of a report).
 		var changes []api.Change
 		if touchesKnowledge(change.Paths, know) {
-			c, err := e.ChangedBetween(ctx, &api.ChangedInput{Base: change.From, Head: change.HeadCommit})
+			base, warning, err := e.AtRevision(ctx, change.From, change.Head)
+			if err != nil {
+				return nil, err
+			}
+			r.warn(warning)
+			c, err := engine.ChangedOf(ctx, base, head)
 			if err != nil {
 				return nil, err
 			}
 			changes = c.Changes
+			// An entry private in base (removed since) is private too, as
+			// bundles leave base's private files out.
+			bst, err := base.Read(ctx)
+			if err != nil {
+				return nil, err
+			}
+			for _, en := range bst.Snap.Entries() {
+				if en.Visibility == "private" {
+					private[en.ID], private[en.File] = true, true
+				}
+			}
+		} else {
+			warning, err := e.RevisionWarning(ctx, change.From, change.Head)
+			if err != nil {
+				return nil, err
+			}
+			r.warn(warning)
 		}
 		for _, ch := range changes {
 			if private[ch.ID] || private[ch.File] {
@@ -244,6 +279,13 @@ func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
 	}
 	r.Results = findings(r, o.Notice)
 	return r, nil
+}
+
+// warn adds a warning once.
+func (r *Report) warn(w string) {
+	if w != "" && !contains(r.Warnings, w) {
+		r.Warnings = append(r.Warnings, w)
+	}
 }
 
 // entries are every entry at a head: the visible ones by id, which ids

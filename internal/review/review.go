@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/kontext/kontext/engine"
+	"github.com/kontext/kontext/internal/httpserver"
 )
 
 //go:embed assets
@@ -299,20 +300,9 @@ func htmlEscape(s string) string {
 }
 
 // Serve answers h on ln until ctx is done, then shuts down (waiting at
-// most 2 s for open requests).
+// most 2 s for open requests; what is left is closed without a word).
 func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	srv.Shutdown(sctx)
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := httpserver.Run(ctx, ln, h, 2*time.Second); err != nil && !errors.Is(err, httpserver.ErrCutOff) {
 		return err
 	}
 	return nil

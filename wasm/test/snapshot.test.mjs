@@ -19,7 +19,7 @@ function answers(kb) {
 }
 
 test("a bundle carries a compiled snapshot of its head files (format 1.2)", () => {
-  assert.equal(bundle.format_version, "1.2");
+  assert.equal(bundle.format_version, "1.3");
   assert.equal(typeof bundle.snapshot, "string");
   assert.ok(bundle.snapshot.length > 100);
 });

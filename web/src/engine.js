@@ -138,7 +138,9 @@ function openWith(bundle) {
   let pendingBase = null;
   if (bundle.base_files && typeof bundle.base_files === "object") {
     const bfiles = { ...bundle.base_files };
-    if (bundle.config && typeof bundle.config.path === "string" && typeof bundle.config.text === "string" && !(bundle.config.path in bfiles)) {
+    // A base without a configuration is read with head's (spec 04; a
+    // bundle of format 1.3 already holds it in base_files, with a warning).
+    if (bundle.config && typeof bundle.config.path === "string" && typeof bundle.config.text === "string" && !state.engine.layout().config_candidates.some((p) => p in bfiles)) {
       bfiles[bundle.config.path] = bundle.config.text;
     }
     pendingBase = { files: bfiles, revision: repo.base || null, snapshot };

@@ -52,6 +52,10 @@ type Input struct {
 	Budget       int  // lines; 0 or less means DefaultBudget
 	Architecture bool // include the ARCHITECTURE section
 	GeneratedAt  time.Time
+	// Note says why no entry governs the paths when that is so (entries
+	// without paths, engine.UnscopedNote): a line of the REPOSITORY
+	// section, never shown beside a governing entry.
+	Note string
 }
 
 // Text is the text rendering: the sections' texts in order.
@@ -114,9 +118,10 @@ func Assemble(in Input) *api.Brief {
 	a.fixed()
 
 	// The drop sequence: bodies in the drop order (least specific first
-	// within a group), then titles in the same order. The document is the
-	// shortest prefix of it that fits; dropping a short body can cost a
-	// line (its EXCLUDED line), so fitting is not monotone in the prefix.
+	// within a group), then titles in the same order. The shortest prefix
+	// of it that fits is taken, then every dropped body that fits is taken
+	// back (dropping a short body costs its EXCLUDED line and a
+	// "kontext show" line, so fitting is not monotone in the prefix).
 	var seq []step
 	for _, title := range []bool{false, true} {
 		for g := group(0); g < nGroups; g++ {
@@ -141,7 +146,27 @@ func Assemble(in Input) *api.Brief {
 			s.it.bodyDropped = true
 		}
 	}
+	// The prefix may drop more than it must: a long body dropped late
+	// makes room for the short ones dropped before it. Every dropped body
+	// that fits is taken back, most important first. Titles come before
+	// any body: once one is dropped, no body is taken back (and a title
+	// taken back would be the prefix one shorter, which did not fit).
+	// Taking back a one-line body saves a line, so passes repeat until
+	// one takes nothing back.
 	a.dropped = k
+	for again := k > 0 && !seq[k-1].title; again; {
+		again = false
+		for i := k - 1; i >= 0; i-- {
+			if it := seq[i].it; it.bodyDropped {
+				if it.bodyDropped = false; a.measure() <= limit {
+					a.dropped--
+					again = true
+				} else {
+					it.bodyDropped = true
+				}
+			}
+		}
+	}
 	return a.render()
 }
 
@@ -156,6 +181,7 @@ type assembly struct {
 
 	// Computed once (fixed): they do not change with the drops.
 	pathsLine  string
+	note       []string // the REPOSITORY note, when nothing governs
 	due, prem  []string // REVIEW DUE and PREMISES CHANGED lines
 	notInLines int      // lines of the notIn items under EXCLUDED
 	fixedLines int      // REPOSITORY, REVIEW DUE, PREMISES CHANGED, BUDGET with separators
@@ -331,6 +357,10 @@ func (a *assembly) fixed() {
 		a.notInLines += len(wrap(excludedLine(x.Item, x.Reason)))
 	}
 	a.fixedLines = 7 + 2 // REPOSITORY (6 + blank), BUDGET (2)
+	if a.in.Note != "" && len(a.order) == 0 && len(a.notIn) == 0 && len(a.repo.Paths) > 0 {
+		a.note = wrap("note    " + oneLine(a.in.Note))
+		a.fixedLines += len(a.note)
+	}
 	if len(a.due) > 0 {
 		a.fixedLines += 2 + len(a.due)
 	}
@@ -461,6 +491,7 @@ func (a *assembly) layout(total int) ([]string, [][]string, []api.BriefExcluded)
 		"dirty   " + dirty,
 		a.pathsLine,
 	}}
+	secs[0] = append(secs[0], a.note...)
 
 	for _, es := range entrySections {
 		if es.id == SecArchitecture && !a.in.Architecture {

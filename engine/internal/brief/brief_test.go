@@ -153,9 +153,9 @@ func TestBudgetDropOrder(t *testing.T) {
 				t.Errorf("budget %d: title of %s cut silently", budget, id)
 			}
 		}
-		// Prefix property: a dropped body implies every lower-authority body
-		// is dropped; a dropped title implies all bodies and every
-		// lower-authority title.
+		// With bodies of one length the drops are a prefix: a dropped body
+		// implies every lower-authority body is dropped; a dropped title
+		// implies all bodies and every lower-authority title.
 		for id := range bodies {
 			for _, low := range order[:rank[id]] {
 				if !bodies[low] {
@@ -179,6 +179,54 @@ func TestBudgetDropOrder(t *testing.T) {
 			t.Errorf("budget %d: dropped %d < %d at a larger budget", budget, b.Budget.Dropped, prevDropped)
 		}
 		prevDropped = b.Budget.Dropped
+	}
+}
+
+// Every body that fits the budget is packed: a short body of low
+// authority is not dropped because a long one after it had to go (the
+// brief ended at 258 of 300 lines with 1–4-line bodies left out).
+func TestBudgetPacksBodiesThatFit(t *testing.T) {
+	entries := func() []*api.Entry {
+		return []*api.Entry{
+			ent("dec-a", "decision", "accepted", 4, 3),
+			ent("conv", "convention", "active", 3, 2),
+			ent("learn", "learning", "active", 2, 40),
+			ent("inc", "incident", "active", 1, 1),
+		}
+	}
+	in := Input{Repository: api.BriefRepository{Root: "/r", Paths: []string{"src/a.go"}}, Entries: entries(), Budget: 1000}
+	full := Assemble(in).Budget.Lines
+	for budget := full; budget >= 1; budget-- {
+		in.Entries, in.Budget = entries(), budget
+		b := Assemble(in)
+		text := Text(b)
+		titleCut := false
+		for _, x := range b.Excluded {
+			titleCut = titleCut || strings.Contains(x.Reason, "title and body")
+		}
+		for _, x := range b.Excluded {
+			if !strings.Contains(x.Reason, "body left out") || titleCut {
+				continue
+			}
+			var n int
+			fmt.Sscanf(x.Reason[strings.LastIndex(x.Reason, "(")+1:], "%d", &n)
+			// Taking it back costs its lines and saves its "kontext show"
+			// line and its EXCLUDED line ("none" when it was the last).
+			after := b.Budget.Lines + n - 2
+			if len(b.Excluded) == 1 {
+				after++
+			}
+			if after <= budget {
+				t.Errorf("budget %d: the %d-line body of %s fits (%d lines) but was dropped\n%s", budget, n, x.Item, after, text)
+			}
+		}
+	}
+	// The case of the report: the long learning goes, the one-line
+	// incident before it in the drop order stays.
+	in.Entries, in.Budget = entries(), full-30
+	b := Assemble(in)
+	if text := Text(b); !strings.Contains(text, "inc body line 0") || strings.Contains(text, "learn body line 0") || b.Budget.Dropped != 1 {
+		t.Errorf("budget %d: want only the learning's body dropped\n%s", full-30, text)
 	}
 }
 
@@ -343,5 +391,35 @@ func TestMeasureMatchesLayout(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A brief in which nothing governs the paths says why in its REPOSITORY
+// section (entries without paths, and the command); beside a governing
+// entry, or without paths, it says nothing of the kind.
+func TestNoteWhenNothingGoverns(t *testing.T) {
+	note := "2 decisions have no paths, so they govern no path yet; suggest paths from their history: kontext paths suggest --all"
+	in := Input{Repository: api.BriefRepository{Root: "/r", Paths: []string{"src/a.go"}}, Note: note, Budget: 100}
+	b := Assemble(in)
+	if b.Sections[0].ID != SecRepository || !strings.HasSuffix(b.Sections[0].Text, "note    "+note+"\n\n") {
+		t.Errorf("no note in REPOSITORY:\n%s", Text(b))
+	}
+	if b.Budget.Lines != strings.Count(Text(b), "\n") {
+		t.Errorf("lines %d, text has %d", b.Budget.Lines, strings.Count(Text(b), "\n"))
+	}
+	in.Entries = fixture()[:1]
+	if strings.Contains(Text(Assemble(in)), "note ") {
+		t.Errorf("note beside a governing entry:\n%s", Text(Assemble(in)))
+	}
+	in.Entries, in.Repository.Paths = nil, nil
+	if strings.Contains(Text(Assemble(in)), "note ") {
+		t.Errorf("note without paths:\n%s", Text(Assemble(in)))
+	}
+	// The note counts against the budget like any fixed line.
+	a := &assembly{in: Input{Note: note}, repo: api.BriefRepository{Paths: []string{"a"}}, limit: 10}
+	a.classify()
+	a.fixed()
+	if m, l := a.measure(), a.layoutLines(); m != l || len(a.note) != 1 {
+		t.Errorf("measure %d, layout %d, note %q", m, l, a.note)
 	}
 }

@@ -220,7 +220,7 @@ func ParseAt(file string, text []byte, storage string) (*Config, error) {
 		}
 		if fk.Style != nil {
 			if !validStyle(*fk.Style) {
-				return nil, bad(section, "style", "unknown style %q (frontmatter, adr, cursor, copilot, agents)", *fk.Style)
+				return nil, bad(section, "style", "unknown style %q (frontmatter, adr, cursor, copilot, agents, claude)", *fk.Style)
 			}
 			k.Style = *fk.Style
 		}
@@ -240,7 +240,7 @@ func ParseAt(file string, text []byte, storage string) (*Config, error) {
 				st = entry.StyleFrontmatter
 			}
 			if !validStyle(st) {
-				return nil, apierr.Invalid("%s:%d: %s.include[%d].style: unknown style %q (frontmatter, adr, cursor, copilot, agents)", file, lineOf(text, section+".include", "style"), section, i, inc.Style)
+				return nil, apierr.Invalid("%s:%d: %s.include[%d].style: unknown style %q (frontmatter, adr, cursor, copilot, agents, claude)", file, lineOf(text, section+".include", "style"), section, i, inc.Style)
 			}
 			k.Include = append(k.Include, Include{Dir: d, Style: st})
 		}
@@ -273,7 +273,7 @@ func ParseAt(file string, text []byte, storage string) (*Config, error) {
 
 func validStyle(s string) bool {
 	switch s {
-	case entry.StyleFrontmatter, entry.StyleADR, entry.StyleCursor, entry.StyleCopilot, entry.StyleAgents:
+	case entry.StyleFrontmatter, entry.StyleADR, entry.StyleCursor, entry.StyleCopilot, entry.StyleAgents, entry.StyleClaude:
 		return true
 	}
 	return false

@@ -1,9 +1,10 @@
 // Package detect finds the knowledge a repository already keeps — ADR logs
-// (adr-tools, MADR, log4brains, or any directory of numbered records),
-// Cursor and Copilot rules, AGENTS.md and CLAUDE.md files — and turns it
-// into include sources of the configuration. It walks a billy filesystem
-// (bounded in depth and file count), reads nothing else and writes
-// nothing: AppendConfig returns the new configuration text.
+// (adr-tools, MADR, log4brains, or a directory of numbered records that
+// read as decisions), Cursor and Copilot rules, AGENTS.md and Claude
+// Code's files — and turns it into include sources of the configuration.
+// It walks a billy filesystem (bounded in depth and file count), reads
+// nothing else and writes nothing: AppendConfig returns the new
+// configuration text.
 package detect
 
 import (
@@ -60,7 +61,7 @@ var skipNames = map[string]bool{
 
 // adrDirNames are where ADR tools put their logs; a directory with these
 // names and at least one record is a log even when it has few records.
-var adrDirNames = []string{"doc/adr", "docs/adr", "docs/decisions", "docs/architecture/decisions", "docs/architecture-decisions", "adr", "docs/adrs", "doc/decisions", "decisions"}
+var adrDirNames = []string{"doc/adr", "docs/adr", "docs/decisions", "docs/architecture/decisions", "doc/architecture/decisions", "docs/architecture-decisions", "adr", "docs/adrs", "doc/decisions", "decisions"}
 
 // The record patterns are compiled on first use: status runs in the WASM
 // engine, whose start-up time is budgeted.
@@ -82,9 +83,13 @@ type walker struct {
 	o      Options
 	files  int
 	dirs   map[string]*dirInfo
-	agents []string // AGENTS.md / CLAUDE.md files
+	agents []string // AGENTS.md files and Claude Code's files
 	cursor map[string][]string
 	other  map[string]bool // .adr-dir, .log4brains.yml, .cursorrules, copilot files
+
+	// agentsMD: one of the agents files is an AGENTS.md (the agents style
+	// reads both kinds; without one the claude style is enough).
+	agentsMD bool
 }
 
 // Find walks the repository and returns the sources it detects, sorted by
@@ -138,7 +143,11 @@ func Find(fs billy.Filesystem, o Options) ([]Source, error) {
 		add(Source{Dir: ".github", Kind: "convention", Style: entry.StyleCopilot})
 	}
 	if len(w.agents) > 0 {
-		add(Source{Dir: commonDir(w.agents), Kind: "convention", Style: entry.StyleAgents})
+		style := entry.StyleClaude
+		if w.agentsMD {
+			style = entry.StyleAgents
+		}
+		add(Source{Dir: commonDir(w.agents), Kind: "convention", Style: style})
 	}
 	for i := range out {
 		out[i].Entries = w.count(out[i], out)
@@ -208,7 +217,12 @@ func (w *walker) walk(dir string, depth int) error {
 func (w *walker) file(dir, rel, name string) {
 	lower := strings.ToLower(name)
 	switch {
-	case lower == "agents.md" || lower == "claude.md":
+	case lower == "agents.md":
+		w.agents, w.agentsMD = append(w.agents, rel), true
+		return
+	case lower == "claude.local.md":
+		return // personal and gitignored: never what a team adopts
+	case entry.IsRecordFile(rel, entry.Source{Style: entry.StyleClaude}):
 		w.agents = append(w.agents, rel)
 		return
 	case rel == ".adr-dir" || rel == ".log4brains.yml" || rel == ".cursorrules" || rel == ".github/copilot-instructions.md":
@@ -236,23 +250,24 @@ func (w *walker) file(dir, rel, name string) {
 	}
 }
 
-// adrDirs are the ADR logs: the dirs adr-tools and log4brains name, the
-// conventional names holding a record, and any directory where most
-// Markdown files are numbered records (by name or by a "# N. Title").
+// adrDirs are the ADR logs: the dirs adr-tools and log4brains name, and,
+// on evidence that they hold decision records (isLog), the conventional
+// names and any directory where most Markdown files are numbered (by name
+// or by a "# N. Title"). Numbered names alone never make a log.
 func (w *walker) adrDirs() []string {
 	set := map[string]bool{}
 	if w.other[".adr-dir"] {
-		if d := w.firstLine(".adr-dir"); d != "" {
+		if d := w.firstLine(".adr-dir"); d != "" && w.holdsMarkdown(d) {
 			set[d] = true
 		}
 	}
 	if w.other[".log4brains.yml"] {
-		if d := w.log4brains(); d != "" {
+		if d := w.log4brains(); d != "" && w.holdsMarkdown(d) {
 			set[d] = true
 		}
 	}
 	for _, d := range adrDirNames {
-		if di := w.dirs[d]; di != nil && w.records(di) > 0 {
+		if di := w.dirs[d]; di != nil && w.isLog(di, 1) {
 			set[d] = true
 		}
 	}
@@ -260,7 +275,7 @@ func (w *walker) adrDirs() []string {
 		if set[d] || len(di.md) < 2 {
 			continue
 		}
-		if n := w.records(di); n*2 > len(di.md) && n >= 2 {
+		if n := w.records(di); n*2 > len(di.md) && n >= 2 && w.isLog(di, 2) {
 			set[d] = true
 		}
 	}
@@ -272,6 +287,17 @@ func (w *walker) adrDirs() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// holdsMarkdown: the walk saw a Markdown file in or below dir (a tool's
+// marker naming a directory that is not in the tree names no log).
+func (w *walker) holdsMarkdown(dir string) bool {
+	for d := range w.dirs {
+		if inDir(d, dir) {
+			return true
+		}
+	}
+	return false
 }
 
 // records counts the Markdown files of a directory that look like
@@ -367,7 +393,7 @@ func (w *walker) count(s Source, all []Source) int {
 	}
 	var files []string
 	switch {
-	case s.Style == entry.StyleAgents:
+	case s.Style == entry.StyleAgents || s.Style == entry.StyleClaude:
 		files = w.agents
 	case s.Style == entry.StyleCursor && s.Dir == ".cursorrules":
 		files = []string{".cursorrules"}
@@ -395,6 +421,9 @@ func (w *walker) count(s Source, all []Source) int {
 		}
 		if e, _ := entry.Parse(f, data, src); e != nil {
 			n++
+			if entry.ImportsOnly(e) && seen[e.Links[0].Target] {
+				n-- // an alias of a file read before it (CLAUDE.md = @AGENTS.md)
+			}
 		}
 	}
 	return n

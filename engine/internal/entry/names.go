@@ -14,8 +14,8 @@ import (
 // IsRecordFile reports whether rel (repo-relative path of a file under
 // src.Dir) is a file this style reads at all. frontmatter/adr: *.md except
 // README.md, index.md and templates (see SkipReason), case-insensitive;
-// cursor: *.mdc; copilot: *.instructions.md; agents: files named AGENTS.md
-// or CLAUDE.md.
+// cursor: *.mdc; copilot: *.instructions.md; claude: Claude Code's files
+// (see isClaudeFile); agents: files named AGENTS.md and Claude Code's files.
 func IsRecordFile(rel string, src Source) bool {
 	base := lowerBase(rel)
 	switch src.Style {
@@ -24,7 +24,9 @@ func IsRecordFile(rel string, src Source) bool {
 	case StyleCopilot:
 		return (strings.HasSuffix(base, ".instructions.md") && len(base) > len(".instructions.md")) || base == "copilot-instructions.md"
 	case StyleAgents:
-		return base == "agents.md" || base == "claude.md"
+		return base == "agents.md" || isClaudeFile(rel, base)
+	case StyleClaude:
+		return isClaudeFile(rel, base)
 	}
 	if !strings.HasSuffix(base, ".md") || base == ".md" {
 		return false

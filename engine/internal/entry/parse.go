@@ -10,7 +10,8 @@ import (
 // returns the entry, or nil when the file is not an entry; then diags holds
 // an error-severity diagnostic (bad_frontmatter, too_large when
 // len(data) > MaxFileSize, not_utf8). Warnings (missing_status, bad_date,
-// bad_value, unknown_kind…) come with an entry. It never panics.
+// bad_value, unknown_kind…) and infos (ignored_import) come with an entry.
+// It never panics.
 func Parse(rel string, data []byte, src Source) (*Entry, []Diagnostic) {
 	b := parse(rel, data, src)
 	if b.failed {
@@ -33,6 +34,7 @@ func FieldLine(rel string, data []byte, src Source, key string) int {
 }
 
 func parse(rel string, data []byte, src Source) *builder {
+	src.Style = FileStyle(rel, src)
 	b := newBuilder(rel, data, src)
 	// The size check comes first: nothing else may touch a huge file.
 	if len(data) > MaxFileSize {
@@ -47,7 +49,7 @@ func parse(rel string, data []byte, src Source) *builder {
 	switch src.Style {
 	case StyleADR:
 		parseADR(b, t)
-	case StyleCursor, StyleCopilot, StyleAgents:
+	case StyleCursor, StyleCopilot, StyleAgents, StyleClaude:
 		parseRuleFile(b, t)
 	default:
 		parseFrontmatterStyle(b, t)

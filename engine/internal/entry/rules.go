@@ -18,8 +18,8 @@ type ruleField struct {
 	folded bool // the value spans several source lines
 }
 
-// parseRuleFile reads the agent rule-file styles (cursor, copilot, agents)
-// as read-only conventions.
+// parseRuleFile reads the agent rule-file styles (cursor, copilot, agents,
+// claude) as read-only conventions.
 func parseRuleFile(b *builder, t string) {
 	e := b.e
 	style := b.src.Style
@@ -39,6 +39,10 @@ func parseRuleFile(b *builder, t string) {
 		body, bodyLine = fm.body, fm.bodyLine
 	}
 
+	claudeDir, claudeRule := "", false
+	if style == StyleClaude {
+		claudeDir, claudeRule = claudeScope(b.rel)
+	}
 	var patterns []string
 	always := false
 	descTitle := "" // a one-line description short enough to be the title
@@ -56,32 +60,38 @@ func parseRuleFile(b *builder, t string) {
 		case "title":
 			e.Title = f.str
 		case "globs", "applyto":
-			vals := f.list
-			if !f.isList {
-				vals = []string{f.str}
+			if style == StyleClaude {
+				// Claude Code scopes by paths only; another tool's keys in
+				// a shared file are kept as they are.
+				e.Extra[f.key] = fieldValue(f)
+				continue
 			}
-			for _, v := range vals {
-				patterns = append(patterns, splitPatterns(v)...)
+			patterns = append(patterns, fieldPatterns(f)...)
+		case "paths":
+			if !claudeRule {
+				e.Extra[f.key] = fieldValue(f)
+				continue
+			}
+			for _, p := range fieldPatterns(f) {
+				patterns = append(patterns, anchor(claudeDir, p))
 			}
 		case "alwaysapply":
 			always = strings.EqualFold(f.str, "true")
 			e.Extra[f.key] = always
 		default:
-			if f.isList {
-				l := make([]any, len(f.list))
-				for i, s := range f.list {
-					l[i] = s
-				}
-				e.Extra[f.key] = l
-			} else {
-				e.Extra[f.key] = f.str
-			}
+			e.Extra[f.key] = fieldValue(f)
 		}
 	}
 
 	switch {
+	case style == StyleClaude && claudeRule && len(patterns) > 0:
+		e.Paths = patterns
+	case style == StyleClaude:
+		// CLAUDE.md, .claude/CLAUDE.md, and a rule without paths, which
+		// always applies: the directory's subtree.
+		e.Paths = []string{subtree(claudeDir)}
 	case style == StyleAgents:
-		// Every AGENTS.md / CLAUDE.md governs its own directory subtree.
+		// Every AGENTS.md governs its own directory subtree.
 		if dir := path.Dir(b.rel); dir == "." || dir == "/" || dir == "" {
 			e.Paths = []string{"**"}
 		} else {
@@ -108,6 +118,7 @@ func parseRuleFile(b *builder, t string) {
 		// is often a generic "# Implementation".
 		e.Title = descTitle
 	}
+	importText, importLine := body, bodyLine // before the title heading is cut
 	if e.Title == "" {
 		doc := parseMarkdown([]byte(body), bodyLine)
 		// A Cursor title is only ever a level-1 heading.
@@ -122,7 +133,39 @@ func parseRuleFile(b *builder, t string) {
 	e.Body = trimBlankLines(body)
 	e.Status = "active"
 	e.Visibility = "team"
+	if style == StyleClaude && IsLocalOnly(b.rel) {
+		e.Visibility = "private"
+	}
+	if style == StyleClaude || style == StyleAgents {
+		e.Links = readImports(b, importText, importLine)
+	}
 	b.fillSlices()
+}
+
+// fieldPatterns are the globs of a key: a list, or a string of
+// comma-separated globs.
+func fieldPatterns(f ruleField) []string {
+	vals := f.list
+	if !f.isList {
+		vals = []string{f.str}
+	}
+	var out []string
+	for _, v := range vals {
+		out = append(out, splitPatterns(v)...)
+	}
+	return out
+}
+
+// fieldValue is an unknown rule-file key's value for extra.
+func fieldValue(f ruleField) any {
+	if !f.isList {
+		return f.str
+	}
+	l := make([]any, len(f.list))
+	for i, s := range f.list {
+		l[i] = s
+	}
+	return l
 }
 
 // maxDescTitle is the longest Cursor description used as the title.
@@ -150,6 +193,14 @@ func repoWide(rel, style string) bool {
 func ruleFallbackTitle(rel, style string) string {
 	base := path.Base(rel)
 	switch style {
+	case StyleClaude:
+		if b := strings.ToLower(base); b != "claude.md" && b != "claude.local.md" {
+			break
+		}
+		if dir := path.Dir(rel); dir != "." && dir != "" {
+			return base + " (" + dir + "/)"
+		}
+		return base
 	case StyleAgents:
 		if dir := path.Dir(rel); dir != "." && dir != "" {
 			return base + " (" + dir + "/)"

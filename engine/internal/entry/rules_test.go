@@ -107,7 +107,6 @@ func TestAgentsFiles(t *testing.T) {
 	}{
 		{"AGENTS.md", "# Repo rules\n\nRun make.\n", "AGENTS", "Repo rules", []string{"**"}},
 		{"web/AGENTS.md", "Use pnpm.\n", "web/AGENTS", "AGENTS.md (web/)", []string{"web/**"}},
-		{"services/api/CLAUDE.md", "## API\n", "services/api/CLAUDE", "API", []string{"services/api/**"}},
 	} {
 		e, _ := parseOK(t, c.rel, c.in, agentsSrc)
 		if e.ID != c.id || e.Title != c.title || !reflect.DeepEqual(e.Paths, c.paths) ||

@@ -1,5 +1,5 @@
 // Package entry owns the knowledge-entry file formats: it parses one file
-// (frontmatter, ADR, cursor, copilot or agents style) into an Entry plus
+// (frontmatter, ADR, cursor, copilot, agents or claude style) into an Entry plus
 // diagnostics, and knows ids, statuses and ADR numbers. It reads no files
 // itself: callers hand it a path and the bytes.
 package entry
@@ -16,6 +16,7 @@ const (
 	StyleCursor      = "cursor"
 	StyleCopilot     = "copilot"
 	StyleAgents      = "agents"
+	StyleClaude      = "claude"
 )
 
 // MaxFileSize is the largest entry file that is parsed (1 MiB); larger
@@ -57,7 +58,15 @@ const (
 	CodeDuplicateNumber   = "duplicate_number"
 	CodeSupersedeMismatch = "supersede_mismatch"
 	CodeUnresolvedLink    = "unresolved_link"
+	// CodeIgnoredImport (info): an @path import kontext does not follow —
+	// one from the user's home directory (@~/…), an absolute path, or a
+	// path that leaves the repository.
+	CodeIgnoredImport = "ignored_import"
 )
+
+// LinkImports is the type of the links an @path import makes (Claude
+// Code's imports; engine/internal/kb resolves their targets).
+const LinkImports = "imports"
 
 // Link is a relation line of an ADR that is not a supersede link
 // ("Amends", "Clarified by", …), kept in extra.links.

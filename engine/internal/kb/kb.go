@@ -375,6 +375,7 @@ again:
 		ov, diags = r.parseOverlay(cfg.Overlay(), overlay)
 		s.Diagnostics = append(s.Diagnostics, diags...)
 	}
+	resolveImports(s)
 	applyOverlay(s, cfg.Overlay(), ov)
 	linkRecords(s.entries, &s.Diagnostics)
 	sortEntries(s.entries)

@@ -95,6 +95,10 @@ func linkRecords(es []*entry.Entry, diags *[]entry.Diagnostic) {
 		if len(e.Links) > 0 {
 			links := make([]entry.TypedLink, 0, len(e.Links))
 			for _, l := range e.Links {
+				if l.Type == entry.LinkImports { // resolved by resolveImports
+					links = append(links, l)
+					continue
+				}
 				if got := resolveAll(e, l.Type, []string{l.Target}); len(got) == 1 {
 					l.Target = got[0]
 					links = append(links, l)

@@ -38,6 +38,15 @@ func (s *Snapshot) Lookup(ref string) (*entry.Entry, error) {
 			return e, nil
 		}
 	}
+	for _, e := range s.Entries() { // a file that only imports this entry
+		if as, ok := e.Extra["aliases"].([]any); ok {
+			for _, a := range as {
+				if a == file {
+					return e, nil
+				}
+			}
+		}
+	}
 	if n, ok := entry.ParseADRNumber(ref); ok {
 		var hits []*entry.Entry
 		for _, e := range s.Entries() {

@@ -56,7 +56,7 @@ type PortableStore interface {
 // another version is ignored (and rebuilt), never trusted.
 const (
 	snapshotMagic   = "KONTEXTSNAP\x00"
-	snapshotVersion = 9
+	snapshotVersion = 10
 )
 
 // SetStore makes the reader load its parse cache from s (once, before the

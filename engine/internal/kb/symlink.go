@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path"
+	"sort"
 
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/link"
@@ -106,15 +107,27 @@ func mergeLinks(jobs []job) ([]job, map[string][]string) {
 	return out, aliases
 }
 
-// withAliases adds the scope of each alias location to an agents-style
-// entry (a file governs its own directory); other styles read their
+// withAliases lists the alias locations in extra.aliases and adds the
+// scope of each to an agents- or claude-style entry (a file governs its own directory); other styles read their
 // paths from the content, which the aliases share.
 func withAliases(e *entry.Entry, aliases []string, target string) {
 	if target != "" {
 		e.Extra = cloneExtra(e.Extra)
 		e.Extra["link_target"] = target
 	}
-	if len(aliases) == 0 || e.Style != entry.StyleAgents {
+	if len(aliases) > 0 {
+		// The other files that hold the entry, as an import-only file's
+		// are (resolveImports adds those).
+		e.Extra = cloneExtra(e.Extra)
+		files := append([]string{}, aliases...)
+		sort.Strings(files)
+		list := make([]any, len(files))
+		for i, f := range files {
+			list[i] = f
+		}
+		e.Extra["aliases"] = list
+	}
+	if len(aliases) == 0 || (e.Style != entry.StyleAgents && e.Style != entry.StyleClaude) {
 		return
 	}
 	paths := append([]string{}, e.Paths...)

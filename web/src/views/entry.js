@@ -118,7 +118,9 @@ export function showEntry(id) {
     meta,
     chain ? [h("h3", { text: "Supersede chain" }), chain] : null,
     links.length ? [h("h3", { text: "Links" }), h("ul", { "data-testid": "entry-links" }, links.map((l) =>
-      h("li", { "data-link-type": l.type }, h("span.link-type", { text: l.type + " " }), entryLink(l.target, l.text || l.target))))] : null,
+      // An import of a file that is no entry (README.md, package.json) names the file.
+      h("li", { "data-link-type": l.type }, h("span.link-type", { text: l.type + " " }),
+        l.type === "imports" && !state.byId.has(l.target) ? h("code", { text: l.target }) : entryLink(l.target, l.text || l.target))))] : null,
     premises.length ? [h("h3", { text: "Premises" }), h("ul", { "data-testid": "entry-premises" }, premises.map((p) => {
       const pid = typeof p === "string" ? p : p.id;
       return h("li", null, entryLink(pid, (p && p.title) || pid), p && p.status ? h("span.status", { text: " " + p.status }) : null);

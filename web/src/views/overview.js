@@ -61,8 +61,19 @@ export function renderSummary() {
   );
 }
 
+/** The bundle's warnings: each revision read with another revision's configuration. */
+export function configWarnings() {
+  const w = state.bundle && state.bundle.warnings;
+  return Array.isArray(w) ? w.filter((x) => typeof x === "string" && x !== "") : [];
+}
+
 export function renderWarnings() {
   const body = clear($("warnings-body"));
+  // One line, however many revisions (the pull-request comment shows the same).
+  const config = configWarnings();
+  if (config.length) {
+    body.append(h("p.config-warning", { "data-testid": "config-warning" }, h("span.badge.warn", { text: "configuration" }), " ", config.join("; ")));
+  }
   const ul = h("ul.warn");
   for (const d of state.drift) {
     const li = h("li", { "data-testid": "drift-entry" },
@@ -94,11 +105,25 @@ export function renderWarnings() {
       ul.append(h("li", { "data-testid": "premise-changed" }, h("span.badge.warn", { text: "premise changed" }), " ", entryLink(e.id, e.title), " relies on ", entryLink(pid, pid)));
     }
   }
+  // Diagnostics at their level: an error red, a warning yellow; an info
+  // one (an inferred link) is no warning: a note below the list.
+  const notes = [];
   for (const d of state.diagnostics || []) {
-    ul.append(h("li", { "data-testid": "diagnostic" }, h("span.badge.bad", { text: d.code || "diagnostic" }), " ", h("code", { text: d.file || d.path || "" }), " ", d.message || ""));
+    if (d.severity === "info") {
+      notes.push(d);
+      continue;
+    }
+    ul.append(h("li", { "data-testid": "diagnostic", "data-severity": d.severity || "warning" },
+      h("span.badge." + (d.severity === "error" ? "bad" : "warn"), { text: d.code || "diagnostic" }), " ", h("code", { text: d.file || d.path || "" }), " ", d.message || ""));
   }
   if (!ul.childElementCount) body.append(h("p.muted", { text: "No drift, no review due, no failing verifies." }));
   else body.append(ul);
+  if (notes.length) {
+    body.append(h("details.notes", { "data-testid": "diagnostic-notes" },
+      h("summary.muted", { text: `${notes.length} ${notes.length === 1 ? "note" : "notes"} (info, not a warning)` }),
+      h("ul", null, notes.map((d) => h("li", { "data-testid": "diagnostic-note", "data-severity": "info" },
+        h("span.badge", { text: d.code || "note" }), " ", h("code", { text: d.file || d.path || "" }), " ", d.message || "")))));
+  }
 }
 
 export function govItem(g) {
@@ -132,15 +157,28 @@ export function markdownOf(map, file) {
   return map && file && typeof map[file] === "string" ? map[file] : null;
 }
 
+/** Changed entries listed at most (the count and the counts by change stay whole). */
+export const MAX_CHANGES = 100;
+
+const CHANGE_ORDER = { added: 0, revised: 1, superseded: 2, deprecated: 3 };
+
+/** "2 added · 1 revised": the counts by change, as the pull-request comment writes them. */
+export function changeCounts(changes) {
+  const n = {};
+  for (const c of changes) n[c.change] = (n[c.change] || 0) + 1;
+  return Object.keys(CHANGE_ORDER).filter((k) => n[k]).map((k) => `${n[k].toLocaleString("en-US")} ${k}`).join(" · ");
+}
+
 export function renderChanges() {
   const ul = clear($("changed-entries"));
   if (!state.changes.length) {
     ul.append(h("li.none", { text: state.hasBase ? "No entry changed." : "No entry file changed (the bundle has no base files to compare)." }));
     return;
   }
-  const order = { added: 0, revised: 1, superseded: 2, deprecated: 3 };
-  const changes = [...state.changes].sort((a, b) => (order[a.change] ?? 9) - (order[b.change] ?? 9) || collate(a.id, b.id));
-  for (const c of changes) {
+  const changes = [...state.changes].sort((a, b) => (CHANGE_ORDER[a.change] ?? 9) - (CHANGE_ORDER[b.change] ?? 9) || collate(a.id, b.id));
+  ul.append(h("li.counts", { "data-testid": "change-counts", "data-value": changes.length },
+    h("strong", { text: `${changes.length.toLocaleString("en-US")} entr${changes.length === 1 ? "y" : "ies"} changed` }), ": ", changeCounts(changes)));
+  for (const c of changes.slice(0, MAX_CHANGES)) {
     const baseEntry = state.baseById.get(c.id);
     const headEntry = state.byId.get(c.id);
     const before = c.unknown_base ? null : markdownOf(state.bundle.base_files, baseEntry ? baseEntry.file : c.file);
@@ -150,12 +188,17 @@ export function renderChanges() {
       h("span.badge." + label, { text: c.removed ? `${c.change} (removed)` : c.change }), " ",
       h("span.kind", { text: c.kind }), " ",
       headEntry ? entryLink(c.id, c.title) : h("strong", { text: c.title || c.id }),
+      c.status ? h("span.status", { "data-testid": "change-status", text: c.status }) : null,
       c.superseded_by && c.superseded_by.length ? h("span.rule", null, " → superseded by ", c.superseded_by.map((s, k) => [k ? ", " : "", entryLink(s, s)])) : null,
-      h("div.rule", { text: c.file }));
+      h("div.rule", { "data-testid": "change-file", text: c.file }));
     if (before != null || after != null) {
       const det = h("details", { open: changes.length <= 5 ? true : null }, h("summary", { text: "Markdown diff" }), renderDiff(before, after));
       li.append(det);
     }
     ul.append(li);
+  }
+  if (changes.length > MAX_CHANGES) {
+    ul.append(h("li.none", { "data-testid": "changes-more", "data-value": changes.length - MAX_CHANGES,
+      text: `…and ${(changes.length - MAX_CHANGES).toLocaleString("en-US")} more (search or browse the entries to open them).` }));
   }
 }

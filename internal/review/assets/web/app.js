@@ -1163,7 +1163,7 @@ function openWith(bundle) {
   let pendingBase = null;
   if (bundle.base_files && typeof bundle.base_files === "object") {
     const bfiles = { ...bundle.base_files };
-    if (bundle.config && typeof bundle.config.path === "string" && typeof bundle.config.text === "string" && !(bundle.config.path in bfiles)) {
+    if (bundle.config && typeof bundle.config.path === "string" && typeof bundle.config.text === "string" && !state.engine.layout().config_candidates.some((p) => p in bfiles)) {
       bfiles[bundle.config.path] = bundle.config.text;
     }
     pendingBase = { files: bfiles, revision: repo.base || null, snapshot };
@@ -1544,7 +1544,15 @@ function showEntry(id) {
     drift ? h("p", null, h("span.badge.warn", { text: "drift" }), " governed files changed since the last look: ", (drift.changed || [drift.path]).filter(Boolean).join(", ")) : null,
     meta,
     chain ? [h("h3", { text: "Supersede chain" }), chain] : null,
-    links.length ? [h("h3", { text: "Links" }), h("ul", { "data-testid": "entry-links" }, links.map((l) => h("li", { "data-link-type": l.type }, h("span.link-type", { text: l.type + " " }), entryLink(l.target, l.text || l.target))))] : null,
+    links.length ? [h("h3", { text: "Links" }), h("ul", { "data-testid": "entry-links" }, links.map((l) => (
+      // An import of a file that is no entry (README.md, package.json) names the file.
+      h(
+        "li",
+        { "data-link-type": l.type },
+        h("span.link-type", { text: l.type + " " }),
+        l.type === "imports" && !state.byId.has(l.target) ? h("code", { text: l.target }) : entryLink(l.target, l.text || l.target)
+      )
+    )))] : null,
     premises.length ? [h("h3", { text: "Premises" }), h("ul", { "data-testid": "entry-premises" }, premises.map((p) => {
       const pid = typeof p === "string" ? p : p.id;
       return h("li", null, entryLink(pid, p && p.title || pid), p && p.status ? h("span.status", { text: " " + p.status }) : null);
@@ -1641,8 +1649,16 @@ function renderSummary() {
     stat("failing", failing.length, "failing verifies", "bad")
   );
 }
+function configWarnings() {
+  const w = state.bundle && state.bundle.warnings;
+  return Array.isArray(w) ? w.filter((x) => typeof x === "string" && x !== "") : [];
+}
 function renderWarnings() {
   const body = clear($("warnings-body"));
+  const config = configWarnings();
+  if (config.length) {
+    body.append(h("p.config-warning", { "data-testid": "config-warning" }, h("span.badge.warn", { text: "configuration" }), " ", config.join("; ")));
+  }
   const ul = h("ul.warn");
   for (const d of state.drift) {
     const li = h(
@@ -1684,11 +1700,40 @@ function renderWarnings() {
       ul.append(h("li", { "data-testid": "premise-changed" }, h("span.badge.warn", { text: "premise changed" }), " ", entryLink(e.id, e.title), " relies on ", entryLink(pid, pid)));
     }
   }
+  const notes = [];
   for (const d of state.diagnostics || []) {
-    ul.append(h("li", { "data-testid": "diagnostic" }, h("span.badge.bad", { text: d.code || "diagnostic" }), " ", h("code", { text: d.file || d.path || "" }), " ", d.message || ""));
+    if (d.severity === "info") {
+      notes.push(d);
+      continue;
+    }
+    ul.append(h(
+      "li",
+      { "data-testid": "diagnostic", "data-severity": d.severity || "warning" },
+      h("span.badge." + (d.severity === "error" ? "bad" : "warn"), { text: d.code || "diagnostic" }),
+      " ",
+      h("code", { text: d.file || d.path || "" }),
+      " ",
+      d.message || ""
+    ));
   }
   if (!ul.childElementCount) body.append(h("p.muted", { text: "No drift, no review due, no failing verifies." }));
   else body.append(ul);
+  if (notes.length) {
+    body.append(h(
+      "details.notes",
+      { "data-testid": "diagnostic-notes" },
+      h("summary.muted", { text: `${notes.length} ${notes.length === 1 ? "note" : "notes"} (info, not a warning)` }),
+      h("ul", null, notes.map((d) => h(
+        "li",
+        { "data-testid": "diagnostic-note", "data-severity": "info" },
+        h("span.badge", { text: d.code || "note" }),
+        " ",
+        h("code", { text: d.file || d.path || "" }),
+        " ",
+        d.message || ""
+      )))
+    ));
+  }
 }
 function govItem(g) {
   const e = g.entry;
@@ -1725,15 +1770,28 @@ function renderFiles() {
 function markdownOf(map, file) {
   return map && file && typeof map[file] === "string" ? map[file] : null;
 }
+var MAX_CHANGES = 100;
+var CHANGE_ORDER = { added: 0, revised: 1, superseded: 2, deprecated: 3 };
+function changeCounts(changes) {
+  const n = {};
+  for (const c of changes) n[c.change] = (n[c.change] || 0) + 1;
+  return Object.keys(CHANGE_ORDER).filter((k) => n[k]).map((k) => `${n[k].toLocaleString("en-US")} ${k}`).join(" \xB7 ");
+}
 function renderChanges() {
   const ul = clear($("changed-entries"));
   if (!state.changes.length) {
     ul.append(h("li.none", { text: state.hasBase ? "No entry changed." : "No entry file changed (the bundle has no base files to compare)." }));
     return;
   }
-  const order = { added: 0, revised: 1, superseded: 2, deprecated: 3 };
-  const changes = [...state.changes].sort((a, b) => (order[a.change] ?? 9) - (order[b.change] ?? 9) || collate(a.id, b.id));
-  for (const c of changes) {
+  const changes = [...state.changes].sort((a, b) => (CHANGE_ORDER[a.change] ?? 9) - (CHANGE_ORDER[b.change] ?? 9) || collate(a.id, b.id));
+  ul.append(h(
+    "li.counts",
+    { "data-testid": "change-counts", "data-value": changes.length },
+    h("strong", { text: `${changes.length.toLocaleString("en-US")} entr${changes.length === 1 ? "y" : "ies"} changed` }),
+    ": ",
+    changeCounts(changes)
+  ));
+  for (const c of changes.slice(0, MAX_CHANGES)) {
     const baseEntry = state.baseById.get(c.id);
     const headEntry = state.byId.get(c.id);
     const before = c.unknown_base ? null : markdownOf(state.bundle.base_files, baseEntry ? baseEntry.file : c.file);
@@ -1747,14 +1805,22 @@ function renderChanges() {
       h("span.kind", { text: c.kind }),
       " ",
       headEntry ? entryLink(c.id, c.title) : h("strong", { text: c.title || c.id }),
+      c.status ? h("span.status", { "data-testid": "change-status", text: c.status }) : null,
       c.superseded_by && c.superseded_by.length ? h("span.rule", null, " \u2192 superseded by ", c.superseded_by.map((s, k) => [k ? ", " : "", entryLink(s, s)])) : null,
-      h("div.rule", { text: c.file })
+      h("div.rule", { "data-testid": "change-file", text: c.file })
     );
     if (before != null || after != null) {
       const det = h("details", { open: changes.length <= 5 ? true : null }, h("summary", { text: "Markdown diff" }), renderDiff(before, after));
       li.append(det);
     }
     ul.append(li);
+  }
+  if (changes.length > MAX_CHANGES) {
+    ul.append(h("li.none", {
+      "data-testid": "changes-more",
+      "data-value": changes.length - MAX_CHANGES,
+      text: `\u2026and ${(changes.length - MAX_CHANGES).toLocaleString("en-US")} more (search or browse the entries to open them).`
+    }));
   }
 }
 
