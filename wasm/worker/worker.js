@@ -418,9 +418,13 @@ function open(engine, name, bundle) {
   let entries = 0;
   for (const byStatus of Object.values(st.result.counts ?? {})) for (const n of Object.values(byStatus)) entries += n;
   const compactView = (st.result.capabilities ?? []).includes("entries.governing.view");
-  // The engine's accounting of what opening took (its heap grew by it;
-  // at least the bundle's text, which the engine holds).
-  const bytes = Math.max(heapBytes(engine) - before, typeof bundle === "string" ? bundle.length : 0);
+  // The engine's accounting of what opening took: its heap grew by it
+  // (a collection during the open makes the difference noisy, so it is
+  // held between the bundle's size, which the engine keeps, and eight
+  // times that).
+  const size = typeof bundle === "string" ? bundle.length : 0;
+  const grown = heapBytes(engine) - before;
+  const bytes = size > 0 ? Math.min(Math.max(grown, size), 8 * size) : Math.max(grown, 0);
   return { kb, info: { snapshot: st.result.snapshot, entries, compactView }, bytes };
 }
 
@@ -508,16 +512,17 @@ async function repository(state, env, name) {
   if (name === null) name = await defaultName(state, env);
   else if (!REPO_NAME.test(name)) throw new HTTPError(404, "not_found", `no repository ${JSON.stringify(name)}: names are [A-Za-z0-9._-] (GET /v1/repos lists them)`);
   const engine = await ensureEngine(state, env);
-  const had = state.opened.get(name);
   const b = state.bundled.find((r) => r.name === name);
   if (b !== undefined) {
-    return keep(state, env, had ?? { name, ...open(engine, name, b.bundle), version: null });
+    return keep(state, env, state.opened.get(name) ?? { name, ...open(engine, name, b.bundle), version: null });
   }
-  if (legacyNames(env).includes(name)) return legacyRepository(state, env, name, had);
+  if (legacyNames(env).includes(name)) return legacyRepository(state, env, name);
   if (!hasStore(env)) {
     throw new HTTPError(404, "not_found", `no repository ${JSON.stringify(name)}: this worker serves ${state.bundled.map((r) => r.name).join(", ")} (GET /v1/repos)`);
   }
   const index = await storeJSON(env.KONTEXT_STORE, `${name}/index.json`);
+  // Another request may have closed or replaced it while the index was read.
+  let had = state.opened.get(name);
   if (index === null) {
     const known = [...state.bundled.map((r) => r.name), ...legacyNames(env)];
     const served = known.length > 0 ? `this worker serves ${known.join(", ")}, and ` : "";
@@ -528,6 +533,7 @@ async function repository(state, env, name) {
   }
   if (had !== undefined && had.version === index.snapshot) return keep(state, env, had);
   const text = await storeText(env.KONTEXT_STORE, `${name}/${index.snapshot}.bundle`);
+  had = state.opened.get(name);
   if (text === null) {
     // The index arrived before its bundle (KV is eventually consistent):
     // the opened snapshot answers until the bundle is there.
@@ -545,8 +551,9 @@ async function repository(state, env, name) {
 }
 
 // legacyRepository: the store layout of KONTEXT_STORE_REPOS (deprecated).
-async function legacyRepository(state, env, name, had) {
+async function legacyRepository(state, env, name) {
   const version = await storeText(env.KONTEXT_STORE, `${name}/snapshot`);
+  let had = state.opened.get(name);
   if (version === null) {
     throw new HTTPError(503, "not_found", `repository ${name}: the store has no key ${name}/snapshot (publish with kontext edge publish, which writes the current layout)`);
   }
@@ -558,7 +565,9 @@ async function legacyRepository(state, env, name, had) {
   // consistent, and a new marker may arrive before its bundle. Until they
   // match the opened snapshot keeps answering (and the marker is read
   // again by the next request).
-  if (/^[0-9a-f]{64}$/.test(marker) && (await sha256Hex(text)) !== marker) {
+  const mismatch = /^[0-9a-f]{64}$/.test(marker) && (await sha256Hex(text)) !== marker;
+  had = state.opened.get(name); // another request may have closed or replaced it meanwhile
+  if (mismatch) {
     if (had !== undefined) return keep(state, env, had);
     throw new HTTPError(503, "not_found", `repository ${name}: the store's ${name}/bundle does not match ${name}/snapshot yet (publish the bundle, then its SHA-256)`);
   }
