@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -69,26 +68,8 @@ func edgeReposRows(root, tmp, bin string) ([]row, []string) {
 		return nil
 	}
 	start := time.Now()
-	work := make(chan int)
-	errs := make(chan error, edgeReposCount)
-	var wg sync.WaitGroup
-	for w := 0; w < 1; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				errs <- publish(i)
-			}
-		}()
-	}
 	for i := range dirs {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		check(err)
+		check(publish(i))
 	}
 	listed := func() map[string]bool {
 		cmd := exec.Command(wrangler, "kv", "key", "get", edge.ReposKey, "--namespace-id", ns, "--local", "--persist-to", persist, "--text")

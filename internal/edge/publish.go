@@ -123,20 +123,15 @@ func Publish(ctx context.Context, opts PublishOptions) (*PublishResult, error) {
 	w := wrangler{opts: opts}
 	res := &PublishResult{Repo: opts.Repo, Snapshot: id, Entries: entries, Updated: now().UTC().Format(time.RFC3339), Written: []string{}, Deleted: []string{}}
 
-	// The two reads at once: each wrangler run starts a Node process.
+	// One wrangler at a time: its local storage is one SQLite database,
+	// which refuses a second process (SQLITE_BUSY).
 	var old Index
-	var list ReposDoc
-	indexErr := make(chan error, 1)
-	go func() {
-		_, err := w.getJSON(ctx, IndexKey(opts.Repo), &old)
-		indexErr <- err
-	}()
-	_, listErr := w.getJSON(ctx, ReposKey, &list)
-	if err := <-indexErr; err != nil {
+	if _, err := w.getJSON(ctx, IndexKey(opts.Repo), &old); err != nil {
 		return nil, err
 	}
-	if listErr != nil {
-		return nil, listErr
+	var list ReposDoc
+	if _, err := w.getJSON(ctx, ReposKey, &list); err != nil {
+		return nil, err
 	}
 	at := -1
 	for i, r := range list.Repos {
