@@ -70,6 +70,9 @@ func edgeReposRows(root, tmp, bin string) ([]row, []string) {
 	start := time.Now()
 	for i := range dirs {
 		check(publish(i))
+		if i%10 == 9 {
+			fmt.Fprintf(os.Stderr, "bench: %d repositories published (%s)\n", i+1, time.Since(start).Round(time.Second))
+		}
 	}
 	listed := func() map[string]bool {
 		cmd := exec.Command(wrangler, "kv", "key", "get", edge.ReposKey, "--namespace-id", ns, "--local", "--persist-to", persist, "--text")

@@ -93,6 +93,7 @@ func main() {
 		bin := filepath.Join(tmp, "kontext-edge")
 		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
 		rows, notes = edgeDenseRows(root, tmp, bin)
+		fmt.Fprint(os.Stderr, render(rows, notes)) // in case the long rows below do not finish
 		rrows, rnotes := edgeReposRows(root, tmp, bin)
 		rows, notes = append(rows, rrows...), append(notes, rnotes...)
 		fmt.Print(render(rows, notes))
