@@ -112,6 +112,12 @@ func (r *Repo) Governing(ctx context.Context, in *api.GoverningInput) (*api.Gove
 	return r.e.Governing(ctx, in)
 }
 
+// Lint answers rules.lint: duplicate, near-duplicate and contradicting
+// agent rule files, and files a client never loads.
+func (r *Repo) Lint(ctx context.Context, in *api.LintInput) (*api.LintResult, error) {
+	return r.e.Lint(ctx, in)
+}
+
 // Related answers entries.related (without a model unless the input asks
 // for one and a local model is configured).
 func (r *Repo) Related(ctx context.Context, in *api.RelatedInput) (*api.RelatedResult, error) {

@@ -32,12 +32,15 @@ func main() {
 	edgeOnly := flag.Bool("edge-only", false, "run only the edge worker rows (workerd) and print them (bench/results.md is not written)")
 	processOnly := flag.Bool("process-only", false, "run only the whole-process rows (100 / 1,000 / 10,000 entries) and print them (bench/results.md is not written)")
 	bundleOnly := flag.Bool("bundle-only", false, "run only the bundle rows (review --out, WASM openBundle at 1,000 / 10,000 entries) and print them (bench/results.md is not written)")
+	driftOnly := flag.Bool("drift-only", false, "run only the drift row (ci over 1,000 entries governing a 3,000-file change) and print it (bench/results.md is not written)")
 	prOnly := flag.Bool("pr-only", false, "run only the pull-request rows and print them (bench/results.md is not written)")
 	listOnly := flag.String("list-floor", "", "internal: list DIR/.ai with one lstat per file and exit (the whole-process floor)")
 	edgeReposOnly := flag.Bool("edge-repos-only", false, "run only the 100-repository and dense-answer edge rows and print them (bench/results.md is not written)")
 	mcpOnly := flag.Bool("mcp-only", false, "run only the MCP answer-size and brief --diff rows and print them (bench/results.md is not written)")
+	mcpSizeOnly := flag.Bool("mcp-size-only", false, "run only the MCP answer-size rows and print them (bench/results.md is not written)")
 	consoleOnly := flag.Bool("console-only", false, "run only the review console rows (headless Chromium) and print them (bench/results.md is not written)")
 	largeOnly := flag.Bool("large-history-only", false, "run only the large-history rows (governing with history cached, changed between tags, cold history index) and print them (bench/results.md is not written)")
+	costOnly := flag.Bool("cost-only", false, "run only the context.cost row (3,000 paths, every client, against entries.governing) and print it (bench/results.md is not written)")
 	peersOnly := flag.Bool("peers-only", false, "run only the peer rows (archgate, Decision Guardian, adrkit on a 20,000-file repository) and print them (bench/results.md is not written)")
 	flag.Parse()
 	if *listOnly != "" {
@@ -53,6 +56,13 @@ func main() {
 		tmp, bin := workspace(root)
 		defer os.RemoveAll(tmp)
 		rows, notes = processRows(root, bin, tmp)
+		fmt.Print(render(rows, notes))
+		return
+	}
+	if *costOnly {
+		tmp, bin := workspace(root)
+		defer os.RemoveAll(tmp)
+		rows, notes = costRows(bin, tmp)
 		fmt.Print(render(rows, notes))
 		return
 	}
@@ -99,6 +109,15 @@ func main() {
 		fmt.Print(render(rows, notes))
 		return
 	}
+	if *mcpSizeOnly {
+		tmp, bin := workspace(root)
+		defer os.RemoveAll(tmp)
+		demo := filepath.Join(tmp, "demo")
+		run(root, "bash", "build/demo-repo.sh", demo)
+		rows = mcpSizeRows(bin, demo, tmp)
+		fmt.Print(render(rows, nil))
+		return
+	}
 	if *mcpOnly {
 		tmp, bin := workspace(root)
 		defer os.RemoveAll(tmp)
@@ -108,11 +127,12 @@ func main() {
 		fmt.Print(render(rows, notes))
 		return
 	}
+	if *driftOnly {
+		printOnly(root, driftRows)
+		return
+	}
 	if *prOnly {
-		tmp, bin := workspace(root)
-		defer os.RemoveAll(tmp)
-		rows, notes = prRows(bin, tmp)
-		fmt.Print(render(rows, notes))
+		printOnly(root, prRows)
 		return
 	}
 	if *largeOnly {
@@ -194,7 +214,12 @@ func main() {
 	prows, pnotes := processRows(root, bin, tmp)
 	rows, notes = append(rows, prows...), append(notes, pnotes...)
 
+	krows, knotes := costRows(bin, tmp)
+	rows, notes = append(rows, krows...), append(notes, knotes...)
+
 	rrows, rnotes := prRows(bin, tmp)
+	drows, dnotes := driftRows(bin, tmp)
+	rrows, rnotes = append(rrows, drows...), append(rnotes, dnotes...)
 	rows, notes = append(rows, rrows...), append(notes, rnotes...)
 
 	peer, peerNotes := peerRows(root, bin, tmp)
@@ -561,6 +586,14 @@ func consoleBundle(bin, tmp string) string {
 
 // workspace makes the run's temporary directory and builds kontext into
 // it as make build does (static, trimmed paths).
+// printOnly measures one group of rows with a fresh binary and prints
+// them (bench/results.md is not written).
+func printOnly(root string, rows func(bin, tmp string) ([]row, []string)) {
+	tmp, bin := workspace(root)
+	defer os.RemoveAll(tmp)
+	fmt.Print(render(rows(bin, tmp)))
+}
+
 func workspace(root string) (tmp, bin string) {
 	tmp, err := os.MkdirTemp("", "kontext-bench-")
 	check(err)

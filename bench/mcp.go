@@ -14,19 +14,32 @@ import (
 	"github.com/kontext/kontext/internal/benchcorpus"
 )
 
-// mcpRows measures what an agent's context window pays for a one-file
-// ctx_governing answer, through a real MCP client over stdio against the
-// built binary: the structuredContent JSON and the text block, next to the
-// answer the tool sent before the compact view (the whole entries.governing
-// answer, once as structuredContent and once, identical, as text). On the
-// demo and on a 1,000-entry repository whose entries have real-sized bodies
-// and 25 of which govern the asked file.
+// adrkitPerEntry is adrkit's paged MCP answer per entry, measured
+// 2026-12-04 (spec 08): the whole message a ctx_governing answer may not
+// exceed per entry it lists.
+const adrkitPerEntry = 312
+
+// mcpRows are the MCP answer-size rows and the brief --diff row.
 func mcpRows(bin, demo, tmp string) ([]row, []string) {
+	rows := mcpSizeRows(bin, demo, tmp)
+	brief, notes := briefDiffRows(bin, tmp)
+	return append(rows, brief...), notes
+}
+
+// mcpSizeRows measure what an agent's context window pays for a one-file
+// ctx_governing answer, through a real MCP client over stdio against the
+// built binary: the whole message (structuredContent JSON + text block)
+// per entry it lists, against adrkit's paged answer, and each content
+// block against the per-block budget; next to the answer the tool sent
+// before the compact view (the whole entries.governing answer, once as
+// structuredContent and once, identical, as text). On the demo and on a
+// 1,000-entry repository whose entries have real-sized bodies and 25 of
+// which govern the asked file.
+func mcpSizeRows(bin, demo, tmp string) []row {
 	big := filepath.Join(tmp, "mcp-1000")
 	check(os.MkdirAll(big, 0o755))
 	writeBodies(big, 1000)
 	var rows []row
-	var notes []string
 	for _, c := range []struct {
 		dir, path, label string
 		max              int
@@ -37,22 +50,31 @@ func mcpRows(bin, demo, tmp string) ([]row, []string) {
 	} {
 		before := len(run(c.dir, bin, "-C", c.dir, "api", "entries.governing", `{"paths":["`+c.path+`"]}`))
 		before = 2 * (before - 1) // the JSON twice, without the CLI's newline
-		sc, text := mcpGoverning(bin, c.dir, c.path)
+		sc, text, n := mcpGoverning(bin, c.dir, c.path)
 		after := sc + text
-		budget, pass := "—", true
+		per := after / max(n, 1)
+		budget := fmt.Sprintf("≤ %d B per entry (adrkit)", adrkitPerEntry)
+		pass := per <= adrkitPerEntry
 		if c.max > 0 {
-			budget = fmt.Sprintf("≤ %d KB per channel", c.max/1024)
-			pass = sc <= c.max && text <= c.max
+			budget += fmt.Sprintf(", ≤ %d KB per block", c.max/1024)
+			pass = pass && sc <= c.max && text <= c.max
 		}
 		rows = append(rows, row{
-			workload:  fmt.Sprintf("MCP `ctx_governing` one file, %s: bytes per answer (structuredContent + text)", c.label),
-			ours:      fmt.Sprintf("%s B (%s + %s)", commas(fmt.Sprint(after)), commas(fmt.Sprint(sc)), commas(fmt.Sprint(text))),
-			reference: fmt.Sprintf("%s B before (whole entries, JSON twice)", commas(fmt.Sprint(before))),
-			ratio:     fmt.Sprintf("%.1f× smaller", float64(before)/float64(after)),
+			workload:  fmt.Sprintf("MCP `ctx_governing` one file, %s: whole message per entry (structuredContent + text)", c.label),
+			ours:      fmt.Sprintf("%s B per entry (%s B: %s + %s)", commas(fmt.Sprint(per)), commas(fmt.Sprint(after)), commas(fmt.Sprint(sc)), commas(fmt.Sprint(text))),
+			reference: fmt.Sprintf("adrkit %d B per entry; %s B before the compact view (whole entries, JSON twice)", adrkitPerEntry, commas(fmt.Sprint(before))),
+			ratio:     fmt.Sprintf("%.2f× adrkit", float64(per)/adrkitPerEntry),
 			budget:    budget, pass: pass,
 		})
 	}
+	return rows
+}
 
+// briefDiffRows time brief --diff against entries.governing on the same
+// 3,000 changed paths.
+func briefDiffRows(bin, tmp string) ([]row, []string) {
+	var rows []row
+	var notes []string
 	// brief --diff vs entries.governing on the same 3,000 changed paths.
 	dir := filepath.Join(tmp, "brief-diff")
 	check(os.MkdirAll(dir, 0o755))
@@ -89,8 +111,9 @@ func mcpRows(bin, demo, tmp string) ([]row, []string) {
 }
 
 // mcpGoverning calls ctx_governing once over stdio and returns the bytes
-// of its structuredContent JSON and of its text block.
-func mcpGoverning(bin, dir, path string) (int, int) {
+// of its structuredContent JSON and of its text block, and how many
+// entries it lists.
+func mcpGoverning(bin, dir, path string) (int, int, int) {
 	ctx := context.Background()
 	cmd := exec.Command(bin, "-C", dir, "mcp")
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
@@ -103,7 +126,13 @@ func mcpGoverning(bin, dir, path string) (int, int) {
 	}
 	sc, err := json.Marshal(res.StructuredContent)
 	check(err)
-	return len(sc), len(res.Content[0].(*mcp.TextContent).Text)
+	var env struct {
+		Result struct {
+			Items []json.RawMessage `json:"items"`
+		} `json:"result"`
+	}
+	check(json.Unmarshal(sc, &env))
+	return len(sc), len(res.Content[0].(*mcp.TextContent).Text), len(env.Result.Items)
 }
 
 // writeBodies writes a git repository of n entries with bodies of about

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"strings"
 	"sync"
 
 	"github.com/go-git/go-billy/v5/memfs"
@@ -227,7 +228,11 @@ func (e *Engine) loadCommit(ctx context.Context, sha string, lent *borrowed) (*E
 	for _, s := range cfg.Sources() {
 		dirs = append(dirs, s.Dir)
 	}
-	files, err := h.Tree(ctx, sha, dirs)
+	// Only the knowledge files: a whole-tree source (AGENTS.md, Claude
+	// Code's files) reads a few names anywhere, never every blob.
+	contains, ledgerDir := knowledgeOf(cfg).Contains, path.Dir(cfg.Ledger())
+	want := func(p string) bool { return contains(p) || strings.HasPrefix(p, ledgerDir+"/") }
+	files, err := h.Tree(ctx, sha, dirs, want)
 	if err != nil {
 		return nil, err
 	}

@@ -117,6 +117,8 @@ func readOperations() []Operation {
 		Op("entries.governing", Subset|Paged, runGoverning),
 		Op("entries.related", Subset, runRelated),
 		Op("context.brief", Subset, runBrief),
+		Op("context.cost", Subset, runCost),
+		Op("rules.lint", Subset, runLint),
 	}
 	// The history reads: the WASM engine serves none of them (no Subset),
 	// and leaving the rows out drops their code from it; isPlanned still
@@ -188,8 +190,11 @@ func (e *Engine) capabilities() []string {
 			caps = append(caps, op.name+".view", op.name+".cursor")
 		}
 	}
+	// What each client loads: every surface answers governing with client
+	// (engine/clients.go); a cost of a diff needs git history.
+	caps = append(caps, "entries.governing.client")
 	if e.opts.History != nil {
-		caps = append(caps, "verification.last_verified", "drift.ordered")
+		caps = append(caps, "verification.last_verified", "drift.ordered", "drift.broad", "context.cost.diff")
 		// A revision without a configuration is read with head's, else
 		// the working tree's (entries.changed, entries.drift: warnings).
 		caps = append(caps, "history.config_per_revision")

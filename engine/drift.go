@@ -11,7 +11,14 @@ import (
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/jsonin"
 	"github.com/kontext/kontext/engine/internal/ledger"
+	"github.com/kontext/kontext/engine/internal/match"
 )
+
+// Broad reports whether an entry with these paths is broad: a positive
+// "**" or "**/*" pattern (a reader's always-on mapping is written so) and
+// no negative pattern. entries.drift leaves broad entries out unless its
+// input says broad: true; reports count them as always-on rules.
+func Broad(paths []string) bool { return match.Broad(paths) }
 
 // driftKinds are the kinds drift and changed look at unless told.
 func driftKinds(kinds []string) (map[string]bool, error) {
@@ -145,8 +152,8 @@ func runDrift(ctx context.Context, e *Engine, in *api.DriftInput) (*api.DriftRes
 	details := map[string]*api.DriftEntry{}
 	for _, en := range candidates {
 		d := &api.DriftEntry{Path: en.File, Changed: []string{}, Commits: []api.CommitLine{}}
-		changed := map[string]bool{}
 		var last *Commit
+		var inRange [][]string // the governed paths of each commit of the range, and the uncommitted ones
 		for _, hit := range lin.hits(en) {
 			if inBase[hit.commit.SHA] {
 				continue
@@ -155,29 +162,30 @@ func runDrift(ctx context.Context, e *Engine, in *api.DriftInput) (*api.DriftRes
 				last = hit.commit // newest first: the last commit of the range that changed governed files
 			}
 			d.Commits = append(d.Commits, api.CommitLine{SHA: hit.commit.SHA, Subject: hit.commit.Subject})
-			for _, p := range hit.paths {
-				changed[p] = true
-			}
+			inRange = append(inRange, hit.paths)
 		}
-		for _, p := range dirtyHits[en.ID] {
-			changed[p] = true
+		if dirty := dirtyHits[en.ID]; len(dirty) > 0 {
+			inRange = append(inRange, dirty)
 		}
-		if len(changed) == 0 {
+		if len(inRange) == 0 {
 			continue
 		}
 		editing := dirtyFiles[en.File] // an uncommitted edit of its own file is an uncommitted look
 		if covered(lin, en, byID[en.ID], last, len(dirtyHits[en.ID]) > 0, editing, working) {
 			continue
 		}
-		for p := range changed {
-			d.Changed = append(d.Changed, p)
-		}
-		sort.Strings(d.Changed)
+		d.Changed = changedPaths(inRange)
 		if sha, ok := lin.lastEdit[en.File]; ok {
 			if c := lin.bySHA[sha]; c != nil {
 				d.LastEdited = &api.Edit{SHA: c.SHA, At: c.Time.UTC().Format(time.RFC3339), By: c.Author}
 			}
 		}
+		broad := match.Broad(en.Paths)
+		if broad && !in.Broad {
+			res.BroadOmitted++ // every change touches what it governs
+			continue
+		}
+		d.Broad = broad
 		drifted = append(drifted, en)
 		details[en.ID] = d
 	}
@@ -192,6 +200,27 @@ func runDrift(ctx context.Context, e *Engine, in *api.DriftInput) (*api.DriftRes
 		res.Entries = append(res.Entries, d)
 	}
 	return res, nil
+}
+
+// changedPaths are the distinct paths of lists, sorted. One sorted list
+// (one commit changed the entry's files) is shared, not copied: drift over
+// a large change holds each path once, however many entries govern it.
+func changedPaths(lists [][]string) []string {
+	if len(lists) == 1 && sort.StringsAreSorted(lists[0]) {
+		return lists[0]
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range lists {
+		for _, p := range l {
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // covered reports whether a look at en happened in or after last (the last

@@ -44,8 +44,9 @@ type History interface {
 	// file does not exist there.
 	FileAt(ctx context.Context, sha, path string) (data []byte, ok bool, err error)
 	// Tree returns the regular files below any of dirs ("" = the whole
-	// tree) in commit sha, with their blob ids.
-	Tree(ctx context.Context, sha string, dirs []string) (map[string]TreeFile, error)
+	// tree) in commit sha for which want is true (nil: all), with their
+	// blob ids; a file want leaves out is never read.
+	Tree(ctx context.Context, sha string, dirs []string, want func(path string) bool) (map[string]TreeFile, error)
 	// Resolve resolves a revision (sha, unique short sha, branch, tag,
 	// remote ref, HEAD~2, …) to a full commit sha; an unknown revision is
 	// invalid_input.

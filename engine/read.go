@@ -248,18 +248,32 @@ func runGoverning(ctx context.Context, e *Engine, in *api.GoverningInput) (*api.
 	if err != nil {
 		return nil, err
 	}
+	var cq *clientQuery
+	if in.Client != "" {
+		rule, cwd, err := e.normClient(in.Client, in.Cwd)
+		if err != nil {
+			return nil, err
+		}
+		cq = &clientQuery{rule: rule, cwd: cwd}
+	} else if in.Cwd != "" {
+		return nil, jsonin.Errorf("cwd", "is the start directory of a client: pass client too (one of %s)", clientNames())
+	}
 	st, err := e.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
-	q := fingerprint("governing", paths, in.ExcludeIDs, strconv.Itoa(in.MinSpecificity))
+	flags := strconv.Itoa(in.MinSpecificity)
+	if cq != nil {
+		flags += "\x00" + cq.rule.Name + "\x00" + cq.cwd
+	}
+	q := fingerprint("governing", paths, in.ExcludeIDs, flags)
 	offset, err := readCursor(in.Cursor, st.Snap.ID, q)
 	if err != nil {
 		return nil, err
 	}
 	// The compact view sends no history-derived field: it never reads the commit index.
 	history := (in.History == nil || *in.History) && !compact
-	res, err := e.governingPage(ctx, st, paths, in.ExcludeIDs, in.MinSpecificity, offset, limit, history, compact)
+	res, err := e.governingPage(ctx, st, paths, in.ExcludeIDs, in.MinSpecificity, offset, limit, history, compact, cq)
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +305,7 @@ func compactEntries(es []*api.Entry, manyPaths bool) []*api.CompactEntry {
 	out := make([]*api.CompactEntry, len(es))
 	for i, v := range es {
 		c := &api.CompactEntry{ID: v.ID, Kind: v.Kind, Title: v.Title, Summary: v.Summary, Status: v.Status, File: v.File,
-			ReviewDue: v.ReviewDue, Specificity: v.Specificity, Score: v.Score}
+			ReviewDue: v.ReviewDue, Specificity: v.Specificity, Score: v.Score, Load: v.Load, BytesLoaded: v.BytesLoaded, Reason: v.Reason}
 		var seen map[string]bool // only when the paths are listed
 		if manyPaths {
 			seen = map[string]bool{}
@@ -350,12 +364,13 @@ func readCursor(c, snapshot, query string) (int, error) {
 }
 
 func (e *Engine) governing(ctx context.Context, st *State, paths, exclude []string, minSpec, limit int, history bool) (*api.GoverningResult, error) {
-	return e.governingPage(ctx, st, paths, exclude, minSpec, 0, limit, history, false)
+	return e.governingPage(ctx, st, paths, exclude, minSpec, 0, limit, history, false, nil)
 }
 
 // governingPage is the governing answer from offset, at most limit entries
-// (0: all); compact: its entries only as the compact view shows them.
-func (e *Engine) governingPage(ctx context.Context, st *State, paths, exclude []string, minSpec, offset, limit int, history, compact bool) (*api.GoverningResult, error) {
+// (0: all); compact: its entries only as the compact view shows them;
+// cq: as that client loads them (nil: as kontext orders them).
+func (e *Engine) governingPage(ctx context.Context, st *State, paths, exclude []string, minSpec, offset, limit int, history, compact bool, cq *clientQuery) (*api.GoverningResult, error) {
 	var skip func(owner int) bool // nil when nothing is excluded: no entry decoded to ask
 	if len(exclude) > 0 {
 		excluded := map[string]bool{}
@@ -367,6 +382,9 @@ func (e *Engine) governingPage(ctx context.Context, st *State, paths, exclude []
 	res := &api.GoverningResult{Snapshot: st.Snap.ID}
 	hits := governingHits(st.Snap.Governing().Lookup(paths), minSpec, skip,
 		func(o int) (int, string) { en := st.Snap.Entry(o); return kb.KindRank(en.Kind), en.ID })
+	if cq != nil {
+		return e.clientPage(ctx, st, paths, exclude, hits, offset, limit, history, compact, cq)
+	}
 	res.Total = len(hits)
 	hits = hits[min(offset, len(hits)):]
 	if limit > 0 && len(hits) > limit {
@@ -380,11 +398,17 @@ func (e *Engine) governingPage(ctx context.Context, st *State, paths, exclude []
 	if err != nil {
 		return nil, err
 	}
+	n := 0
+	for _, h := range hits {
+		n += len(h.Matches)
+	}
+	all := make([]api.Match, 0, n) // one array for the page's matches
 	for i, v := range views {
-		v.Matches = make([]api.Match, len(hits[i].Matches))
-		for k, m := range hits[i].Matches {
-			v.Matches[k] = api.Match{Path: m.Path, Rule: m.Rule, Specificity: m.Specificity}
+		start := len(all)
+		for _, m := range hits[i].Matches {
+			all = append(all, api.Match{Path: m.Path, Rule: m.Rule, Specificity: m.Specificity})
 		}
+		v.Matches = all[start:len(all):len(all)]
 		v.Specificity = &hits[i].Best
 	}
 	res.Entries = views
@@ -413,13 +437,18 @@ func governingHits(rs []match.Result, minSpec int, skip func(owner int) bool, ke
 		if skip != nil && skip(r.Owner) {
 			continue
 		}
-		var ms []match.Match
+		ms := r.Matches // kept as the lookup laid them out when none is dropped
 		best := -1
+		if minSpec > 0 {
+			ms = nil
+		}
 		for _, m := range r.Matches {
 			if m.Specificity < minSpec {
 				continue
 			}
-			ms = append(ms, m)
+			if minSpec > 0 {
+				ms = append(ms, m)
+			}
 			best = max(best, m.Specificity)
 		}
 		if len(ms) > 0 {

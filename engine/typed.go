@@ -59,6 +59,11 @@ func (e *Engine) Related(ctx context.Context, in *api.RelatedInput) (*api.Relate
 	return Invoke(ctx, e, "entries.related", runRelated, in)
 }
 
+// Lint answers rules.lint.
+func (e *Engine) Lint(ctx context.Context, in *api.LintInput) (*api.LintResult, error) {
+	return Invoke(ctx, e, "rules.lint", runLint, in)
+}
+
 // Drift answers entries.drift.
 func (e *Engine) Drift(ctx context.Context, in *api.DriftInput) (*api.DriftResult, error) {
 	return Invoke(ctx, e, "entries.drift", runDrift, in)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -170,17 +171,49 @@ func (l *lineage) need(st *State, ens []*entry.Entry) {
 		return
 	}
 	ix := match.NewIndex(sets)
+	at := make([][]int32, len(owners)) // per owner: its governed paths in the commit, as indexes
+	var hit []int                      // owners with paths in this commit
 	for _, cc := range l.code {
-		for _, r := range ix.Lookup(cc.code) {
-			id := owners[r.Owner].ID
-			paths := make([]string, 0, len(r.Matches))
-			for _, m := range r.Matches {
-				paths = append(paths, m.Path)
+		// In slices of paths: a lookup answers every (entry, path) match
+		// at once, so a large commit over many entries would hold them all.
+		for start := 0; start < len(cc.code); start += lookupSlice {
+			part := cc.code[start:min(start+lookupSlice, len(cc.code))]
+			for _, r := range ix.Lookup(part) {
+				if len(at[r.Owner]) == 0 {
+					hit = append(hit, r.Owner)
+				}
+				j := 0 // a result's matches come in input path order
+				for _, m := range r.Matches {
+					for j < len(part) && part[j] != m.Path {
+						j++
+					}
+					if j < len(part) {
+						at[r.Owner] = append(at[r.Owner], int32(start+j))
+						j++
+					}
+				}
 			}
-			l.governed[id] = append(l.governed[id], governedHit{cc.commit, paths})
 		}
+		sort.Ints(hit)
+		for _, o := range hit {
+			// An entry governing every path of the commit shares its list;
+			// others get their own.
+			ps := cc.code
+			if len(at[o]) < len(cc.code) {
+				ps = make([]string, len(at[o]))
+				for k, i := range at[o] {
+					ps[k] = cc.code[i]
+				}
+			}
+			l.governed[owners[o].ID] = append(l.governed[owners[o].ID], governedHit{cc.commit, slices.Clip(ps)})
+			at[o] = at[o][:0]
+		}
+		hit = hit[:0]
 	}
 }
+
+// lookupSlice is how many paths of a commit one lookup asks about.
+const lookupSlice = 256
 
 // hits are en's governed hits; need must have been called for it.
 func (l *lineage) hits(en *entry.Entry) []governedHit {

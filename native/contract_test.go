@@ -68,6 +68,8 @@ func TestContractDemo(t *testing.T) {
 		{"describe_all", "api.describe", `{}`},
 		{"describe_one", "api.describe", `{"operation":"entries.governing"}`},
 		{"describe_unknown", "api.describe", `{"operation":"entries.frobnicate"}`},
+		{"lint", "rules.lint", `{}`},
+		{"lint_bad_client", "rules.lint", `{"client":"vim"}`},
 		{"list_page", "entries.list", `{"limit":3}`},
 		{"list_compact", "entries.list", `{"limit":3,"view":"compact","kinds":["decision"]}`},
 		{"list_offset_and_cursor", "entries.list", `{"offset":3,"cursor":"x"}`},

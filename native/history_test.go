@@ -455,3 +455,60 @@ func TestShallowCloneIsALowerBound(t *testing.T) {
 		t.Fatalf("since in a shallow clone: %v", s)
 	}
 }
+
+// TestDriftBroad: broad entries (a positive ** or **/* pattern, or an
+// always-on mapping, and no negative pattern) are left out of drift and
+// counted in broad_omitted; broad: true includes them, marked broad.
+func TestDriftBroad(t *testing.T) {
+	r := newRepo(t)
+	r.write(map[string]string{
+		".kontext.toml": "version = 1\nstorage = \".ai\"\n\n[[kinds.convention.include]]\ndir = \".cursor/rules\"\nstyle = \"cursor\"\n\n" +
+			"[[kinds.convention.include]]\ndir = \".github\"\nstyle = \"copilot\"\n\n[[kinds.convention.include]]\ndir = \".\"\nstyle = \"agents\"\n",
+		".cursor/rules/always.mdc":        "---\ndescription: Always on\nalwaysApply: true\n---\nBe kind.\n",
+		".cursor/rules/go.mdc":            "---\ndescription: Go files\nglobs: src/**/*.go\n---\nWrap errors.\n",
+		".github/copilot-instructions.md": "# Team\n\nTests first.\n",
+		"AGENTS.md":                       "# Root rules\n\nRun make.\n",
+		"src/AGENTS.md":                   "# Source rules\n\nKeep it small.\n",
+		".ai/conventions/all.md":          conv(`["**/*"]`),
+		".ai/conventions/most.md":         conv(`["**", "!vendor/**"]`),
+		"src/a.go":                        "package a\n",
+	})
+	base := r.commit("2026-01-01T10:00:00Z", "initial")
+	r.write(map[string]string{"src/a.go": "package a // changed\n"})
+	r.commit("2026-01-02T10:00:00Z", "change a")
+
+	res := r.api("entries.drift", `{"base":"`+base+`","head":"HEAD"}`)
+	var ids []string
+	for _, e := range res["entries"].([]any) {
+		en := e.(map[string]any)
+		ids = append(ids, en["id"].(string))
+		if _, ok := en["broad"]; ok {
+			t.Errorf("%s carries broad without broad: true: %v", en["id"], en["broad"])
+		}
+	}
+	// Narrow: the Go rule, the nested AGENTS.md, and ** with a negation.
+	if got := strings.Join(ids, ","); got != ".cursor/rules/go,most,src/AGENTS" {
+		t.Fatalf("drift without broad: %s", got)
+	}
+	// Broad: alwaysApply, the repository-wide Copilot file, the root
+	// AGENTS.md and **/*.
+	if res["broad_omitted"] != float64(4) {
+		t.Fatalf("broad_omitted = %v, want 4", res["broad_omitted"])
+	}
+
+	res = r.api("entries.drift", `{"base":"`+base+`","head":"HEAD","broad":true}`)
+	broad := map[string]bool{}
+	for _, e := range res["entries"].([]any) {
+		en := e.(map[string]any)
+		broad[en["id"].(string)] = en["broad"] == true
+	}
+	if len(broad) != 7 || res["broad_omitted"] != float64(0) {
+		t.Fatalf("drift with broad: %v, broad_omitted %v", broad, res["broad_omitted"])
+	}
+	for id, want := range map[string]bool{".cursor/rules/always": true, ".github/copilot-instructions": true, "AGENTS": true, "all": true,
+		".cursor/rules/go": false, "most": false, "src/AGENTS": false} {
+		if broad[id] != want {
+			t.Errorf("%s: broad = %v, want %v (%v)", id, broad[id], want, broad)
+		}
+	}
+}

@@ -179,6 +179,8 @@ export interface Operations {
   "entries.governing": { input: GoverningInput; result: GoverningResult };
   "entries.related": { input: RelatedInput; result: RelatedResult };
   "context.brief": { input: BriefInput; result: Brief };
+  "context.cost": { input: CostInput; result: CostResult };
+  "rules.lint": { input: LintInput; result: LintResult };
   "entries.drift": { input: DriftInput; result: DriftResult };
   "entries.changed": { input: ChangedInput; result: ChangedResult };
   "entries.export": { input: ExportInput; result: ExportResult };
@@ -208,7 +210,7 @@ export interface Operations {
 }
 
 /** The operations the in-memory (WASM) engine serves: the read subset. */
-export type SnapshotOperation = "status" | "api.describe" | "entries.list" | "entries.get" | "entries.search" | "entries.governing" | "entries.related" | "context.brief";
+export type SnapshotOperation = "status" | "api.describe" | "entries.list" | "entries.get" | "entries.search" | "entries.governing" | "entries.related" | "context.brief" | "context.cost" | "rules.lint";
 
 export interface AmendResult {
   entry: Entry | null;
@@ -325,6 +327,8 @@ export interface BundleInput {
   head?: string;
   /** Include uncommitted knowledge files (HEAD plus the working tree) for local review; not with head. */
   worktree?: boolean;
+  /** Include broad entries in drift, as entries.drift's broad does. */
+  broad?: boolean;
 }
 
 export interface BundleRepository {
@@ -437,6 +441,29 @@ export interface ChangedSince {
   paths: string[];
 }
 
+export interface ClientAnswer {
+  client: string;
+  /** The start directory, repository-relative ("" is the root). */
+  cwd: string;
+  doc: string;
+  doc_read: string;
+  /** What the answer assumes: user-level files absent, the user configuration defaults, names kontext does not read. */
+  notes: string[];
+}
+
+export interface ClientCost {
+  client: string;
+  /** Bytes that load: always, auto and on-demand files whole, the loaded part of a cut file; agent-requested and manual files count nothing. */
+  bytes: number;
+  /** Estimated tokens of bytes (see estimator). */
+  tokens: number;
+  loaded: number;
+  not_loaded: number;
+  cut: CostFile[];
+  top: CostFile[];
+  notes: string[];
+}
+
 export interface CommitLine {
   sha: string;
   subject: string;
@@ -477,6 +504,9 @@ export interface CompactEntry {
   body?: string;
   body_bytes?: number;
   review_due?: boolean;
+  load?: string;
+  bytes_loaded?: number;
+  reason?: string;
 }
 
 export interface ConfigSource {
@@ -513,6 +543,36 @@ export interface Confirmation {
   path: string;
   checked: string;
   ledger: LedgerRecord;
+}
+
+export interface CostFile {
+  id: string;
+  file: string;
+  load: string;
+  bytes: number;
+  bytes_loaded: number;
+}
+
+export interface CostInput {
+  /** Another worktree or repository to read (overrides -C). Native surfaces only. */
+  dir?: string;
+  /** Repo-relative paths the agent works on; default: the files changed since diff, else the uncommitted files (native surfaces). */
+  paths?: string[];
+  /** A git revision: the files changed since its merge base with HEAD, plus uncommitted ones. Not with paths; native surfaces only. */
+  diff?: string;
+  /** One coding agent; default every client. */
+  client?: string;
+  /** The directory the agent is started in, repository-relative (default the repository root). */
+  cwd?: string;
+}
+
+export interface CostResult {
+  /** How tokens are estimated from bytes: bytes/4 (no tokenizer is used). */
+  estimator: string;
+  cwd: string;
+  path_count: number;
+  clients: ClientCost[];
+  snapshot: string;
 }
 
 export interface DescribeInput {
@@ -599,11 +659,16 @@ export interface DriftEntry {
   score?: number;
   specificity?: number;
   matches?: Match[];
+  load?: string;
+  bytes_loaded?: number;
+  reason?: string;
   path: string;
   changed: string[];
   commits: CommitLine[];
   /** the newest commit that changed the entry's own file: its sha, committer time and author */
   last_edited?: Edit;
+  /** true for a broad entry (a positive ** or **\/* pattern, or an always-on mapping, and no negative pattern); present only with the input broad: true */
+  broad?: boolean;
 }
 
 export interface DriftInput {
@@ -615,6 +680,8 @@ export interface DriftInput {
   head?: string;
   /** Default decision, convention, learning, incident; architecture only when named. */
   kinds?: string[];
+  /** Include broad entries (a positive ** or **\/* pattern, or a reader's always-on mapping such as Cursor alwaysApply, and no negative pattern); default false: they are left out and counted in broad_omitted. */
+  broad?: boolean;
 }
 
 export interface DriftResult {
@@ -624,6 +691,8 @@ export interface DriftResult {
   warning?: string;
   warnings: string[];
   entries: DriftEntry[];
+  /** How many broad entries drifted and were left out of entries (0 with broad: true). */
+  broad_omitted: number;
   snapshot: string;
 }
 
@@ -680,6 +749,9 @@ export interface Entry {
   score?: number;
   specificity?: number;
   matches?: Match[];
+  load?: string;
+  bytes_loaded?: number;
+  reason?: string;
 }
 
 export interface EvidenceResult {
@@ -830,6 +902,35 @@ export interface GoverningInput {
   view?: string;
   /** next_cursor of the previous page; stale_cursor after the knowledge changed. */
   cursor?: string;
+  /** Answer for one coding agent: the entries it puts in its context for these paths, in the order it loads them, each with load (always, auto, agent-requested, manual, on-demand, cut, not-loaded) and a reason; the governing entries it never loads are listed as not-loaded. */
+  client?: string;
+  /** With client: the directory the agent is started in, repository-relative (default the repository root). */
+  cwd?: string;
+}
+
+export interface GoverningItem {
+  id: string;
+  kind: string;
+  title: string;
+  status?: string;
+  rule: string;
+  specificity: number;
+  paths?: string[];
+  review_due?: boolean;
+  load?: string;
+  bytes_loaded?: number;
+  reason?: string;
+}
+
+export interface GoverningPage {
+  total: number;
+  /** The page, most specific first: [] when nothing governs. */
+  items: GoverningItem[];
+  next_cursor?: string;
+  /** Requested paths inside a nested repository, whose own knowledge governs them. */
+  boundaries?: Boundary[];
+  /** With the client argument: the agent, its start directory, the documentation its loading rules follow, and what the answer assumes; the items are in its load order. */
+  client?: ClientAnswer;
 }
 
 export interface GoverningResult {
@@ -842,6 +943,8 @@ export interface GoverningResult {
   next_cursor?: string;
   /** Requested paths inside a nested repository, whose own knowledge governs them. */
   boundaries?: Boundary[];
+  /** With the client input: the agent, its start directory, the documentation its loading rules follow, and what the answer assumes. */
+  client?: ClientAnswer;
 }
 
 export interface GuidanceInput {
@@ -962,6 +1065,39 @@ export interface Link {
   type: string;
   target: string;
   text: string;
+}
+
+export interface LintFinding {
+  rule_id: string;
+  severity: string;
+  message: string;
+  locations: LintLocation[];
+  quotes: string[];
+  client?: string;
+  bytes_wasted?: number;
+  similarity?: number;
+  fact?: string;
+}
+
+export interface LintInput {
+  /** Another worktree or repository to read (overrides -C). Native surfaces only. */
+  dir?: string;
+  /** Only the findings about this client (bytes it wastes, files it never loads) and those about no client. */
+  client?: string;
+}
+
+export interface LintLocation {
+  file: string;
+  line: number;
+}
+
+export interface LintResult {
+  snapshot: string;
+  files: number;
+  findings: LintFinding[];
+  counts: Record<string, number>;
+  similarity: string;
+  loading: string;
 }
 
 export interface ListInput {

@@ -33,13 +33,17 @@ type CIReport struct {
 // changeFlags are the flags that name a change: --base and --head.
 type changeFlags struct {
 	base, head string
+	broad      bool
 }
+
+// broadUsage is the help of --broad on drift, ci, review and pr comment.
+const broadUsage = "also report broad entries (always-on rules: a ** or **/* pattern, Cursor alwaysApply, the repository-wide Copilot file, a root AGENTS.md) as drift"
 
 // reportOptions resolves the change's base: --base, else GITHUB_BASE_REF
 // (a branch name: origin/<name> in a CI checkout, else the local branch),
 // else CI_MERGE_REQUEST_DIFF_BASE_SHA.
 func (c changeFlags) reportOptions() report.Options {
-	o := report.Options{Base: c.base, Head: c.head}
+	o := report.Options{Base: c.base, Head: c.head, Broad: c.broad}
 	if o.Base == "" {
 		if ref := os.Getenv("GITHUB_BASE_REF"); ref != "" {
 			o.Base, o.BaseFallbacks = "origin/"+ref, []string{ref}
@@ -55,6 +59,7 @@ func runCICmd(g *factory, fs *pflag.FlagSet) runFunc {
 	var c changeFlags
 	fs.StringVar(&c.base, "base", "", "base revision: report only findings touching the change (default: GITHUB_BASE_REF, CI_MERGE_REQUEST_DIFF_BASE_SHA, else everything)")
 	fs.StringVar(&c.head, "head", "", "head revision (default: HEAD plus the working tree)")
+	fs.BoolVar(&c.broad, "broad", false, broadUsage)
 	notice := fs.Bool("notice", false, "add a notice per changed file naming the decisions and conventions that govern it (never a failure)")
 	format := fs.String("format", "", "text, github, sarif, codeclimate or json (default text; --json = json)")
 	failOn := fs.String("fail-on", "none", "exit 3 on: none, drift (drift or no drift base) or any finding")
@@ -79,6 +84,7 @@ func runCICmd(g *factory, fs *pflag.FlagSet) runFunc {
 		if *strict {
 			*failOn = "any"
 		}
+		boundHeap()
 		e, err := g.engine()
 		if err != nil {
 			return fail(g, stderr, err)
@@ -97,7 +103,14 @@ func runCICmd(g *factory, fs *pflag.FlagSet) runFunc {
 		var code int
 		switch *format {
 		case "github":
-			code = emitRaw(g, func(w io.Writer) error { return report.WriteGitHub(w, r) })
+			summary := os.Getenv("GITHUB_STEP_SUMMARY")
+			code = emitRaw(g, func(w io.Writer) error { return report.WriteGitHub(w, r, summary != "") })
+			if code == exitOK && summary != "" {
+				if err := appendStepSummary(summary, r); err != nil {
+					fmt.Fprintf(stderr, "kontext: writing the job summary (GITHUB_STEP_SUMMARY): %v\n", err)
+					return exitFailed
+				}
+			}
 		case "sarif":
 			code = emitRaw(g, func(w io.Writer) error {
 				if err := report.WriteSARIF(w, r, engine.Version); err != nil {
@@ -140,6 +153,20 @@ func runCICmd(g *factory, fs *pflag.FlagSet) runFunc {
 		}
 		return exitOK
 	}
+}
+
+// appendStepSummary appends every finding to the job summary file GitHub
+// names in $GITHUB_STEP_SUMMARY (each step appends to it).
+func appendStepSummary(name string, r *report.Report) error {
+	f, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := report.WriteStepSummary(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // ciReport is today's ci summary (whole repository) with the located
@@ -188,9 +215,15 @@ func printCI(w io.Writer, rep *CIReport, r *report.Report, verbose bool) {
 		}
 	}
 	if len(rep.notes) > 0 && !r.Scoped {
-		fmt.Fprintf(w, "notes:       %d (info, never a finding)\n", len(rep.notes))
-		for _, d := range rep.notes {
-			fmt.Fprintf(w, "  info %s: %s %s\n", d.File, d.Code, d.Message)
+		// A count: the notes need no action, so they never crowd the
+		// findings; --verbose lists them.
+		if !verbose {
+			fmt.Fprintf(w, "notes:       %d (info, never a finding; --verbose lists them)\n", len(rep.notes))
+		} else {
+			fmt.Fprintf(w, "notes:       %d (info, never a finding)\n", len(rep.notes))
+			for _, d := range rep.notes {
+				fmt.Fprintf(w, "  info %s: %s %s\n", d.File, d.Code, d.Message)
+			}
 		}
 	}
 	fmt.Fprintf(w, "review due:  %d %s\n", len(rep.ReviewDue), strings.Join(rep.ReviewDue, ", "))
@@ -201,6 +234,9 @@ func printCI(w io.Writer, rep *CIReport, r *report.Report, verbose bool) {
 			files[i] = sk.File
 		}
 		fmt.Fprintf(w, "skipped:     %d not records (README, index, templates): %s\n", len(files), strings.Join(files, ", "))
+	}
+	if n := lintNotes(r.Results); n > 0 && !r.Scoped {
+		fmt.Fprintf(w, "rule files:  %d %s (kontext lint lists them)\n", n, plural(n, "note", "notes"))
 	}
 	fmt.Fprintln(w)
 	printDrift(w, rep.Drift, verbose)

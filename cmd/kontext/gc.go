@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,7 +22,31 @@ func shortCallGC() {
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(256 << 20)
 	time.AfterFunc(time.Second, func() {
-		debug.SetGCPercent(400)
+		if bounded.Load() {
+			debug.SetGCPercent(100) // Go's default: the heap stays near twice what is kept
+		} else {
+			debug.SetGCPercent(400)
+		}
 		debug.SetMemoryLimit(math.MaxInt64) // no limit
 	})
+}
+
+// bounded: boundHeap was called.
+var bounded atomic.Bool
+
+// reportHeapLimit is the soft heap limit of the report commands.
+const reportHeapLimit = 128 << 20
+
+// boundHeap keeps a command that reads a whole change (ci, the comment)
+// under a lower soft heap limit for its first second, and at Go's default
+// collection rate after it: what it keeps grows with the findings it
+// prints, but matching a large change over many entries allocates far
+// more than it keeps, and with few collections the heap would grow with
+// entries × files. GOGC or GOMEMLIMIT in the environment win.
+func boundHeap() {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	bounded.Store(true)
+	debug.SetMemoryLimit(reportHeapLimit)
 }

@@ -17,16 +17,23 @@ func runDriftCmd(g *factory, fs *pflag.FlagSet) runFunc {
 	head := fs.String("head", "", "head revision (default: HEAD plus the working tree)")
 	var kinds multi
 	fs.Var(&kinds, "kind", "only this kind (repeatable)")
-	failOn := fs.Bool("fail", false, "exit 3 when an entry drifted or no base could be found")
+	failOn := fs.Bool("fail", false, "exit 3 when an entry drifted or no base could be found (broad entries never count)")
+	broad := fs.Bool("broad", false, broadUsage)
 	verbose := fs.Bool("verbose", false, "list every changed file and commit (the text report shows the first 5)")
 	return func(ctx context.Context, args []string) int {
 		stdout, stderr := g.io.Out, g.io.ErrOut
-		d, err := read(ctx, g, (*engine.Engine).Drift, &api.DriftInput{Base: *base, Head: *head, Kinds: kinds})
+		d, err := read(ctx, g, (*engine.Engine).Drift, &api.DriftInput{Base: *base, Head: *head, Kinds: kinds, Broad: *broad})
 		if err != nil {
 			return fail(g, stderr, err)
 		}
 		code := emit(g, stdout, d, func(w io.Writer) { printDrift(w, d, *verbose) })
-		if code == exitOK && *failOn && (len(d.Entries) > 0 || d.BaseSource == "fallback-none") {
+		narrow := 0 // --fail ignores broad entries, even with --broad
+		for _, e := range d.Entries {
+			if !e.Broad {
+				narrow++
+			}
+		}
+		if code == exitOK && *failOn && (narrow > 0 || d.BaseSource == "fallback-none") {
 			return exitFound
 		}
 		return code
@@ -53,8 +60,15 @@ func printDrift(w io.Writer, d *api.DriftResult, verbose bool) {
 	for _, warning := range d.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warning)
 	}
+	omitted := ""
+	if d.BroadOmitted > 0 {
+		omitted = fmt.Sprintf("%s (always-on rules) also drifted: not listed, --broad lists them", count(d.BroadOmitted, "broad entry"))
+	}
 	if len(d.Entries) == 0 {
 		fmt.Fprintln(w, "no entry drifted")
+		if omitted != "" {
+			fmt.Fprintln(w, omitted)
+		}
 		return
 	}
 	shortened := false
@@ -109,6 +123,9 @@ func printDrift(w io.Writer, d *api.DriftResult, verbose bool) {
 		}
 	}
 	fmt.Fprintf(w, "\n%s drifted — review them, then kontext confirm <id>\n", count(len(d.Entries), "entry"))
+	if omitted != "" {
+		fmt.Fprintln(w, omitted)
+	}
 	if shortened {
 		fmt.Fprintln(w, "lists cut at 5: kontext drift --verbose (or --json) shows every file and commit")
 	}

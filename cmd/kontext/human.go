@@ -101,7 +101,7 @@ func runStatusCmd(ctx context.Context, g *factory, args []string) int {
 			history := false
 			if l, err := read(ctx, g, (*engine.Engine).List, &api.ListInput{Limit: intp(1), History: &history}); err == nil {
 				if c := diagnosticCounts(l.Diagnostics); c != "" {
-					fmt.Fprintf(w, "\n%s — see kontext ci\n", c)
+					fmt.Fprintf(w, "\n%s — see %s\n", c, ciCommandFor(l.Diagnostics))
 				}
 			}
 		}
@@ -213,7 +213,7 @@ func runListCmd(g *factory, fs *pflag.FlagSet) runFunc {
 				fmt.Fprintf(w, "; %d inactive (superseded, deprecated, rejected) not shown: kontext list --all", hidden)
 			}
 			if c := diagnosticCounts(diags); c != "" {
-				fmt.Fprintf(w, "; %s: kontext ci", c)
+				fmt.Fprintf(w, "; %s: %s", c, ciCommandFor(diags))
 			}
 			fmt.Fprintln(w)
 		})
@@ -298,22 +298,39 @@ func runSearchCmd(g *factory, fs *pflag.FlagSet) runFunc {
 
 func runGoverningCmd(g *factory, fs *pflag.FlagSet) runFunc {
 	minSpec := fs.Int("min-specificity", 0, "drop matches less specific than N")
+	client := fs.String("client", "", "what this coding agent loads for the paths: "+strings.Join(clientNames(), ", "))
+	cwdFlag := fs.String("cwd", "", "with --client: the directory the agent starts in (default: the current directory)")
 	return func(ctx context.Context, args []string) int {
 		stdout, stderr := g.io.Out, g.io.ErrOut
 		paths := args
 		var err error
 		if len(paths) == 0 {
-			return usageErr(g, stderr, "usage: kontext governing <path>… [--min-specificity N]")
+			return usageErr(g, stderr, "usage: kontext governing <path>… [--min-specificity N] [--client C [--cwd DIR]]")
+		}
+		if msg := badClient(*client); msg != "" {
+			return usageErr(g, stderr, "%s", msg)
+		}
+		if *cwdFlag != "" && *client == "" {
+			return usageErr(g, stderr, "--cwd is the start directory of a client: pass --client too (%s)", strings.Join(clientNames(), ", "))
 		}
 		if paths, err = repoArgs(g, paths); err != nil {
 			return fail(g, stderr, err)
 		}
+		cwd := ""
+		if *client != "" {
+			if cwd, err = clientCwd(g, *cwdFlag); err != nil {
+				return fail(g, stderr, err)
+			}
+		}
 		// The table shows no history-derived field: only --json/--jq (the
 		// stable result object) reads the commit index.
 		history := g.json || g.jq != ""
-		r, err := read(ctx, g, (*engine.Engine).Governing, &api.GoverningInput{Paths: paths, MinSpecificity: *minSpec, History: &history})
+		r, err := read(ctx, g, (*engine.Engine).Governing, &api.GoverningInput{Paths: paths, MinSpecificity: *minSpec, History: &history, Client: *client, Cwd: cwd})
 		if err != nil {
 			return fail(g, stderr, err)
+		}
+		if r.Client != nil {
+			return emit(g, stdout, r, func(w io.Writer) { clientTable(w.(*out), r) })
 		}
 		code := emit(g, stdout, r, func(w io.Writer) {
 			var ids map[string]string

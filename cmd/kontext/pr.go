@@ -20,11 +20,14 @@ import (
 // at the entry files at head in the CI's web view (GitHub, GitLab), else
 // at repository-relative paths.
 func commentBody(ctx context.Context, g *factory, c changeFlags) (string, error) {
+	boundHeap()
 	e, err := g.engine()
 	if err != nil {
 		return "", err
 	}
-	r, err := report.Build(ctx, e, c.reportOptions())
+	o := c.reportOptions()
+	o.PerFile = true // the comment's directories
+	r, err := report.Build(ctx, e, o)
 	if err != nil {
 		return "", err
 	}
@@ -57,6 +60,7 @@ func runPRCmd(g *factory, fs *pflag.FlagSet) runFunc {
 	number := fs.Int("pr", 0, "pull request number (GitHub) or merge request iid (GitLab); default from the CI's event")
 	fs.StringVar(&c.base, "base", "", "base revision (default: GITHUB_BASE_REF, CI_MERGE_REQUEST_DIFF_BASE_SHA, else the drift base)")
 	fs.StringVar(&c.head, "head", "", "head revision (default: HEAD plus the working tree)")
+	fs.BoolVar(&c.broad, "broad", false, broadUsage)
 	provider := fs.String("provider", "", "github or gitlab (default: from the CI's variables)")
 	require := fs.Bool("require", false, "fail (exit 1) when the comment cannot be posted: no token, no pull request, no permission")
 	return func(ctx context.Context, args []string) int {

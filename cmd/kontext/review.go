@@ -26,6 +26,7 @@ func runReviewCmd(g *factory, fs *pflag.FlagSet) runFunc {
 	noOpen := fs.Bool("no-open", false, "do not try to open a browser")
 	out := fs.String("out", "", "write one self-contained HTML file instead of serving (- = stdout)")
 	format := fs.String("format", "", "markdown: print the pull-request comment body and exit (no server)")
+	broad := fs.Bool("broad", false, broadUsage)
 	return func(ctx context.Context, args []string) int {
 		stdout, stderr := g.io.Out, g.io.ErrOut
 		pos := args
@@ -36,7 +37,7 @@ func runReviewCmd(g *factory, fs *pflag.FlagSet) runFunc {
 		case *format == "markdown" && *out != "":
 			return usageErr(g, stderr, "--format markdown prints to stdout; it does not take --out")
 		case *format == "markdown":
-			return runReviewMarkdown(ctx, g, changeFlags{base: *base, head: *head})
+			return runReviewMarkdown(ctx, g, changeFlags{base: *base, head: *head, broad: *broad})
 		case *format != "":
 			return usageErr(g, stderr, "--format takes markdown, not %q", *format)
 		}
@@ -45,7 +46,7 @@ func runReviewCmd(g *factory, fs *pflag.FlagSet) runFunc {
 		}
 		// The console reviews the change at hand: without --head it includes
 		// uncommitted knowledge (a local review; private entries stay out).
-		opts := bundle.Options{Dir: g.dir, Base: *base, Head: *head, Worktree: *head == "", Progress: g.prog.engineProgress()}
+		opts := bundle.Options{Dir: g.dir, Base: *base, Head: *head, Worktree: *head == "", Broad: *broad, Progress: g.prog.engineProgress()}
 		build := func(ctx context.Context) ([]byte, error) {
 			b, err := bundle.Build(ctx, opts)
 			if err != nil {

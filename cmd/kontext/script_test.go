@@ -71,6 +71,19 @@ func TestScripts(t *testing.T) {
 					ts.Fatalf("%d lines over %d columns", over, n)
 				}
 			},
+			// repeat FILE N TEXT appends TEXT (\n read as a newline) N times
+			// to FILE.
+			"repeat": func(ts *testscript.TestScript, neg bool, args []string) {
+				n, err := strconv.Atoi(args[1])
+				if err != nil || len(args) != 3 {
+					ts.Fatalf("usage: repeat FILE N TEXT")
+				}
+				f, err := os.OpenFile(ts.MkAbs(args[0]), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+				ts.Check(err)
+				_, err = f.WriteString(strings.Repeat(strings.ReplaceAll(args[2], `\n`, "\n"), n))
+				ts.Check(err)
+				ts.Check(f.Close())
+			},
 			// bigfile NAME BYTES writes a JSON object of about BYTES bytes.
 			"bigfile": func(ts *testscript.TestScript, neg bool, args []string) {
 				n, err := strconv.Atoi(args[1])

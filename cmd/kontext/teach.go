@@ -76,6 +76,17 @@ func diagnosticCounts(diags []api.Diagnostic) string {
 	return strings.Join(parts, ", ")
 }
 
+// ciCommandFor is the command that lists diags: kontext ci shows
+// warnings and errors, and info notes only with --verbose.
+func ciCommandFor(diags []api.Diagnostic) string {
+	for _, d := range diags {
+		if d.Severity != "info" {
+			return "kontext ci"
+		}
+	}
+	return "kontext ci --verbose"
+}
+
 // entryRef is the reference show passes on: an argument that names a
 // file — it starts with ./ or ../, is absolute, or a file of that name
 // exists in the directory kontext runs in — is resolved like git's paths

@@ -8,6 +8,8 @@ type BundleInput struct {
 	// Worktree includes uncommitted knowledge (HEAD plus the working tree),
 	// for local review; a bundle meant for publishing leaves it false.
 	Worktree bool `json:"worktree,omitempty" jsonschema_description:"Include uncommitted knowledge files (HEAD plus the working tree) for local review; not with head."`
+	// Broad includes broad entries in drift (entries.drift's broad).
+	Broad bool `json:"broad,omitempty" jsonschema_description:"Include broad entries in drift, as entries.drift's broad does."`
 }
 
 // Bundle is a kontext.bundle/v1 document: committed, team-visible

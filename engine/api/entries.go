@@ -41,6 +41,21 @@ type GoverningResult struct {
 	// Boundaries lists the requested paths that lie inside a nested
 	// repository (absent when none does).
 	Boundaries []Boundary `json:"boundaries,omitempty" jsonschema_description:"Requested paths inside a nested repository, whose own knowledge governs them."`
+	// Client is the coding agent the answer is for (the client input);
+	// absent without it.
+	Client *ClientAnswer `json:"client,omitempty" jsonschema_description:"With the client input: the agent, its start directory, the documentation its loading rules follow, and what the answer assumes."`
+}
+
+// ClientAnswer says which coding agent a governing answer is for and what
+// it assumes.
+type ClientAnswer struct {
+	Client string `json:"client"`
+	Cwd    string `json:"cwd" jsonschema_description:"The start directory, repository-relative (\"\" is the root)."`
+	// Doc is the documentation page the client's loading rules follow,
+	// DocRead the date it was read.
+	Doc     string   `json:"doc"`
+	DocRead string   `json:"doc_read"`
+	Notes   []string `json:"notes" jsonschema_description:"What the answer assumes: user-level files absent, the user configuration defaults, names kontext does not read."`
 }
 
 // Boundary is a requested path that lies inside a nested repository.
@@ -72,10 +87,47 @@ type CompactEntry struct {
 	Body      string `json:"body,omitempty"`
 	BodyBytes int    `json:"body_bytes,omitempty"`
 	ReviewDue bool   `json:"review_due,omitempty"`
+	// Load, BytesLoaded and Reason: how the client loads it (governing with client only).
+	Load        string `json:"load,omitempty"`
+	BytesLoaded *int   `json:"bytes_loaded,omitempty"`
+	Reason      string `json:"reason,omitempty"`
 }
 
 // CompactBodyMax is the longest body the compact view sends (bytes).
 const CompactBodyMax = 320
+
+// GoverningPage is the answer of the MCP tool ctx_governing (the result in
+// its structuredContent), made from an entries.governing compact page by
+// internal/mcpserver's governingAnswer: which entries govern and why, each
+// fact once. It leaves out what one more call gives (summary, file, body:
+// entries.get {id}; the snapshot is in the cursor).
+type GoverningPage struct {
+	Total int             `json:"total"`
+	Items []GoverningItem `json:"items" jsonschema_description:"The page, most specific first: [] when nothing governs."`
+	// NextCursor continues a page cut by limit; absent on the last page.
+	NextCursor string     `json:"next_cursor,omitempty"`
+	Boundaries []Boundary `json:"boundaries,omitempty" jsonschema_description:"Requested paths inside a nested repository, whose own knowledge governs them."`
+	// Client is the coding agent the page is for (the client argument).
+	Client *ClientAnswer `json:"client,omitempty" jsonschema_description:"With the client argument: the agent, its start directory, the documentation its loading rules follow, and what the answer assumes; the items are in its load order."`
+}
+
+// GoverningItem is one entry of a GoverningPage: what it is and the most
+// specific rule by which it governs.
+type GoverningItem struct {
+	ID          string `json:"id"`
+	Kind        string `json:"kind"`
+	Title       string `json:"title"`
+	Status      string `json:"status,omitempty"`
+	Rule        string `json:"rule"`
+	Specificity int    `json:"specificity"`
+	// Paths are the asked paths it governs, when more than one was asked.
+	Paths     []string `json:"paths,omitempty"`
+	ReviewDue bool     `json:"review_due,omitempty"`
+	// Load, BytesLoaded and Reason: how the client loads it (with client only).
+	Load        string `json:"load,omitempty"`
+	BytesLoaded *int   `json:"bytes_loaded,omitempty"`
+	Reason      string `json:"reason,omitempty"`
+}
 
 // Candidate is one entries.related candidate.
 type Candidate struct {

@@ -84,4 +84,10 @@ type Entry struct {
 	Score       *float64 `json:"score,omitempty"`
 	Specificity *int     `json:"specificity,omitempty"`
 	Matches     []Match  `json:"matches,omitempty"`
+	// Set by governing with a client only: how that client loads the
+	// entry (always, auto, agent-requested, manual, on-demand, cut,
+	// not-loaded), the bytes of a cut file that still load, and why.
+	Load        string `json:"load,omitempty"`
+	BytesLoaded *int   `json:"bytes_loaded,omitempty"`
+	Reason      string `json:"reason,omitempty"`
 }

@@ -70,6 +70,8 @@ type GoverningInput struct {
 	History        *bool    `json:"history,omitempty" jsonschema_description:"Fill the fields git history gives (landed, since, since_verified, amended_since); default true. false answers without reading the commit index: those fields are null, as on the in-memory engine."`
 	View           string   `json:"view,omitempty" jsonschema:"enum=full,enum=compact" jsonschema_description:"compact: the page in items as short records (the body only when short); default full."`
 	Cursor         string   `json:"cursor,omitempty" jsonschema_description:"next_cursor of the previous page; stale_cursor after the knowledge changed."`
+	Client         string   `json:"client,omitempty" jsonschema:"enum=codex,enum=cursor,enum=copilot,enum=copilot-review,enum=claude,enum=gemini" jsonschema_description:"Answer for one coding agent: the entries it puts in its context for these paths, in the order it loads them, each with load (always, auto, agent-requested, manual, on-demand, cut, not-loaded) and a reason; the governing entries it never loads are listed as not-loaded."`
+	Cwd            string   `json:"cwd,omitempty" jsonschema_description:"With client: the directory the agent is started in, repository-relative (default the repository root)."`
 }
 
 // RelatedInput is the input of entries.related.
@@ -87,6 +89,11 @@ type DriftInput struct {
 	Base  string   `json:"base,omitempty" jsonschema_description:"A git revision; default: the merge base of HEAD with origin/HEAD, origin/main or master, the upstream, or checkout.defaultRemote's default branch."`
 	Head  string   `json:"head,omitempty" jsonschema_description:"A git revision; default: HEAD plus the working tree (head: working)."`
 	Kinds []string `json:"kinds,omitempty" jsonschema_description:"Default decision, convention, learning, incident; architecture only when named."`
+	// Broad includes broad entries (a positive ** or **/* pattern, or a
+	// reader's always-on mapping, and no negative pattern): every change
+	// touches what they govern, so by default they are left out and
+	// counted in broad_omitted.
+	Broad bool `json:"broad,omitempty" jsonschema_description:"Include broad entries (a positive ** or **/* pattern, or a reader's always-on mapping such as Cursor alwaysApply, and no negative pattern); default false: they are left out and counted in broad_omitted."`
 }
 
 // ChangedInput is the input of entries.changed.

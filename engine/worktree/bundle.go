@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"io"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -98,7 +99,7 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 			}
 		}()
 	}
-	drift, err := e.Drift(ctx, &api.DriftInput{Base: in.Base, Head: headRev})
+	drift, err := e.Drift(ctx, &api.DriftInput{Base: in.Base, Head: headRev, Broad: in.Broad})
 	if err != nil {
 		return nil, err
 	}
@@ -167,6 +168,9 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 		if err := workingChanges(ctx, e, b); err != nil {
 			return nil, err
 		}
+	}
+	if err := clientSettings(ctx, e, b, head, working); err != nil {
+		return nil, err
 	}
 	if err := bundleChanged(ctx, h, b, base, head); err != nil {
 		return nil, err
@@ -536,4 +540,36 @@ func readKnowledge(ctx context.Context, e *engine.Engine, k *engine.Knowledge) (
 		}
 	}
 	return files, nil
+}
+
+// clientSettings adds the committed (working: the working tree's) Gemini
+// CLI settings to the bundle's files: they name the context files Gemini
+// loads, and the WASM engine answers entries.governing with a client from
+// the bundle alone.
+func clientSettings(ctx context.Context, e *engine.Engine, b *api.Bundle, head string, working bool) error {
+	name := engine.GeminiSettings
+	var data []byte
+	if working {
+		f, err := e.FS().Open(name)
+		if err != nil {
+			return nil // absent
+		}
+		defer f.Close()
+		if data, err = io.ReadAll(io.LimitReader(f, 1<<20)); err != nil {
+			return apierr.Wrap(apierr.OperationFailed, err, "reading %s", name)
+		}
+	} else if h := e.Options().History; h != nil && head != "" {
+		d, ok, err := h.FileAt(ctx, head, name)
+		if err != nil || !ok {
+			return err
+		}
+		data = d
+	}
+	if data != nil {
+		if b.Files == nil {
+			b.Files = map[string]string{}
+		}
+		b.Files[name] = string(data)
+	}
+	return nil
 }

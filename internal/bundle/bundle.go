@@ -45,6 +45,8 @@ type Options struct {
 	// Worktree includes uncommitted knowledge (HEAD plus the working
 	// tree): local review only, never a bundle to publish.
 	Worktree bool
+	// Broad includes broad entries (always-on rules) in drift.
+	Broad bool
 	// Now stamps generated_at; nil means KONTEXT_NOW or the clock.
 	Now func() time.Time
 	// Progress is told about long work (the history index build), as
@@ -65,7 +67,7 @@ func Build(ctx context.Context, opts Options) (*Bundle, error) {
 	if c := native.BundleSnapshots(eng); c != nil {
 		ctx = worktree.WithSnapshotCache(ctx, c)
 	}
-	b, err := worktree.Bundle(ctx, eng, &api.BundleInput{Base: opts.Base, Head: opts.Head, Worktree: opts.Worktree})
+	b, err := worktree.Bundle(ctx, eng, &api.BundleInput{Base: opts.Base, Head: opts.Head, Worktree: opts.Worktree, Broad: opts.Broad})
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kontext/kontext/engine/api"
 	"github.com/kontext/kontext/internal/testrepo"
 	"github.com/kontext/kontext/native"
 )
@@ -30,10 +32,16 @@ func channels(t *testing.T, cs *mcp.ClientSession, name string, args any) (strin
 	return res.Content[0].(*mcp.TextContent).Text, sc, res
 }
 
+// adrkitPerEntry is adrkit's paged MCP answer per entry (spec 08, measured
+// 2026-12-04): the whole ctx_governing message may not be larger per entry.
+const adrkitPerEntry = 312
+
 // TestGoverningSize holds the context-window budget: a one-file answer is
-// at most 2 KB with up to 3 governing entries and 4 KB at 8, in each
-// channel (a client shows the model one of them), and no field is sent
-// twice.
+// at most 2 KB with up to 3 governing entries and 4 KB at 8 in each
+// channel (a client shows the model one of them), the whole message
+// (structuredContent + text) no larger per entry than adrkit's, and no
+// field is sent twice. The text block alone still says which entries
+// govern, why (rule, specificity), their status and how to read more.
 func TestGoverningSize(t *testing.T) {
 	t.Setenv("KONTEXT_NOW", testNow)
 	demo := testrepo.Demo(t)
@@ -50,40 +58,51 @@ func TestGoverningSize(t *testing.T) {
 	} {
 		text, sc, _ := channels(t, cs, "ctx_governing", map[string]any{"paths": []string{c.path}})
 		var env struct {
-			Result struct {
-				Total int              `json:"total"`
-				Items []map[string]any `json:"items"`
-			} `json:"result"`
+			Result map[string]json.RawMessage `json:"result"`
 		}
 		if err := json.Unmarshal(sc, &env); err != nil {
 			t.Fatal(err)
 		}
-		if env.Result.Total != c.entries || len(env.Result.Items) != c.entries {
-			t.Fatalf("%s: total %d, %d items, want %d", c.path, env.Result.Total, len(env.Result.Items), c.entries)
+		var total int
+		var items []map[string]any
+		_ = json.Unmarshal(env.Result["total"], &total)
+		_ = json.Unmarshal(env.Result["items"], &items)
+		if total != c.entries || len(items) != c.entries {
+			t.Fatalf("%s: total %d, %d items, want %d", c.path, total, len(items), c.entries)
+		}
+		if _, ok := env.Result["snapshot"]; ok {
+			t.Errorf("%s: the answer carries the snapshot (the cursor has it)", c.path)
 		}
 		if len(sc) > c.max || len(text) > c.max {
 			t.Errorf("%s (%d entries): structuredContent %d bytes, text %d bytes, want ≤ %d each", c.path, c.entries, len(sc), len(text), c.max)
 		}
+		if per := (len(sc) + len(text)) / c.entries; per > adrkitPerEntry {
+			t.Errorf("%s (%d entries): %d bytes per entry (structuredContent %d + text %d), want ≤ %d", c.path, c.entries, per, len(sc), len(text), adrkitPerEntry)
+		}
 		full := native.Request(context.Background(), demo, "entries.governing", []byte(`{"paths":["`+c.path+`"]}`))
-		t.Logf("%s: %d entries: structured %d B, text %d B (the whole answer was %d B)", c.path, c.entries, len(sc), len(text), len(full))
-		for _, it := range env.Result.Items {
-			for _, k := range []string{"id", "kind", "title", "rule", "specificity", "file"} {
+		t.Logf("%s: %d entries: structured %d B, text %d B, %d B per entry (the whole answer was %d B)", c.path, c.entries, len(sc), len(text), (len(sc)+len(text))/c.entries, len(full))
+		lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+		if want := c.entries + 2; len(lines) != want || !strings.Contains(lines[len(lines)-1], "entries.get") {
+			t.Errorf("%s: the text block has %d lines, want a head, one per entry and how to read more:\n%s", c.path, len(lines), text)
+		}
+		for i, it := range items {
+			for _, k := range []string{"id", "kind", "title", "status", "rule", "specificity"} {
 				if _, ok := it[k]; !ok {
 					t.Errorf("%s: item without %s: %v", c.path, k, it)
 				}
 			}
-			for _, k := range []string{"markdown", "publication", "verification", "matches"} {
+			for _, k := range []string{"summary", "file", "body", "body_bytes", "markdown", "publication", "verification", "matches"} {
 				if _, ok := it[k]; ok {
-					t.Errorf("%s: the compact item carries %s", c.path, k)
+					t.Errorf("%s: the item carries %s", c.path, k)
 				}
 			}
-			_, body := it["body"]
-			_, omitted := it["body_bytes"]
-			if body == omitted {
-				t.Errorf("%s: %v: body and body_bytes: exactly one", c.path, it["id"])
-			}
-			if !strings.Contains(text, it["id"].(string)) || !strings.Contains(text, it["rule"].(string)) {
-				t.Errorf("%s: the text block misses %v or its rule", c.path, it["id"])
+			// The entry's line: which entry, its status, why it governs.
+			line := lines[1+i]
+			for _, want := range []string{it["id"].(string), "(" + it["status"].(string) + ")", it["title"].(string),
+				fmt.Sprintf("rule %s, specificity %v", it["rule"], it["specificity"])} {
+				if !strings.Contains(line, want) {
+					t.Errorf("%s: the text line of %v misses %q: %s", c.path, it["id"], want, line)
+				}
 			}
 		}
 	}
@@ -144,6 +163,55 @@ func TestGoverningPages(t *testing.T) {
 	_, env = call(t, cs, "ctx_governing", map[string]any{"paths": []string{path}, "limit": 3, "cursor": first})
 	if errCode(env) != "stale_cursor" {
 		t.Fatalf("cursor after an edit: %v", env)
+	}
+}
+
+// TestGoverningText: the text block alone pages (the head counts, the
+// last line names the structured answer's cursor), names the asked paths
+// an entry governs when several were asked, and says when nothing governs.
+func TestGoverningText(t *testing.T) {
+	t.Setenv("KONTEXT_NOW", testNow)
+	demo := testrepo.Demo(t)
+	cs := inMemory(t, demo)
+	text, sc, _ := channels(t, cs, "ctx_governing", map[string]any{"paths": []string{"src/billing/tax/vat.go"}, "limit": 3})
+	var env struct {
+		Result api.GoverningPage `json:"result"`
+	}
+	if err := json.Unmarshal(sc, &env); err != nil {
+		t.Fatal(err)
+	}
+	if env.Result.NextCursor == "" || len(env.Result.Items) != 3 {
+		t.Fatalf("a page of 3 of 8: %s", sc)
+	}
+	if !strings.HasPrefix(text, "8 entries govern; 3 here, most specific first:\n") ||
+		!strings.HasSuffix(text, fmt.Sprintf("More: call again with cursor %q.\n", env.Result.NextCursor)) {
+		t.Errorf("paged text:\n%s", text)
+	}
+
+	text, sc, _ = channels(t, cs, "ctx_governing", map[string]any{"paths": []string{"src/billing/tax/vat.go", "web/components/InvoiceTable.tsx"}})
+	env.Result = api.GoverningPage{}
+	if err := json.Unmarshal(sc, &env); err != nil {
+		t.Fatal(err)
+	}
+	both := 0
+	for _, it := range env.Result.Items {
+		if len(it.Paths) == 0 {
+			t.Errorf("two paths asked: %s has no paths", it.ID)
+		}
+		if len(it.Paths) == 2 {
+			both++
+			if want := ", for " + strings.Join(it.Paths, ", "); !strings.Contains(text, want) {
+				t.Errorf("the text misses %q:\n%s", want, text)
+			}
+		}
+	}
+	if both == 0 {
+		t.Fatalf("no entry governs both paths: %s", sc)
+	}
+
+	text, sc, _ = channels(t, cs, "ctx_governing", map[string]any{"paths": []string{"nowhere.txt"}, "min_specificity": 9})
+	if text != "No entry governs the asked path.\n" || !strings.Contains(string(sc), `"items":[]`) {
+		t.Errorf("nothing governs: %q %s", text, sc)
 	}
 }
 
@@ -213,6 +281,34 @@ func TestBriefAndCapture(t *testing.T) {
 		ro := tl.Name == "ctx_governing" || tl.Name == "ctx_brief"
 		if tl.Annotations.ReadOnlyHint != ro {
 			t.Errorf("%s: readOnlyHint %v", tl.Name, tl.Annotations.ReadOnlyHint)
+		}
+	}
+}
+
+// TestGoverningClient: ctx_governing with client and cwd answers what that
+// agent loads, in its order, each item with its load; the text block says
+// whose answer it is, what it assumes, and each entry's load.
+func TestGoverningClient(t *testing.T) {
+	t.Setenv("KONTEXT_NOW", testNow)
+	demo := testrepo.Demo(t)
+	cs := inMemory(t, demo)
+	text, env := call(t, cs, "ctx_governing", map[string]any{"paths": []string{"src/billing/tax/vat.go"}, "client": "cursor", "cwd": "src"})
+	res, _ := env["result"].(map[string]any)
+	client, _ := res["client"].(map[string]any)
+	if client["client"] != "cursor" || client["cwd"] != "src" {
+		t.Fatalf("client: %v", res["client"])
+	}
+	items, _ := res["items"].([]any)
+	loads := map[string]bool{}
+	for _, it := range items {
+		loads[it.(map[string]any)["load"].(string)] = true
+	}
+	if !loads["always"] || !loads["not-loaded"] {
+		t.Fatalf("loads %v in %v", loads, items)
+	}
+	for _, want := range []string{"cursor started in src:", "Assumed: User Rules", "load always: alwaysApply: true", "load not-loaded: cursor does not read a kontext decision entry"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text block lacks %q:\n%s", want, text)
 		}
 	}
 }

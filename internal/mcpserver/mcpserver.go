@@ -2,8 +2,9 @@
 // tool surface of internal/mcptools (names, input schemas, the envelope
 // output schema, the text answers) over the SDK and maps every tool call onto the one operation dispatcher (engine.Engine.Request),
 // exactly as `kontext api` does. A tool result carries the answer object
-// as structuredContent and a text block (the same JSON, or for
-// ctx_governing and ctx_brief a plain-text reading of it: text.go), and
+// as structuredContent (ctx_governing's result its own short page) and a
+// text block (the same JSON, or for ctx_governing and ctx_brief a
+// plain-text reading of it: text.go), and
 // sets isError when the answer's ok is false. It keeps one engine per resolved
 // directory for the life of a Server, so parses and compiled indexes are
 // reused while the snapshot is unchanged (the engine revalidates every file
@@ -194,10 +195,11 @@ func (h *handler) engine(input []byte) (*engine.Engine, error) {
 	return e, nil
 }
 
-// result wraps an answer: structuredContent is the answer object; the
-// text block is the tool's text reading (mcptools.Tool.Text).
+// result wraps an answer: structuredContent is the answer object (a
+// successful result as the tool renders it); the text block is the tool's
+// text reading (mcptools.Tool.Answer).
 func result(t mcptools.Tool, env []byte, args map[string]json.RawMessage) *mcp.CallToolResult {
-	text, ok := t.Text(env, args)
+	env, text, ok := t.Answer(env, args)
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
 		StructuredContent: json.RawMessage(env),

@@ -106,6 +106,43 @@ func sameJSON(t *testing.T, got map[string]any, want []byte) bool {
 	return reflect.DeepEqual(got, w)
 }
 
+// governingPage is the ctx_governing answer a compact entries.governing
+// envelope makes: total, next_cursor, boundaries, and per item id, kind,
+// title, status, rule, specificity (paths, review_due when set).
+func governingPage(t *testing.T, compact []byte) []byte {
+	t.Helper()
+	var env struct {
+		SchemaVersion int                        `json:"schema_version"`
+		OK            bool                       `json:"ok"`
+		Result        map[string]json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(compact, &env); err != nil || !env.OK {
+		t.Fatalf("not a compact answer: %s", compact)
+	}
+	var items []map[string]json.RawMessage
+	if err := json.Unmarshal(env.Result["items"], &items); err != nil {
+		t.Fatal(err)
+	}
+	page := map[string]any{"total": env.Result["total"]}
+	for _, k := range []string{"next_cursor", "boundaries"} {
+		if v, ok := env.Result[k]; ok {
+			page[k] = v
+		}
+	}
+	out := []map[string]json.RawMessage{}
+	for _, it := range items {
+		short := map[string]json.RawMessage{}
+		for _, k := range []string{"id", "kind", "title", "status", "rule", "specificity", "paths", "review_due"} {
+			if v, ok := it[k]; ok {
+				short[k] = v
+			}
+		}
+		out = append(out, short)
+	}
+	page["items"] = out
+	return mustJSON(map[string]any{"schema_version": env.SchemaVersion, "ok": true, "result": page})
+}
+
 func errCode(env map[string]any) string {
 	e, _ := env["error"].(map[string]any)
 	c, _ := e["code"].(string)
@@ -140,8 +177,15 @@ func exercise(t *testing.T, cs *mcp.ClientSession, demo string) {
 		t.Fatalf("entries.governing: %s", text)
 	}
 
-	// ctx_governing is the dispatcher's compact, paged answer.
-	wantGov := native.Request(ctx, demo, "entries.governing", []byte(`{"paths":["src/billing/tax/vat.go"],"view":"compact","limit":10}`))
+	// ctx_api rules.lint: the same answer as the API's.
+	wantLint := string(native.Request(ctx, demo, "rules.lint", []byte(`{"client":"cursor"}`)))
+	if text, env := call(t, cs, "ctx_api", map[string]any{"operation": "rules.lint", "input": map[string]any{"client": "cursor"}}); text != wantLint || env["ok"] != true {
+		t.Fatalf("ctx_api rules.lint:\n got %s\nwant %s", text, wantLint)
+	}
+
+	// ctx_governing is the dispatcher's compact, paged answer, each entry
+	// as the page's short record (api.GoverningPage).
+	wantGov := governingPage(t, native.Request(ctx, demo, "entries.governing", []byte(`{"paths":["src/billing/tax/vat.go"],"view":"compact","limit":10}`)))
 	if _, env := call(t, cs, "ctx_governing", map[string]any{"paths": []string{"src/billing/tax/vat.go"}}); !sameJSON(t, env, wantGov) {
 		t.Fatalf("ctx_governing:\n got %v\nwant %s", env, wantGov)
 	}

@@ -52,20 +52,26 @@ func (t Tool) Request(args map[string]json.RawMessage) (op string, input []byte,
 	return t.request(args)
 }
 
-// Text is the text block of an answer env (the API envelope) to a call
-// with args: the tool's text reading of a successful answer (text.go), else
-// the answer's JSON as the dispatcher produced it. ok is the answer's ok.
-func (t Tool) Text(env []byte, args map[string]json.RawMessage) (text string, ok bool) {
+// Answer is how the tool answers env (the API envelope) to a call with
+// args: the envelope its structuredContent carries (a successful result as
+// the tool renders it: ctx_governing's short page) and its text block (the
+// tool's text reading of a successful answer, text.go; else the answer's
+// JSON as the dispatcher produced it). ok is the answer's ok.
+func (t Tool) Answer(env []byte, args map[string]json.RawMessage) (out []byte, text string, ok bool) {
 	var probe struct {
 		OK     bool            `json:"ok"`
 		Result json.RawMessage `json:"result"`
 	}
 	_ = json.Unmarshal(env, &probe)
-	text = string(env)
-	if probe.OK && t.text != nil {
-		text = t.text(probe.Result, args)
+	out, text = env, string(env)
+	if probe.OK && t.answer != nil {
+		var result json.RawMessage
+		result, text = t.answer(probe.Result, args)
+		if !bytes.Equal(result, probe.Result) {
+			out = engine.ResultEnvelope(result)
+		}
 	}
-	return text, probe.OK
+	return out, text, probe.OK
 }
 
 // Call runs one tools/call of t: decode, one request through run, and the
@@ -88,8 +94,8 @@ func (t Tool) Call(raw json.RawMessage, run func(op string, input []byte) []byte
 	if err != nil {
 		env = engine.ErrorEnvelope(err)
 	}
-	text, ok := t.Text(env, args)
-	return &CallResult{Content: []TextContent{{Type: "text", Text: text}}, StructuredContent: json.RawMessage(env), IsError: !ok}
+	out, text, ok := t.Answer(env, args)
+	return &CallResult{Content: []TextContent{{Type: "text", Text: text}}, StructuredContent: json.RawMessage(out), IsError: !ok}
 }
 
 // The wire shapes below are the SDK's (mcp.Tool, mcp.CallToolResult,

@@ -63,9 +63,10 @@ type Tool struct {
 	// outputSchema's result); "" for ctx_api, which answers any operation's.
 	resultOp string
 	request  func(args map[string]json.RawMessage) (op string, input []byte, err error)
-	// text renders a successful answer for the text block (nil: the
-	// answer's JSON, byte for byte what structuredContent holds).
-	text func(result json.RawMessage, args map[string]json.RawMessage) string
+	// answer renders a successful result as the tool answers it: the
+	// result its structuredContent carries and its text block (nil: the
+	// operation's result, and its answer's JSON as text). text.go.
+	answer func(result json.RawMessage, args map[string]json.RawMessage) (json.RawMessage, string)
 }
 
 const dirDescription = "Another worktree or repository to read, relative to the server's directory (kontext -C) or absolute."
@@ -164,7 +165,7 @@ var tools = sync.OnceValue(func() []Tool {
 				args["view"] = mustJSON("compact") // a diff can name thousands of paths: the paths line summarises them
 				return "context.brief", mustJSON(args), nil
 			},
-			text: briefText,
+			answer: briefAnswer,
 		},
 		{
 			name:  "ctx_capture",
@@ -191,12 +192,13 @@ var tools = sync.OnceValue(func() []Tool {
 			name:  "ctx_governing",
 			title: "Rules governing files",
 			description: "Which knowledge entries (decisions, conventions, learnings, incidents) govern these files, most specific first. " +
-				"The answer lists them in items (there is no entries key; items is [] when nothing governs): each as id, kind, title, summary, status, the rule (glob) that matched with its specificity, and its file; the body only when it is short " +
-				"(detail: true sends whole entries in entries instead of items; ctx_api entries.get {id} one). " +
-				"At most limit entries (default 10) per answer: total says how many govern, and next_cursor, passed back as cursor with the same paths, gives the next page.",
+				"The answer lists them in items (there is no entries key; items is [] when nothing governs): each as id, kind, title, status, and the rule (glob) that matched with its specificity; the text block says the same, one line per entry. " +
+				"Read one in full with ctx_api entries.get {id} (detail: true sends whole entries in entries instead of items). " +
+				"At most limit entries (default 10) per answer: total says how many govern, and next_cursor, passed back as cursor with the same paths, gives the next page. " +
+				"With client (and cwd, the agent's start directory): what that coding agent puts in its context for the files, in the order it loads them, each item with load and reason.",
 			annotations: readOnly("Rules governing files"),
 			resultOp:    "entries.governing",
-			fields: append(apiFields("entries.governing", nil, "paths", "min_specificity"), dirField,
+			fields: append(apiFields("entries.governing", nil, "paths", "min_specificity", "client", "cwd"), dirField,
 				field{name: "detail", kind: kBool, description: "Send whole entries (body, links, verification, history) instead of the short form."},
 				field{name: "limit", kind: kInteger, description: "At most this many entries per answer (default 10).",
 					schema: map[string]any{"type": "integer", "minimum": 1, "maximum": engine.MaxGoverningLimit, "default": DefaultPage}},
@@ -213,7 +215,7 @@ var tools = sync.OnceValue(func() []Tool {
 				}
 				return "entries.governing", mustJSON(args), nil
 			},
-			text: governingText,
+			answer: governingAnswer,
 		},
 		{
 			name:  "ctx_prepare_commit",
@@ -364,6 +366,13 @@ func (t Tool) outputSchema() map[string]any {
 	if t.resultOp != "" {
 		r = resultSchema(t.resultOp)
 		r["description"] = "The " + t.resultOp + " result (when ok is true)."
+	}
+	if t.name == "ctx_governing" {
+		// governingAnswer: the page, or with detail the whole entries.
+		page := resultSchema(t.name)
+		page["description"] = "The governing entries (the default)."
+		r["description"] = "With detail: true, the " + t.resultOp + " result."
+		r = map[string]any{"type": "object", "anyOf": []any{page, r}, "description": "The answer (when ok is true)."}
 	}
 	s["properties"].(map[string]any)["result"] = r
 	return s

@@ -18,10 +18,19 @@ type Result struct {
 	Line      int    `json:"line,omitempty"`
 	Entry     string `json:"entry,omitempty"`
 	EntryFile string `json:"entry_file,omitempty"`
-	Title     string `json:"title"`
-	Message   string `json:"message"`
-	// Fingerprint is stable across pushes: it hashes the rule, the file,
-	// the entry and the diagnostic code, never a line number or a sha.
+	// Specificity is that of the entry's pattern matching File (entry
+	// findings at a changed file): the order of findings within a level.
+	Specificity int    `json:"specificity,omitempty"`
+	Title       string `json:"title"`
+	Message     string `json:"message"`
+	// Files are the entry's other changed files (at most MaxFiles, in path
+	// order; SARIF's related locations) and FileCount all of them,
+	// File included: one finding per entry, never one per file.
+	Files     []string `json:"files,omitempty"`
+	FileCount int      `json:"file_count,omitempty"`
+	// Fingerprint is stable across pushes: it hashes the rule and the entry
+	// id (an entry finding: one per entry, wherever it is located), else
+	// the rule, the file and the message; never a line number or a sha.
 	Fingerprint string `json:"fingerprint"`
 }
 
@@ -59,6 +68,9 @@ func ruleFor(id string) Rule {
 			return r
 		}
 	}
+	if r, ok := lintRule(id); ok {
+		return r
+	}
 	code := strings.TrimPrefix(id, "kontext/")
 	name := ""
 	for _, w := range strings.Split(code, "_") {
@@ -85,57 +97,67 @@ func findings(r *Report, notice bool) []Result {
 	for _, p := range r.Changed {
 		inChange[p] = true
 	}
-	// Entry findings: at each governed changed file when scoped, else at
-	// the entry file.
-	entryFinding := func(rule, level, id, title, msg string, files []string) {
+	// Entry findings: one per entry, at its most specific changed governed
+	// file (GitHub shows an alert in a pull request only on lines of the
+	// diff, and the entry's own file is not in it), naming the others; at
+	// the entry file when no changed file is left.
+	entryFinding := func(rule, level, id, title, what string, files []string, total int, atBest bool) {
 		en := r.Entries[id]
 		if en == nil {
 			return
 		}
-		if r.Scoped {
-			for _, f := range files {
-				add(Result{Rule: rule, Level: level, File: f, Entry: id, EntryFile: en.File, Title: title + ": " + Label(en),
-					Message: msg})
+		res := Result{Rule: rule, Level: level, File: en.File, Entry: id, EntryFile: en.File, Title: title + ": " + Label(en),
+			Fingerprint: fingerprint(rule, id), FileCount: total}
+		if len(files) > 0 {
+			res.File = files[0]
+			if g := r.Governed[id]; g != nil && atBest {
+				res.File, res.Specificity = g.Best, g.Specificity
 			}
-			return
+			for _, f := range files {
+				if f != res.File && len(res.Files) < MaxFiles {
+					res.Files = append(res.Files, f)
+				}
+			}
 		}
-		add(Result{Rule: rule, Level: level, File: en.File, Entry: id, EntryFile: en.File, Title: title + ": " + Label(en), Message: msg})
-	}
-	governedBy := map[string][]string{} // entry id → changed files it governs
-	for _, f := range r.Files {
-		for _, g := range f.Governing {
-			governedBy[g.ID] = append(governedBy[g.ID], f.Path)
+		res.Message = fmt.Sprintf("%s %q (%s) %s", Label(en), en.Title, en.Kind, what)
+		if total > 1 {
+			res.Message += " Changed: " + fileList(res.File, res.Files, total) + "."
 		}
+		add(res)
 	}
 	for _, d := range r.Drift.Entries {
 		en := r.Entries[d.ID]
 		if en == nil {
 			continue
 		}
+		// The changed files of the finding (in the change when scoped):
+		// counted, and the first MaxFiles+1 kept.
 		var files []string
+		total := 0
 		for _, c := range d.Changed {
 			if !r.Scoped || inChange[c] {
-				files = append(files, c)
+				total++
+				if len(files) <= MaxFiles {
+					files = append(files, c)
+				}
 			}
+		}
+		if r.Scoped && total == 0 {
+			continue
+		}
+		g := r.Governed[d.ID]
+		atBest := false
+		if g != nil && g.Best != "" {
+			i := sort.SearchStrings(d.Changed, g.Best) // d.Changed is sorted
+			atBest = i < len(d.Changed) && d.Changed[i] == g.Best
 		}
 		look := "never looked at"
 		if d.Verification != nil {
 			look = fmt.Sprintf("last look: %s %s", d.Verification.Kind, d.Verification.At)
 		}
-		msg := fmt.Sprintf("%s %q (%s) governs this file and drifted: %s changed since its last look (%s). Re-read it; if it still holds, run kontext confirm %s.",
-			Label(en), en.Title, en.Kind, plural(len(d.Changed), "governed file", "governed files"), look, d.ID)
-		if r.Scoped {
-			entryFinding("kontext/drift", "warning", d.ID, "Drifted", msg, files)
-		} else {
-			// Without a change, drift is still located at the files that
-			// moved (the entry file when none is left).
-			if len(files) == 0 {
-				files = []string{en.File}
-			}
-			for _, f := range files {
-				add(Result{Rule: "kontext/drift", Level: "warning", File: f, Entry: d.ID, EntryFile: en.File, Title: "Drifted: " + Label(en), Message: msg})
-			}
-		}
+		entryFinding("kontext/drift", "warning", d.ID, "Drifted",
+			fmt.Sprintf("drifted: %s changed since its last look (%s). Re-read it; if it still holds, run kontext confirm %s.",
+				plural(len(d.Changed), "governed file", "governed files"), look, d.ID), files, total, atBest)
 	}
 	ids := make([]string, 0, len(r.Entries))
 	for id := range r.Entries {
@@ -144,13 +166,17 @@ func findings(r *Report, notice bool) []Result {
 	sort.Strings(ids)
 	for _, id := range ids {
 		en := r.Entries[id]
-		files := governedBy[id]
+		var files []string
+		total := 0
+		if g := r.Governed[id]; g != nil {
+			files, total = g.Files, g.Count
+		}
 		if r.Scoped && len(files) == 0 {
 			continue
 		}
 		if en.Failing {
 			entryFinding("kontext/failing-verify", "error", id, "Verify fails",
-				fmt.Sprintf("%s %q (%s) governs this file and its verify command fails. Fix the code or the rule, then run kontext verify %s.", Label(en), en.Title, en.Kind, id), files)
+				fmt.Sprintf("%sits verify command fails. Fix the code or the rule, then run kontext verify %s.", governsAnd(total), id), files, total, true)
 		}
 		if en.ReviewDue {
 			by := ""
@@ -158,7 +184,7 @@ func findings(r *Report, notice bool) []Result {
 				by = " (review by " + *en.ReviewBy + ")"
 			}
 			entryFinding("kontext/review-due", "warning", id, "Review due",
-				fmt.Sprintf("%s %q (%s) governs this file and is due for review%s. Re-read it and run kontext confirm %s, or revise it.", Label(en), en.Title, en.Kind, by, id), files)
+				fmt.Sprintf("%sis due for review%s. Re-read it and run kontext confirm %s, or revise it.", governsAnd(total), by, id), files, total, true)
 		}
 	}
 	for _, d := range r.Diagnostics {
@@ -198,6 +224,9 @@ func findings(r *Report, notice bool) []Result {
 		if levelRank[a.Level] != levelRank[b.Level] {
 			return levelRank[a.Level] < levelRank[b.Level]
 		}
+		if a.Specificity != b.Specificity {
+			return a.Specificity > b.Specificity // the most specific first
+		}
 		if a.File != b.File {
 			return a.File < b.File
 		}
@@ -207,6 +236,29 @@ func findings(r *Report, notice bool) []Result {
 		return a.Entry < b.Entry
 	})
 	return out
+}
+
+// fileList names a finding's changed files: its location first, then
+// the others it holds, and how many more there are of total.
+func fileList(first string, others []string, total int) string {
+	names := append([]string{first}, others...)
+	if len(names) > 5 {
+		names = names[:5]
+	}
+	s := strings.Join(names, ", ")
+	if more := total - len(names); more > 0 {
+		s += fmt.Sprintf(" and %s more", commas(more))
+	}
+	return s
+}
+
+// governsAnd says how many changed files an entry governs, before what
+// is wrong with it ("" when it governs none: a finding at the entry file).
+func governsAnd(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return "governs " + plural(n, "file", "files") + " of this change and "
 }
 
 // fingerprint is the stable identity of a finding across pushes.

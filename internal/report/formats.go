@@ -22,26 +22,52 @@ func escapeProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }
 
-// WriteGitHub writes the results as GitHub workflow commands: at most
-// MaxPerLevel per level, most severe first, then one notice counting what
-// was left out (when anything was, at most MaxPerLevel-1 notices are
-// shown, so the counting notice is itself one GitHub shows).
-func WriteGitHub(w io.Writer, r *Report) error {
+// annotations splits the results into those GitHub annotates (at most
+// MaxPerLevel per level, in the results' order: most severe, then most
+// specific first) and the count left out per level. When anything is left
+// out, at most MaxPerLevel-1 notices are shown, so the counting notice is
+// itself one GitHub shows.
+func annotations(r *Report) (shown []Result, left map[string]int) {
 	errs, warns, notes := Counts(r.Results)
-	fmt.Fprintf(w, "kontext ci: %s, %s, %s%s\n", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"),
-		plural(notes, "notice", "notices"), scope(r))
 	limit := map[string]int{"error": MaxPerLevel, "warning": MaxPerLevel, "notice": MaxPerLevel}
 	if errs > MaxPerLevel || warns > MaxPerLevel || notes > MaxPerLevel {
 		limit["notice"] = MaxPerLevel - 1
 	}
-	shown := map[string]int{}
-	left := map[string]int{}
+	per := map[string]int{}
+	left = map[string]int{}
 	for _, res := range r.Results {
-		if shown[res.Level] >= limit[res.Level] {
+		if per[res.Level] >= limit[res.Level] {
 			left[res.Level]++
 			continue
 		}
-		shown[res.Level]++
+		per[res.Level]++
+		shown = append(shown, res)
+	}
+	return shown, left
+}
+
+// leftOut says how many findings the annotations left out, by level ("" when none).
+func leftOut(left map[string]int) (int, string) {
+	n := left["error"] + left["warning"] + left["notice"]
+	var parts []string
+	for _, l := range []string{"error", "warning", "notice"} {
+		if left[l] > 0 {
+			parts = append(parts, plural(left[l], l, l+"s"))
+		}
+	}
+	return n, strings.Join(parts, ", ")
+}
+
+// WriteGitHub writes the results as GitHub workflow commands: at most
+// MaxPerLevel per level, most severe and then most specific first, then one
+// notice counting what was left out. summary says whether the whole list
+// goes to the step summary ($GITHUB_STEP_SUMMARY, WriteStepSummary).
+func WriteGitHub(w io.Writer, r *Report, summary bool) error {
+	errs, warns, notes := Counts(r.Results)
+	fmt.Fprintf(w, "kontext ci: %s, %s, %s%s\n", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"),
+		plural(notes, "notice", "notices"), scope(r))
+	shown, left := annotations(r)
+	for _, res := range shown {
 		var props []string
 		if res.File != "" {
 			props = append(props, "file="+escapeProperty(res.File))
@@ -54,17 +80,62 @@ func WriteGitHub(w io.Writer, r *Report) error {
 		props = append(props, "title="+escapeProperty(res.Title))
 		fmt.Fprintf(w, "::%s %s::%s\n", res.Level, strings.Join(props, ","), escapeData(res.Message))
 	}
-	if n := left["error"] + left["warning"] + left["notice"]; n > 0 {
-		var parts []string
-		for _, l := range []string{"error", "warning", "notice"} {
-			if left[l] > 0 {
-				parts = append(parts, plural(left[l], l, l+"s"))
-			}
+	if n, parts := leftOut(left); n > 0 {
+		where := "Run kontext ci --format text, or upload the SARIF file, to see all of them."
+		if summary {
+			where = "The job's summary lists all of them."
 		}
-		fmt.Fprintf(w, "::notice title=kontext%%3A %s not annotated::%s more than GitHub shows per step (%s). Run kontext ci --format text, or upload the SARIF file, to see all of them.\n",
-			commas(n), plural(n, "finding", "findings"), strings.Join(parts, ", "))
+		fmt.Fprintf(w, "::notice title=kontext%%3A %s not annotated::%s more than GitHub shows per step (%s). %s\n",
+			commas(n), plural(n, "finding", "findings"), parts, where)
 	}
 	return nil
+}
+
+// WriteStepSummary writes every finding as Markdown for GitHub's job
+// summary (the file $GITHUB_STEP_SUMMARY names): a table in the order of
+// the annotations, and how many findings the annotations left out.
+func WriteStepSummary(w io.Writer, r *Report) error {
+	errs, warns, notes := Counts(r.Results)
+	fmt.Fprintf(w, "### kontext ci\n\n%s, %s, %s%s.\n\n", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"),
+		plural(notes, "notice", "notices"), scope(r))
+	if r.AlwaysOn > 0 {
+		fmt.Fprintf(w, "%s.\n\n", alwaysOnLine(r))
+	}
+	_, left := annotations(r)
+	if n, parts := leftOut(left); n > 0 {
+		fmt.Fprintf(w, "The annotations show %s of %s: GitHub shows %d per level in a step, so %s (%s) are only listed here.\n\n",
+			commas(len(r.Results)-n), commas(len(r.Results)), MaxPerLevel, plural(n, "finding", "findings"), parts)
+	}
+	if len(r.Results) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("| level | file | finding | message |\n| --- | --- | --- | --- |\n")
+	for i, res := range r.Results {
+		loc := "—"
+		if res.File != "" {
+			loc = "`" + code(res.File) + "`"
+		}
+		row := fmt.Sprintf("| %s | %s | %s | %s |\n", res.Level, loc, md(res.Title), md(res.Message))
+		if b.Len()+len(row) > MaxStepSummary-1024 {
+			fmt.Fprintf(&b, "\n…and %s more: the job summary is limited to 1 MiB; kontext ci --format text lists all of them.\n", commas(len(r.Results)-i))
+			break
+		}
+		b.WriteString(row)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// MaxStepSummary is GitHub's limit for one step's job summary (1 MiB).
+const MaxStepSummary = 1 << 20
+
+// alwaysOnLine is the one line about broad entries (always-on rules).
+func alwaysOnLine(r *Report) string {
+	if r.Broad {
+		return fmt.Sprintf("Always-on rules: %s every changed file; reported as drift like any other (--broad)", plural(r.AlwaysOn, "applies to", "apply to"))
+	}
+	return fmt.Sprintf("Always-on rules: %s every changed file; not reported as drift (--broad reports them)", plural(r.AlwaysOn, "applies to", "apply to"))
 }
 
 func scope(r *Report) string {
@@ -139,7 +210,9 @@ func SARIF(r *Report, version string) ([]byte, error) {
 		Region           region   `json:"region"`
 	}
 	type location struct {
+		ID               *int     `json:"id,omitempty"`
 		PhysicalLocation physical `json:"physicalLocation"`
+		Message          *text    `json:"message,omitempty"`
 	}
 	type result struct {
 		RuleID              string            `json:"ruleId"`
@@ -147,6 +220,7 @@ func SARIF(r *Report, version string) ([]byte, error) {
 		Level               string            `json:"level"`
 		Message             text              `json:"message"`
 		Locations           []location        `json:"locations"`
+		RelatedLocations    []location        `json:"relatedLocations,omitempty"`
 		PartialFingerprints map[string]string `json:"partialFingerprints"`
 		Properties          map[string]string `json:"properties,omitempty"`
 	}
@@ -187,12 +261,32 @@ func SARIF(r *Report, version string) ([]byte, error) {
 		if line == 0 {
 			line = 1
 		}
-		out := result{RuleID: res.Rule, RuleIndex: ruleIndex(res.Rule), Level: sarifLevel(res.Level), Message: text{Text: res.Title + ". " + res.Message},
+		at := func(file string) physical {
+			return physical{ArtifactLocation: artifact{URI: file, URIBaseID: "%SRCROOT%"}, Region: region{StartLine: 1}}
+		}
+		msg := res.Title + ". " + res.Message
+		out := result{RuleID: res.Rule, RuleIndex: ruleIndex(res.Rule), Level: sarifLevel(res.Level),
 			Locations:           []location{{PhysicalLocation: physical{ArtifactLocation: artifact{URI: res.File, URIBaseID: "%SRCROOT%"}, Region: region{StartLine: line}}}},
 			PartialFingerprints: map[string]string{"kontextFinding/v1": res.Fingerprint}}
 		if res.Entry != "" {
 			out.Properties = map[string]string{"entry": res.Entry, "entryFile": res.EntryFile}
+			// One result per entry: the entry file, then its other changed
+			// files, are related locations.
+			related := func(file, what string) {
+				id := len(out.RelatedLocations) + 1
+				out.RelatedLocations = append(out.RelatedLocations, location{ID: &id, PhysicalLocation: at(file), Message: &text{Text: what}})
+			}
+			if res.EntryFile != "" && res.EntryFile != res.File {
+				related(res.EntryFile, "the entry")
+			}
+			for _, f := range res.Files {
+				related(f, "also changed, governed by the entry")
+			}
+			if more := res.FileCount - 1 - len(res.Files); more > 0 {
+				msg += fmt.Sprintf(" (%s not among the related locations.)", plural(more, "more changed file is", "more changed files are"))
+			}
 		}
+		out.Message = text{Text: msg}
 		results = append(results, out)
 	}
 	log := map[string]any{

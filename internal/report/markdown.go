@@ -211,8 +211,14 @@ func writeFixed(fixed *strings.Builder, r *Report, link func(string) string, max
 		}
 		fixed.WriteString("\n")
 	}
+	if len(r.Drift.Entries) > 0 || r.AlwaysOn > 0 {
+		fixed.WriteString("#### Drift\n\n")
+	}
+	if r.AlwaysOn > 0 {
+		fixed.WriteString(alwaysOnLine(r) + ".\n\n")
+	}
 	if len(r.Drift.Entries) > 0 {
-		fixed.WriteString("#### Drift\n\nThese entries govern files that changed after their last look: re-read them, then `kontext confirm <id>`.\n\n| entry | kind | governed files changed | last look |\n| --- | --- | --- | --- |\n")
+		fixed.WriteString("These entries govern files that changed after their last look: re-read them, then `kontext confirm <id>`.\n\n| entry | kind | governed files changed | last look |\n| --- | --- | --- | --- |\n")
 		for i, d := range r.Drift.Entries {
 			if i == maxRows {
 				fmt.Fprintf(fixed, "\n…and %s more.\n", commas(len(r.Drift.Entries)-maxRows))
@@ -279,7 +285,7 @@ func tailPart(dirs []*dirFiles, changes int) string {
 	var names []string
 	ungoverned := 0
 	for _, d := range dirs {
-		if len(d.rules) > 0 {
+		if len(d.rules) > 0 || d.alwaysOn {
 			continue
 		}
 		files := 0
@@ -319,7 +325,9 @@ type dirFiles struct {
 	dir   string
 	files []*File
 	rules []Governs // distinct entries (first rule that matched, most specific first)
-	extra map[string][]string
+	// alwaysOn: always-on rules govern the directory (not listed in rules)
+	alwaysOn bool
+	extra    map[string][]string
 }
 
 // directories groups the changed files by directory, sorted, with the
@@ -339,6 +347,10 @@ func directories(r *Report) []*dirFiles {
 		for _, g := range f.Governing {
 			en := r.Entries[g.ID]
 			if en == nil || (en.Kind != "decision" && en.Kind != "convention") {
+				continue
+			}
+			if !r.Broad && r.broad[g.ID] {
+				df.alwaysOn = true // always-on rules are the drift section's one line
 				continue
 			}
 			if rules, ok := df.extra[g.ID]; ok {

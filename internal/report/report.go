@@ -33,6 +33,13 @@ type Options struct {
 	// Notice adds, per changed file, the decisions and conventions that
 	// govern it (level notice: never a failure).
 	Notice bool
+	// Broad includes broad entries (always-on rules) in drift findings;
+	// by default they are counted in AlwaysOn and Drift.BroadOmitted.
+	Broad bool
+	// PerFile fills Files[].Governing (the comment's directories, Notice
+	// does too). Without it the report keeps per entry only what its
+	// findings show, so it grows with entries, not entries × files.
+	PerFile bool
 }
 
 // Report is what kontext knows about one change, private entries left out.
@@ -48,8 +55,19 @@ type Report struct {
 	// Changed are the files of the change (empty without a base), private
 	// entry files left out.
 	Changed []string
-	// Files are the changed files with the entries that govern them.
+	// Files are the changed files with the entries that govern them
+	// (Governing only with Options.PerFile or Notice).
 	Files []*File
+	// Broad: broad entries are reported as drift (Options.Broad).
+	Broad bool
+	// Governed are, per entry id, the changed files it governs.
+	Governed map[string]*Governed
+	// AlwaysOn counts the broad entries (always-on rules) that govern the
+	// change's files: reported in one line, never as drift unless
+	// Options.Broad.
+	AlwaysOn int
+	// broad are the ids of those entries.
+	broad map[string]bool
 	// Entries are the visible entries at head, by id (without the fields
 	// history gives: landed, since, since_verified, amended_since).
 	Entries map[string]*api.Entry
@@ -82,6 +100,25 @@ type Governs struct {
 	Specificity int
 }
 
+// Governed is what one entry governs of the change, bounded: how many
+// changed files, the most specific one, and the first MaxFiles in path
+// order.
+type Governed struct {
+	Count int
+	// Best is the changed file matched by the entry's most specific
+	// pattern (the first in path order on a tie), Specificity that
+	// pattern's.
+	Best        string
+	Specificity int
+	// Files are the first MaxFiles+1 governed changed files in path order.
+	Files []string
+}
+
+// MaxFiles is how many changed files a finding names besides its location
+// (SARIF related locations, the text of every format); the rest are
+// counted.
+const MaxFiles = 50
+
 // Diagnostic is a parse or link diagnostic of a knowledge file.
 type Diagnostic = api.Diagnostic
 
@@ -98,7 +135,7 @@ func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Entries: map[string]*api.Entry{}, Head: "working", Scoped: o.Base != ""}
+	r := &Report{Entries: map[string]*api.Entry{}, Governed: map[string]*Governed{}, broad: map[string]bool{}, Head: "working", Scoped: o.Base != "", Broad: o.Broad}
 	var change *worktree.Change
 	if o.Base != "" {
 		for i, base := range append([]string{o.Base}, o.BaseFallbacks...) {
@@ -124,7 +161,7 @@ func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	drift, err := e.Drift(ctx, &api.DriftInput{Base: r.Base, Head: o.Head})
+	drift, err := e.Drift(ctx, &api.DriftInput{Base: r.Base, Head: o.Head, Broad: o.Broad})
 	if err != nil {
 		return nil, err
 	}
@@ -248,38 +285,88 @@ func Build(ctx context.Context, e *engine.Engine, o Options) (*Report, error) {
 			governed = append(governed, p)
 		}
 	}
-	if len(governed) > 0 {
-		no := false
-		g, err := head.Governing(ctx, &api.GoverningInput{Paths: governed, History: &no})
+	perFile := o.PerFile || o.Notice
+	no := false
+	// In slices of paths: an answer holds every (entry, file) match of its
+	// paths, so a whole change at once would hold entries × files. The
+	// first slice is small; the next ones are sized by the matches per path
+	// seen so far, so that each answer holds about governingMatches (one
+	// question when few entries govern each file).
+	size, asked, matched := governingSlice, 0, 0
+	for start := 0; start < len(governed); start += size {
+		if asked > 0 {
+			size = max(governingSlice, governingMatches*asked/max(matched, 1))
+		}
+		part := governed[start:min(start+size, len(governed))]
+		g, err := head.Governing(ctx, &api.GoverningInput{Paths: part, History: &no})
 		if err != nil {
 			return nil, err
+		}
+		asked += len(part)
+		for _, en := range g.Entries {
+			matched += len(en.Matches)
 		}
 		for _, en := range g.Entries {
 			if private[en.ID] {
 				continue
 			}
-			for _, m := range en.Matches {
-				if f := byPath[m.Path]; f != nil {
-					f.Governing = append(f.Governing, Governs{ID: en.ID, Rule: m.Rule, Specificity: m.Specificity})
+			gv := r.Governed[en.ID]
+			if gv == nil {
+				gv = &Governed{Specificity: -1}
+				r.Governed[en.ID] = gv
+				if engine.Broad(en.Paths) {
+					r.AlwaysOn++
+					r.broad[en.ID] = true
 				}
 			}
+			for _, m := range en.Matches {
+				f := byPath[m.Path]
+				if f == nil {
+					continue
+				}
+				if perFile {
+					f.Governing = append(f.Governing, Governs{ID: en.ID, Rule: m.Rule, Specificity: m.Specificity})
+				}
+				gv.Count++
+				if m.Specificity > gv.Specificity || (m.Specificity == gv.Specificity && m.Path < gv.Best) {
+					gv.Best, gv.Specificity = m.Path, m.Specificity
+				}
+				if len(gv.Files) <= MaxFiles {
+					gv.Files = append(gv.Files, m.Path)
+				}
+			}
+			en.Matches = nil // not kept: the report's entries are shared views
 			if _, ok := r.Entries[en.ID]; !ok {
 				r.Entries[en.ID] = en
 			}
 		}
-		for _, f := range r.Files {
-			sort.SliceStable(f.Governing, func(i, j int) bool {
-				a, b := f.Governing[i], f.Governing[j]
-				if a.Specificity != b.Specificity {
-					return a.Specificity > b.Specificity
-				}
-				return a.ID < b.ID
-			})
-		}
+	}
+	for _, f := range r.Files {
+		sort.SliceStable(f.Governing, func(i, j int) bool {
+			a, b := f.Governing[i], f.Governing[j]
+			if a.Specificity != b.Specificity {
+				return a.Specificity > b.Specificity
+			}
+			return a.ID < b.ID
+		})
 	}
 	r.Results = findings(r, o.Notice)
+	// rules.lint's findings: notes after the rest, never a failure.
+	lint, err := lintResults(ctx, head, r.Scoped, changed)
+	if err != nil {
+		return nil, err
+	}
+	r.Results = append(r.Results, lint...)
 	return r, nil
 }
+
+// governingSlice is how many paths the first governing question asks
+// (and the fewest any asks); governingMatches how many matches a later
+// one is sized to hold.
+const (
+	governingSlice   = 256
+	governingMatches = 1 << 18
+)
 
 // warn adds a warning once.
 func (r *Report) warn(w string) {

@@ -35,10 +35,15 @@ func formats(t *testing.T, r *report.Report) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
 	var gh strings.Builder
-	if err := report.WriteGitHub(&gh, r); err != nil {
+	if err := report.WriteGitHub(&gh, r, true); err != nil {
 		t.Fatal(err)
 	}
 	out["github.txt"] = []byte(gh.String())
+	var summary strings.Builder
+	if err := report.WriteStepSummary(&summary, r); err != nil {
+		t.Fatal(err)
+	}
+	out["summary.md"] = []byte(summary.String())
 	var text strings.Builder
 	report.WriteText(&text, r)
 	out["text.txt"] = []byte(text.String())
@@ -74,8 +79,8 @@ func TestDemo(t *testing.T) {
 	dir := testrepo.Demo(t)
 	ctx := context.Background()
 	for name, o := range map[string]report.Options{
-		"demo-base":    {Base: "origin/main", Notice: true},
-		"demo-no-base": {},
+		"demo-base":    {Base: "origin/main", Notice: true, PerFile: true},
+		"demo-no-base": {PerFile: true},
 	} {
 		r, err := report.Build(ctx, open(t, dir), o)
 		if err != nil {
@@ -193,7 +198,15 @@ func TestBounds(t *testing.T) {
 	delete(files, "codeclimate.json")
 	delete(files, "results.json")
 	delete(files, "text.txt")
+	summary := string(files["summary.md"])
+	delete(files, "summary.md") // about 1 MiB; checked below
 	golden(t, "bounds", files)
+	if len(summary) > report.MaxStepSummary {
+		t.Errorf("the step summary is %d bytes, over GitHub's limit", len(summary))
+	}
+	if !strings.Contains(summary, "more: the job summary is limited to 1 MiB") {
+		t.Error("the step summary does not say it left findings out")
+	}
 	md := string(files["comment.md"])
 	if len(md) >= report.MaxComment {
 		t.Errorf("comment is %d bytes, over GitHub's limit", len(md))
@@ -212,6 +225,141 @@ func TestBounds(t *testing.T) {
 	}
 	if !strings.Contains(string(files["github.txt"]), "not annotated") {
 		t.Error("no notice counting the findings left out")
+	}
+}
+
+// TestOneFindingPerEntry: on a 3,000-file change every entry finding is
+// one result per (rule, entry), located at the entry's most specific
+// changed governed file, naming at most MaxFiles others and counting them
+// all; GitHub annotations come most severe, then most specific first, and
+// the step summary lists every finding with what the annotations left out.
+func TestOneFindingPerEntry(t *testing.T) {
+	dir, base := bigChange(t, 3000)
+	r, err := report.Build(context.Background(), open(t, dir), report.Options{Base: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	drift := 0
+	for _, res := range r.Results {
+		if res.Entry == "" {
+			continue
+		}
+		key := res.Rule + " " + res.Entry
+		if seen[key] {
+			t.Errorf("two %s findings for %s", res.Rule, res.Entry)
+		}
+		seen[key] = true
+		if res.Rule == "kontext/drift" {
+			drift++
+		}
+		if len(res.Files) > report.MaxFiles || res.FileCount < len(res.Files)+1 {
+			t.Errorf("%s: %d files named, %d counted", key, len(res.Files), res.FileCount)
+		}
+		g := r.Governed[res.Entry]
+		if g == nil || res.File != g.Best || res.Specificity != g.Specificity {
+			t.Errorf("%s is at %s (specificity %d), not at the most specific changed file %+v", key, res.File, res.Specificity, g)
+		}
+	}
+	if drift == 0 || drift != len(r.Drift.Entries) {
+		t.Fatalf("%d drift findings for %d drifted entries", drift, len(r.Drift.Entries))
+	}
+	// Everything (src/**) is the least specific: its finding comes last.
+	last := r.Results[drift-1]
+	if last.Entry != "2026-01-01-everything" || last.FileCount != 3000 || len(last.Files) != report.MaxFiles {
+		t.Errorf("the least specific drift finding is not last: %+v", last)
+	}
+	sarif, err := report.SARIF(r, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				Message   struct{ Text string }
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string }
+						Region           struct{ StartLine int }
+					}
+				}
+				RelatedLocations []struct {
+					PhysicalLocation struct{ ArtifactLocation struct{ URI string } }
+				}
+				PartialFingerprints map[string]string
+				Properties          map[string]string
+			}
+		}
+	}
+	if err := json.Unmarshal(sarif, &log); err != nil {
+		t.Fatal(err)
+	}
+	fps := map[string]bool{}
+	n := 0
+	for _, res := range log.Runs[0].Results {
+		if res.RuleID != "kontext/drift" {
+			continue
+		}
+		n++
+		fp := res.PartialFingerprints["kontextFinding/v1"]
+		if fps[fp] {
+			t.Errorf("fingerprint %s twice", fp)
+		}
+		fps[fp] = true
+		if len(res.Locations) != 1 || res.Locations[0].PhysicalLocation.Region.StartLine != 1 || res.Locations[0].PhysicalLocation.ArtifactLocation.URI != r.Governed[res.Properties["entry"]].Best {
+			t.Errorf("%s located at %+v", res.Properties["entry"], res.Locations)
+		}
+		rel := res.RelatedLocations
+		if len(rel) == 0 || rel[0].PhysicalLocation.ArtifactLocation.URI != res.Properties["entryFile"] || len(rel) > report.MaxFiles+1 {
+			t.Errorf("%s: related locations %d, first %+v", res.Properties["entry"], len(rel), rel)
+		}
+		if res.Properties["entry"] == "2026-01-01-everything" && !strings.Contains(res.Message.Text, "2,949 more changed files are not among the related locations") {
+			t.Errorf("the message does not count the files left out: %s", res.Message.Text)
+		}
+	}
+	if n != len(r.Drift.Entries) {
+		t.Errorf("%d drift results in SARIF for %d drifted entries", n, len(r.Drift.Entries))
+	}
+
+	var gh, summary strings.Builder
+	if err := report.WriteGitHub(&gh, r, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteStepSummary(&summary, r); err != nil {
+		t.Fatal(err)
+	}
+	spec := map[string]int{}
+	for _, res := range r.Results {
+		spec[res.Title] = res.Specificity
+	}
+	prev := map[string]int{}
+	annotated := 0
+	for _, line := range strings.Split(gh.String(), "\n") {
+		if !strings.HasPrefix(line, "::warning ") {
+			continue
+		}
+		annotated++
+		title := line[strings.Index(line, "title=")+6 : strings.Index(line[2:], "::")+2]
+		title = strings.ReplaceAll(title, "%3A", ":")
+		s, ok := spec[title]
+		if !ok {
+			t.Fatalf("annotation %q is no finding", title)
+		}
+		if p, ok := prev["warning"]; ok && s > p {
+			t.Errorf("annotation %q (specificity %d) after one of %d", title, s, p)
+		}
+		prev["warning"] = s
+	}
+	if annotated != report.MaxPerLevel {
+		t.Errorf("%d warning annotations", annotated)
+	}
+	rows := strings.Count(summary.String(), "\n| warning |")
+	if rows != len(r.Results) {
+		t.Errorf("the step summary lists %d of %d findings", rows, len(r.Results))
+	}
+	if want := fmt.Sprintf("so %d findings (%d warnings) are only listed here", len(r.Results)-report.MaxPerLevel, len(r.Results)-report.MaxPerLevel); !strings.Contains(summary.String(), want) {
+		t.Errorf("the step summary does not say %q:\n%s", want, summary.String()[:400])
 	}
 }
 

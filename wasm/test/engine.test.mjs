@@ -13,7 +13,7 @@ import { demoFiles, NOW, repoRoot } from "./helpers.mjs";
 const wasmPath = join(repoRoot, "wasm", "kontext.wasm");
 const engine = await loadEngine({ wasm: pathToFileURL(wasmPath) });
 const files = demoFiles();
-const READ_SUBSET = ["api.describe", "context.brief", "entries.get", "entries.governing", "entries.list", "entries.related", "entries.search", "status"];
+const READ_SUBSET = ["api.describe", "context.brief", "context.cost", "entries.get", "entries.governing", "entries.list", "entries.related", "entries.search", "rules.lint", "status"];
 
 function ok(env) {
   assert.equal(env.schema_version, 1);
@@ -79,7 +79,7 @@ test("status: the read subset over a snapshot", () => {
   const kb = engine.open({ files, now: NOW, revision: "0123456789abcdef0123456789abcdef01234567" });
   const st = ok(kb.request("status", {}));
   // The read operations plus the capability strings of the compact view and cursor pages.
-  assert.deepEqual(st.capabilities, [...READ_SUBSET, ...["governing", "list", "search"].flatMap((o) => [`entries.${o}.cursor`, `entries.${o}.view`])].sort());
+  assert.deepEqual(st.capabilities, [...READ_SUBSET, "entries.governing.client", ...["governing", "list", "search"].flatMap((o) => [`entries.${o}.cursor`, `entries.${o}.view`])].sort());
   assert.equal(st.revision, "0123456789abcdef0123456789abcdef01234567");
   assert.equal(st.root, "");
   assert.deepEqual(st.config_source, { kind: "snapshot", path: ".kontext.toml" });

@@ -36,6 +36,13 @@ const cases = {
     { paths: ["src/billing/tax/vat.go"], view: "compact", limit: 3 },
     { paths: ["src/billing/tax/vat.go", "src/export/nightly.go"], view: "compact" },
     { paths: ["src/billing/tax/vat.go"], view: "short" }, { paths: ["src/billing/tax/vat.go"], cursor: "not-a-cursor" },
+    { paths: ["src/billing/tax/vat.go"], client: "cursor" }, { paths: ["web/app.ts"], client: "codex", cwd: "web", view: "compact" },
+    { paths: ["src/billing/tax/vat.go"], client: "claude", cwd: "src/billing" }, { paths: ["src/a.go"], client: "vim" },
+    { paths: ["src/a.go"], cwd: "src" },
+  ],
+  "context.cost": [
+    { paths: ["src/billing/tax/vat.go", "web/app.ts"] }, { paths: ["src/billing/tax/vat.go"], client: "gemini", cwd: "src" },
+    { paths: ["src/a.go"], client: "vim" }, { paths: ["src/a.go"], diff: "HEAD" },
   ],
   "entries.related": [
     { text: "VAT must be rounded per invoice line" }, { paths: ["src/export/nightly.go"] },
@@ -48,6 +55,7 @@ const cases = {
     { paths: ["src/billing/tax/vat.go"], view: "compact" },
     { paths: ["nothing/here.txt"] }, { paths: ["a"], diff: "main" }, { budget_lines: 0 }, { paths: "src" },
   ],
+  "rules.lint": [{}, { client: "cursor" }, { client: "vim" }],
   "no.such.operation": [{}],
 };
 

@@ -55,6 +55,13 @@ export const fileHref = (p) => "#file=" + encodeURIComponent(p);
 
 export const short = (sha) => (typeof sha === "string" && /^[0-9a-f]{12,}$/.test(sha) ? sha.slice(0, 12) : sha || "");
 
+/** Names at most max items of list, then "and N more" (a drift card never prints every changed file). */
+export function bounded(list, max) {
+  const items = (list || []).filter(Boolean);
+  const shown = items.slice(0, max).join(", ");
+  return items.length > max ? `${shown} and ${(items.length - max).toLocaleString("en-US")} more` : shown;
+}
+
 export function entryLink(id, title) {
   return h("a.entry-link", { href: entryHref(id), "data-entry-id": id, text: title || id });
 }

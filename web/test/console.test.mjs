@@ -35,6 +35,9 @@ async function checkDemo(page, log, label, expectedErrors = null) {
   assert.ok((await stat("narrow")) >= 2, "narrow rules");
   assert.equal(await stat("changed"), 2, "entries changed");
   assert.equal(await stat("failing"), 1, "failing verifies (from bundle.history)");
+  // Context cost per coding agent: the demo's Cursor rules load for the change.
+  assert.ok((await stat("cost-cursor")) > 0, "tokens Cursor loads for the change");
+  assert.equal(await page.locator('[data-testid^="stat-cost-"]').count(), 6, "a cost per client");
 
   // Changed files with governing entries, rule and specificity, narrow first.
   const files = page.getByTestId("changed-file");
@@ -196,6 +199,29 @@ test("deep link on load and ?bundle= url", async () => {
   await page.getByTestId("entry-view").locator("#entry-title", { hasText: "Money is integer cents" }).waitFor();
   assert.deepEqual(await page.getByTestId("changed-file").evaluateAll((els) => els.map((e) => e.dataset.path)), ["src/auth/session.go"]);
   assert.equal(await page.getByTestId("changed-entry").count(), 0);
+  assert.deepEqual(log.errors, []);
+  await context.close();
+});
+
+test("a drift card per entry names its changed files bounded", async () => {
+  const changed = Array.from({ length: 240 }, (_, i) => `src/billing/f${String(i).padStart(3, "0")}.go`);
+  const b = { ...demoBundle(), changed_paths: changed, drift: [{
+    id: "2026-01-12-money-is-integer-cents", kind: "decision", title: "Money is integer cents",
+    path: ".ai/decisions/2026-01-12-money-is-integer-cents.md", changed, commits: [{ sha: "c".repeat(40), subject: "a large change" }],
+  }] };
+  const url = server.addBundle("drift.json", b);
+  const { page, context, log } = await newPage(browser);
+  await page.goto(server.url + "?bundle=" + encodeURIComponent(url));
+  await waitReady(page);
+  const cards = page.getByTestId("drift-entry");
+  assert.equal(await cards.count(), 1, "one card per drifted entry, not per file");
+  assert.equal(await cards.first().getAttribute("data-changed"), "240");
+  assert.equal(await cards.first().getByTestId("drift-changed").textContent(),
+    "changed: src/billing/f000.go, src/billing/f001.go, src/billing/f002.go, src/billing/f003.go, src/billing/f004.go and 235 more");
+  await page.goto(server.url + "?bundle=" + encodeURIComponent(url) + "#entry=2026-01-12-money-is-integer-cents");
+  const entryDrift = page.getByTestId("entry-drift");
+  await entryDrift.waitFor();
+  assert.match(await entryDrift.textContent(), /src\/billing\/f019\.go and 220 more$/);
   assert.deepEqual(log.errors, []);
   await context.close();
 });

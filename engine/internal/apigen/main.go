@@ -116,6 +116,9 @@ func TypeScript() []byte {
 	ops.WriteString("/** The operations the in-memory (WASM) engine serves: the read subset. */\n")
 	ops.WriteString("export type SnapshotOperation = " + strings.Join(subset, " | ") + ";\n")
 	ts.typ(reflect.TypeFor[api.CommittedEntry](), false)
+	for _, t := range toolResults {
+		ts.typ(t, false)
+	}
 
 	var out bytes.Buffer
 	out.WriteString(Generated + "\n// Type declarations of @kontext/engine. The hand-written part is\n// engine/internal/apigen/index.d.ts.tmpl; the types below come from engine/api.\n\n")

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/kontext/kontext/engine/api"
 )
 
 // ResultSchemas returns the results document: {"<operation>": <schema>, …},
@@ -14,7 +16,8 @@ import (
 // outputSchema. Fields encoding/json always writes are required; a pointer
 // it always writes may be null; objects stay open to added fields (the
 // compatibility policy adds result fields without a version bump). A row
-// with several result shapes is anyOf them.
+// with several result shapes is anyOf them. The MCP tools' own answer
+// shapes (toolResults) are keyed by the tool's name.
 func ResultSchemas() ([]byte, error) {
 	all := map[string]map[string]any{}
 	for _, op := range table() {
@@ -36,7 +39,18 @@ func ResultSchemas() ([]byte, error) {
 		s["title"] = op.Name() + " result"
 		all[op.Name()] = s
 	}
+	for name, t := range toolResults {
+		s := resultSchema(t, map[reflect.Type]bool{})
+		s["title"] = name + " result"
+		all[name] = s
+	}
 	return indentJSON(all)
+}
+
+// toolResults are the MCP tools that answer in a shape of their own rather
+// than their operation's result (index.d.ts declares them too).
+var toolResults = map[string]reflect.Type{
+	"ctx_governing": reflect.TypeFor[api.GoverningPage](),
 }
 
 var marshaler = reflect.TypeFor[json.Marshaler]()

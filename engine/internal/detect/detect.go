@@ -83,7 +83,7 @@ type walker struct {
 	o      Options
 	files  int
 	dirs   map[string]*dirInfo
-	agents []string // AGENTS.md files and Claude Code's files
+	agents []string // AGENTS.md, AGENTS.override.md, GEMINI.md files and Claude Code's files
 	cursor map[string][]string
 	other  map[string]bool // .adr-dir, .log4brains.yml, .cursorrules, copilot files
 
@@ -217,7 +217,7 @@ func (w *walker) walk(dir string, depth int) error {
 func (w *walker) file(dir, rel, name string) {
 	lower := strings.ToLower(name)
 	switch {
-	case lower == "agents.md":
+	case lower == "agents.md" || lower == "agents.override.md" || lower == "gemini.md":
 		w.agents, w.agentsMD = append(w.agents, rel), true
 		return
 	case lower == "claude.local.md":

@@ -27,6 +27,9 @@ func isClaudeFile(rel, base string) bool {
 	return ok
 }
 
+// ClaudeRulesDir is claudeRulesDir: <d> of a file under <d>/.claude/rules/.
+func ClaudeRulesDir(rel string) (string, bool) { return claudeRulesDir(rel) }
+
 // claudeRulesDir returns <d> of a file under <d>/.claude/rules/ ("" for
 // the root), false when rel is not below such a directory.
 func claudeRulesDir(rel string) (string, bool) {

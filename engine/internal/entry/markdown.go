@@ -158,6 +158,23 @@ func (d *mdDoc) isATX(i int) bool {
 // content is an example or a comment, never metadata), and so are headings.
 func (d *mdDoc) textLines(nodes []ast.Node) []textLine {
 	var out []textLine
+	for _, n := range proseBlocks(nodes) {
+		lines := n.Lines()
+		for j := 0; j < lines.Len(); j++ {
+			seg := lines.At(j)
+			t := strings.TrimSpace(string(seg.Value(d.src)))
+			if t != "" {
+				out = append(out, textLine{text: t, line: d.fileLine(seg.Start)})
+			}
+		}
+	}
+	return out
+}
+
+// proseBlocks returns the paragraphs and list-item text blocks among nodes
+// and their descendants, in order; code, HTML and headings are left out.
+func proseBlocks(nodes []ast.Node) []ast.Node {
+	var out []ast.Node
 	// Iterative walk: nesting depth is attacker-controlled.
 	stack := make([]ast.Node, 0, len(nodes))
 	for i := len(nodes) - 1; i >= 0; i-- {
@@ -170,14 +187,7 @@ func (d *mdDoc) textLines(nodes []ast.Node) []textLine {
 		case ast.KindFencedCodeBlock, ast.KindCodeBlock, ast.KindHTMLBlock, ast.KindHeading:
 			continue
 		case ast.KindParagraph, ast.KindTextBlock:
-			lines := n.Lines()
-			for j := 0; j < lines.Len(); j++ {
-				seg := lines.At(j)
-				t := strings.TrimSpace(string(seg.Value(d.src)))
-				if t != "" {
-					out = append(out, textLine{text: t, line: d.fileLine(seg.Start)})
-				}
-			}
+			out = append(out, n)
 			continue
 		}
 		if n.Type() != ast.TypeBlock {

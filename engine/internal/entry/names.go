@@ -15,7 +15,8 @@ import (
 // src.Dir) is a file this style reads at all. frontmatter/adr: *.md except
 // README.md, index.md and templates (see SkipReason), case-insensitive;
 // cursor: *.mdc; copilot: *.instructions.md; claude: Claude Code's files
-// (see isClaudeFile); agents: files named AGENTS.md and Claude Code's files.
+// (see isClaudeFile); agents: the agent files AgentsName names and Claude
+// Code's files.
 func IsRecordFile(rel string, src Source) bool {
 	base := lowerBase(rel)
 	switch src.Style {
@@ -24,7 +25,7 @@ func IsRecordFile(rel string, src Source) bool {
 	case StyleCopilot:
 		return (strings.HasSuffix(base, ".instructions.md") && len(base) > len(".instructions.md")) || base == "copilot-instructions.md"
 	case StyleAgents:
-		return base == "agents.md" || isClaudeFile(rel, base)
+		return AgentsName(base) || isClaudeFile(rel, base)
 	case StyleClaude:
 		return isClaudeFile(rel, base)
 	}
@@ -32,6 +33,18 @@ func IsRecordFile(rel string, src Source) bool {
 		return false
 	}
 	return SkipReason(rel, src) == ""
+}
+
+// AgentsName reports whether a lower-cased base name is an agent file the
+// agents style reads: AGENTS.md, AGENTS.override.md (Codex's override of
+// the AGENTS.md beside it), CLAUDE.md and GEMINI.md. Each governs its own
+// directory's subtree.
+func AgentsName(lowerBase string) bool {
+	switch lowerBase {
+	case "agents.md", "agents.override.md", "claude.md", "gemini.md":
+		return true
+	}
+	return false
 }
 
 // lowerBase is strings.ToLower(path.Base(rel)) with "\\" read as "/".

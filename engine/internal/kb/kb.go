@@ -981,6 +981,15 @@ func (s *Snapshot) Entry(i int) *entry.Entry {
 	return s.entries[i]
 }
 
+// IDAt is Entries()[i].ID, read without decoding the entry of a stored
+// snapshot.
+func (s *Snapshot) IDAt(i int) string {
+	if s.lazy != nil {
+		return s.lazy.id(i)
+	}
+	return s.entries[i].ID
+}
+
 // Blob is the git blob id of file's content as read ("" for a file that
 // is not a record file or was too large to read). (Not inlined: the WASM
 // engine's size.)

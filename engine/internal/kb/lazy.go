@@ -24,6 +24,7 @@ type lazyEntries interface {
 	entry(i int) *entry.Entry
 	every() []*entry.Entry
 	byID(id string) (*entry.Entry, bool)
+	id(i int) string
 }
 
 // fast answers from the stored compiled part without decoding an entry.

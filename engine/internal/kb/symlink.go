@@ -69,8 +69,9 @@ func (r *Reader) followLink(rel string, srcp *entry.Source, stack []string, walk
 }
 
 // mergeLinks makes a link and its target found by the same source one
-// entry: the first link (by path) is kept, the other paths become aliases
-// whose directory scope an agents-style entry adds to its paths.
+// entry: the first link (by path) in another directory than the target
+// is kept, else the target; the other paths become aliases whose
+// directory scope an agents-style entry adds to its paths.
 func mergeLinks(jobs []job) ([]job, map[string][]string) {
 	linked := false
 	for _, j := range jobs {
@@ -95,8 +96,10 @@ func mergeLinks(jobs []job) ([]job, map[string][]string) {
 			out = append(out, j)
 			continue
 		}
-		// Prefer a link as the entry's place: its location decides scope.
-		if out[i].target == "" && j.target != "" {
+		// Prefer a link as the entry's place when it sits elsewhere: its
+		// location decides scope. A link beside its target (CLAUDE.md ->
+		// AGENTS.md) scopes the same; the real file stays the entry.
+		if out[i].target == "" && j.target != "" && path.Dir(j.path) != path.Dir(out[i].path) {
 			aliases[j.path] = append(aliases[j.path], append([]string{out[i].path}, aliases[out[i].path]...)...)
 			delete(aliases, out[i].path)
 			out[i] = j

@@ -227,3 +227,32 @@ func RootOnly(p Pattern) bool {
 	g := p.Glob
 	return g != "" && !strings.Contains(g, "/") && strings.ContainsAny(g, wildcards) && !strings.Contains(g, doubleStarSg)
 }
+
+// Broad reports whether patterns govern every path of the repository: a
+// positive pattern that is "**" or "**/*" once normalised (a reader's
+// always-on mapping — Cursor alwaysApply, a repository-wide Copilot file, a
+// root AGENTS.md — is written as "**"), and no negative pattern. It is a
+// rule on the patterns alone, independent of the tree; drift leaves broad
+// entries out unless asked, since every change touches what they govern.
+func Broad(patterns []string) bool {
+	broad := false
+	for _, raw := range patterns {
+		// Only a negation or a pattern spelled as "**" can decide, and
+		// only when it compiles (the matcher drops the others): most
+		// patterns are never compiled here.
+		if !strings.HasPrefix(raw, "!") && !strings.HasPrefix(strings.TrimLeft(raw, "./"), doubleStarSg) {
+			continue
+		}
+		p, err := Compile(raw)
+		if err != nil {
+			continue
+		}
+		if p.Negated {
+			return false
+		}
+		if p.Glob == doubleStarSg || p.Glob == "**/*" {
+			broad = true
+		}
+	}
+	return broad
+}

@@ -259,3 +259,26 @@ func TestLookupConcurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestBroad(t *testing.T) {
+	for _, c := range []struct {
+		patterns []string
+		want     bool
+	}{
+		{[]string{"**"}, true},
+		{[]string{"**/*"}, true},
+		{[]string{"/**"}, true},
+		{[]string{"./**/"}, true},
+		{[]string{"src/**", "**"}, true},
+		{[]string{"**", "!vendor/**"}, false},
+		{[]string{"**/*.go"}, false},
+		{[]string{"src/**"}, false},
+		{[]string{"*"}, false},
+		{nil, false},
+		{[]string{"[bad", "**"}, true},
+	} {
+		if got := Broad(c.patterns); got != c.want {
+			t.Errorf("Broad(%q) = %v, want %v", c.patterns, got, c.want)
+		}
+	}
+}

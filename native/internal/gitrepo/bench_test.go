@@ -31,7 +31,7 @@ func BenchmarkRepo(b *testing.B) {
 	}{
 		{"Diff", func(repo *Repo) error { _, err := repo.Diff(ctx, first, head); return err }},
 		{"MergeBase", func(repo *Repo) error { _, err := repo.MergeBase(ctx, head, old); return err }},
-		{"Tree", func(repo *Repo) error { _, err := repo.Tree(ctx, head, []string{""}); return err }},
+		{"Tree", func(repo *Repo) error { _, err := repo.Tree(ctx, head, []string{""}, nil); return err }},
 		{"FileAt", func(repo *Repo) error { _, _, err := repo.FileAt(ctx, old, "src/d3/m4/f5.go"); return err }},
 		{"ChangedSince", func(repo *Repo) error { _, err := repo.ChangedSince(ctx, old); return err }},
 	} {

@@ -377,6 +377,7 @@ func TestTree(t *testing.T) {
 	gitEnv(t)
 	r := fixture(t)
 	r.write("a/b/deep/e.txt", "e\n")
+	r.write("a/b/deep/AGENTS.md", "agents\n")
 	if err := os.Symlink("c.txt", filepath.Join(r.dir, "a/b/link")); err != nil {
 		t.Skip(err)
 	}
@@ -413,7 +414,7 @@ func TestTree(t *testing.T) {
 		{[]string{"."}, gitFiles("")},
 		{nil, map[string]string{}},
 	} {
-		files, err := repo.Tree(ctx, head, tc.dirs)
+		files, err := repo.Tree(ctx, head, tc.dirs, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -431,7 +432,27 @@ func TestTree(t *testing.T) {
 	if _, ok := gitFiles("a/b")["a/b/link"]; ok {
 		t.Error("the oracle lists a symlink")
 	}
-	if _, err := repo.Tree(ctx, strings.Repeat("0", 40), nil); apierr.CodeOf(err) != apierr.InvalidInput {
+	// want: only the files it takes are read (a whole-tree source reads a
+	// few names anywhere, never every blob).
+	md := func(p string) bool { return strings.HasSuffix(p, ".md") }
+	files, err := repo.Tree(ctx, head, []string{""}, md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMD := map[string]string{}
+	for p, b := range gitFiles("") {
+		if md(p) {
+			wantMD[p] = b
+		}
+	}
+	gotMD := map[string]string{}
+	for p, f := range files {
+		gotMD[p] = f.Blob
+	}
+	if len(wantMD) != 1 || !reflect.DeepEqual(gotMD, wantMD) {
+		t.Errorf("Tree with want = %v, want %v", gotMD, wantMD)
+	}
+	if _, err := repo.Tree(ctx, strings.Repeat("0", 40), nil, nil); apierr.CodeOf(err) != apierr.InvalidInput {
 		t.Errorf("unknown commit: %v", err)
 	}
 }

@@ -19,7 +19,7 @@ import (
 // in commit sha, with their blob ids and contents. "" (or ".") is the whole
 // tree. Symlinks and submodules are skipped; a dir that does not exist or
 // is a file contributes nothing. Only the subtrees below dirs are read.
-func (r *Repo) Tree(ctx context.Context, sha string, dirs []string) (map[string]engine.TreeFile, error) {
+func (r *Repo) Tree(ctx context.Context, sha string, dirs []string, want func(string) bool) (map[string]engine.TreeFile, error) {
 	_, c, err := r.peelToCommit(plumbing.NewHash(sha))
 	if len(sha) != 40 || !isHex(sha) || errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, errNotCommit) {
 		return nil, apierr.Invalid("%q is not a commit of this repository: pass a full commit sha", sha)
@@ -49,15 +49,16 @@ func (r *Repo) Tree(ctx context.Context, sha string, dirs []string) (map[string]
 				return nil, apierr.Wrap(apierr.OperationFailed, err, "reading %s in %s", d, sha)
 			}
 		}
-		if err := r.collect(ctx, t, d, out); err != nil {
+		if err := r.collect(ctx, t, d, want, out); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-// collect adds the regular files below tree t (at prefix) to out.
-func (r *Repo) collect(ctx context.Context, t *git.Tree, prefix string, out map[string]engine.TreeFile) error {
+// collect adds the regular files below tree t (at prefix) that want
+// takes (nil: all) to out.
+func (r *Repo) collect(ctx context.Context, t *git.Tree, prefix string, want func(string) bool, out map[string]engine.TreeFile) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -72,10 +73,13 @@ func (r *Repo) collect(ctx context.Context, t *git.Tree, prefix string, out map[
 			if err != nil {
 				return apierr.Wrap(apierr.OperationFailed, err, "reading tree %s", p)
 			}
-			if err := r.collect(ctx, sub, p, out); err != nil {
+			if err := r.collect(ctx, sub, p, want, out); err != nil {
 				return err
 			}
 		case filemode.Regular, filemode.Executable, filemode.Deprecated:
+			if want != nil && !want(p) {
+				continue
+			}
 			data, err := r.objs.Blob(e.Hash)
 			if err != nil {
 				return apierr.Wrap(apierr.OperationFailed, err, "reading %s", p)

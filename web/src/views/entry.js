@@ -1,7 +1,7 @@
 // The entry view (#entry=<id>): metadata, supersede chain, typed links, premises,
 // verification and the body, rendered by the engine (markdown.js).
 
-import { $, h, append, clear, entryLink, short } from "../dom.js";
+import { $, h, append, clear, entryLink, short, bounded } from "../dom.js";
 import { state, hist, isFailing } from "../state.js";
 import { renderBody } from "../markdown.js";
 import { closeView } from "../router.js";
@@ -114,7 +114,7 @@ export function showEntry(id) {
     close,
     h("p.muted", null, h("span.kind", { text: e.kind }), " ", e.status ? h("span.status", { text: e.status }) : null),
     h("h2", { id: "entry-title", tabindex: "-1", text: e.title || e.id }),
-    drift ? h("p", null, h("span.badge.warn", { text: "drift" }), " governed files changed since the last look: ", (drift.changed || [drift.path]).filter(Boolean).join(", ")) : null,
+    drift ? h("p", { "data-testid": "entry-drift" }, h("span.badge.warn", { text: "drift" }), " governed files changed since the last look: ", bounded(drift.changed || [drift.path], 20)) : null,
     meta,
     chain ? [h("h3", { text: "Supersede chain" }), chain] : null,
     links.length ? [h("h3", { text: "Links" }), h("ul", { "data-testid": "entry-links" }, links.map((l) =>

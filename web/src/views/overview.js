@@ -1,7 +1,7 @@
 // The overview: summary strip, warnings, changed files with their
 // governing entries, and the entries the change touched (with diffs).
 
-import { $, h, clear, entryLink, fileHref, short } from "../dom.js";
+import { $, h, clear, entryLink, fileHref, short, bounded } from "../dom.js";
 import { renderDiff } from "../diff.js";
 import { NARROW, state, governingByPath, minSpecificity, hist, failingIds, collate } from "../state.js";
 import { fillFilters, renderResults } from "./search.js";
@@ -58,7 +58,21 @@ export function renderSummary() {
     stat("drifted", state.drift.length, "drifted", "warn"),
     stat("review-due", reviewDue.length, "review due", "warn"),
     stat("failing", failing.length, "failing verifies", "bad"),
+    // What each coding agent loads for the change (context.cost, tokens as bytes/4).
+    ...contextCost().map((c) => stat("cost-" + c.client, c.tokens,
+      `tokens ${c.client} loads (${c.loaded} file${c.loaded === 1 ? "" : "s"}${c.cut.length ? `, ${c.cut.length} cut` : ""})`, c.cut.length ? "warn" : null)),
   );
+}
+
+/** How many changed files a drift card names. */
+export const DRIFT_FILES = 5;
+
+// contextCost is each client's context cost for the change's files ([]
+// without files, or when the engine refuses).
+function contextCost() {
+  if (!state.paths.length || !state.head) return [];
+  const r = state.head.request("context.cost", { paths: state.paths });
+  return r && r.ok ? r.result.clients : [];
 }
 
 /** The bundle's warnings: each revision read with another revision's configuration. */
@@ -75,10 +89,12 @@ export function renderWarnings() {
     body.append(h("p.config-warning", { "data-testid": "config-warning" }, h("span.badge.warn", { text: "configuration" }), " ", config.join("; ")));
   }
   const ul = h("ul.warn");
+  // One card per drifted entry; its changed files bounded ("and N more").
   for (const d of state.drift) {
-    const li = h("li", { "data-testid": "drift-entry" },
-      h("span.badge.warn", { text: "drift" }), " ", entryLink(d.id, d.title || d.id),
-      d.path || (d.changed && d.changed.length) ? h("div.rule", { text: "changed: " + (Array.isArray(d.changed) ? d.changed.join(", ") : d.path || "") }) : null);
+    const changed = Array.isArray(d.changed) ? d.changed : [];
+    const li = h("li", { "data-testid": "drift-entry", "data-entry-id": d.id, "data-changed": changed.length },
+      h("span.badge.warn", { text: d.broad ? "drift (always-on)" : "drift" }), " ", entryLink(d.id, d.title || d.id),
+      changed.length ? h("div.rule", { "data-testid": "drift-changed", text: `changed: ${bounded(changed, DRIFT_FILES)}` }) : null);
     if (Array.isArray(d.commits) && d.commits.length) {
       li.append(h("ul.commits", null, d.commits.slice(0, 10).map((c) => h("li", null, h("code", { text: short(c.sha) }), " ", c.subject || ""))));
     }

@@ -47,6 +47,11 @@ function safeHref(raw) {
 var entryHref = (id) => "#entry=" + encodeURIComponent(id);
 var fileHref = (p) => "#file=" + encodeURIComponent(p);
 var short = (sha) => typeof sha === "string" && /^[0-9a-f]{12,}$/.test(sha) ? sha.slice(0, 12) : sha || "";
+function bounded(list, max) {
+  const items = (list || []).filter(Boolean);
+  const shown = items.slice(0, max).join(", ");
+  return items.length > max ? `${shown} and ${(items.length - max).toLocaleString("en-US")} more` : shown;
+}
 function entryLink(id, title) {
   return h("a.entry-link", { href: entryHref(id), "data-entry-id": id, text: title || id });
 }
@@ -1541,7 +1546,7 @@ function showEntry(id) {
     close,
     h("p.muted", null, h("span.kind", { text: e.kind }), " ", e.status ? h("span.status", { text: e.status }) : null),
     h("h2", { id: "entry-title", tabindex: "-1", text: e.title || e.id }),
-    drift ? h("p", null, h("span.badge.warn", { text: "drift" }), " governed files changed since the last look: ", (drift.changed || [drift.path]).filter(Boolean).join(", ")) : null,
+    drift ? h("p", { "data-testid": "entry-drift" }, h("span.badge.warn", { text: "drift" }), " governed files changed since the last look: ", bounded(drift.changed || [drift.path], 20)) : null,
     meta,
     chain ? [h("h3", { text: "Supersede chain" }), chain] : null,
     links.length ? [h("h3", { text: "Links" }), h("ul", { "data-testid": "entry-links" }, links.map((l) => (
@@ -1646,8 +1651,20 @@ function renderSummary() {
     stat("changed", state.changes.length, "entries changed"),
     stat("drifted", state.drift.length, "drifted", "warn"),
     stat("review-due", reviewDue.length, "review due", "warn"),
-    stat("failing", failing.length, "failing verifies", "bad")
+    stat("failing", failing.length, "failing verifies", "bad"),
+    ...contextCost().map((c) => stat(
+      "cost-" + c.client,
+      c.tokens,
+      `tokens ${c.client} loads (${c.loaded} file${c.loaded === 1 ? "" : "s"}${c.cut.length ? `, ${c.cut.length} cut` : ""})`,
+      c.cut.length ? "warn" : null
+    ))
   );
+}
+var DRIFT_FILES = 5;
+function contextCost() {
+  if (!state.paths.length || !state.head) return [];
+  const r = state.head.request("context.cost", { paths: state.paths });
+  return r && r.ok ? r.result.clients : [];
 }
 function configWarnings() {
   const w = state.bundle && state.bundle.warnings;
@@ -1661,13 +1678,14 @@ function renderWarnings() {
   }
   const ul = h("ul.warn");
   for (const d of state.drift) {
+    const changed2 = Array.isArray(d.changed) ? d.changed : [];
     const li = h(
       "li",
-      { "data-testid": "drift-entry" },
-      h("span.badge.warn", { text: "drift" }),
+      { "data-testid": "drift-entry", "data-entry-id": d.id, "data-changed": changed2.length },
+      h("span.badge.warn", { text: d.broad ? "drift (always-on)" : "drift" }),
       " ",
       entryLink(d.id, d.title || d.id),
-      d.path || d.changed && d.changed.length ? h("div.rule", { text: "changed: " + (Array.isArray(d.changed) ? d.changed.join(", ") : d.path || "") }) : null
+      changed2.length ? h("div.rule", { "data-testid": "drift-changed", text: `changed: ${bounded(changed2, DRIFT_FILES)}` }) : null
     );
     if (Array.isArray(d.commits) && d.commits.length) {
       li.append(h("ul.commits", null, d.commits.slice(0, 10).map((c) => h("li", null, h("code", { text: short(c.sha) }), " ", c.subject || ""))));
