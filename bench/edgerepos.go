@@ -148,7 +148,7 @@ func edgeReposRows(root, tmp, bin string) ([]row, []string) {
 	var firsts []float64
 	for i := range dirs {
 		ms, body := get(one(i, i))
-		if !bytes.Contains(body, []byte(`"items":[{`)) {
+		if !bytes.Contains(body, []byte(`"ok":true`)) || !bytes.Contains(body, []byte(`"items":[`)) {
 			check(fmt.Errorf("org-%03d: not a governing answer: %.300s", i, body))
 		}
 		firsts = append(firsts, ms)

@@ -102,10 +102,10 @@ func main() {
 		defer os.RemoveAll(tmp)
 		bin := filepath.Join(tmp, "kontext-edge")
 		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
-		rows, notes = edgeDenseRows(root, tmp, bin)
-		fmt.Fprint(os.Stderr, render(rows, notes)) // in case the long rows below do not finish
-		rrows, rnotes := edgeReposRows(root, tmp, bin)
-		rows, notes = append(rows, rrows...), append(notes, rnotes...)
+		rows, notes = edgeReposRows(root, tmp, bin)
+		fmt.Fprint(os.Stderr, render(rows, notes)) // in case the row below does not finish
+		drows, dnotes := edgeDenseRows(root, tmp, bin)
+		rows, notes = append(rows, drows...), append(notes, dnotes...)
 		fmt.Print(render(rows, notes))
 		return
 	}
