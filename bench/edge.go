@@ -86,6 +86,10 @@ func edgeRows(root, tmp string) ([]row, []string) {
 			budget:    "comparison (docs/edge.md)", pass: true,
 		})
 	}
+	drows, dnotes := edgeDenseRows(root, tmp, bin)
+	rows, notes = append(rows, drows...), append(notes, dnotes...)
+	rrows, rnotes := edgeReposRows(root, tmp, bin)
+	rows, notes = append(rows, rrows...), append(notes, rnotes...)
 	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
 		notes = append(notes, "edge rows measured at load average "+strings.Join(strings.Fields(string(load))[:3], " "))
 	}

@@ -35,6 +35,7 @@ func main() {
 	driftOnly := flag.Bool("drift-only", false, "run only the drift row (ci over 1,000 entries governing a 3,000-file change) and print it (bench/results.md is not written)")
 	prOnly := flag.Bool("pr-only", false, "run only the pull-request rows and print them (bench/results.md is not written)")
 	listOnly := flag.String("list-floor", "", "internal: list DIR/.ai with one lstat per file and exit (the whole-process floor)")
+	edgeReposOnly := flag.Bool("edge-repos-only", false, "run only the 100-repository and dense-answer edge rows and print them (bench/results.md is not written)")
 	mcpOnly := flag.Bool("mcp-only", false, "run only the MCP answer-size and brief --diff rows and print them (bench/results.md is not written)")
 	mcpSizeOnly := flag.Bool("mcp-size-only", false, "run only the MCP answer-size rows and print them (bench/results.md is not written)")
 	consoleOnly := flag.Bool("console-only", false, "run only the review console rows (headless Chromium) and print them (bench/results.md is not written)")
@@ -92,6 +93,19 @@ func main() {
 		check(err)
 		defer os.RemoveAll(tmp)
 		rows, notes = edgeRows(root, tmp)
+		fmt.Print(render(rows, notes))
+		return
+	}
+	if *edgeReposOnly {
+		tmp, err := os.MkdirTemp("", "kontext-bench-")
+		check(err)
+		defer os.RemoveAll(tmp)
+		bin := filepath.Join(tmp, "kontext-edge")
+		run(root, "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-o", bin, "./cmd/kontext")
+		rows, notes = edgeReposRows(root, tmp, bin)
+		fmt.Fprint(os.Stderr, render(rows, notes)) // in case the row below does not finish
+		drows, dnotes := edgeDenseRows(root, tmp, bin)
+		rows, notes = append(rows, drows...), append(notes, dnotes...)
 		fmt.Print(render(rows, notes))
 		return
 	}

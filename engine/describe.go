@@ -8,7 +8,7 @@ import (
 	"sync"
 )
 
-//go:generate go run ./internal/apigen -schemas schemas.json -dts ../wasm/index.d.ts -results ../internal/mcpserver/results.json
+//go:generate go run ./internal/apigen -schemas schemas.json -dts ../wasm/index.d.ts -results ../internal/mcptools/results.json
 
 // schemasJSON holds the input schemas generated from engine/api by
 // go generate, so no reflection library is linked into the wasm.

@@ -116,6 +116,7 @@ func readOperations() []Operation {
 		Op("entries.search", Subset|Paged, runSearch),
 		Op("entries.governing", Subset|Paged, runGoverning),
 		Op("entries.related", Subset, runRelated),
+		Op("context.brief", Subset, runBrief),
 		Op("context.cost", Subset, runCost),
 		Op("rules.lint", Subset, runLint),
 	}

@@ -50,7 +50,7 @@ func TestSnapshotSurface(t *testing.T) {
 			t.Fatal("the in-memory surface lists setup")
 		}
 	}
-	if len(caps) != 16 { // the 9 read operations, view and cursor of entries.governing, .list, .search, entries.governing.client
+	if len(caps) != 17 { // the 10 read operations (context.brief too), view and cursor of entries.governing, .list, .search, entries.governing.client
 		t.Fatalf("capabilities %v", caps)
 	}
 	env := decode(t, e.Request(ctx, "setup", nil))

@@ -110,6 +110,8 @@ export interface KnowledgeBase {
   request<K extends SnapshotOperation>(operation: K, input?: Operations[K]["input"] | string): Envelope<Operations[K]["result"]>;
   /** Any other name answers an unsupported_operation error envelope. */
   request(operation: string, input?: object | string): Envelope<unknown>;
+  /** One MCP JSON-RPC message answered statelessly: the response's JSON text, or "" for a notification. */
+  mcp(message: string): string;
   /** Writes and removes files; throws KontextError on invalid input. */
   update(options: UpdateOptions): { written: string[]; removed: string[] };
   close(): void;
@@ -120,6 +122,8 @@ export interface Engine {
   readonly exited: boolean;
   /** The wasm instance's memory. */
   readonly memory: WebAssembly.Memory;
+  /** The Go heap in bytes; a positive limitBytes first sets the runtime's soft memory limit. */
+  memoryStats(limitBytes?: number): { heap_objects: number; heap_live: number; total: number; limit: number; open: number } | null;
   abi(): ABI;
   /** Always true (see ABI.parser). */
   readonly parser: boolean;
@@ -174,6 +178,7 @@ export interface Operations {
   "entries.search": { input: SearchInput; result: SearchResult };
   "entries.governing": { input: GoverningInput; result: GoverningResult };
   "entries.related": { input: RelatedInput; result: RelatedResult };
+  "context.brief": { input: BriefInput; result: Brief };
   "context.cost": { input: CostInput; result: CostResult };
   "rules.lint": { input: LintInput; result: LintResult };
   "entries.drift": { input: DriftInput; result: DriftResult };
@@ -195,7 +200,6 @@ export interface Operations {
   "inbox.verify": { input: InboxVerifyInput; result: InboxVerifyResult };
   "inbox.challenge": { input: InboxChallengeInput; result: CaptureResult };
   "repository.state": { input: RepositoryStateInput; result: RepositoryState };
-  "context.brief": { input: BriefInput; result: Brief };
   "verify.pin": { input: VerifyPinInput; result: VerifyPin };
   "bundle.build": { input: BundleInput; result: Bundle };
   "entries.suggest_paths": { input: SuggestPathsInput; result: SuggestPathsResult };
@@ -206,7 +210,7 @@ export interface Operations {
 }
 
 /** The operations the in-memory (WASM) engine serves: the read subset. */
-export type SnapshotOperation = "status" | "api.describe" | "entries.list" | "entries.get" | "entries.search" | "entries.governing" | "entries.related" | "context.cost" | "rules.lint";
+export type SnapshotOperation = "status" | "api.describe" | "entries.list" | "entries.get" | "entries.search" | "entries.governing" | "entries.related" | "context.brief" | "context.cost" | "rules.lint";
 
 export interface AmendResult {
   entry: Entry | null;

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/kontext/kontext/engine/api"
-	"github.com/kontext/kontext/engine/worktree"
 )
 
 // exitOverBudget: the brief exceeds its budget with nothing left to drop.
@@ -49,7 +48,7 @@ func runBriefCmd(g *factory, fs *pflag.FlagSet) runFunc {
 			in.BudgetLines = budget
 		}
 		g.prog.state("assembling the brief")
-		b, err := worktree.Brief(ctx, e, in)
+		b, err := e.Brief(ctx, in)
 		if err != nil {
 			return fail(g, stderr, err)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/internal/bundle"
 	"github.com/kontext/kontext/internal/edge"
 	"github.com/kontext/kontext/internal/review"
 )
@@ -99,7 +100,7 @@ func runEdgeBuild(g *factory, fs *pflag.FlagSet) runFunc {
 
 func runEdgeServe(g *factory, fs *pflag.FlagSet) runFunc {
 	port := fs.Int("port", 8787, "port on 127.0.0.1 (0 = any free port)")
-	store := fs.String("store", "", "a directory served as the KONTEXT_STORE KV namespace (key <name>/snapshot is DIR/<name>/snapshot)")
+	store := fs.String("store", "", "a directory served as the KONTEXT_STORE KV namespace (key repos.json is DIR/repos.json, <name>/index.json is DIR/<name>/index.json)")
 	var bundles multiFlag
 	fs.Var(&bundles, "bundle", "[NAME=]FILE: a bundle from kontext bundle (repeatable; the first is the default repository)")
 	return func(ctx context.Context, args []string) int {
@@ -119,12 +120,14 @@ func runEdgeServe(g *factory, fs *pflag.FlagSet) runFunc {
 			return fail(g, stderr, err)
 		}
 		bindings := map[string]string{}
-		for _, k := range []string{"KONTEXT_TOKEN", "KONTEXT_CORS_ORIGINS", "KONTEXT_STORE_REPOS"} {
+		for _, k := range []string{"KONTEXT_TOKEN", "KONTEXT_CORS_ORIGINS", "KONTEXT_STORE_REPOS", "KONTEXT_MEMORY_MB", "KONTEXT_DEBUG"} {
 			if v := os.Getenv(k); v != "" {
 				bindings[k] = v
 			}
 		}
-		if *store != "" && bindings["KONTEXT_STORE_REPOS"] == "" {
+		_, statErr := os.Stat(filepath.Join(*store, edge.ReposKey))
+		published := *store != "" && statErr == nil // the layout of kontext edge publish
+		if *store != "" && bindings["KONTEXT_STORE_REPOS"] == "" && !published {
 			names, err := storeRepos(*store)
 			if err != nil {
 				return fail(g, stderr, err)
@@ -183,7 +186,86 @@ func storeRepos(dir string) ([]string, error) {
 		}
 	}
 	if len(names) == 0 {
-		return nil, apierr.Invalid("--store %s holds no repository (no <name>/snapshot and <name>/bundle files); or set KONTEXT_STORE_REPOS", dir)
+		return nil, apierr.Invalid("--store %s holds no repository (no repos.json, and no <name>/snapshot and <name>/bundle files of the earlier layout); or set KONTEXT_STORE_REPOS", dir)
 	}
 	return names, nil
+}
+
+// runEdgePublish is kontext edge publish: this repository's bundle (built
+// unless --bundle names one) into the edge worker's KV store through
+// wrangler, with the user's wrangler credentials (nothing is stored by
+// kontext).
+func runEdgePublish(g *factory, fs *pflag.FlagSet) runFunc {
+	repo := fs.String("repo", "", "the repository's `NAME` in the store (the worker serves it at /v1/repos/NAME/…)")
+	file := fs.String("bundle", "", "a bundle `FILE` from kontext bundle (default: build one from HEAD)")
+	nsID := fs.String("namespace-id", "", "the KV namespace's `ID`")
+	binding := fs.String("binding", "", "the KV namespace's binding `NAME` in a wrangler config (KONTEXT_STORE)")
+	config := fs.String("config", "", "the wrangler config `FILE` that declares --binding")
+	local := fs.Bool("local", false, "write wrangler's local storage (for wrangler dev), not the remote namespace")
+	persist := fs.String("persist-to", "", "the `DIR` of wrangler's local storage (with --local)")
+	return func(ctx context.Context, args []string) int {
+		stdout, stderr := g.io.Out, g.io.ErrOut
+		if len(args) > 0 {
+			return usageErr(g, stderr, "kontext edge publish takes no arguments (got %q); name the repository with --repo NAME", args[0])
+		}
+		if *repo == "" {
+			return usageErr(g, stderr, "kontext edge publish needs --repo NAME (the repository's name in the store)")
+		}
+		if err := edge.CheckRepoName(*repo); err != nil {
+			return fail(g, stderr, err)
+		}
+		if (*nsID == "") == (*binding == "") {
+			return usageErr(g, stderr, "kontext edge publish needs the KV namespace: --namespace-id ID or --binding NAME (one of them)")
+		}
+		if *config != "" && *binding == "" {
+			return usageErr(g, stderr, "--config names the wrangler config that declares --binding: pass --binding NAME with it")
+		}
+		if *persist != "" && !*local {
+			return usageErr(g, stderr, "--persist-to is wrangler's local storage: pass --local with it")
+		}
+		var data []byte
+		if *file != "" {
+			var err error
+			if data, err = os.ReadFile(*file); err != nil {
+				return fail(g, stderr, apierr.Wrap(apierr.InvalidInput, err, "--bundle %s: cannot read the bundle", *file))
+			}
+		} else {
+			g.prog.state("building the bundle")
+			b, err := bundle.Build(ctx, bundle.Options{Dir: g.dir, Progress: g.prog.engineProgress()})
+			if err != nil {
+				return fail(g, stderr, err)
+			}
+			if data, err = bundle.Marshal(b); err != nil {
+				return fail(g, stderr, err)
+			}
+		}
+		bin, err := edge.FindWrangler(".", os.Getenv)
+		if err != nil {
+			return fail(g, stderr, err)
+		}
+		g.prog.state("publishing through wrangler")
+		res, err := edge.Publish(ctx, edge.PublishOptions{Repo: *repo, Bundle: data, NamespaceID: *nsID, Binding: *binding, Config: *config,
+			Local: *local, PersistTo: *persist, Wrangler: bin})
+		if err != nil {
+			return fail(g, stderr, err)
+		}
+		return emit(g, stdout, res, func(w io.Writer) {
+			where := "the remote namespace"
+			if *local {
+				where = "wrangler's local storage"
+				if *persist != "" {
+					where += " in " + *persist
+				}
+			}
+			if res.Unchanged {
+				fmt.Fprintf(w, "%s: snapshot %s is already published in %s (%d entries); nothing written\n", res.Repo, res.Snapshot, where, res.Entries)
+				return
+			}
+			fmt.Fprintf(w, "%s: published snapshot %s (%d entries) to %s: wrote %s", res.Repo, res.Snapshot, res.Entries, where, strings.Join(res.Written, ", "))
+			if len(res.Deleted) > 0 {
+				fmt.Fprintf(w, "; deleted %s", strings.Join(res.Deleted, ", "))
+			}
+			fmt.Fprintln(w)
+		})
+	}
 }

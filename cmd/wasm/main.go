@@ -16,6 +16,8 @@ import (
 	"os"
 	"path"
 	"runtime/debug"
+	"runtime/metrics"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +32,7 @@ import (
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
 	"github.com/kontext/kontext/engine/markdown"
+	"github.com/kontext/kontext/internal/mcptools"
 )
 
 // ABI is the version of the function table; it is part of the global's
@@ -62,6 +65,8 @@ func init() {
 		{"render", render},
 		{"layout", layout},
 		{"stage", stage},
+		{"mcp", mcpMessage},
+		{"memory", memory},
 	}
 }
 
@@ -678,4 +683,71 @@ func render(args []js.Value) (any, error) {
 		return nil, apierr.Invalid("markdown is required")
 	}
 	return markdown.Render(src), nil
+}
+
+// mcpMessage(handle, frame) answers one MCP JSON-RPC message over the
+// knowledge base (the edge worker's /mcp): the response's JSON, the
+// CLI's MCP server's bytes for the same request, or "" for a
+// notification. Stateless: nothing of the message is kept.
+func mcpMessage(args []js.Value) (any, error) {
+	_, k, err := handleArg(args, 0, "handle")
+	if err != nil {
+		return nil, err
+	}
+	frame, ok, err := stringArg(args, 1, "message")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, apierr.Invalid("message is required")
+	}
+	ops := k.e.Operations()
+	serves := func(op string) bool { return slices.Contains(ops, op) }
+	run := func(op string, input []byte) []byte { return k.e.Request(context.Background(), op, input) }
+	out := mcptools.Handle([]byte(frame), serves, run)
+	if out == nil {
+		out = []byte{}
+	}
+	return out, nil
+}
+
+// MemoryResult is memory's result: the engine's own accounting of its heap.
+type MemoryResult struct {
+	// HeapObjects: bytes in heap objects now (live and not yet swept).
+	HeapObjects uint64 `json:"heap_objects"`
+	// HeapLive: live heap bytes as of the last collection.
+	HeapLive uint64 `json:"heap_live"`
+	// Total: all memory the Go runtime has mapped (≤ the instance's memory).
+	Total uint64 `json:"total"`
+	// Limit: the soft memory limit (debug.SetMemoryLimit).
+	Limit int64 `json:"limit"`
+	// Open: knowledge bases open.
+	Open int `json:"open"`
+}
+
+var memorySamples = []metrics.Sample{
+	{Name: "/memory/classes/heap/objects:bytes"},
+	{Name: "/gc/heap/live:bytes"},
+	{Name: "/memory/classes/total:bytes"},
+}
+
+// memory(limit?) reports the Go heap (the edge worker sizes its cache of
+// open repositories by it); a positive limit in bytes first sets the
+// runtime's soft memory limit (debug.SetMemoryLimit): a wasm instance's
+// memory never shrinks, so the collector must work before it grows.
+func memory(args []js.Value) (any, error) {
+	if v := arg(args, 0); v.Type() == js.TypeNumber && v.Float() > 0 {
+		debug.SetMemoryLimit(int64(v.Float()))
+	}
+	metrics.Read(memorySamples)
+	mu.Lock()
+	n := len(handles)
+	mu.Unlock()
+	return &MemoryResult{
+		HeapObjects: memorySamples[0].Value.Uint64(),
+		HeapLive:    memorySamples[1].Value.Uint64(),
+		Total:       memorySamples[2].Value.Uint64(),
+		Limit:       debug.SetMemoryLimit(-1),
+		Open:        n,
+	}, nil
 }

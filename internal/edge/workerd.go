@@ -27,28 +27,7 @@ const WorkerdPackage = "workerd"
 // node_modules/.bin/workerd in dir or a directory above it, else workerd on
 // PATH. None found is an error naming the npm package to install.
 func FindWorkerd(dir string, getenv func(string) string) (string, error) {
-	if p := getenv("KONTEXT_WORKERD"); p != "" {
-		if fi, err := os.Stat(p); err != nil || fi.IsDir() {
-			return "", apierr.New(apierr.OperationFailed, "KONTEXT_WORKERD=%s is not a workerd binary: point it at one, or unset it to use node_modules/.bin/workerd (npm install --save-dev %s)", p, WorkerdPackage)
-		}
-		return p, nil
-	}
-	abs, err := filepath.Abs(dir)
-	if err == nil {
-		for d := abs; ; d = filepath.Dir(d) {
-			p := filepath.Join(d, "node_modules", ".bin", "workerd")
-			if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-				return p, nil
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	if p, err := exec.LookPath("workerd"); err == nil {
-		return p, nil
-	}
-	return "", apierr.New(apierr.OperationFailed, "workerd not found (KONTEXT_WORKERD, node_modules/.bin/workerd here or above, PATH): install the npm package %s (npm install --save-dev %s) or set KONTEXT_WORKERD", WorkerdPackage, WorkerdPackage)
+	return findNodeTool("workerd", "KONTEXT_WORKERD", WorkerdPackage, dir, getenv)
 }
 
 // storeJS is the local KV namespace of `edge serve --store DIR`: workerd

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kontext/kontext/internal/mcptools"
 	"github.com/kontext/kontext/internal/testrepo"
 	"github.com/kontext/kontext/native"
 )
@@ -47,7 +48,7 @@ func TestListPages(t *testing.T) {
 		for _, e := range whole.Result.Entries {
 			want = append(want, e.ID)
 		}
-		if len(want) <= DefaultPage {
+		if len(want) <= mcptools.DefaultPage {
 			t.Fatalf("%s: %d entries do not need a second page", c.op, len(want))
 		}
 		input := withLimit(c.input, 0)
@@ -107,7 +108,7 @@ func followPages(t *testing.T, cs *mcp.ClientSession, tool string, args map[stri
 		} else if !full {
 			t.Fatalf("%s: neither entries nor items in %v", tool, r)
 		}
-		if len(page) > DefaultPage {
+		if len(page) > mcptools.DefaultPage {
 			t.Fatalf("%s: a page of %d", tool, len(page))
 		}
 		for _, it := range page {

@@ -1,6 +1,6 @@
-// Package mcpserver is kontext's MCP server (`kontext mcp`): it owns the MCP
-// tool surface (names, input schemas, the envelope output schema) and maps
-// every tool call onto the one operation dispatcher (engine.Engine.Request),
+// Package mcpserver is kontext's MCP server (`kontext mcp`): it serves the
+// tool surface of internal/mcptools (names, input schemas, the envelope
+// output schema, the text answers) over the SDK and maps every tool call onto the one operation dispatcher (engine.Engine.Request),
 // exactly as `kontext api` does. A tool result carries the answer object
 // as structuredContent (ctx_governing's result its own short page) and a
 // text block (the same JSON, or for ctx_governing and ctx_brief a
@@ -24,6 +24,7 @@ import (
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
+	"github.com/kontext/kontext/internal/mcptools"
 	"github.com/kontext/kontext/native"
 )
 
@@ -47,14 +48,14 @@ func Serve(ctx context.Context, dir string, in io.Reader, out io.Writer) error {
 func New(dir string) *mcp.Server {
 	h := &handler{dir: dir, engines: map[string]*engine.Engine{}}
 	s := mcp.NewServer(&mcp.Implementation{Name: "kontext", Version: engine.Version}, nil)
-	for _, t := range tools() {
+	for _, t := range mcptools.List() {
 		s.AddTool(&mcp.Tool{
-			Name:         t.name,
-			Title:        t.title,
-			Annotations:  t.annotations,
-			Description:  t.description,
-			InputSchema:  t.inputSchema(),
-			OutputSchema: t.outputSchema(),
+			Name:         t.Name(),
+			Title:        t.Title(),
+			Annotations:  (*mcp.ToolAnnotations)(t.Annotations()),
+			Description:  t.Description(),
+			InputSchema:  t.InputSchema(),
+			OutputSchema: t.OutputSchema(),
 		}, h.tool(t))
 	}
 	return s
@@ -67,26 +68,26 @@ type handler struct {
 	engines map[string]*engine.Engine
 }
 
-func (h *handler) tool(t tool) mcp.ToolHandler {
+func (h *handler) tool(t mcptools.Tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var raw json.RawMessage
 		if req.Params != nil {
 			raw = req.Params.Arguments
 		}
-		args, err := t.decode(raw)
+		args, err := t.Decode(raw)
 		if err != nil {
-			return t.result(engine.ErrorEnvelope(err), nil), nil
+			return result(t, engine.ErrorEnvelope(err), nil), nil
 		}
 		formalize := string(bytes.TrimSpace(args["formalize"])) == "true"
 		asked := maps.Clone(args)
-		op, input, err := t.request(args)
+		op, input, err := t.Request(args)
 		if err != nil {
-			return t.result(engine.ErrorEnvelope(err), asked), nil
+			return result(t, engine.ErrorEnvelope(err), asked), nil
 		}
 		if formalize && op == "drafts.stage" {
-			return t.result(h.prepareFormalized(ctx, input), asked), nil
+			return result(t, h.prepareFormalized(ctx, input), asked), nil
 		}
-		return t.result(h.request(ctx, op, input), asked), nil
+		return result(t, h.request(ctx, op, input), asked), nil
 	}
 }
 
@@ -195,36 +196,32 @@ func (h *handler) engine(input []byte) (*engine.Engine, error) {
 }
 
 // result wraps an answer: structuredContent is the answer object (a
-// successful result as the tool's answer renders it); the text block is
-// the tool's text reading of a successful answer (text.go says what each
-// client gets), else the answer's JSON as the dispatcher produced it.
-func (t tool) result(env []byte, args map[string]json.RawMessage) *mcp.CallToolResult {
-	var probe struct {
-		OK     bool            `json:"ok"`
-		Result json.RawMessage `json:"result"`
-	}
-	_ = json.Unmarshal(env, &probe)
-	text := string(env)
-	if probe.OK && t.answer != nil {
-		var result json.RawMessage
-		result, text = t.answer(probe.Result, args)
-		if !bytes.Equal(result, probe.Result) {
-			env = engine.ResultEnvelope(result)
-		}
-	}
+// successful result as the tool renders it); the text block is the tool's
+// text reading (mcptools.Tool.Answer).
+func result(t mcptools.Tool, env []byte, args map[string]json.RawMessage) *mcp.CallToolResult {
+	env, text, ok := t.Answer(env, args)
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
 		StructuredContent: json.RawMessage(env),
-		IsError:           !probe.OK,
+		IsError:           !ok,
 	}
 }
 
 // Tools are the tools the server offers, in its order: name and title
 // (kontext --help, its man page and completions list them).
 func Tools() (names, titles []string) {
-	for _, t := range tools() {
-		names = append(names, t.name)
-		titles = append(titles, t.title)
+	for _, t := range mcptools.List() {
+		names = append(names, t.Name())
+		titles = append(titles, t.Title())
 	}
 	return names, titles
+}
+
+// mustJSON marshals maps of valid raw JSON, which always marshal.
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/kontext/kontext/internal/mcptools"
 )
 
 // outputSchemas are the tools' output schemas, compiled (draft 2020-12).
@@ -16,8 +18,8 @@ var outputSchemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, error
 	out := map[string]*jsonschema.Schema{}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	for _, tl := range tools() {
-		b, err := json.Marshal(tl.outputSchema())
+	for _, tl := range mcptools.List() {
+		b, err := json.Marshal(tl.OutputSchema())
 		if err != nil {
 			return nil, err
 		}
@@ -25,11 +27,11 @@ var outputSchemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, error
 		if err != nil {
 			return nil, err
 		}
-		url := "mem:///" + tl.name + ".json"
+		url := "mem:///" + tl.Name() + ".json"
 		if err := c.AddResource(url, doc); err != nil {
 			return nil, err
 		}
-		if out[tl.name], err = c.Compile(url); err != nil {
+		if out[tl.Name()], err = c.Compile(url); err != nil {
 			return nil, err
 		}
 	}
@@ -95,18 +97,18 @@ func TestOutputSchemasTyped(t *testing.T) {
 			t.Errorf("ctx_governing: %s validates", bad)
 		}
 	}
-	for _, tl := range tools() {
-		s := tl.outputSchema()
+	for _, tl := range mcptools.List() {
+		s := tl.OutputSchema()
 		r, ok := s["properties"].(map[string]any)["result"].(map[string]any)
 		if !ok {
-			t.Fatalf("%s: no outputSchema.properties.result", tl.name)
+			t.Fatalf("%s: no outputSchema.properties.result", tl.Name())
 		}
 		_, hasType := r["type"]
 		_, hasProps := r["properties"]
 		if !hasType && !hasProps {
-			t.Errorf("%s: outputSchema.properties.result has no validation keyword: %v", tl.name, r)
+			t.Errorf("%s: outputSchema.properties.result has no validation keyword: %v", tl.Name(), r)
 		}
-		if tl.resultOp != "" {
+		if tl.ResultOp() != "" {
 			// One shape, or anyOf several: each lists its fields.
 			shapes := []any{r}
 			if alts, ok := r["anyOf"].([]any); ok {
@@ -115,21 +117,21 @@ func TestOutputSchemasTyped(t *testing.T) {
 			for _, sh := range shapes {
 				m, _ := sh.(map[string]any)
 				if m["properties"] == nil || m["required"] == nil {
-					t.Errorf("%s: a %s result shape lists no properties or required fields", tl.name, tl.resultOp)
+					t.Errorf("%s: a %s result shape lists no properties or required fields", tl.Name(), tl.ResultOp())
 				}
 			}
 		}
 		b, _ := json.Marshal(s)
 		if strings.Contains(string(b), `"$ref"`) {
-			t.Errorf("%s: the outputSchema has a $ref", tl.name)
+			t.Errorf("%s: the outputSchema has a $ref", tl.Name())
 		}
 		var local any
 		_ = json.Unmarshal(b, &local)
-		rb, _ := json.Marshal(listed[tl.name])
+		rb, _ := json.Marshal(listed[tl.Name()])
 		var remote any
 		_ = json.Unmarshal(rb, &remote)
 		if lb, _ := json.Marshal(local); string(lb) != string(mustJSON(remote)) {
-			t.Errorf("%s: the listed outputSchema differs from the tool's", tl.name)
+			t.Errorf("%s: the listed outputSchema differs from the tool's", tl.Name())
 		}
 	}
 }

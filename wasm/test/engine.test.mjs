@@ -13,7 +13,7 @@ import { demoFiles, NOW, repoRoot } from "./helpers.mjs";
 const wasmPath = join(repoRoot, "wasm", "kontext.wasm");
 const engine = await loadEngine({ wasm: pathToFileURL(wasmPath) });
 const files = demoFiles();
-const READ_SUBSET = ["api.describe", "context.cost", "entries.get", "entries.governing", "entries.list", "entries.related", "entries.search", "rules.lint", "status"];
+const READ_SUBSET = ["api.describe", "context.brief", "context.cost", "entries.get", "entries.governing", "entries.list", "entries.related", "entries.search", "rules.lint", "status"];
 
 function ok(env) {
   assert.equal(env.schema_version, 1);
@@ -58,7 +58,7 @@ test("abi", () => {
   assert.equal(abi.abi, 1);
   assert.match(abi.version, /^\d+\.\d+\.\d+/);
   assert.deepEqual(abi.operations, READ_SUBSET);
-  assert.deepEqual(abi.functions, ["abi", "open", "update", "close", "request", "changed", "inspect", "render", "layout", "stage"]);
+  assert.deepEqual(abi.functions, ["abi", "open", "update", "close", "request", "changed", "inspect", "render", "layout", "stage", "mcp", "memory"]);
 });
 
 test("render: entry Markdown to safe HTML", () => {

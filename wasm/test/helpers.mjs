@@ -155,6 +155,12 @@ export function normalise(op, envelope) {
     delete env.result.incomplete_operations;
     if (env.result.llm) env.result.llm.reason = PLACEHOLDER;
   }
+  if (op === "context.brief" && env.ok) {
+    // A brief's REPOSITORY section is the working tree's (branch, HEAD,
+    // dirty); a file set has none. Every other section is the same.
+    env.result.repository = PLACEHOLDER;
+    env.result.sections = env.result.sections.filter((s) => s.id !== "repository");
+  }
   if (!env.ok && env.error && env.error.code === "model_unavailable") env.error.message = PLACEHOLDER;
   return JSON.stringify(env);
 }

@@ -49,6 +49,12 @@ const cases = {
     { text: "sessions in redis", paths: ["src/auth/session.go"], exclude_ids: ["2026-11-16-move-sessions-to-redis"] },
     {}, { text: "x", llm: true },
   ],
+  "context.brief": [
+    { paths: ["src/billing/tax/vat.go"] },
+    { paths: ["src/billing/tax/vat.go", "src/export/nightly.go", "web/app.ts"], budget_lines: 40, architecture: true },
+    { paths: ["src/billing/tax/vat.go"], view: "compact" },
+    { paths: ["nothing/here.txt"] }, { paths: ["a"], diff: "main" }, { budget_lines: 0 }, { paths: "src" },
+  ],
   "rules.lint": [{}, { client: "cursor" }, { client: "vim" }],
   "no.such.operation": [{}],
 };

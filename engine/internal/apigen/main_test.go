@@ -18,9 +18,9 @@ func TestGeneratedUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for path, want := range map[string][]byte{
-		"../../schemas.json":                       schemas,
-		"../../../wasm/index.d.ts":                 TypeScript(),
-		"../../../internal/mcpserver/results.json": results,
+		"../../schemas.json":                      schemas,
+		"../../../wasm/index.d.ts":                TypeScript(),
+		"../../../internal/mcptools/results.json": results,
 	} {
 		got, err := os.ReadFile(path)
 		if err != nil {

@@ -1,4 +1,4 @@
-package mcpserver
+package mcptools
 
 import (
 	"bytes"
@@ -9,8 +9,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kontext/kontext/engine"
 	"github.com/kontext/kontext/engine/apierr"
@@ -52,14 +50,14 @@ func typed(fs []field) []field {
 	return fs
 }
 
-// tool is one MCP tool: its arguments, how they become one dispatcher
+// Tool is one MCP tool: its arguments, how they become one dispatcher
 // request (operation name and input document), and how its answer reads
 // as text.
-type tool struct {
+type Tool struct {
 	name        string
 	title       string
 	description string
-	annotations *mcp.ToolAnnotations
+	annotations *Annotations
 	fields      []field
 	// resultOp is the operation whose result the tool answers (its
 	// outputSchema's result); "" for ctx_api, which answers any operation's.
@@ -73,6 +71,17 @@ type tool struct {
 
 const dirDescription = "Another worktree or repository to read, relative to the server's directory (kontext -C) or absolute."
 
+// Annotations are a tool's hints: the fields and JSON of the SDK's
+// mcp.ToolAnnotations (the CLI's server converts them; the edge marshals
+// them as they are).
+type Annotations struct {
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  bool   `json:"idempotentHint"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+	ReadOnlyHint    bool   `json:"readOnlyHint"`
+	Title           string `json:"title,omitempty"`
+}
+
 // Annotation values (the SDK takes pointers for hints whose default is true).
 var (
 	no  = new(bool)
@@ -80,8 +89,8 @@ var (
 )
 
 // readOnly annotates a tool that changes nothing.
-func readOnly(title string) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: no, OpenWorldHint: no}
+func readOnly(title string) *Annotations {
+	return &Annotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: no, OpenWorldHint: no}
 }
 
 // DefaultPage is the page size of the list answers (ctx_governing, and
@@ -92,8 +101,8 @@ const DefaultPage = 10
 // optional fields may be added, never removed or changed in type. Built at
 // first use: the fields come from the operations' schemas, which a CLI call
 // that starts no server must not decode.
-var tools = sync.OnceValue(func() []tool {
-	return []tool{
+var tools = sync.OnceValue(func() []Tool {
+	return []Tool{
 		{
 			name:  "ctx_api",
 			title: "kontext API",
@@ -103,7 +112,7 @@ var tools = sync.OnceValue(func() []tool {
 				"api.describe gives each operation's input schema; status.capabilities lists the operations. " +
 				"entries.list and entries.search answer 10 entries a page here unless input.limit says otherwise: total counts them all, and next_cursor, passed back as input.cursor with the same other inputs, gives the next page " +
 				"(stale_cursor: the knowledge changed, ask again without it); input.view \"compact\" sends short records in items instead of whole entries (the answer then has items and no entries key; the default full view has entries, [] when nothing matches).",
-			annotations: &mcp.ToolAnnotations{Title: "kontext API", DestructiveHint: yes, OpenWorldHint: no},
+			annotations: &Annotations{Title: "kontext API", DestructiveHint: yes, OpenWorldHint: no},
 			fields: []field{
 				{name: "operation", kind: kString, required: true, description: "Operation name, e.g. status, api.describe, entries.list, entries.get, entries.search, entries.governing, entries.related, entries.drift, entries.changed, context.brief, drafts.capture."},
 				{name: "input", kind: kObject, description: "The operation's input object (default {}); api.describe gives its JSON Schema."},
@@ -164,7 +173,7 @@ var tools = sync.OnceValue(func() []tool {
 			description: "Keep an insight (a decision, convention, learning or incident about some paths) as a candidate in this worktree's local inbox; nothing is staged or committed. " +
 				"The answer's candidate.id is what ctx_prepare_commit takes. Related existing entries come back in related_entries: check them before adding a near duplicate. " +
 				"Example: {\"entry\": {\"kind\": \"learning\", \"title\": \"Exports need the advisory lock\", \"body\": \"The nightly export takes lock 42 ...\", \"paths\": [\"src/export/**\"]}}.",
-			annotations: &mcp.ToolAnnotations{Title: "Capture an insight", DestructiveHint: no, IdempotentHint: false, OpenWorldHint: no},
+			annotations: &Annotations{Title: "Capture an insight", DestructiveHint: no, IdempotentHint: false, OpenWorldHint: no},
 			fields:      append(typed(apiFields("drafts.capture", nil, "entry", "source", "operation_id")), dirField),
 			resultOp:    "drafts.capture",
 			request:     forward("drafts.capture"),
@@ -174,7 +183,7 @@ var tools = sync.OnceValue(func() []tool {
 			title: "Challenge an entry",
 			description: "Record in this worktree's inbox that an entry may be wrong and why. " +
 				"A challenge is never staged; retiring or superseding the entry resolves it.",
-			annotations: &mcp.ToolAnnotations{Title: "Challenge an entry", DestructiveHint: no, OpenWorldHint: no},
+			annotations: &Annotations{Title: "Challenge an entry", DestructiveHint: no, OpenWorldHint: no},
 			fields:      append(apiFields("inbox.challenge", nil, "id", "because"), dirField),
 			resultOp:    "inbox.challenge",
 			request:     forward("inbox.challenge"),
@@ -214,7 +223,7 @@ var tools = sync.OnceValue(func() []tool {
 			description: "Stage a captured candidate (candidate_id from ctx_capture, or from ctx_api inbox.list) as a new entry for the next commit; kontext never commits. " +
 				"Retrying with the same operation_id returns the first result. " +
 				"With formalize: true and a locally selected model, the candidate is worded by the model first and staged with that wording.",
-			annotations: &mcp.ToolAnnotations{Title: "Stage a captured candidate", DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
+			annotations: &Annotations{Title: "Stage a captured candidate", DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
 			resultOp:    "drafts.stage",
 			// The tool stages a candidate only: candidate_id is required here.
 			fields: append(apiFields("drafts.stage", []string{"candidate_id"}, "candidate_id", "operation_id"), dirField,
@@ -238,20 +247,20 @@ var dirField = field{name: "dir", kind: kString, description: dirDescription}
 func apiFields(op string, require []string, names ...string) []field {
 	raw, ok := engine.InputSchema(op)
 	if !ok {
-		panic("mcpserver: no input schema for " + op)
+		panic("mcptools: no input schema for " + op)
 	}
 	var s struct {
 		Properties map[string]json.RawMessage `json:"properties"`
 		Required   []string                   `json:"required"`
 	}
 	if err := json.Unmarshal(raw, &s); err != nil {
-		panic("mcpserver: the input schema of " + op + " is corrupt: " + err.Error())
+		panic("mcptools: the input schema of " + op + " is corrupt: " + err.Error())
 	}
 	var out []field
 	for _, n := range names {
 		rawp, ok := s.Properties[n]
 		if !ok {
-			panic("mcpserver: " + op + " has no input field " + n)
+			panic("mcptools: " + op + " has no input field " + n)
 		}
 		var p struct {
 			Type        string `json:"type"`
@@ -259,11 +268,11 @@ func apiFields(op string, require []string, names ...string) []field {
 		}
 		var full map[string]any
 		if json.Unmarshal(rawp, &p) != nil || json.Unmarshal(rawp, &full) != nil {
-			panic("mcpserver: the input schema of " + op + "." + n + " is corrupt")
+			panic("mcptools: the input schema of " + op + "." + n + " is corrupt")
 		}
 		k := map[string]kind{"string": kString, "integer": kInteger, "array": kStrings, "object": kObject, "boolean": kBool}[p.Type]
 		if k == "" {
-			panic("mcpserver: " + op + "." + n + " has an unsupported type " + p.Type)
+			panic("mcptools: " + op + "." + n + " has an unsupported type " + p.Type)
 		}
 		f := field{name: n, kind: k, required: slices.Contains(s.Required, n) || slices.Contains(require, n), description: p.Description, opSchema: full}
 		if k == kObject {
@@ -291,7 +300,7 @@ func mustJSON(v any) []byte {
 
 // inputSchema is the tool's JSON Schema (draft 2020-12), derived from its
 // fields: an object with exactly these properties.
-func (t tool) inputSchema() map[string]any {
+func (t Tool) inputSchema() map[string]any {
 	props := map[string]any{}
 	required := []string{}
 	for _, f := range t.fields {
@@ -340,18 +349,18 @@ var resultsJSON []byte
 func resultSchema(op string) map[string]any {
 	var all map[string]json.RawMessage
 	if err := json.Unmarshal(resultsJSON, &all); err != nil {
-		panic("mcpserver: results.json is corrupt; run go generate ./engine: " + err.Error())
+		panic("mcptools: results.json is corrupt; run go generate ./engine: " + err.Error())
 	}
 	var s map[string]any
 	if err := json.Unmarshal(all[op], &s); err != nil || s == nil {
-		panic("mcpserver: no result schema for " + op + "; run go generate ./engine")
+		panic("mcptools: no result schema for " + op + "; run go generate ./engine")
 	}
 	return s
 }
 
 // outputSchema is the tool's output schema: the API envelope, its result
 // typed by the tool's operation (ctx_api: an object, any operation's).
-func (t tool) outputSchema() map[string]any {
+func (t Tool) outputSchema() map[string]any {
 	s := envelopeSchema()
 	r := map[string]any{"type": "object", "description": "The operation's result (when ok is true): an object of the operation's result shape."}
 	if t.resultOp != "" {
@@ -396,7 +405,7 @@ func envelopeSchema() map[string]any {
 // decode checks the call's arguments against the tool's fields (unknown
 // field, missing required field, wrong JSON type: invalid_input naming the
 // field) and returns them as raw values by name.
-func (t tool) decode(raw json.RawMessage) (map[string]json.RawMessage, error) {
+func (t Tool) decode(raw json.RawMessage) (map[string]json.RawMessage, error) {
 	args := map[string]json.RawMessage{}
 	if s := bytes.TrimSpace(raw); len(s) > 0 && !bytes.Equal(s, []byte("null")) {
 		if s[0] != '{' {
