@@ -912,6 +912,15 @@ var Engine = class {
   get memory() {
     return this.#go.mem;
   }
+  /**
+   * The engine's heap: {heap_objects, heap_live, total, limit, open} in
+   * bytes (open: knowledge bases). A positive limitBytes first sets the Go
+   * runtime's soft memory limit. Engines without it answer null.
+   */
+  memoryStats(limitBytes = 0) {
+    if (typeof this.#api.memory !== "function") return null;
+    return unwrap(this.#api.memory(limitBytes));
+  }
   /** {abi, version, operations, functions, parser} */
   abi() {
     return unwrap(this.#api.abi());
@@ -1048,6 +1057,17 @@ var KnowledgeBase = class {
   request(operation, input = {}) {
     const doc = typeof input === "string" ? input : JSON.stringify(input ?? {});
     return JSON.parse(this.#api.request(this.#handle, operation, doc));
+  }
+  /**
+   * Answers one MCP JSON-RPC message (a string) over this knowledge base,
+   * statelessly, with the tools the CLI's MCP server offers for what this
+   * engine serves: the response's JSON text, byte for byte what `kontext
+   * mcp` answers, or "" for a notification.
+   */
+  mcp(message) {
+    const out = this.#api.mcp(this.#handle, String(message));
+    if (out.startsWith('{"schema_version"')) unwrap(out);
+    return out;
   }
   /** Writes and removes files: {files?, remove?, revision?}. */
   update({ files, remove, revision } = {}) {

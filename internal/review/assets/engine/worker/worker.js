@@ -22,7 +22,10 @@
 //   POST /v1/governing {paths, min_specificity?, exclude_ids?, limit?, cursor?, view?, detail?}
 //   GET  /v1/governing?path=a&path=b[&min_specificity=N][&exclude_id=X][&limit=N][&cursor=C][&detail=1]
 //   GET  /v1/entries/<id>   GET /v1/search?q=&limit=&cursor=&view=   GET /v1/status
-//   GET  /v1/repos          GET /healthz
+//   GET  /v1/repos[?limit=N&cursor=C]   GET /healthz
+//   POST /mcp, POST /v1/repos/<name>/mcp: MCP (Streamable HTTP, sessionless,
+//        JSON answers) with the CLI's read tools, answered by the engine
+//   GET  /v1/debug/memory (only with KONTEXT_DEBUG=1): the isolate's memory
 
 import { loadEngine } from "../index.js";
 
@@ -32,6 +35,17 @@ export const MAX_BODY_BYTES = 1 << 20;
 export const MAX_PATHS = 10000;
 
 const REPO_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+const SNAPSHOT_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/**
+ * The Go heap's soft limit (debug.SetMemoryLimit) in an isolate of 128 MB:
+ * the rest is the compiled engine, JS and the bundle texts in flight.
+ */
+export const GO_MEMORY_LIMIT_MB = 80;
+/** Opened repositories are kept while their accounted memory fits this. */
+export const MEMORY_BUDGET_MB = 48;
+/** GET /v1/repos answers at most this many a page (limit's default: 100). */
+export const MAX_REPOS_PAGE = 1000;
 
 /**
  * createWorker returns the Worker object (`export default createWorker(…)`).
@@ -45,11 +59,19 @@ const REPO_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
  *   preflights needs `Authorization: Bearer <token>` (compared in constant time).
  * - KONTEXT_CORS_ORIGINS: "*" or a comma-separated list of origins allowed
  *   to read the answers from a browser; unset, no CORS headers are sent.
- * - KONTEXT_STORE (a KV namespace or an R2 bucket) with KONTEXT_STORE_REPOS
- *   (comma-separated names): each name's bundle is read from the key
- *   `<name>/bundle`, and re-read when the key `<name>/snapshot` changes
- *   (it is checked in every request to that repository; a marker that is a
- *   SHA-256 must be the bundle's before it is taken).
+ * - KONTEXT_STORE (a KV namespace or an R2 bucket) in the layout `kontext
+ *   edge publish` writes: `repos.json` ({repos: [{name, snapshot, entries,
+ *   updated}]}), `<name>/index.json` ({snapshot, entries, updated}) and
+ *   `<name>/<snapshot>.bundle`. A repository is opened at its first
+ *   request; its index is read in every request to it, so a new snapshot is
+ *   served from the first request that sees the new index.
+ * - KONTEXT_STORE_REPOS (deprecated; one release): comma-separated names in
+ *   the earlier layout, each name's bundle at `<name>/bundle`, re-read when
+ *   the key `<name>/snapshot` changes (a marker that is a SHA-256 must be
+ *   the bundle's before it is taken).
+ * - KONTEXT_MEMORY_MB: the budget of opened repositories (default
+ *   MEMORY_BUDGET_MB); the least recently used are closed past it.
+ * - KONTEXT_DEBUG: "1" serves GET /v1/debug/memory.
  */
 export function createWorker({ wasm, repos = [] } = {}) {
   const bundled = [];
@@ -60,9 +82,10 @@ export function createWorker({ wasm, repos = [] } = {}) {
     }
     if (seen.has(r.name)) throw new TypeError(`createWorker: repository ${r.name} is named twice`);
     seen.add(r.name);
-    bundled.push({ name: r.name, source: "bundled", bundle: r.bundle, kb: null, info: null, version: null });
+    bundled.push({ name: r.name, bundle: r.bundle });
   }
-  const state = { wasm, bundled, store: new Map(), engine: null, booting: null, generation: 0 };
+  // opened: the open repositories by name, least recently used first.
+  const state = { wasm, bundled, opened: new Map(), engine: null, booting: null, generation: 0, peak: 0 };
   return {
     async fetch(request, env = {}, ctx) {
       try {
@@ -105,21 +128,27 @@ async function handle(state, request, env) {
       allow(method, ["GET", "HEAD"], url.pathname);
       return answer(200, { schema_version: 1, ok: true, result: { healthy: true, engine: state.engine !== null && !state.engine.exited ? "booted" : "idle" } }, ctx);
     }
+    if (url.pathname === "/mcp") return await mcp(state, env, ctx, null);
     if (url.pathname !== "/v1" && !url.pathname.startsWith("/v1/")) {
-      throw new HTTPError(404, "not_found", `no route ${url.pathname}: the routes are /v1/governing, /v1/entries/<id>, /v1/search, /v1/status, /v1/repos, /v1/repos/<name>/… and /healthz`);
+      throw new HTTPError(404, "not_found", `no route ${url.pathname}: the routes are /v1/governing, /v1/entries/<id>, /v1/search, /v1/status, /v1/repos, /v1/repos/<name>/…, /mcp and /healthz`);
     }
-    await authorize(env, request);
     let rest = url.pathname.slice("/v1".length);
     let name = null;
-    if (rest === "/repos") {
-      allow(method, ["GET", "HEAD"], url.pathname);
-      return await listRepos(state, env, ctx);
-    }
     if (rest.startsWith("/repos/")) {
       const tail = rest.slice("/repos/".length);
       const slash = tail.indexOf("/");
       name = decode(slash < 0 ? tail : tail.slice(0, slash));
       rest = slash < 0 ? "" : tail.slice(slash);
+      if (rest === "/mcp") return await mcp(state, env, ctx, name);
+    }
+    await authorize(env, request);
+    if (name === null && rest === "/repos") {
+      allow(method, ["GET", "HEAD"], url.pathname);
+      return await listRepos(state, env, ctx, url);
+    }
+    if (name === null && rest === "/debug/memory" && env.KONTEXT_DEBUG === "1") {
+      allow(method, ["GET"], url.pathname);
+      return answer(200, { schema_version: 1, ok: true, result: await memoryReport(state) }, ctx);
     }
     const route = matchRoute(rest, url.pathname);
     allow(method, route.methods, url.pathname);
@@ -188,7 +217,7 @@ function matchRoute(rest, full) {
   if (rest === "/status") {
     return { methods: ["GET", "HEAD"], operation: "status", input: () => ({}) };
   }
-  throw new HTTPError(404, "not_found", `no route ${full}: the routes are /v1/governing, /v1/entries/<id>, /v1/search, /v1/status, /v1/repos, /v1/repos/<name>/… and /healthz`);
+  throw new HTTPError(404, "not_found", `no route ${full}: the routes are /v1/governing, /v1/entries/<id>, /v1/search, /v1/status, /v1/repos, /v1/repos/<name>/…, /mcp and /healthz`);
 }
 
 function decode(segment) {
@@ -340,7 +369,7 @@ function tooLarge(size) {
 
 // ---- the engine and the repositories ----
 
-async function ensureEngine(state) {
+async function ensureEngine(state, env) {
   if (state.engine !== null && state.engine.exited) dropEngine(state);
   if (state.engine !== null) return state.engine;
   // One boot at a time: requests that arrive while the runtime boots wait
@@ -350,6 +379,9 @@ async function ensureEngine(state) {
       state.engine = engine;
       state.generation++;
       state.booting = null;
+      // The Go heap's soft limit: the collector works harder near it
+      // instead of growing the instance's memory, which never shrinks.
+      if (typeof engine.memoryStats === "function") engine.memoryStats(GO_MEMORY_LIMIT_MB << 20);
       return engine;
     },
     (err) => {
@@ -364,14 +396,15 @@ async function ensureEngine(state) {
 // base it held is gone, so every repository is opened again.
 function dropEngine(state) {
   state.engine = null;
-  for (const r of state.bundled) r.kb = null;
-  for (const r of state.store.values()) {
-    r.kb = null;
-    r.version = null;
-  }
+  state.opened.clear();
+}
+
+function heapBytes(engine) {
+  return typeof engine.memoryStats === "function" ? engine.memoryStats().heap_objects : 0;
 }
 
 function open(engine, name, bundle) {
+  const before = heapBytes(engine);
   let kb;
   try {
     // immutable: the snapshot is never updated, so the engine need not
@@ -385,27 +418,55 @@ function open(engine, name, bundle) {
   let entries = 0;
   for (const byStatus of Object.values(st.result.counts ?? {})) for (const n of Object.values(byStatus)) entries += n;
   const compactView = (st.result.capabilities ?? []).includes("entries.governing.view");
-  return { kb, info: { snapshot: st.result.snapshot, entries, compactView } };
+  // The engine's accounting of what opening took: its heap grew by it
+  // (a collection during the open makes the difference noisy, so it is
+  // held between the bundle's size, which the engine keeps, and eight
+  // times that).
+  const size = typeof bundle === "string" ? bundle.length : 0;
+  const grown = heapBytes(engine) - before;
+  const bytes = size > 0 ? Math.min(Math.max(grown, size), 8 * size) : Math.max(grown, 0);
+  return { kb, info: { snapshot: st.result.snapshot, entries, compactView }, bytes };
 }
 
-function storeNames(env) {
+function budgetBytes(env) {
+  const mb = Number(env.KONTEXT_MEMORY_MB);
+  return (Number.isFinite(mb) && mb > 0 ? mb : MEMORY_BUDGET_MB) << 20;
+}
+
+// keep records r as the most recently used repository, and closes the
+// least recently used ones while the opened repositories' accounted
+// memory is over the budget (r itself is never closed).
+function keep(state, env, r) {
+  state.opened.delete(r.name);
+  state.opened.set(r.name, r);
+  let total = 0;
+  for (const o of state.opened.values()) total += o.bytes;
+  for (const [n, o] of state.opened) {
+    if (total <= budgetBytes(env) || o === r) break;
+    o.kb.close();
+    state.opened.delete(n);
+    total -= o.bytes;
+  }
+  if (state.engine !== null && typeof state.engine.memory === "object") {
+    state.peak = Math.max(state.peak, state.engine.memory.buffer.byteLength);
+  }
+  return r;
+}
+
+function legacyNames(env) {
   const raw = typeof env.KONTEXT_STORE_REPOS === "string" ? env.KONTEXT_STORE_REPOS : "";
   const names = raw.split(",").map((s) => s.trim()).filter((s) => s !== "");
   for (const n of names) {
     if (!REPO_NAME.test(n)) throw new HTTPError(500, "invalid_input", `KONTEXT_STORE_REPOS names ${JSON.stringify(n)}, not a repository name ([A-Za-z0-9._-])`);
   }
-  if (names.length > 0 && (env.KONTEXT_STORE == null || typeof env.KONTEXT_STORE.get !== "function")) {
+  if (names.length > 0 && !hasStore(env)) {
     throw new HTTPError(500, "invalid_input", "KONTEXT_STORE_REPOS is set but the KONTEXT_STORE binding (a KV namespace or R2 bucket) is missing");
   }
   return names;
 }
 
-// allNames lists the repositories in order: bundled ones first, then the
-// store's; the first is the default.
-function allNames(state, env) {
-  const names = state.bundled.map((r) => r.name);
-  for (const n of storeNames(env)) if (!names.includes(n)) names.push(n);
-  return names;
+function hasStore(env) {
+  return env.KONTEXT_STORE != null && typeof env.KONTEXT_STORE.get === "function";
 }
 
 async function storeText(binding, key) {
@@ -416,48 +477,108 @@ async function storeText(binding, key) {
   return String(v);
 }
 
+async function storeJSON(binding, key) {
+  const text = await storeText(binding, key);
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new HTTPError(500, "operation_failed", `the store's ${key} is not JSON (${err.message}): publish again with kontext edge publish`);
+  }
+}
+
+// published reads repos.json: the organisation's list ([] when the store
+// has none).
+async function published(env) {
+  if (!hasStore(env)) return [];
+  const doc = await storeJSON(env.KONTEXT_STORE, "repos.json");
+  if (doc === null) return [];
+  if (!doc || !Array.isArray(doc.repos)) throw new HTTPError(500, "operation_failed", "the store's repos.json has no repos list: publish again with kontext edge publish");
+  return doc.repos.filter((r) => r && typeof r.name === "string" && REPO_NAME.test(r.name));
+}
+
+// defaultName: the first bundled repository, else the first of the earlier
+// store layout, else the first published one.
+async function defaultName(state, env) {
+  if (state.bundled.length > 0) return state.bundled[0].name;
+  const legacy = legacyNames(env);
+  if (legacy.length > 0) return legacy[0];
+  const pub = await published(env);
+  if (pub.length > 0) return pub[0].name;
+  throw new HTTPError(500, "not_found", "this worker serves no repository: build it with kontext edge build --bundle FILE, or publish to its KONTEXT_STORE with kontext edge publish");
+}
+
 async function repository(state, env, name) {
-  const names = allNames(state, env);
-  if (names.length === 0) {
-    throw new HTTPError(500, "not_found", "this worker serves no repository: build it with kontext edge build --bundle FILE, or set KONTEXT_STORE and KONTEXT_STORE_REPOS");
-  }
-  if (name === null) name = names[0];
-  if (!names.includes(name)) {
-    throw new HTTPError(404, "not_found", `no repository ${JSON.stringify(name)}: this worker serves ${names.join(", ")} (GET /v1/repos)`);
-  }
-  const engine = await ensureEngine(state);
+  if (name === null) name = await defaultName(state, env);
+  else if (!REPO_NAME.test(name)) throw new HTTPError(404, "not_found", `no repository ${JSON.stringify(name)}: names are [A-Za-z0-9._-] (GET /v1/repos lists them)`);
+  const engine = await ensureEngine(state, env);
   const b = state.bundled.find((r) => r.name === name);
   if (b !== undefined) {
-    if (b.kb === null) Object.assign(b, open(engine, name, b.bundle));
-    return b;
+    return keep(state, env, state.opened.get(name) ?? { name, ...open(engine, name, b.bundle), version: null });
   }
-  let r = state.store.get(name);
-  if (r === undefined) {
-    r = { name, source: "store", kb: null, info: null, version: null };
-    state.store.set(name, r);
+  if (legacyNames(env).includes(name)) return legacyRepository(state, env, name);
+  if (!hasStore(env)) {
+    throw new HTTPError(404, "not_found", `no repository ${JSON.stringify(name)}: this worker serves ${state.bundled.map((r) => r.name).join(", ")} (GET /v1/repos)`);
   }
+  const index = await storeJSON(env.KONTEXT_STORE, `${name}/index.json`);
+  // Another request may have closed or replaced it while the index was read.
+  let had = state.opened.get(name);
+  if (index === null) {
+    const known = [...state.bundled.map((r) => r.name), ...legacyNames(env)];
+    const served = known.length > 0 ? `this worker serves ${known.join(", ")}, and ` : "";
+    throw new HTTPError(404, "not_found", `no repository ${JSON.stringify(name)}: ${served}the store has no ${name}/index.json (GET /v1/repos lists them; kontext edge publish --repo ${name} adds it)`);
+  }
+  if (!index || typeof index.snapshot !== "string" || !SNAPSHOT_ID.test(index.snapshot)) {
+    throw new HTTPError(500, "operation_failed", `the store's ${name}/index.json names no snapshot: publish again with kontext edge publish --repo ${name}`);
+  }
+  if (had !== undefined && had.version === index.snapshot) return keep(state, env, had);
+  const text = await storeText(env.KONTEXT_STORE, `${name}/${index.snapshot}.bundle`);
+  had = state.opened.get(name);
+  if (text === null) {
+    // The index arrived before its bundle (KV is eventually consistent):
+    // the opened snapshot answers until the bundle is there.
+    if (had !== undefined) return keep(state, env, had);
+    throw new HTTPError(503, "not_found", `repository ${name}: the store has no ${name}/${index.snapshot}.bundle yet (its index names it; publish again if this lasts)`);
+  }
+  const eng = await ensureEngine(state, env); // a boot may have happened while reading
+  const opened = open(eng, name, text);
+  const now = state.opened.get(name);
+  if (now !== undefined && now.kb !== opened.kb) {
+    now.kb.close();
+    state.opened.delete(name);
+  }
+  return keep(state, env, { name, ...opened, version: index.snapshot });
+}
+
+// legacyRepository: the store layout of KONTEXT_STORE_REPOS (deprecated).
+async function legacyRepository(state, env, name) {
   const version = await storeText(env.KONTEXT_STORE, `${name}/snapshot`);
+  let had = state.opened.get(name);
   if (version === null) {
-    throw new HTTPError(503, "not_found", `repository ${name}: the store has no key ${name}/snapshot (publish the bundle: see the KV recipe in docs/edge.md)`);
+    throw new HTTPError(503, "not_found", `repository ${name}: the store has no key ${name}/snapshot (publish with kontext edge publish, which writes the current layout)`);
   }
   const marker = version.trim();
-  if (r.kb === null || r.version !== marker) {
-    const text = await storeText(env.KONTEXT_STORE, `${name}/bundle`);
-    if (text === null) throw new HTTPError(503, "not_found", `repository ${name}: the store has no key ${name}/bundle`);
-    // A marker that is a SHA-256 must be the bundle's: KV is eventually
-    // consistent, and a new marker may arrive before its bundle. Until they
-    // match the opened snapshot keeps answering (and the marker is read
-    // again by the next request).
-    if (/^[0-9a-f]{64}$/.test(marker) && (await sha256Hex(text)) !== marker) {
-      if (r.kb !== null) return r;
-      throw new HTTPError(503, "not_found", `repository ${name}: the store's ${name}/bundle does not match ${name}/snapshot yet (publish the bundle, then its SHA-256)`);
-    }
-    const eng = await ensureEngine(state); // a boot may have happened while reading
-    const opened = open(eng, name, text);
-    if (r.kb !== null) r.kb.close();
-    Object.assign(r, opened, { version: marker });
+  if (had !== undefined && had.version === marker) return keep(state, env, had);
+  const text = await storeText(env.KONTEXT_STORE, `${name}/bundle`);
+  if (text === null) throw new HTTPError(503, "not_found", `repository ${name}: the store has no key ${name}/bundle`);
+  // A marker that is a SHA-256 must be the bundle's: KV is eventually
+  // consistent, and a new marker may arrive before its bundle. Until they
+  // match the opened snapshot keeps answering (and the marker is read
+  // again by the next request).
+  const mismatch = /^[0-9a-f]{64}$/.test(marker) && (await sha256Hex(text)) !== marker;
+  had = state.opened.get(name); // another request may have closed or replaced it meanwhile
+  if (mismatch) {
+    if (had !== undefined) return keep(state, env, had);
+    throw new HTTPError(503, "not_found", `repository ${name}: the store's ${name}/bundle does not match ${name}/snapshot yet (publish the bundle, then its SHA-256)`);
   }
-  return r;
+  const eng = await ensureEngine(state, env);
+  const opened = open(eng, name, text);
+  const now = state.opened.get(name);
+  if (now !== undefined) {
+    now.kb.close();
+    state.opened.delete(name);
+  }
+  return keep(state, env, { name, ...opened, version: marker });
 }
 
 async function sha256Hex(text) {
@@ -465,16 +586,105 @@ async function sha256Hex(text) {
   return Array.from(d, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-async function listRepos(state, env, ctx) {
-  const names = allNames(state, env);
-  const repos = [];
-  for (const [i, n] of names.entries()) {
-    const r = await repository(state, env, n);
-    repos.push({ name: n, snapshot: r.info.snapshot, entries: r.info.entries, default: i === 0 });
+// listRepos: GET /v1/repos, paged (limit, cursor: the offset of the next
+// page). Bundled repositories and those of the earlier store layout are
+// opened to be described; published ones are listed from repos.json
+// without opening any.
+async function listRepos(state, env, ctx, url) {
+  const q = url.searchParams;
+  for (const k of q.keys()) {
+    if (k !== "limit" && k !== "cursor") throw new HTTPError(400, "invalid_input", `unknown query parameter ${k}: use limit and cursor`);
   }
-  const tag = repos.length === 0 ? "none" : repos.map((r) => r.snapshot).join(".");
-  if (notModified(ctx.request, tag)) return notModifiedAnswer(ctx, tag);
-  return answer(200, { schema_version: 1, ok: true, result: { repos } }, ctx, tag);
+  const limit = q.get("limit") === null ? 100 : integerParam("limit", q.get("limit"));
+  if (limit < 1 || limit > MAX_REPOS_PAGE) throw new HTTPError(400, "invalid_input", `limit=${limit}: between 1 and ${MAX_REPOS_PAGE}`);
+  const cursor = q.get("cursor");
+  const from = cursor === null ? 0 : integerParam("cursor", cursor);
+  if (from < 0) throw new HTTPError(400, "invalid_input", `cursor=${cursor} is not a cursor of this list: ask again without it`);
+  const names = [...state.bundled.map((r) => r.name)];
+  for (const n of legacyNames(env)) if (!names.includes(n)) names.push(n);
+  const pub = (await published(env)).filter((r) => !names.includes(r.name));
+  const total = names.length + pub.length;
+  const repos = [];
+  for (let i = from; i < Math.min(total, from + limit); i++) {
+    if (i < names.length) {
+      const r = await repository(state, env, names[i]);
+      repos.push({ name: names[i], snapshot: r.info.snapshot, entries: r.info.entries, default: i === 0 });
+    } else {
+      const p = pub[i - names.length];
+      const item = { name: p.name, snapshot: String(p.snapshot ?? ""), entries: Number(p.entries ?? 0), default: i === 0 };
+      if (typeof p.updated === "string") item.updated = p.updated;
+      repos.push(item);
+    }
+  }
+  const result = { repos, total };
+  if (from + limit < total) result.next_cursor = String(from + limit);
+  const tag = repos.length === 0 ? `none.${total}` : `${from}.${total}.` + repos.map((r) => r.snapshot).join(".");
+  const etagValue = tag.length > 200 ? await sha256Hex(tag) : tag;
+  if (notModified(ctx.request, etagValue)) return notModifiedAnswer(ctx, etagValue);
+  return answer(200, { schema_version: 1, ok: true, result }, ctx, etagValue);
+}
+
+// memoryReport: GET /v1/debug/memory (KONTEXT_DEBUG=1): the instance's
+// memory now and at its peak, the Go heap, and the opened repositories
+// with their accounted bytes, least recently used first.
+async function memoryReport(state) {
+  const engine = state.engine;
+  const buffer = engine !== null && typeof engine.memory === "object" ? engine.memory.buffer.byteLength : 0;
+  state.peak = Math.max(state.peak, buffer);
+  return {
+    buffer_bytes: buffer,
+    peak_buffer_bytes: state.peak,
+    go: engine !== null && typeof engine.memoryStats === "function" ? engine.memoryStats() : null,
+    opened: [...state.opened.values()].map((r) => ({ name: r.name, snapshot: r.info.snapshot, bytes: r.bytes })),
+  };
+}
+
+// ---- MCP ----
+
+const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
+
+/** The MCP headers a browser client sends and reads. */
+const MCP_HEADERS = ["MCP-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID"];
+
+// mcp answers POST /mcp and /v1/repos/<name>/mcp: the MCP Streamable HTTP
+// transport without sessions (no Mcp-Session-Id is issued, one sent is
+// served and never echoed) and with JSON answers, never a stream. The
+// JSON-RPC message goes to the engine as it is; its answer is the CLI's
+// MCP server's, byte for byte.
+async function mcp(state, env, ctx, name) {
+  const { request } = ctx;
+  const method = request.method;
+  // DNS rebinding: a browser's Origin is refused before anything else
+  // unless KONTEXT_CORS_ORIGINS allows it or it is a loopback origin the
+  // request was sent to (a page of evil.example whose name resolves to
+  // 127.0.0.1 sends Origin http://evil.example: refused).
+  const origin = request.headers.get("origin");
+  if (origin !== null && corsOrigin(env, request) === null && !(origin === new URL(request.url).origin && LOOPBACK.test(new URL(request.url).hostname))) {
+    throw new HTTPError(403, "invalid_input", `origin ${origin} is not allowed: add it to KONTEXT_CORS_ORIGINS`);
+  }
+  await authorize(env, request);
+  if (method !== "POST") {
+    // No server-initiated stream and no session to delete.
+    allow(method, ["POST"], new URL(request.url).pathname);
+  }
+  const type = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  if (type !== "application/json") {
+    throw new HTTPError(415, "invalid_input", "an MCP message is Content-Type: application/json");
+  }
+  const accept = request.headers.get("accept");
+  if (accept !== null && !/(^|,)\s*(application\/json|application\/\*|\*\/\*)\s*(;|,|$)/i.test(accept)) {
+    throw new HTTPError(406, "invalid_input", "this server answers MCP with application/json: accept it");
+  }
+  const body = await readBody(request);
+  const repo = await repository(state, env, name);
+  const out = repo.kb.mcp(body); // the one synchronous engine call
+  const headers = { "Content-Type": "application/json", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", ...corsHeaders(env, request) };
+  if (out === "") return new Response(null, { status: 202, headers });
+  // A frame that is not a request (not JSON, a batch, no method) is the
+  // client's error: 400 with the JSON-RPC error.
+  const framing = /^\{"jsonrpc":"2\.0","id":(?:null|"(?:[^"\\]|\\.)*"|[-+.\deE]+),"error":\{"code":(-\d+),/.exec(out);
+  const status = framing !== null && (framing[1] === "-32700" || framing[1] === "-32600") ? 400 : 200;
+  return new Response(out, { status, headers });
 }
 
 // ---- HTTP: auth, CORS, ETags ----
@@ -516,7 +726,7 @@ function corsOrigin(env, request) {
 function corsHeaders(env, request) {
   const origin = corsOrigin(env, request);
   if (origin === null) return {};
-  const h = { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": "ETag" };
+  const h = { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": ["ETag", ...MCP_HEADERS].join(", ") };
   if (origin !== "*") h.Vary = "Origin";
   return h;
 }
@@ -527,7 +737,7 @@ function preflight(env, request) {
     headers: {
       ...corsHeaders(env, request),
       "Access-Control-Allow-Methods": "GET, HEAD, POST, OPTIONS",
-      "Access-Control-Allow-Headers": "Authorization, Content-Type, If-None-Match",
+      "Access-Control-Allow-Headers": ["Authorization", "Content-Type", "If-None-Match", "Accept", ...MCP_HEADERS].join(", "),
       "Access-Control-Max-Age": "86400",
     },
   });
