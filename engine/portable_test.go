@@ -132,10 +132,10 @@ func TestPortableSnapshotAnswersLikeAParse(t *testing.T) {
 	flipped := append([]byte(nil), snap...)
 	flipped[len(flipped)/3] ^= 0x20
 	// The parses come last, each checked by its own CRC when decoded: one
-	// title changed.
+	// file name changed (the title is a span of the file's text there).
 	flippedParse := append([]byte(nil), snap...)
-	if i := bytes.LastIndex(flippedParse, []byte("Convention 7")); i < 0 {
-		t.Fatal("no title in the snapshot")
+	if i := bytes.LastIndex(flippedParse, []byte("conventions/c-7.md")); i < 0 {
+		t.Fatal("no file name in the snapshot's parses")
 	} else {
 		flippedParse[i] ^= 0x20
 	}

@@ -88,6 +88,8 @@ export interface ABI {
   functions: string[];
   /** Always true: the engine parses files (kept for callers that check it). */
   parser: boolean;
+  /** The MCP revisions mcp() speaks, newest first (an HTTP server refuses an MCP-Protocol-Version header outside them). */
+  mcp_protocol_versions: string[];
 }
 
 export interface Rendered {
@@ -104,12 +106,16 @@ export declare class KontextError extends Error {
 
 export interface KnowledgeBase {
   readonly handle: number;
+  /** What the engine holds for it as opened, by its own accounting (snapshot, file texts, file table; bytes); entries decoded later add to it. */
+  readonly bytes: number;
   /** The current snapshot id (status.snapshot). */
   readonly snapshot: string;
   /** Runs one operation of the read subset; a string input is passed as raw JSON. */
   request<K extends SnapshotOperation>(operation: K, input?: Operations[K]["input"] | string): Envelope<Operations[K]["result"]>;
   /** Any other name answers an unsupported_operation error envelope. */
   request(operation: string, input?: object | string): Envelope<unknown>;
+  /** request() without parsing: the envelope's JSON text as the engine wrote it (for servers that pass answers on). */
+  requestText(operation: string, input?: object | string): string;
   /** One MCP JSON-RPC message answered statelessly: the response's JSON text, or "" for a notification. */
   mcp(message: string): string;
   /** Writes and removes files; throws KontextError on invalid input. */
@@ -122,8 +128,8 @@ export interface Engine {
   readonly exited: boolean;
   /** The wasm instance's memory. */
   readonly memory: WebAssembly.Memory;
-  /** The Go heap in bytes; a positive limitBytes first sets the runtime's soft memory limit. */
-  memoryStats(limitBytes?: number): { heap_objects: number; heap_live: number; total: number; limit: number; open: number } | null;
+  /** The Go heap in bytes; a positive limitBytes first sets the runtime's soft memory limit, a gcPercent the collector's pacing (-1: only near the limit). */
+  memoryStats(limitBytes?: number, gcPercent?: number): { heap_objects: number; heap_live: number; total: number; limit: number; gc_percent: number; open: number } | null;
   abi(): ABI;
   /** Always true (see ABI.parser). */
   readonly parser: boolean;

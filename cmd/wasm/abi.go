@@ -10,4 +10,8 @@ type ABIResult struct {
 	// engine that answered false is gone; the field stays for callers
 	// that check it).
 	Parser bool `json:"parser"`
+	// MCPProtocolVersions: the MCP revisions the mcp function speaks
+	// (mcptools.ProtocolVersions), newest first; an HTTP server in front
+	// of it refuses an MCP-Protocol-Version header outside them.
+	MCPProtocolVersions []string `json:"mcp_protocol_versions"`
 }

@@ -296,7 +296,7 @@ func writeFiles(fs *stableFS, files map[string]string) ([]string, error) {
 
 // packedFiles calls add for each file packed in buf: for each file a
 // little-endian u32 path length, u32 text length, the path's and the
-// text's UTF-8 bytes. The texts are slices of buf. Not inlined into
+// text's UTF-8 bytes. The names and texts are slices of buf. Not inlined into
 // open: its loop over every file would make open a large function whose
 // loop runs long, which the WASM runtime compiles again (a second time,
 // for nothing: open runs once).
@@ -312,7 +312,10 @@ func packedFiles(buf []byte, add func(name string, text []byte) error) error {
 		if uint64(pl)+uint64(tl) > uint64(len(buf)) {
 			return apierr.Invalid("open: the packed files are truncated")
 		}
-		if err := add(string(buf[:pl]), buf[pl:pl+tl:pl+tl]); err != nil {
+		// The name is a string over buf, as the text is a slice of it: the
+		// buffer is open's and nothing writes it again (an open
+		// repository holds no second copy of its file names).
+		if err := add(unsafe.String(unsafe.SliceData(buf), pl), buf[pl:pl+tl:pl+tl]); err != nil {
 			return err
 		}
 		buf = buf[pl+tl:]
@@ -401,6 +404,28 @@ type openInput struct {
 // OpenResult is open's result.
 type OpenResult struct {
 	Handle int `json:"handle"`
+	// Bytes: what the knowledge base holds as it is opened, by the
+	// engine's own accounting (see heldBytes).
+	Bytes int `json:"bytes"`
+}
+
+// fileBytes is what an open knowledge base holds per file besides its
+// text: the name's and the text's headers in the file table, and the
+// entry's slot and row index in the stored snapshot.
+const fileBytes = 16 + 24 + 8 + 8
+
+// heldBytes is the engine's accounting of a knowledge base opened over the
+// snapshot and packed buffers and these files: the buffers (the snapshot
+// and the texts are read in place), the texts the JSON gave (copies), and
+// fileBytes per file. Entries decoded later (an operation over every
+// entry decodes them all) add to it; the edge worker sizes its cache of
+// open repositories by it.
+func heldBytes(snap, packed []byte, jsonFiles map[string]string, files int) int {
+	n := len(snap) + len(packed) + fileBytes*files
+	for _, text := range jsonFiles {
+		n += len(text)
+	}
+	return n
 }
 
 // open(inputJSON, snapshot?, files?) loads a file set {files, revision?,
@@ -456,7 +481,11 @@ func open(args []js.Value) (any, error) {
 		return nil, err
 	}
 	sortNames(names)
-	fs := newStableFS(newPackedFS(files, names))
+	texts := make([][]byte, len(names))
+	for i, name := range names {
+		texts[i] = files[name]
+	}
+	fs := newStableFS(newPackedFS(names, texts))
 	opts := engine.Options{FS: fs, Surface: engine.Snapshot, Immutable: in.Immutable}
 	if in.Revision != nil {
 		opts.Revision = *in.Revision
@@ -477,7 +506,7 @@ func open(args []js.Value) (any, error) {
 	next++
 	handles[h] = k
 	mu.Unlock()
-	return &OpenResult{Handle: h}, nil
+	return &OpenResult{Handle: h, Bytes: heldBytes(snap, buf, in.Files, len(names))}, nil
 }
 
 type updateInput struct {
@@ -665,7 +694,7 @@ func abi(_ []js.Value) (any, error) {
 	// Operations, not Status: ready (the first abi) reads no files and
 	// no schemas.
 	e := engine.New(engine.Options{FS: memfs.New(), Surface: engine.Snapshot})
-	out := &ABIResult{ABI: ABI, Version: engine.Version, Operations: e.Operations(), Parser: true}
+	out := &ABIResult{ABI: ABI, Version: engine.Version, Operations: e.Operations(), Parser: true, MCPProtocolVersions: mcptools.ProtocolVersions}
 	for _, f := range functions {
 		out.Functions = append(out.Functions, f.name)
 	}
@@ -721,6 +750,9 @@ type MemoryResult struct {
 	Total uint64 `json:"total"`
 	// Limit: the soft memory limit (debug.SetMemoryLimit).
 	Limit int64 `json:"limit"`
+	// GCPercent: the collector's setting (debug.SetGCPercent; -1: it runs
+	// only near Limit).
+	GCPercent int `json:"gc_percent"`
 	// Open: knowledge bases open.
 	Open int `json:"open"`
 }
@@ -731,13 +763,27 @@ var memorySamples = []metrics.Sample{
 	{Name: "/memory/classes/total:bytes"},
 }
 
-// memory(limit?) reports the Go heap (the edge worker sizes its cache of
-// open repositories by it); a positive limit in bytes first sets the
-// runtime's soft memory limit (debug.SetMemoryLimit): a wasm instance's
-// memory never shrinks, so the collector must work before it grows.
+// memory(limit?, gcPercent?) reports the Go heap; a positive limit in
+// bytes first sets the runtime's soft memory limit (debug.SetMemoryLimit):
+// a wasm instance's memory never shrinks, so the collector must work
+// before it grows. gcPercent sets debug.SetGCPercent (-1: only near the
+// limit): the edge worker paces the collector at 400, so a small heap is
+// not collected every few requests.
 func memory(args []js.Value) (any, error) {
 	if v := arg(args, 0); v.Type() == js.TypeNumber && v.Float() > 0 {
 		debug.SetMemoryLimit(int64(v.Float()))
+	}
+	if v := arg(args, 1); v.Type() == js.TypeNumber && v.Float() == float64(v.Int()) && v.Int() >= -1 {
+		if gcHeld {
+			gcPercent = v.Int() // set when the hold ends
+		} else {
+			debug.SetGCPercent(v.Int())
+		}
+	}
+	percent := gcPercent
+	if !gcHeld {
+		percent = debug.SetGCPercent(-1)
+		debug.SetGCPercent(percent)
 	}
 	metrics.Read(memorySamples)
 	mu.Lock()
@@ -748,6 +794,7 @@ func memory(args []js.Value) (any, error) {
 		HeapLive:    memorySamples[1].Value.Uint64(),
 		Total:       memorySamples[2].Value.Uint64(),
 		Limit:       debug.SetMemoryLimit(-1),
+		GCPercent:   percent,
 		Open:        n,
 	}, nil
 }

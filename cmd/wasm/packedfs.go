@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -18,68 +19,55 @@ import (
 )
 
 // packedFS is the read-only filesystem open builds over the file set it
-// was given: the texts stay where they were decoded (slices of one
-// buffer) and directories are listed from a table built once. Writing ten
-// thousand files into memfs cost more than half of opening a bundle in
-// WASM; a knowledge base that is only read never needs it. update()
-// materialises the files into a memfs (toMemfs) before its first write.
+// was given: the names and texts stay where they were decoded (slices of
+// one buffer), in two slices sorted by name, and a directory is listed from
+// the run of names under it when it is read. Writing ten thousand files
+// into memfs cost more than half of opening a bundle in WASM; a knowledge
+// base that is only read never needs it. update() materialises the files
+// into a memfs (toMemfs) before its first write. No map and no object per
+// file: an open repository of the edge worker holds its snapshot, these
+// two slices and the buffer, and the collector scans two arrays, not a
+// thousand objects.
 type packedFS struct {
-	files map[string][]byte
-	dirs  map[string][]os.FileInfo // directory → its entries, sorted by name
+	names []string // sorted
+	texts [][]byte // texts[i] is names[i]'s
 }
 
-// newPackedFS lists files (names: its keys, best sorted, so that the
-// directory listings need no sorting). Sorted names put a directory's
-// files one after another: dirs is written once per such run, not once
-// per file (each map write was among the functions V8 recompiled during a
-// first open: docs/architecture.md, "V8's tiers").
-func newPackedFS(files map[string][]byte, names []string) *packedFS {
-	p := &packedFS{files: files, dirs: map[string][]os.FileInfo{".": nil}}
-	var dir string
-	var run []os.FileInfo // dir's infos, not yet in dirs
-	open := false
-	for _, name := range names {
-		d, base := split(name)
-		if !open || d != dir {
-			if open {
-				p.dirs[dir] = run
-			}
-			dir, run, open = d, p.listed(d), true
-		}
-		run = append(run, packedInfo{name: base, size: int64(len(files[name]))})
-	}
-	if open {
-		p.dirs[dir] = run
-	}
-	for _, infos := range p.dirs {
-		sort.Slice(infos, func(i, j int) bool { return infos[i].Name() < infos[j].Name() })
-	}
-	return p
+// newPackedFS is the filesystem of names (sorted, distinct) and their
+// texts.
+func newPackedFS(names []string, texts [][]byte) *packedFS {
+	return &packedFS{names: names, texts: texts}
 }
 
-// listed is dir's infos so far; a directory not listed yet is added to
-// its parents' listings, up to the first one listed.
-func (p *packedFS) listed(dir string) []os.FileInfo {
-	if infos, ok := p.dirs[dir]; ok {
-		return infos
+// file is the index of the file k (a clean key), or -1.
+func (p *packedFS) file(k string) int {
+	i, ok := slices.BinarySearch(p.names, k)
+	if !ok {
+		return -1
 	}
-	for d := dir; d != "."; {
-		parent, base := split(d)
-		_, seen := p.dirs[parent]
-		p.dirs[parent] = append(p.dirs[parent], packedInfo{name: base, dir: true})
-		if seen {
-			break
-		}
-		d = parent
+	return i
+}
+
+// under is the run of names below directory k ("." is the root): [i, j).
+func (p *packedFS) under(k string) (int, int) {
+	if k == "." {
+		return 0, len(p.names)
 	}
-	return nil
+	prefix := k + "/"
+	i, _ := slices.BinarySearch(p.names, prefix)
+	j := i + sort.Search(len(p.names)-i, func(n int) bool { return !strings.HasPrefix(p.names[i+n], prefix) })
+	return i, j
+}
+
+// isDir reports whether k is a directory: the root, or a prefix of a name.
+func (p *packedFS) isDir(k string) bool {
+	i, j := p.under(k)
+	return k == "." || i < j
 }
 
 // split is path.Dir and path.Base of a clean relative path, without
-// cleaning it again: path.Clean on every file was among the hottest
-// functions of a first open in the WASM engine. Not inlined: its loop over
-// the name would charge its caller's size per byte (docs/architecture.md,
-// "V8's tiers").
+// cleaning it again. Not inlined: its loop over the name would charge its
+// caller's size per byte (docs/architecture.md, "V8's tiers").
 //
 //go:noinline
 func split(name string) (dir, base string) {
@@ -92,8 +80,8 @@ func split(name string) (dir, base string) {
 // toMemfs copies the files into a writable in-memory filesystem.
 func (p *packedFS) toMemfs() (billy.Filesystem, error) {
 	fs := memfs.New()
-	for name, text := range p.files {
-		if err := util.WriteFile(fs, name, text, 0o644); err != nil {
+	for i, name := range p.names {
+		if err := util.WriteFile(fs, name, p.texts[i], 0o644); err != nil {
 			return nil, err
 		}
 	}
@@ -121,10 +109,10 @@ func readOnly(op, name string) error {
 
 func (p *packedFS) stat(op, name string) (os.FileInfo, error) {
 	k := packedKey(name)
-	if text, ok := p.files[k]; ok {
-		return packedInfo{name: path.Base(k), size: int64(len(text))}, nil
+	if i := p.file(k); i >= 0 {
+		return packedInfo{name: path.Base(k), size: int64(len(p.texts[i]))}, nil
 	}
-	if _, ok := p.dirs[k]; ok {
+	if p.isDir(k) {
 		return packedInfo{name: path.Base(k), dir: true}, nil
 	}
 	return nil, notExist(op, name)
@@ -133,12 +121,37 @@ func (p *packedFS) stat(op, name string) (os.FileInfo, error) {
 func (p *packedFS) Stat(name string) (os.FileInfo, error)  { return p.stat("stat", name) }
 func (p *packedFS) Lstat(name string) (os.FileInfo, error) { return p.stat("lstat", name) }
 
+// ReadDir lists the run of names under the directory, in name order: a
+// file for a name with no "/" after the prefix, else its first element,
+// once, as a directory.
 func (p *packedFS) ReadDir(name string) ([]os.FileInfo, error) {
-	infos, ok := p.dirs[packedKey(name)]
-	if !ok {
+	k := packedKey(name)
+	i, j := p.under(k)
+	if i == j && k != "." {
 		return nil, notExist("open", name)
 	}
-	return append([]os.FileInfo(nil), infos...), nil
+	skip := len(k) + 1
+	if k == "." {
+		skip = 0
+	}
+	var infos []os.FileInfo
+	for n := i; n < j; n++ {
+		rest := p.names[n][skip:]
+		if d := strings.IndexByte(rest, '/'); d >= 0 {
+			if last := len(infos) - 1; last < 0 || infos[last].Name() != rest[:d] {
+				infos = append(infos, packedInfo{name: rest[:d], dir: true})
+			}
+			continue
+		}
+		infos = append(infos, packedInfo{name: rest, size: int64(len(p.texts[n]))})
+	}
+	// A directory sorts where its name and "/" would: after a file whose
+	// name continues with a byte below "/" ("a-b" before "a/"), so the
+	// listing is sorted by name, as memfs lists.
+	if !sort.SliceIsSorted(infos, func(a, b int) bool { return infos[a].Name() < infos[b].Name() }) {
+		sort.Slice(infos, func(a, b int) bool { return infos[a].Name() < infos[b].Name() })
+	}
+	return infos, nil
 }
 
 func (p *packedFS) Open(name string) (billy.File, error) {
@@ -149,12 +162,11 @@ func (p *packedFS) OpenFile(name string, flag int, _ os.FileMode) (billy.File, e
 	if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_APPEND|os.O_TRUNC) != 0 {
 		return nil, readOnly("open", name)
 	}
-	k := packedKey(name)
-	text, ok := p.files[k]
-	if !ok {
+	i := p.file(packedKey(name))
+	if i < 0 {
 		return nil, notExist("open", name)
 	}
-	return &packedFile{Reader: bytes.NewReader(text), name: name}, nil
+	return &packedFile{Reader: bytes.NewReader(p.texts[i]), name: name}, nil
 }
 
 func (p *packedFS) Create(name string) (billy.File, error) { return nil, readOnly("open", name) }

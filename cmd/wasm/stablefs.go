@@ -26,16 +26,16 @@ type stableFS struct {
 	mod   map[string]time.Time
 	// opened: the files open was given, which have the time opened
 	// until they are first written (touch gives later times), so open
-	// records no time per file.
-	opened    map[string][]byte
-	ownOpened bool
+	// records no time per file; nil while the files are the packed ones
+	// (writable fills it).
+	opened map[string]bool
 }
 
 // opened is the time of a file as open gave it.
 var opened = time.Unix(1, 0)
 
 func newStableFS(fs *packedFS) *stableFS {
-	return &stableFS{Filesystem: fs, mod: map[string]time.Time{}, opened: fs.files}
+	return &stableFS{Filesystem: fs, mod: map[string]time.Time{}}
 }
 
 func key(name string) string {
@@ -59,6 +59,10 @@ func (s *stableFS) writable() error {
 		return err
 	}
 	s.Filesystem = fs
+	s.opened = make(map[string]bool, len(p.names))
+	for _, name := range p.names {
+		s.opened[name] = true
+	}
 	return nil
 }
 
@@ -73,8 +77,11 @@ func (s *stableFS) Lend(name string) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	text, ok := p.files[packedKey(name)]
-	return text, ok
+	i := p.file(packedKey(name))
+	if i < 0 {
+		return nil, false
+	}
+	return p.texts[i], true
 }
 
 // touch records that name was (re)written.
@@ -97,13 +104,6 @@ func (s *stableFS) forget(name string) {
 	}
 	for p := range s.opened {
 		if p == k || strings.HasPrefix(p, k+"/") {
-			if !s.ownOpened { // the packed filesystem's own map
-				own := make(map[string][]byte, len(s.opened))
-				for q, text := range s.opened {
-					own[q] = text
-				}
-				s.opened, s.ownOpened = own, true
-			}
 			delete(s.opened, p)
 		}
 	}
@@ -131,8 +131,7 @@ func (s *stableFS) infoKey(k string, fi os.FileInfo) os.FileInfo {
 	s.mu.Lock()
 	t, ok := s.mod[k]
 	if !ok {
-		_, ok = s.opened[k]
-		t = opened
+		ok, t = s.opened[k], opened
 	}
 	s.mu.Unlock()
 	if !ok {

@@ -69,7 +69,8 @@ func TestBundlePublishingRules(t *testing.T) {
 	if bytes.Contains(snap, []byte("My private note")) || bytes.Contains(snap, []byte("2026-01-11-mine")) {
 		t.Error("the compiled snapshot holds the private entry")
 	}
-	if !bytes.Contains(snap, []byte("Team rule")) {
+	// A title is a span of its file there; the entry's file is named.
+	if !bytes.Contains(snap, []byte(".ai/conventions/2026-01-10-team.md")) {
 		t.Error("the compiled snapshot lacks the team entry")
 	}
 	if _, ok := b.History["2026-01-10-team"]; !ok {

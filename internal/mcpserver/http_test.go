@@ -279,6 +279,7 @@ func TestHTTPBadInput(t *testing.T) {
 		{name: "malformed JSON", body: `{"jsonrpc":"2.0","id":5,`, hdr: map[string]string{"Authorization": auth}, status: 400},
 		{name: "not JSON-RPC 2.0", body: `{"id":5,"method":"ping"}`, hdr: map[string]string{"Authorization": auth}, status: 400},
 		{name: "a batch under 2025-06-18", body: "[" + pingLine + "]", hdr: map[string]string{"Authorization": auth, "MCP-Protocol-Version": "2025-06-18"}, status: 400},
+		{name: "an MCP-Protocol-Version it does not speak", body: pingLine, hdr: map[string]string{"Authorization": auth, "MCP-Protocol-Version": "1999-01-01"}, status: 400},
 		{name: "GET", method: http.MethodGet, hdr: map[string]string{"Authorization": auth}, status: 405},
 		{name: "stale session id", body: call, hdr: map[string]string{"Authorization": auth, "Mcp-Session-Id": "stale-session-from-yesterday"}, status: 200,
 			check: func(t *testing.T, resp *http.Response, body []byte) {

@@ -323,3 +323,43 @@ test("list and search pages: every cursor followed is the whole answer; an updat
   }
   kb.close();
 });
+
+test("memoryStats sets the limit and the collector's pacing; a knowledge base accounts what it holds", () => {
+  const before = engine.memoryStats();
+  for (const k of ["heap_objects", "heap_live", "total", "limit", "gc_percent", "open"]) assert.equal(typeof before[k], "number", k);
+  const set = engine.memoryStats(256 << 20, -1);
+  assert.equal(set.limit, 256 << 20);
+  assert.equal(set.gc_percent, -1);
+  assert.equal(engine.memoryStats(0, before.gc_percent).gc_percent, before.gc_percent);
+  engine.memoryStats(before.limit > 0 && before.limit < 2 ** 53 ? before.limit : 2 ** 62);
+
+  // bytes: the snapshot and texts it holds plus its file table, not the
+  // bundle's JSON; a larger file set holds more.
+  const small = engine.open({ files: { ".ai/conventions/a.md": "---\nstatus: active\npaths: [\"a/**\"]\n---\n# A\n\nA.\n" }, now: NOW });
+  const demo = engine.open({ files, now: NOW });
+  const texts = Object.values(files).reduce((n, t) => n + Buffer.byteLength(t), 0);
+  assert.ok(demo.bytes >= texts && demo.bytes < texts + 200 * Object.keys(files).length, `${demo.bytes} bytes for ${texts} bytes of text`);
+  assert.ok(small.bytes > 0 && small.bytes < demo.bytes);
+  // requestText is request's envelope, unparsed.
+  const text = demo.requestText("entries.governing", { paths: ["src/billing/tax/vat.go"], view: "compact" });
+  assert.deepEqual(JSON.parse(text), demo.request("entries.governing", { paths: ["src/billing/tax/vat.go"], view: "compact" }));
+  small.close();
+  demo.close();
+});
+
+test("a directory beside a file of the same stem lists and reads as on disk", () => {
+  // Sorted, "a-b.md" and "a.md" come before "a/…": the packed listing
+  // must still give every file and the directory once, sorted by name.
+  const entry = (glob, title) => `---\nstatus: active\npaths: ["${glob}"]\n---\n# ${title}\n\n${title}.\n`;
+  const set = {
+    ".ai/conventions/a.md": entry("a/**", "A"),
+    ".ai/conventions/a-b.md": entry("ab/**", "A B"),
+    ".ai/conventions/a/nested.md": entry("n/**", "Nested"),
+    ".ai/conventions/a/deeper/x.md": entry("x/**", "X"),
+    ".ai/conventions/b.md": entry("b/**", "B"),
+  };
+  const kb = engine.open({ files: set, now: NOW, immutable: true });
+  const ids = ok(kb.request("entries.list", {})).entries.map((e) => e.file).sort();
+  assert.deepEqual(ids, Object.keys(set).sort());
+  kb.close();
+});

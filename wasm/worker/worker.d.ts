@@ -44,6 +44,8 @@ export const MAX_BODY_BYTES: number;
 export const MAX_PATHS: number;
 /** The Go heap's soft limit set at boot, in MB. */
 export const GO_MEMORY_LIMIT_MB: number;
+/** The collector's pacing under GO_MEMORY_LIMIT_MB (debug.SetGCPercent). */
+export const GC_PERCENT: number;
 /** The default budget of opened repositories, in MB (KONTEXT_MEMORY_MB). */
 export const MEMORY_BUDGET_MB: number;
 /** GET /v1/repos answers at most this many a page. */

@@ -41,9 +41,21 @@ const SNAPSHOT_ID = /^[A-Za-z0-9._-]{1,128}$/;
  * The Go heap's soft limit (debug.SetMemoryLimit) in an isolate of 128 MB:
  * the rest is the compiled engine, JS and the bundle texts in flight.
  */
-export const GO_MEMORY_LIMIT_MB = 80;
-/** Opened repositories are kept while their accounted memory fits this. */
-export const MEMORY_BUDGET_MB = 48;
+export const GO_MEMORY_LIMIT_MB = 92;
+/**
+ * The collector's pacing under that limit (debug.SetGCPercent): a heap may
+ * grow to five times what is live before a collection, so a dense answer
+ * (hundreds of KB of garbage) is not followed by one each time; near the
+ * limit, the limit decides.
+ */
+export const GC_PERCENT = 400;
+/**
+ * Opened repositories are kept while their accounted memory (the engine's
+ * own, KnowledgeBase.bytes) fits this: a hundred of 1,000 entries (about
+ * 0.7 MB each), with the engine's own heap and the collector's room under
+ * GO_MEMORY_LIMIT_MB.
+ */
+export const MEMORY_BUDGET_MB = 72;
 /** GET /v1/repos answers at most this many a page (limit's default: 100). */
 export const MAX_REPOS_PAGE = 1000;
 
@@ -85,7 +97,7 @@ export function createWorker({ wasm, repos = [] } = {}) {
     bundled.push({ name: r.name, bundle: r.bundle });
   }
   // opened: the open repositories by name, least recently used first.
-  const state = { wasm, bundled, opened: new Map(), engine: null, booting: null, generation: 0, peak: 0 };
+  const state = { wasm, bundled, opened: new Map(), engine: null, booting: null, generation: 0, peak: 0, mcpVersions: null };
   return {
     async fetch(request, env = {}, ctx) {
       try {
@@ -113,6 +125,9 @@ class HTTPError extends Error {
 function errorEnvelope(code, message) {
   return { schema_version: 1, ok: false, error: { code, message } };
 }
+
+/** How the engine's envelope of a successful answer starts. */
+const OK_ENVELOPE = '{"schema_version":1,"ok":true,';
 
 const STATUS_OF_CODE = { invalid_input: 400, not_found: 404, unknown_entry: 404, unsupported_operation: 400 };
 
@@ -162,17 +177,23 @@ async function handle(state, request, env) {
     const governing = route.operation === "entries.governing";
     const engineCompact = governing && !detail && repo.info.compactView && input.view === undefined;
     if (engineCompact) input.view = "compact";
-    const env0 = repo.kb.request(route.operation, input); // the one synchronous engine call
-    let status = 200;
-    if (!env0.ok) {
-      status = STATUS_OF_CODE[env0.error && env0.error.code] ?? 500;
-      return answer(status, env0, ctx); // an error is not a representation: no ETag
+    const project = governing && !detail && !engineCompact && input.view === undefined;
+    // The one synchronous engine call. A successful answer is sent as the
+    // engine wrote it: parsed only to be projected or when it is an error.
+    let text = repo.kb.requestText(route.operation, input);
+    if (project || !text.startsWith(OK_ENVELOPE)) {
+      const env0 = JSON.parse(text);
+      if (!env0.ok) {
+        const status = STATUS_OF_CODE[env0.error && env0.error.code] ?? 500;
+        return answer(status, env0, ctx); // an error is not a representation: no ETag
+      }
+      if (project) env0.result = compactGoverning(env0.result);
+      text = JSON.stringify(env0);
     }
-    if (governing && !detail && !engineCompact && input.view === undefined) env0.result = compactGoverning(env0.result);
     if ((method === "GET" || method === "HEAD") && notModified(request, repo.info.snapshot)) {
       return notModifiedAnswer(ctx, repo.info.snapshot);
     }
-    return answer(status, env0, ctx, repo.info.snapshot);
+    return answerText(200, text, ctx, repo.info.snapshot);
   } catch (err) {
     if (err instanceof HTTPError) {
       return answer(err.status, errorEnvelope(err.code, err.message), ctx, null, err.headers);
@@ -378,10 +399,14 @@ async function ensureEngine(state, env) {
     (engine) => {
       state.engine = engine;
       state.generation++;
+      // The MCP revisions the engine speaks (an older engine: none known).
+      state.mcpVersions = engine.abi().mcp_protocol_versions ?? null;
       state.booting = null;
-      // The Go heap's soft limit: the collector works harder near it
-      // instead of growing the instance's memory, which never shrinks.
-      if (typeof engine.memoryStats === "function") engine.memoryStats(GO_MEMORY_LIMIT_MB << 20);
+      // The Go heap's soft limit: the collector works near it instead of
+      // growing the instance's memory, which never shrinks; below it the
+      // collector paces at GC_PERCENT, so a small heap is not collected
+      // every few requests.
+      if (typeof engine.memoryStats === "function") engine.memoryStats(GO_MEMORY_LIMIT_MB << 20, GC_PERCENT);
       return engine;
     },
     (err) => {
@@ -399,12 +424,7 @@ function dropEngine(state) {
   state.opened.clear();
 }
 
-function heapBytes(engine) {
-  return typeof engine.memoryStats === "function" ? engine.memoryStats().heap_objects : 0;
-}
-
 function open(engine, name, bundle) {
-  const before = heapBytes(engine);
   let kb;
   try {
     // immutable: the snapshot is never updated, so the engine need not
@@ -418,19 +438,13 @@ function open(engine, name, bundle) {
   let entries = 0;
   for (const byStatus of Object.values(st.result.counts ?? {})) for (const n of Object.values(byStatus)) entries += n;
   const compactView = (st.result.capabilities ?? []).includes("entries.governing.view");
-  // The engine's accounting of what opening took: its heap grew by it
-  // (a collection during the open makes the difference noisy, so it is
-  // held between the bundle's size, which the engine keeps, and eight
-  // times that).
-  const size = typeof bundle === "string" ? bundle.length : 0;
-  const grown = heapBytes(engine) - before;
-  const bytes = size > 0 ? Math.min(Math.max(grown, size), 8 * size) : Math.max(grown, 0);
-  return { kb, info: { snapshot: st.result.snapshot, entries, compactView }, bytes };
+  // The engine's own accounting of what the repository holds open.
+  return { kb, info: { snapshot: st.result.snapshot, entries, compactView }, bytes: kb.bytes };
 }
 
 function budgetBytes(env) {
   const mb = Number(env.KONTEXT_MEMORY_MB);
-  return (Number.isFinite(mb) && mb > 0 ? mb : MEMORY_BUDGET_MB) << 20;
+  return Math.round((Number.isFinite(mb) && mb > 0 ? mb : MEMORY_BUDGET_MB) * 1048576);
 }
 
 // keep records r as the most recently used repository, and closes the
@@ -677,6 +691,13 @@ async function mcp(state, env, ctx, name) {
   }
   const body = await readBody(request);
   const repo = await repository(state, env, name);
+  // A revision this server does not speak is refused, as the CLI's server
+  // (the MCP SDK) refuses it; none given is the client's first message or
+  // an older client.
+  const version = request.headers.get("mcp-protocol-version");
+  if (version !== null && Array.isArray(state.mcpVersions) && !state.mcpVersions.includes(version.trim())) {
+    throw new HTTPError(400, "invalid_input", `MCP-Protocol-Version ${JSON.stringify(version)} is not a revision this server speaks (${state.mcpVersions.join(", ")})`);
+  }
   const out = repo.kb.mcp(body); // the one synchronous engine call
   const headers = { "Content-Type": "application/json", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", ...corsHeaders(env, request) };
   if (out === "") return new Response(null, { status: 202, headers });
@@ -768,6 +789,11 @@ function notModifiedAnswer(ctx, snapshot) {
 // answer sends an envelope. 2xx answers carry the snapshot's ETag; error
 // answers never do (they are not a representation of the snapshot).
 function answer(status, envelope, ctx, snapshot = null, extra = {}) {
+  return answerText(status, JSON.stringify(envelope), ctx, snapshot, extra);
+}
+
+// answerText is answer with the envelope's JSON text.
+function answerText(status, text, ctx, snapshot = null, extra = {}) {
   const headers = {
     "Content-Type": "application/json; charset=utf-8",
     "Cache-Control": "no-cache",
@@ -776,6 +802,6 @@ function answer(status, envelope, ctx, snapshot = null, extra = {}) {
     ...extra,
   };
   if (snapshot !== null && status >= 200 && status < 300) headers.ETag = etag(snapshot);
-  const body = ctx.request.method === "HEAD" ? null : JSON.stringify(envelope);
+  const body = ctx.request.method === "HEAD" ? null : text;
   return new Response(body, { status, headers });
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // The compact binary form of parsed entries and diagnostics, for the
@@ -15,15 +16,53 @@ import (
 // parse. A value of a type the codec does not know is an error: the caller
 // then does not store that file (it is parsed again next time).
 
-// Encoder appends values to a buffer.
-type Encoder struct{ Buf []byte }
+// Encoder appends values to a buffer. With Text set (the content of the
+// file a portable parse travels with), a string that occurs in Text is
+// written as the span of Text it is, not as its bytes: most fields of an
+// entry are spans of its file, so the parse then holds little the file
+// does not. A Decoder reads it back with the same Text.
+type Encoder struct {
+	Buf  []byte
+	Text string
+}
 
 func (w *Encoder) Uvarint(v uint64) { w.Buf = binary.AppendUvarint(w.Buf, v) }
 func (w *Encoder) Varint(v int64)   { w.Buf = binary.AppendVarint(w.Buf, v) }
-func (w *Encoder) String(s string)  { w.Uvarint(uint64(len(s))); w.Buf = append(w.Buf, s...) }
 
-// Bytes writes b as String writes a string, without making one of it.
-func (w *Encoder) Bytes(b []byte) { w.Uvarint(uint64(len(b))); w.Buf = append(w.Buf, b...) }
+// minSpan is the shortest string written as a span of Text: a span costs
+// two varints, so a shorter one is its bytes.
+const minSpan = 3
+
+// String writes s: a uvarint length and the bytes; with Text set, the
+// length shifted left by one, its low bit set when the offset in Text
+// follows instead of the bytes.
+func (w *Encoder) String(s string) {
+	if w.Text == "" {
+		w.Uvarint(uint64(len(s)))
+		w.Buf = append(w.Buf, s...)
+		return
+	}
+	if len(s) >= minSpan {
+		if i := strings.Index(w.Text, s); i >= 0 {
+			w.Uvarint(uint64(len(s))<<1 | 1)
+			w.Uvarint(uint64(i))
+			return
+		}
+	}
+	w.Uvarint(uint64(len(s)) << 1)
+	w.Buf = append(w.Buf, s...)
+}
+
+// Bytes writes b as String writes a string (never as a span), without
+// making one of it.
+func (w *Encoder) Bytes(b []byte) {
+	if w.Text == "" {
+		w.Uvarint(uint64(len(b)))
+	} else {
+		w.Uvarint(uint64(len(b)) << 1)
+	}
+	w.Buf = append(w.Buf, b...)
+}
 func (w *Encoder) Bool(b bool) {
 	if b {
 		w.Buf = append(w.Buf, 1)
@@ -49,6 +88,8 @@ func (w *Encoder) Strings(xs []string) {
 type Decoder struct {
 	Buf string
 	Err error
+	// Text: the Encoder's Text (see Encoder); spans are slices of it.
+	Text string
 	// Arena, when set, is where string lists are carved from (one
 	// allocation for many entries instead of one per list).
 	Arena bool
@@ -92,6 +133,17 @@ func (r *Decoder) Varint() int64 {
 
 func (r *Decoder) String() string {
 	n := r.Uvarint()
+	if r.Text != "" {
+		span := n&1 == 1
+		if n >>= 1; span {
+			off := r.Uvarint()
+			if off > uint64(len(r.Text)) || n > uint64(len(r.Text))-off {
+				r.fail(errShort)
+				return ""
+			}
+			return r.Text[off : off+n]
+		}
+	}
 	if n > uint64(len(r.Buf)) {
 		r.fail(errShort)
 		return ""

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/kontext/kontext/engine/internal/entry"
 	"github.com/kontext/kontext/engine/internal/link"
@@ -36,9 +37,6 @@ func (storePersist) fast(r *Reader, inputs string) *Snapshot {
 func (readPersist) fast(r *Reader, inputs string) *Snapshot {
 	if r.compiled == "" {
 		return nil
-	}
-	if _, portable := r.store.(PortableStore); portable {
-		r.ensureFiles()
 	}
 	s, p, err := decodeCompiled(r.compiled, inputs)
 	if err == nil {
@@ -188,10 +186,30 @@ func (l *lazy) rec(k int) *cached {
 		if c := l.recs[k]; c.raw == "" || c.intact() {
 			return c
 		}
-	} else if l.tab.row(k, &l.scratch) != "" && l.scratch.intact() {
+	} else if f := l.tab.row(k, &l.scratch); f != "" && l.scratch.intact() && l.withText(f, &l.scratch) {
 		return &l.scratch // read before the next rec: decodeCompiledEntry keeps none of it
 	}
 	return l.reparse(k)
+}
+
+// withText gives c, file's row, the file's content when its parse leaves
+// the text out (a portable parse, see encodeParse): read as the file
+// system lends it, and checked against the row. false when it cannot be
+// read or has changed (the entry is parsed again). Lock l.rd.mu around it.
+func (l *lazy) withText(file string, c *cached) bool {
+	if c.raw == "" || c.raw[0] < parseText {
+		return true
+	}
+	data, lent, err := readLent(l.rd.fs, file)
+	if err != nil || data == nil || check64(data) != c.check {
+		return false
+	}
+	if lent {
+		c.text = unsafe.String(unsafe.SliceData(data), len(data)) // never changed: see Lender
+	} else {
+		c.text = string(data)
+	}
+	return true
 }
 
 // reparse parses file k again, its stored parse being corrupt, and hands

@@ -56,7 +56,7 @@ type PortableStore interface {
 // another version is ignored (and rebuilt), never trusted.
 const (
 	snapshotMagic   = "KONTEXTSNAP\x00"
-	snapshotVersion = 10
+	snapshotVersion = 11
 )
 
 // SetStore makes the reader load its parse cache from s (once, before the
@@ -121,7 +121,7 @@ func (r *Reader) SetReadOnlyStore(s Store) {
 	defer r.mu.Unlock()
 	r.store = s
 	r.persist = readPersist{}
-	r.clean = nil
+	r.clean = clean
 	r.loaded = false
 }
 
@@ -321,6 +321,7 @@ func encodeParse(c *cached, portable bool) (string, bool) {
 			w.Buf = append(w.Buf, parseText)
 		}
 		e = &cp
+		w.Text = c.entry.Markdown // the fields that are spans of the file, as spans
 	default:
 		w.Buf = append(w.Buf, parseEntry)
 		w.Buf = slices.Grow(w.Buf, 256+len(e.Markdown)*2)
@@ -336,6 +337,7 @@ func encodeParse(c *cached, portable bool) (string, bool) {
 // for a file without an entry, ok false when it does not decode (or its
 // text, needed and not kept, is missing).
 func decodeParse(r *entry.Decoder, e *entry.Entry, text string) (has, ok bool) {
+	r.Text = ""
 	mode, _ := r.Byte()
 	tail, body := uint64(0), uint64(0)
 	switch mode {
@@ -347,13 +349,16 @@ func decodeParse(r *entry.Decoder, e *entry.Entry, text string) (has, ok bool) {
 	default:
 		return false, false
 	}
-	if !entry.DecodeEntryInto(r, e) {
-		return false, false
-	}
 	if mode >= parseText {
 		if text == "" || tail > uint64(len(text)) || body > uint64(len(text))-tail {
 			return false, false
 		}
+		r.Text = text // its strings and the diagnostics after it: spans of the text
+	}
+	if !entry.DecodeEntryInto(r, e) {
+		return false, false
+	}
+	if mode >= parseText {
 		e.Markdown = text
 		if mode == parseTextBody {
 			end := uint64(len(text)) - tail

@@ -423,6 +423,20 @@ func TestPortableStore(t *testing.T) {
 	if r.compiled == "" {
 		t.Fatal("the read did not answer from the compiled snapshot")
 	}
+	// Read only (a bundle opened in WASM): the files are checked against
+	// the rows in place, no record is made for them, and every entry
+	// decodes with its file's text.
+	ro := NewReader(dst)
+	ro.SetReadOnlyStore(&portableStore{memStore{data: store.data}})
+	if got, err = ro.Read("rev"); err != nil {
+		t.Fatal(err)
+	}
+	if answer(t, got) != want {
+		t.Fatal("the read-only portable snapshot answers differently from a parse")
+	}
+	if ro.files != nil || ro.tab == nil || ro.Spoiled() != 0 {
+		t.Fatalf("a read-only portable read made records (%d) or spoiled %d entries", len(ro.files), ro.Spoiled())
+	}
 
 	// One file's content differs (same size): parsed, not trusted.
 	changed := memfs.New()
@@ -442,6 +456,14 @@ func TestPortableStore(t *testing.T) {
 	}
 	if answer(t, got) != answer(t, fresh) {
 		t.Fatal("a portable snapshot of other content answers differently from a parse")
+	}
+	ro = NewReader(changed)
+	ro.SetReadOnlyStore(&portableStore{memStore{data: store.data}})
+	if got, err = ro.Read("rev"); err != nil {
+		t.Fatal(err)
+	}
+	if answer(t, got) != answer(t, fresh) {
+		t.Fatal("a read-only portable snapshot of other content answers differently from a parse")
 	}
 }
 

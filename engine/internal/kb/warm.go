@@ -6,21 +6,44 @@ import (
 	"github.com/kontext/kontext/engine/internal/entry"
 )
 
-// A native warm read validates the listings against the stored rows in
-// place: no record, map or per-file allocation unless a file changed.
-// Only SetStore installs this code, so the WASM engine links none of it.
+// A warm read validates the listings against the stored rows in place: no
+// record, map or per-file allocation unless a file changed. A native store
+// checks each file's stat data, a portable snapshot its content (clean).
 
 // clean walks the listings (total files, each sorted by path) in the
 // order of their first paths along the rows: the rows and the listings
 // hold the same number of files, each listed file is the next row (paths
-// increasing), with the same size, modification time, inode and source,
-// not racy. The listed paths are distinct, so every row is then listed:
+// increasing), with the same size and source and, from a native store,
+// the same modification time and inode, not racy; from a portable table
+// (a bundle's snapshot, whose times and identities are another machine's)
+// the content has the row's checksum instead, read as the file system
+// lends it, so a bundle opened in WASM validates without a record, map or
+// copy per file and the open repository holds the snapshot and the files
+// only. The listed paths are distinct, so every row is then listed:
 // nothing was deleted. nil otherwise (the read's slow path decides): also
-// for links (mergeLinks may alias them), a file two sources list, a
-// portable table (checked by content) or rows that do not decode.
+// for links (mergeLinks may alias them), a file two sources list or rows
+// that do not decode.
 func clean(r *Reader, lists [][]job, total int) interface{ blob(string) string } {
+	if _, portable := r.store.(PortableStore); portable {
+		return walkRows(r, lists, total, func(j job, c *cached) bool {
+			if c.size != j.info.Size() {
+				return false
+			}
+			data, _, err := readLent(r.fs, j.path)
+			return err == nil && data != nil && check64(data) == c.check
+		})
+	}
+	return walkRows(r, lists, total, func(j job, c *cached) bool {
+		mod := j.info.ModTime()
+		return c.size == j.info.Size() && !mod.IsZero() && c.mod.Equal(mod) && !c.racy && c.id == r.store.FileID(j.info)
+	})
+}
+
+// walkRows is clean's walk: same reports whether listed file j is as row
+// c records it (paths, order, links and sources are walkRows' checks).
+func walkRows(r *Reader, lists [][]job, total int, same func(j job, c *cached) bool) interface{ blob(string) string } {
 	t := r.tab
-	if _, portable := r.store.(PortableStore); portable || total != t.n || hasDuplicate(lists) {
+	if total != t.n || hasDuplicate(lists) {
 		return nil
 	}
 	order := make([][]job, 0, len(lists))
@@ -36,9 +59,7 @@ func clean(r *Reader, lists [][]job, total int) interface{ blob(string) string }
 	for _, jobs := range order {
 		for _, j := range jobs {
 			f, _, _ := t.next(d, &c)
-			mod := j.info.ModTime()
-			if f != j.path || f <= prev || j.target != "" || c.size != j.info.Size() || mod.IsZero() || !c.mod.Equal(mod) || c.racy ||
-				c.id != r.store.FileID(j.info) || !keyIs(c.key, j.src, j.target) {
+			if f != j.path || f <= prev || j.target != "" || !keyIs(c.key, j.src, j.target) || !same(j, &c) {
 				return nil
 			}
 			prev = f

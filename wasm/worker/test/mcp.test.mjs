@@ -201,6 +201,11 @@ test("bad input: each its status, and the worker keeps serving", async () => {
   const stale = await rpc(open, "/mcp", { jsonrpc: "2.0", id: 1, method: "ping" }, { "Mcp-Session-Id": "a-session-from-yesterday", "MCP-Protocol-Version": "2025-06-18" });
   assert.equal(stale.status, 200);
   assert.equal(stale.headers.get("mcp-session-id"), null);
+  // A protocol revision the server does not speak: 400, as the CLI's server answers it.
+  const future = await rpc(open, "/mcp", { jsonrpc: "2.0", id: 1, method: "ping" }, { "MCP-Protocol-Version": "1999-01-01" });
+  assert.equal(future.status, 400);
+  assert.match(JSON.parse(future.text).error.message, /MCP-Protocol-Version "1999-01-01" is not a revision this server speaks \(2026-07-28, /);
+  await ok();
   // A notification: 202, no body.
   const note = await rpc(open, "/mcp", { jsonrpc: "2.0", method: "notifications/initialized" });
   assert.equal(note.status, 202);

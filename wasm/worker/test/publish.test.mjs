@@ -1,8 +1,9 @@
 // `kontext edge publish --local --persist-to DIR` for a few repositories,
 // then one local workerd (wrangler dev) over that KV state: each answers by
 // name, GET /v1/repos pages them, a republished bundle is seen on the next
-// request and the replaced bundle is deleted, and publishing the same
-// snapshot again writes nothing.
+// request and the replaced bundle is deleted, publishing the same
+// snapshot again writes nothing, and past the memory budget the least
+// recently used repositories are closed and answer again when reopened.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
@@ -20,6 +21,7 @@ const env = { ...nativeEnv, WRANGLER_SEND_METRICS: "false", KONTEXT_WRANGLER: wr
 for (const k of ["KONTEXT_TOKEN", "KONTEXT_CORS_ORIGINS", "KONTEXT_STORE_REPOS"]) delete env[k];
 const persist = join(work, "kv");
 const NAMESPACE = "kontext-publish-test";
+const MEMORY_MB = 0.02; // 20 KiB: see the memory budget test
 
 function git(dir, ...args) {
   execFileSync("git", args, { cwd: dir, env, stdio: "ignore" });
@@ -79,7 +81,8 @@ before(async () => {
 
   const dir = join(work, "edge");
   execFileSync(bin, ["edge", "build", "-o", dir, "--store-only"], { env, stdio: "ignore" });
-  appendFileSync(join(dir, "wrangler.toml"), `\n[[kv_namespaces]]\nbinding = "KONTEXT_STORE"\nid = "${NAMESPACE}"\n`);
+  // A budget the demo alone is over and the two small repositories fit.
+  appendFileSync(join(dir, "wrangler.toml"), `\n[vars]\nKONTEXT_DEBUG = "1"\nKONTEXT_MEMORY_MB = "${MEMORY_MB}"\n\n[[kv_namespaces]]\nbinding = "KONTEXT_STORE"\nid = "${NAMESPACE}"\n`);
   const port = await freePort();
   url = `http://127.0.0.1:${port}/`;
   dev = spawn(wrangler, ["dev", "--local", "--persist-to", persist, "--ip", "127.0.0.1", "--port", String(port)], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
@@ -163,4 +166,27 @@ test("a republished bundle is seen on the next request; the replaced one is dele
   const same = publish("alpha");
   assert.equal(same.unchanged, true);
   assert.deepEqual(same.written, []);
+});
+
+test("past the memory budget the least recently used repositories are closed, by the engine's accounting, and answer again", async () => {
+  const opened = async () => (await get("/v1/debug/memory")).json.result.opened;
+  const budget = MEMORY_MB * 1048576;
+  const answers = [["demo", "src/billing/tax/vat.go"], ["alpha", "cmd/main.go"], ["beta", "web/app.ts"]];
+  for (const [name, path] of answers) assert.ok((await get(`/v1/repos/${name}/governing?path=${encodeURIComponent(path)}`)).json.ok);
+  // The demo (over the budget alone) was closed when alpha opened; alpha
+  // and beta fit together.
+  const small = await opened();
+  assert.deepEqual(small.map((o) => o.name), ["alpha", "beta"]);
+  for (const o of small) assert.ok(o.bytes > 0 && o.bytes < budget / 2, `${o.name}: ${o.bytes} bytes accounted`);
+  // The demo again: reopened from the store, the same answer, and the
+  // others closed (the repository answering is never closed).
+  const g = await get("/v1/repos/demo/governing?path=src/billing/tax/vat.go");
+  assert.deepEqual(g.json.result.items, nativeGoverning("demo", "src/billing/tax/vat.go"));
+  const big = await opened();
+  assert.deepEqual(big.map((o) => o.name), ["demo"]);
+  assert.ok(big[0].bytes > budget, `demo: ${big[0].bytes} bytes accounted`);
+  // And back: every one answers as kontext api does.
+  for (const [name, path] of answers) {
+    assert.deepEqual((await get(`/v1/repos/${name}/governing?path=${encodeURIComponent(path)}`)).json.result.items, nativeGoverning(name, path));
+  }
 });

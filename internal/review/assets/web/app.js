@@ -913,13 +913,15 @@ var Engine = class {
     return this.#go.mem;
   }
   /**
-   * The engine's heap: {heap_objects, heap_live, total, limit, open} in
-   * bytes (open: knowledge bases). A positive limitBytes first sets the Go
-   * runtime's soft memory limit. Engines without it answer null.
+   * The engine's heap: {heap_objects, heap_live, total, limit, gc_percent,
+   * open} in bytes (open: knowledge bases). A positive limitBytes first
+   * sets the Go runtime's soft memory limit, a gcPercent the collector's
+   * pacing (debug.SetGCPercent; -1: it runs only near the limit). Engines
+   * without it answer null.
    */
-  memoryStats(limitBytes = 0) {
+  memoryStats(limitBytes = 0, gcPercent = void 0) {
     if (typeof this.#api.memory !== "function") return null;
-    return unwrap(this.#api.memory(limitBytes));
+    return unwrap(this.#api.memory(limitBytes, gcPercent));
   }
   /** {abi, version, operations, functions, parser} */
   abi() {
@@ -953,8 +955,8 @@ var Engine = class {
     }
     let address = 0;
     const n = packFiles(files, extra, (max) => this.#staged(address = this.#stage(max), max));
-    const { handle } = unwrap(this.#api.open(JSON.stringify(input), snap, [address, n]));
-    return new KnowledgeBase(this.#api, handle);
+    const { handle, bytes } = unwrap(this.#api.open(JSON.stringify(input), snap, [address, n]));
+    return new KnowledgeBase(this.#api, handle, bytes);
   }
   /** entries.changed between two open knowledge bases: the parsed envelope. */
   changed(base, head) {
@@ -1045,18 +1047,36 @@ function handleOf(kb) {
 var KnowledgeBase = class {
   #api;
   #handle;
-  constructor(api, handle) {
+  #bytes;
+  constructor(api, handle, bytes) {
     this.#api = api;
     this.#handle = handle;
+    this.#bytes = bytes ?? 0;
   }
   /** The handle in the engine's table. */
   get handle() {
     return this.#handle;
   }
+  /**
+   * What the engine holds for this knowledge base as it was opened, by its
+   * own accounting (the snapshot, the file texts and the file table, in
+   * bytes); entries decoded later add to it.
+   */
+  get bytes() {
+    return this.#bytes;
+  }
   /** Runs one operation; returns the parsed envelope (the CLI's JSON). */
   request(operation, input = {}) {
+    return JSON.parse(this.requestText(operation, input));
+  }
+  /**
+   * request() without parsing the answer: the envelope's JSON text as the
+   * engine wrote it, for a server that passes the answer on (parsing and
+   * writing a large answer again cost as much as making it).
+   */
+  requestText(operation, input = {}) {
     const doc = typeof input === "string" ? input : JSON.stringify(input ?? {});
-    return JSON.parse(this.#api.request(this.#handle, operation, doc));
+    return this.#api.request(this.#handle, operation, doc);
   }
   /**
    * Answers one MCP JSON-RPC message (a string) over this knowledge base,
