@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/pflag"
 
@@ -63,6 +64,7 @@ func runBundleCmd(g *factory, fs *pflag.FlagSet) runFunc {
 			sum.Path, sum.Bytes, sum.Files, sum.ChangedPaths, sum.Entries, sum.Drifted)
 		if !g.prog.carry(line) { // under --progress jsonl stderr holds JSON lines only
 			fmt.Fprintln(stderr, line)
+			bundleWarnings(stderr, b.Warnings)
 		}
 		return exitOK
 	}
@@ -76,4 +78,12 @@ type bundleSummary struct {
 	ChangedPaths int    `json:"changed_paths"`
 	Entries      int    `json:"entries"`
 	Drifted      int    `json:"drifted"`
+}
+
+// bundleWarnings prints a bundle's warnings (what its readers will answer
+// differently or without) on stderr, one "warning:" line each.
+func bundleWarnings(stderr io.Writer, warnings []string) {
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, "warning: "+w)
+	}
 }

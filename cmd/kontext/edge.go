@@ -224,6 +224,7 @@ func runEdgePublish(g *factory, fs *pflag.FlagSet) runFunc {
 			return usageErr(g, stderr, "--persist-to is wrangler's local storage: pass --local with it")
 		}
 		var data []byte
+		var warnings []string // the bundle's, when built here
 		if *file != "" {
 			var err error
 			if data, err = os.ReadFile(*file); err != nil {
@@ -238,6 +239,7 @@ func runEdgePublish(g *factory, fs *pflag.FlagSet) runFunc {
 			if data, err = bundle.Marshal(b); err != nil {
 				return fail(g, stderr, err)
 			}
+			warnings = b.Warnings
 		}
 		bin, err := edge.FindWrangler(".", os.Getenv)
 		if err != nil {
@@ -248,6 +250,9 @@ func runEdgePublish(g *factory, fs *pflag.FlagSet) runFunc {
 			Local: *local, PersistTo: *persist, Wrangler: bin})
 		if err != nil {
 			return fail(g, stderr, err)
+		}
+		if !g.prog.jsonlErr() {
+			bundleWarnings(stderr, warnings)
 		}
 		return emit(g, stdout, res, func(w io.Writer) {
 			where := "the remote namespace"

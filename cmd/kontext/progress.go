@@ -58,6 +58,10 @@ func (r *reporter) carry(msg string) bool {
 	return true
 }
 
+// jsonlErr reports whether stderr is the JSON lines stream, which carries
+// nothing else.
+func (r *reporter) jsonlErr() bool { return r != nil && r.jsonl }
+
 func newReporter(g *factory, flow string) *reporter {
 	r := &reporter{g: g, flow: flow, jsonl: g.progress == "jsonl", start: time.Now()}
 	r.tty = !r.jsonl && g.io.ErrTTY

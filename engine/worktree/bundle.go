@@ -7,12 +7,15 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -76,6 +79,7 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 		if err := dropPrivate(ctx, e, nil, b); err != nil {
 			return nil, err
 		}
+		linkedOut(e, st, b)
 		return b, compileBundle(ctx, b, e)
 	}
 	headRev := in.Head
@@ -178,6 +182,7 @@ func runBundle(ctx context.Context, e *engine.Engine, in *api.BundleInput) (*api
 	if err := dropPrivate(ctx, histEng, baseEng, b); err != nil {
 		return nil, err
 	}
+	linkedOut(e, st, b)
 	return b, compileBundle(ctx, b, histEng)
 }
 
@@ -572,4 +577,36 @@ func clientSettings(ctx context.Context, e *engine.Engine, b *api.Bundle, head s
 		b.Files[name] = string(data)
 	}
 	return nil
+}
+
+// linkedOut warns when entries of the working tree are not in the
+// bundle's files because a symbolic link reaches them (a linked directory
+// of rules, a link in another directory than its target): a bundle
+// carries regular files only, so every reader of it (the console, the
+// WASM engine, the edge worker) answers without them. Private entries are
+// left out on purpose; an entry not committed yet is no link's.
+func linkedOut(e *engine.Engine, st *engine.State, b *api.Bundle) {
+	fsys := e.FS()
+	var out []string
+	for _, en := range st.Snap.Entries() {
+		if _, ok := b.Files[en.File]; ok || en.Visibility == "private" {
+			continue
+		}
+		for p := en.File; p != "." && p != "/" && p != ""; p = path.Dir(p) {
+			if fi, err := fsys.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				out = append(out, en.File)
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return
+	}
+	sort.Strings(out)
+	shown := out[:min(len(out), 3)]
+	more := ""
+	if len(out) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(out)-len(shown))
+	}
+	b.Warnings = append(b.Warnings, fmt.Sprintf("%d entries are reached through symbolic links (%s%s), which a bundle does not carry: its readers (the review console, the WASM engine, the edge worker) answer without them; replace the links with the files to publish them", len(out), strings.Join(shown, ", "), more))
 }
