@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -96,9 +97,12 @@ type PublishResult struct {
 // then <repo>/index.json, then repos.json, so a worker that sees an entry
 // finds what it names; then it deletes the bundle the index named before.
 // Publishing a snapshot the store already serves writes nothing.
-// repos.json is read, changed and written back: two publishes racing may
-// drop each other's line there (the worker still serves a repository by
-// name from its index); the next publish of that repository puts it back.
+// repos.json is read, changed and written back (KV has no compare and
+// swap), then read back after ReadBack: a line another publish dropped
+// meanwhile is put back, up to three times. A publish that writes after
+// the last read-back can still drop it (the worker serves a repository by
+// name from its index either way); the next publish of that repository
+// puts it back.
 func Publish(ctx context.Context, opts PublishOptions) (*PublishResult, error) {
 	if err := CheckRepoName(opts.Repo); err != nil {
 		return nil, err
@@ -157,13 +161,7 @@ func Publish(ctx context.Context, opts PublishOptions) (*PublishResult, error) {
 		res.Updated = old.Updated // the index stands; repos.json lost its line
 	}
 	line := Listed{Name: opts.Repo, Snapshot: id, Entries: entries, Updated: res.Updated}
-	if at >= 0 {
-		list.Repos[at] = line
-	} else {
-		list.Repos = append(list.Repos, line)
-	}
-	doc, _ := json.Marshal(list)
-	if err := w.put(ctx, ReposKey, doc); err != nil {
+	if err := w.putLine(ctx, list, line); err != nil {
 		return nil, err
 	}
 	res.Written = append(res.Written, ReposKey)
@@ -174,6 +172,44 @@ func Publish(ctx context.Context, opts PublishOptions) (*PublishResult, error) {
 		res.Deleted = append(res.Deleted, BundleKey(opts.Repo, old.Snapshot))
 	}
 	return res, nil
+}
+
+// ReadBack is how long Publish waits before it reads repos.json back (a
+// variable for tests).
+var ReadBack = time.Second
+
+// putLine writes list with line in it (replacing the repository's line),
+// then reads repos.json back after ReadBack and, while another publish
+// has written it without the line since, writes it again with the line
+// (up to three times).
+func (w wrangler) putLine(ctx context.Context, list ReposDoc, line Listed) error {
+	for try := 0; ; try++ {
+		at := slices.IndexFunc(list.Repos, func(r Listed) bool { return r.Name == line.Name })
+		if at >= 0 {
+			list.Repos[at] = line
+		} else {
+			list.Repos = append(list.Repos, line)
+		}
+		doc, _ := json.Marshal(list)
+		if err := w.put(ctx, ReposKey, doc); err != nil {
+			return err
+		}
+		if try == 3 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(ReadBack):
+		}
+		list = ReposDoc{}
+		if _, err := w.getJSON(ctx, ReposKey, &list); err != nil {
+			return err
+		}
+		if slices.Contains(list.Repos, line) {
+			return nil
+		}
+	}
 }
 
 // CheckRepoName refuses what is not a repository name of the store.
