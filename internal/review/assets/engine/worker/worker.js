@@ -689,15 +689,18 @@ async function mcp(state, env, ctx, name) {
   if (accept !== null && !/(^|,)\s*(application\/json|application\/\*|\*\/\*)\s*(;|,|$)/i.test(accept)) {
     throw new HTTPError(406, "invalid_input", "this server answers MCP with application/json: accept it");
   }
+  // A revision this server does not speak is refused before the body is
+  // read, as the CLI's server (the MCP SDK) refuses it; none given is the
+  // client's first message or an older client.
+  const version = request.headers.get("mcp-protocol-version");
+  if (version !== null) {
+    await ensureEngine(state, env); // the engine knows its revisions
+    if (Array.isArray(state.mcpVersions) && !state.mcpVersions.includes(version.trim())) {
+      throw new HTTPError(400, "invalid_input", `MCP-Protocol-Version ${JSON.stringify(version)} is not a revision this server speaks (${state.mcpVersions.join(", ")})`);
+    }
+  }
   const body = await readBody(request);
   const repo = await repository(state, env, name);
-  // A revision this server does not speak is refused, as the CLI's server
-  // (the MCP SDK) refuses it; none given is the client's first message or
-  // an older client.
-  const version = request.headers.get("mcp-protocol-version");
-  if (version !== null && Array.isArray(state.mcpVersions) && !state.mcpVersions.includes(version.trim())) {
-    throw new HTTPError(400, "invalid_input", `MCP-Protocol-Version ${JSON.stringify(version)} is not a revision this server speaks (${state.mcpVersions.join(", ")})`);
-  }
   const out = repo.kb.mcp(body); // the one synchronous engine call
   const headers = { "Content-Type": "application/json", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", ...corsHeaders(env, request) };
   if (out === "") return new Response(null, { status: 202, headers });
