@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"sort"
 	"strings"
 	"sync"
 
@@ -63,7 +64,7 @@ func (e *Engine) CommitFiles() (files map[string]string, configPath string, ok b
 	}
 	files = map[string]string{}
 	for p, f := range e.commit.files {
-		if p == e.commit.configPath || e.commit.contains(p) {
+		if !f.Link && (p == e.commit.configPath || e.commit.contains(p)) {
 			files[p] = string(f.Data)
 		}
 	}
@@ -236,10 +237,23 @@ func (e *Engine) loadCommit(ctx context.Context, sha string, lent *borrowed) (*E
 	if err != nil {
 		return nil, err
 	}
+	if err := linkTargets(ctx, h, sha, files, want); err != nil {
+		return nil, err
+	}
 	if cfg.Path != "" {
 		files[cfg.Path] = TreeFile{Blob: blobOf(cfgData), Data: cfgData}
 	}
 	for name, f := range files {
+		if f.Link {
+			// The reader follows it as in the working tree.
+			if err := util.RemoveAll(fs, name); err == nil {
+				err = fs.Symlink(string(f.Data), name)
+			}
+			if err != nil {
+				return nil, apierr.Wrap(apierr.OperationFailed, err, "loading the link %s of %s", name, short(sha))
+			}
+			continue
+		}
 		if err := util.WriteFile(fs, name, f.Data, 0o644); err != nil {
 			return nil, apierr.Wrap(apierr.OperationFailed, err, "loading %s of %s", name, short(sha))
 		}
@@ -252,6 +266,56 @@ func (e *Engine) loadCommit(ctx context.Context, sha string, lent *borrowed) (*E
 		Surface: e.opts.Surface, Now: e.opts.Now})
 	eng.commit = &commitFiles{files: files, configPath: cfg.Path, contains: knowledgeOf(cfg).Contains}
 	return eng, nil
+}
+
+// maxLinkHops bounds how many links deep linkTargets follows (a chain or
+// a linked directory holding links); the reader reports loops itself.
+const maxLinkHops = 8
+
+// linkTargets adds to files what the links among them point to inside the
+// repository, as the working tree's reader would reach it: a file, or
+// the files below a directory that want takes at the link's place (and the
+// links there, followed in turn). A target outside the repository or
+// absolute is left to the reader, which reports it.
+func linkTargets(ctx context.Context, h History, sha string, files map[string]TreeFile, want func(string) bool) error {
+	done := map[string]bool{}
+	for hop := 0; hop < maxLinkHops; hop++ {
+		var links []string
+		for p, f := range files {
+			if f.Link && !done[p] {
+				links = append(links, p)
+			}
+		}
+		if len(links) == 0 {
+			return nil
+		}
+		sort.Strings(links)
+		for _, p := range links {
+			done[p] = true
+			target := string(files[p].Data)
+			if path.IsAbs(target) {
+				continue
+			}
+			real := path.Join(path.Dir(p), target)
+			if real == "." || real == ".." || strings.HasPrefix(real, "../") {
+				continue
+			}
+			if _, ok := files[real]; ok {
+				continue
+			}
+			display := func(q string) bool { return want(p + strings.TrimPrefix(q, real)) }
+			got, err := h.Tree(ctx, sha, []string{real}, func(q string) bool { return q == real || display(q) })
+			if err != nil {
+				return err
+			}
+			for q, f := range got {
+				if _, ok := files[q]; !ok {
+					files[q] = f
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func short(sha string) string {

@@ -45,7 +45,10 @@ type History interface {
 	FileAt(ctx context.Context, sha, path string) (data []byte, ok bool, err error)
 	// Tree returns the regular files below any of dirs ("" = the whole
 	// tree) in commit sha for which want is true (nil: all), with their
-	// blob ids; a file want leaves out is never read.
+	// blob ids; a file want leaves out is never read. Symbolic links come
+	// too (Link set, Data their target) where want takes them or their name
+	// has no extension (a directory may be linked): a dir that is a link is
+	// one.
 	Tree(ctx context.Context, sha string, dirs []string, want func(path string) bool) (map[string]TreeFile, error)
 	// Resolve resolves a revision (sha, unique short sha, branch, tag,
 	// remote ref, HEAD~2, …) to a full commit sha; an unknown revision is
@@ -73,6 +76,7 @@ type History interface {
 type TreeFile struct {
 	Blob string
 	Data []byte
+	Link bool // a symbolic link: Data is its target as written
 }
 
 // uncommittedMemo holds one answer of History.Uncommitted for the context

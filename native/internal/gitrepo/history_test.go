@@ -397,7 +397,7 @@ func TestTree(t *testing.T) {
 		for _, line := range strings.Split(r.git(args...), "\n") {
 			meta, p, _ := strings.Cut(line, "\t")
 			f := strings.Fields(meta)
-			if f[0] == "100644" || f[0] == "100755" {
+			if f[0] == "100644" || f[0] == "100755" || f[0] == "120000" { // files and symlinks
 				out[p] = f[2]
 			}
 		}
@@ -408,7 +408,7 @@ func TestTree(t *testing.T) {
 		want map[string]string
 	}{
 		{[]string{"a/b"}, gitFiles("a/b")},
-		{[]string{"a/b/", "a/b/deep", "missing", "x.txt"}, gitFiles("a/b")},
+		{[]string{"a/b/", "a/b/deep", "missing", "x.txt"}, withFile(gitFiles("a/b"), "x.txt", gitFiles("")["x.txt"])}, // a dir naming a file is that file
 		{[]string{"a"}, gitFiles("a")},
 		{[]string{""}, gitFiles("")},
 		{[]string{"."}, gitFiles("")},
@@ -429,8 +429,11 @@ func TestTree(t *testing.T) {
 			t.Errorf("Tree(%q) = %v, want %v", tc.dirs, got, tc.want)
 		}
 	}
-	if _, ok := gitFiles("a/b")["a/b/link"]; ok {
-		t.Error("the oracle lists a symlink")
+	if _, ok := gitFiles("a/b")["a/b/link"]; !ok {
+		t.Error("the oracle does not list the symlink")
+	}
+	if files, err := repo.Tree(ctx, head, []string{"a"}, nil); err != nil || !files["a/b/link"].Link || files["a/b/c.txt"].Link {
+		t.Errorf("Tree marks links: %+v, %v", files["a/b/link"], err)
 	}
 	// want: only the files it takes are read (a whole-tree source reads a
 	// few names anywhere, never every blob).
@@ -441,7 +444,7 @@ func TestTree(t *testing.T) {
 	}
 	wantMD := map[string]string{}
 	for p, b := range gitFiles("") {
-		if md(p) {
+		if md(p) || p == "a/b/link" { // a link without an extension may be a directory's
 			wantMD[p] = b
 		}
 	}
@@ -449,7 +452,7 @@ func TestTree(t *testing.T) {
 	for p, f := range files {
 		gotMD[p] = f.Blob
 	}
-	if len(wantMD) != 1 || !reflect.DeepEqual(gotMD, wantMD) {
+	if len(wantMD) != 2 || !reflect.DeepEqual(gotMD, wantMD) {
 		t.Errorf("Tree with want = %v, want %v", gotMD, wantMD)
 	}
 	if _, err := repo.Tree(ctx, strings.Repeat("0", 40), nil, nil); apierr.CodeOf(err) != apierr.InvalidInput {
@@ -537,4 +540,10 @@ func TestLogAuthor(t *testing.T) {
 	if log, err := repo.Log(context.Background(), "", 0); log != nil || err != nil {
 		t.Errorf("Log(\"\") = %v, %v", log, err)
 	}
+}
+
+// withFile is m with p added.
+func withFile(m map[string]string, p, blob string) map[string]string {
+	m[p] = blob
+	return m
 }

@@ -17,8 +17,11 @@ import (
 
 // Tree returns the regular files (executable or not) below any of dirs
 // in commit sha, with their blob ids and contents. "" (or ".") is the whole
-// tree. Symlinks and submodules are skipped; a dir that does not exist or
-// is a file contributes nothing. Only the subtrees below dirs are read.
+// tree. Symlinks come as links (engine.TreeFile.Link) where want takes
+// them or their name has no extension, and a dir that is a symlink is one;
+// a dir that is a regular file is that file (when want takes it);
+// submodules are skipped; a dir that does not exist contributes nothing.
+// Only the subtrees below dirs are read.
 func (r *Repo) Tree(ctx context.Context, sha string, dirs []string, want func(string) bool) (map[string]engine.TreeFile, error) {
 	_, c, err := r.peelToCommit(plumbing.NewHash(sha))
 	if len(sha) != 40 || !isHex(sha) || errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, errNotCommit) {
@@ -42,7 +45,25 @@ func (r *Repo) Tree(ctx context.Context, sha string, dirs []string, want func(st
 			if err != nil {
 				return nil, apierr.Wrap(apierr.OperationFailed, err, "looking up %s in %s", d, sha)
 			}
-			if e.Mode != filemode.Dir {
+			switch e.Mode {
+			case filemode.Symlink:
+				if err := r.link(e.Hash, d, out); err != nil {
+					return nil, err
+				}
+				continue
+			case filemode.Regular, filemode.Executable, filemode.Deprecated:
+				// A source may name one file (.cursorrules), and a link
+				// may point at one.
+				if want == nil || want(d) {
+					data, err := r.objs.Blob(e.Hash)
+					if err != nil {
+						return nil, apierr.Wrap(apierr.OperationFailed, err, "reading %s in %s", d, sha)
+					}
+					out[d] = engine.TreeFile{Blob: e.Hash.String(), Data: data}
+				}
+				continue
+			case filemode.Dir:
+			default:
 				continue
 			}
 			if t, err = r.tree(e.Hash); err != nil {
@@ -85,8 +106,24 @@ func (r *Repo) collect(ctx context.Context, t *git.Tree, prefix string, want fun
 				return apierr.Wrap(apierr.OperationFailed, err, "reading %s", p)
 			}
 			out[p] = engine.TreeFile{Blob: e.Hash.String(), Data: data}
+		case filemode.Symlink:
+			if (want == nil || want(p)) || path.Ext(e.Name) == "" {
+				if err := r.link(e.Hash, p, out); err != nil {
+					return err
+				}
+			}
 		}
 	}
+	return nil
+}
+
+// link adds the symbolic link at p (its blob is the target) to out.
+func (r *Repo) link(h plumbing.Hash, p string, out map[string]engine.TreeFile) error {
+	data, err := r.objs.Blob(h)
+	if err != nil {
+		return apierr.Wrap(apierr.OperationFailed, err, "reading %s", p)
+	}
+	out[p] = engine.TreeFile{Blob: h.String(), Data: data, Link: true}
 	return nil
 }
 
