@@ -6,13 +6,14 @@
 // requests, SIGINT, and `wrangler deploy --dry-run` on `kontext edge build`.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 import { demoRepo, nativeBin, nativeEnv, normalise, repoRoot } from "../../test/helpers.mjs";
+import { serveEdge } from "./serve.mjs";
 
 const work = mkdtempSync(join(tmpdir(), "kontext-edge-test-"));
 const bin = nativeBin();
@@ -38,25 +39,9 @@ function nativeOn(dir, op, input) {
   return JSON.parse(r.stdout);
 }
 
-// serve starts `kontext edge serve` and resolves to {url, proc} once it
-// prints its URL.
+// serve starts `kontext edge serve` with this file's environment.
 function serve(args, extraEnv = {}) {
-  const proc = spawn(bin, ["edge", "serve", "--port", "0", ...args], { cwd: repoRoot, env: { ...env, ...extraEnv }, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  let err = "";
-  proc.stderr.on("data", (d) => (err += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`edge serve did not start: ${err}`)), 120000);
-    proc.stdout.on("data", (d) => {
-      out += d;
-      const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ url: m[1], proc, stderr: () => err });
-      }
-    });
-    proc.on("exit", (code) => reject(new Error(`edge serve exited ${code}: ${err}`)));
-  });
+  return serveEdge(bin, env, args, extraEnv);
 }
 
 function stopped(proc) {

@@ -7,12 +7,13 @@
 // the worker keeps serving.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 import { demoRepo, nativeBin, nativeEnv, normalise, repoRoot } from "../../test/helpers.mjs";
+import { serveEdge } from "./serve.mjs";
 
 const work = mkdtempSync(join(tmpdir(), "kontext-edge-mcp-"));
 const bin = nativeBin();
@@ -27,24 +28,9 @@ for (const [name, dir] of Object.entries(repos)) {
   execFileSync(bin, ["-C", dir, "bundle", "-o", bundles[name]], { env, stdio: "ignore" });
 }
 
-// serve starts `kontext edge serve` and resolves to {url, proc}.
+// serve starts `kontext edge serve` with this file's environment.
 export function serve(args, extraEnv = {}) {
-  const proc = spawn(bin, ["edge", "serve", "--port", "0", ...args], { cwd: repoRoot, env: { ...env, ...extraEnv }, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  let err = "";
-  proc.stderr.on("data", (d) => (err += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`edge serve did not start: ${err}`)), 120000);
-    proc.stdout.on("data", (d) => {
-      out += d;
-      const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ url: m[1], proc });
-      }
-    });
-    proc.on("exit", (code) => reject(new Error(`edge serve exited ${code}: ${err}`)));
-  });
+  return serveEdge(bin, env, args, extraEnv);
 }
 
 let open; // no auth: demo (default) and big
