@@ -14,7 +14,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 import { loadEngine } from "../../node.js";
-import { demoRepo, nativeBin, nativeEnv, repoRoot } from "../../test/helpers.mjs";
+import { demoRepo, nativeBin, nativeEnv } from "../../test/helpers.mjs";
+import { serveEdge } from "./serve.mjs";
 
 const work = mkdtempSync(join(tmpdir(), "kontext-paths-test-"));
 const bin = nativeBin();
@@ -35,22 +36,7 @@ let wasm;
 before(async () => {
   const engine = await loadEngine();
   wasm = engine.openBundle(readFileSync(bundleFile, "utf8"));
-  const proc = spawn(bin, ["edge", "serve", "--port", "0", "--bundle", `demo=${bundleFile}`], { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  let err = "";
-  proc.stderr.on("data", (d) => (err += d));
-  edge = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`edge serve did not start: ${err}`)), 120000);
-    proc.stdout.on("data", (d) => {
-      out += d;
-      const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ url: m[1], proc });
-      }
-    });
-    proc.on("exit", (code) => reject(new Error(`edge serve exited ${code}: ${err}`)));
-  });
+  edge = await serveEdge(bin, env, ["--bundle", `demo=${bundleFile}`]);
 });
 
 after(async () => {
